@@ -1,0 +1,40 @@
+# make demo / make test bootstrap a local virtual environment when it is missing,
+# install the package with what the target needs, then run.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SHARED_DATA := $(abspath ../shared/datasets)
+ifeq ($(origin MARGINCLUST_DATA), undefined)
+ifneq ($(wildcard $(SHARED_DATA)),)
+export MARGINCLUST_DATA := $(SHARED_DATA)
+endif
+endif
+# One BLAS thread per process: pytest runs two workers on two cores.
+THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[plot]"
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test,plot,bench,qp]"
+	touch $@
+
+demo: $(VENV)/.installed-demo
+	$(BIN)/marginclust demo --out demo-output
+
+test: $(VENV)/.installed-test
+	$(BIN)/ruff check src tests benchmarks
+	$(THREADS) $(BIN)/python -m pytest -n 2 -q
+
+bench: $(VENV)/.installed-test
+	$(BIN)/marginclust bench --quick --out bench-results
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info demo-output bench-results

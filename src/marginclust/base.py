@@ -1,0 +1,208 @@
+"""Base classes shared by every marginclust clusterer.
+
+:class:`BaseClusterer` is a template: ``fit`` validates the data once, checks
+``n_clusters``, draws one seed per restart from ``random_state``, calls the
+subclass's single-restart :meth:`BaseClusterer._fit_one`, keeps the best
+non-degenerate restart, copies its fitted attributes onto the estimator and
+warns when it did not converge. Subclasses implement ``_fit_one`` (returning a
+:class:`~marginclust.solvers.SolverResult` whose ``x`` is a dict of fitted
+attributes) and ``_predict_memberships`` or ``_predict``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .exceptions import ConvergenceWarning, EmptyClusterError
+from .solvers import SolverResult
+from .utils import check_n_clusters, check_not_constant, spawn_seeds
+
+__all__ = ["BaseClusterer", "SoftClusterMixin"]
+
+
+class BaseClusterer(ClusterMixin, BaseEstimator):
+    """Template for marginclust clusterers (validation, restarts, best-of, warnings).
+
+    Class attributes a subclass may override:
+
+    - ``_accept_sparse``: sparse formats accepted (``False`` or e.g. ``("csr",)``).
+    - ``_dtypes``: accepted float dtypes, first one the default.
+    - ``_min_clusters`` / ``_max_clusters``: admissible ``n_clusters`` range
+      (``_max_clusters = 2`` for binary-only methods).
+    - ``_require_non_constant``: reject data whose samples are all identical.
+
+    Subclasses implement :meth:`_fit_one` and either :meth:`_predict_memberships`
+    (soft methods) or :meth:`_predict`.
+    """
+
+    _accept_sparse: ClassVar[bool | tuple[str, ...]] = False
+    _dtypes: ClassVar[tuple[type, ...]] = (np.float64, np.float32)
+    _min_clusters: ClassVar[int] = 2
+    _max_clusters: ClassVar[int | None] = None
+    _require_non_constant: ClassVar[bool] = True
+
+    # ------------------------------------------------------------------ hooks
+    def _check_params(self, X: Any) -> None:
+        """Validate hyperparameters against the data; raise ValueError on a bad one."""
+
+    def _fit_one(self, X: Any, random_state: np.random.RandomState, **fit_params: Any) -> SolverResult:
+        """Run one restart and return its result (``x`` maps attribute names to values)."""
+        raise NotImplementedError
+
+    def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
+        """Memberships of validated ``X`` (n_samples x n_clusters, rows on the simplex)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define memberships.")
+
+    def _predict(self, X: Any) -> npt.NDArray[np.intp]:
+        """Labels of validated ``X``; by default the argmax of the memberships."""
+        return np.argmax(self._predict_memberships(X), axis=1)
+
+    # ------------------------------------------------------------- machinery
+    def _validate_fit_data(self, X: Any) -> Any:
+        X = validate_data(
+            self,
+            X,
+            reset=True,
+            accept_sparse=self._accept_sparse,
+            dtype=list(self._dtypes),
+            ensure_min_samples=2,
+        )
+        if self._require_non_constant:
+            check_not_constant(X)
+        return X
+
+    def _validate_predict_data(self, X: Any) -> Any:
+        check_is_fitted(self)
+        return validate_data(
+            self, X, reset=False, accept_sparse=self._accept_sparse, dtype=list(self._dtypes)
+        )
+
+    def _n_restarts(self) -> int:
+        n_init = getattr(self, "n_init", 1)
+        if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < 1:
+            raise ValueError(f"n_init must be a positive integer; got {n_init!r}.")
+        return int(n_init)
+
+    def _fit(self, X: Any, **fit_params: Any) -> BaseClusterer:
+        """Validate, run the restarts, keep the best, set the fitted attributes."""
+        X = self._validate_fit_data(X)
+        self._n_clusters = check_n_clusters(
+            self.n_clusters, X.shape[0], min_clusters=self._min_clusters
+        )
+        if self._max_clusters is not None and self._n_clusters > self._max_clusters:
+            raise ValueError(
+                f"{type(self).__name__} is a binary method and needs n_clusters=2; got "
+                f"n_clusters={self._n_clusters}."
+            )
+        self._check_params(X)
+        rng = check_random_state(getattr(self, "random_state", None))
+        best: SolverResult | None = None
+        best_degenerate = True
+        last_error: EmptyClusterError | None = None
+        for seed in spawn_seeds(rng, self._n_restarts()):
+            try:
+                res = self._fit_one(X, np.random.RandomState(seed), **fit_params)
+            except EmptyClusterError as exc:
+                last_error = exc
+                continue
+            degenerate = np.unique(res.x["labels_"]).size < self._n_clusters
+            if (
+                best is None
+                or (best_degenerate and not degenerate)
+                or (degenerate == best_degenerate and res.objective < best.objective)
+            ):
+                best, best_degenerate = res, degenerate
+        if best is None:
+            raise EmptyClusterError(
+                f"Every restart of {type(self).__name__} ended with an empty cluster "
+                f"({last_error}). Try another random_state, more n_init or other parameters."
+            )
+        for name, value in best.x.items():
+            setattr(self, name, value)
+        self.labels_ = np.asarray(self.labels_, dtype=np.intp)
+        self.objective_ = float(best.objective)
+        self.objective_history_ = np.asarray(best.objective_history, dtype=np.float64)
+        self.n_iter_ = int(best.n_iter)
+        self.converged_ = bool(best.converged)
+        if not best.converged:
+            msg = best.message or (
+                f"{type(self).__name__} stopped at max_iter={getattr(self, 'max_iter', '?')} "
+                "before meeting its tolerance; increase max_iter or tol."
+            )
+            warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+        n_found = np.unique(self.labels_).size
+        if n_found < self._n_clusters:
+            warnings.warn(
+                f"{type(self).__name__} found only {n_found} non-empty clusters of "
+                f"n_clusters={self._n_clusters} (a collapsed solution). Try more n_init, "
+                "another init or other parameters (e.g. a smaller kernel width).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return self
+
+    # ----------------------------------------------------------- public API
+    def fit(self, X: Any, y: Any = None) -> BaseClusterer:
+        """Fit the clustering to ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X)
+
+    def predict(self, X: Any) -> npt.NDArray[np.intp]:
+        """Assign each sample of ``X`` to a cluster.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster index of each sample, in ``0 .. n_clusters - 1``.
+        """
+        X = self._validate_predict_data(X)
+        return np.asarray(self._predict(X), dtype=np.intp)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = bool(self._accept_sparse)
+        return tags
+
+
+class SoftClusterMixin:
+    """Adds ``predict_proba`` (memberships of new samples) to a :class:`BaseClusterer`."""
+
+    def predict_proba(self, X: Any) -> npt.NDArray[np.floating]:
+        """Memberships of each sample of ``X`` in each cluster.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        memberships : ndarray of shape (n_samples, n_clusters)
+            Non-negative rows that sum to one.
+        """
+        X = self._validate_predict_data(X)  # type: ignore[attr-defined]
+        return self._predict_memberships(X)  # type: ignore[attr-defined]

@@ -1,0 +1,43 @@
+"""The preprocessing a table names ("raw", "standardize", "minmax"), recorded in every row."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["PREPROCESSING", "preprocess"]
+
+PREPROCESSING = ("raw", "standardize", "minmax")
+
+
+def preprocess(X: npt.NDArray[np.floating], how: str) -> npt.NDArray[np.float64]:
+    """Apply a named preprocessing to a dense data matrix.
+
+    Constant columns are left at zero instead of being divided by zero.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data.
+    how : {"raw", "standardize", "minmax"}
+        ``"standardize"``: zero mean, unit variance per column; ``"minmax"``:
+        each column mapped to [0, 1].
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        A new float64 array.
+    """
+    X = np.array(X, dtype=np.float64)
+    if how == "raw":
+        return X
+    if how == "standardize":
+        scale = X.std(axis=0)
+        scale[scale == 0] = 1.0
+        return (X - X.mean(axis=0)) / scale
+    if how == "minmax":
+        lo = X.min(axis=0)
+        span = X.max(axis=0) - lo
+        span[span == 0] = 1.0
+        return (X - lo) / span
+    raise ValueError(f"preprocessing must be one of {PREPROCESSING}; got {how!r}.")

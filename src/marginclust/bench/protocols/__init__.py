@@ -1,0 +1,1 @@
+"""Paper protocols: one module per paper registers its methods, tables and published numbers."""

@@ -1,0 +1,1 @@
+"""Benchmark protocol module: baselines (filled in by its issue)."""

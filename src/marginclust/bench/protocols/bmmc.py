@@ -1,0 +1,1 @@
+"""Benchmark protocol module: bmmc (filled in by its issue)."""

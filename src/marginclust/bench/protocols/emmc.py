@@ -1,0 +1,1 @@
+"""Benchmark protocol module: emmc (filled in by its issue)."""

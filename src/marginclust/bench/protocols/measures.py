@@ -1,0 +1,1 @@
+"""Benchmark protocol module: measures (filled in by its issue)."""

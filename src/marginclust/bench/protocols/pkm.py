@@ -1,0 +1,1 @@
+"""Benchmark protocol module: pkm (filled in by its issue)."""

@@ -1,0 +1,1 @@
+"""Benchmark protocol module: slmc (filled in by its issue)."""

@@ -1,0 +1,1 @@
+"""Benchmark protocol module: wocsvm (filled in by its issue)."""

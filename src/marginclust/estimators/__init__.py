@@ -1,0 +1,1 @@
+"""Public estimators, one module per method family (import them from ``marginclust``)."""

@@ -1,0 +1,1 @@
+"""Feature maps as scikit-learn transformers (ELM random features, low-rank kernels)."""

@@ -1,0 +1,1 @@
+"""Pure math of each model: values, gradients, closed-form steps (no loops, no validation)."""

@@ -1,0 +1,1 @@
+"""Plots (matplotlib is an optional extra, imported lazily)."""

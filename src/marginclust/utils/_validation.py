@@ -1,0 +1,203 @@
+"""Input checks shared by every estimator (assumed to run once, in ``fit``)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+__all__ = [
+    "check_memberships",
+    "check_n_clusters",
+    "check_not_constant",
+    "check_pairs",
+    "check_positive",
+]
+
+
+def check_n_clusters(n_clusters: object, n_samples: int, *, min_clusters: int = 2) -> int:
+    """Validate ``n_clusters`` against the number of samples.
+
+    Parameters
+    ----------
+    n_clusters : int
+        Requested number of clusters.
+    n_samples : int
+        Number of samples in the data.
+    min_clusters : int, default=2
+        Smallest admissible value.
+
+    Returns
+    -------
+    n_clusters : int
+        The validated value as a Python int.
+
+    Raises
+    ------
+    ValueError
+        If ``n_clusters`` is not an integer, is below ``min_clusters`` or exceeds
+        ``n_samples``.
+    """
+    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
+        raise ValueError(
+            f"n_clusters must be an integer >= {min_clusters}; got {n_clusters!r} "
+            f"of type {type(n_clusters).__name__}."
+        )
+    n_clusters = int(n_clusters)
+    if n_clusters < min_clusters:
+        raise ValueError(f"n_clusters must be >= {min_clusters}; got {n_clusters}.")
+    if n_clusters > n_samples:
+        raise ValueError(
+            f"n_clusters={n_clusters} is larger than n_samples={n_samples}: a clustering "
+            f"needs at least one sample per cluster. Pass more samples or set "
+            f"n_clusters <= {n_samples}."
+        )
+    return n_clusters
+
+
+def check_positive(value: object, name: str, *, strict: bool = True, integer: bool = False) -> float:
+    """Check that a scalar parameter is a (strictly) positive finite number.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        The parameter name, used in the error message.
+    strict : bool, default=True
+        Require ``value > 0`` rather than ``value >= 0``.
+    integer : bool, default=False
+        Require an integer.
+
+    Returns
+    -------
+    value : float or int
+        The validated value.
+
+    Raises
+    ------
+    ValueError
+        If the value is not a number, not finite or not positive.
+    """
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        what = "an integer" if integer else "a real number"
+        raise ValueError(f"{name} must be {what}; got {value!r}.")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite; got {value!r}.")
+    if (strict and value <= 0) or (not strict and value < 0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be {bound}; got {value!r}.")
+    return int(value) if integer else float(value)
+
+
+def check_not_constant(X: npt.ArrayLike | sp.spmatrix) -> None:
+    """Raise when every sample is identical, so there is nothing to cluster.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Validated data.
+
+    Raises
+    ------
+    ValueError
+        If every feature is constant.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        spread = (X.max(axis=0) - X.min(axis=0)).toarray().ravel()
+    else:
+        X = np.asarray(X)
+        spread = np.ptp(X, axis=0)
+    if X.shape[0] > 1 and np.all(spread == 0):
+        raise ValueError(
+            "All samples are identical (every feature is constant), so there is nothing "
+            "to cluster. Check the data: a column-wise constant matrix cannot be split."
+        )
+
+
+def check_memberships(
+    U: npt.ArrayLike, n_samples: int, n_clusters: int, *, name: str = "init"
+) -> npt.NDArray[np.float64]:
+    """Validate a user-supplied membership matrix (samples are rows).
+
+    Parameters
+    ----------
+    U : array-like of shape (n_samples, n_clusters)
+        Memberships; rows must be non-negative and sum to one.
+    n_samples : int
+        Expected number of rows.
+    n_clusters : int
+        Expected number of columns.
+    name : str, default="init"
+        Parameter name for messages.
+
+    Returns
+    -------
+    U : ndarray of shape (n_samples, n_clusters)
+        A float64 copy with rows renormalised to sum exactly to one.
+
+    Raises
+    ------
+    ValueError
+        On a wrong shape, negative or non-finite entries, or rows that do not sum to 1.
+    """
+    U = np.array(U, dtype=np.float64)
+    if U.shape != (n_samples, n_clusters):
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_clusters) = ({n_samples}, {n_clusters}); "
+            f"got {U.shape}."
+        )
+    if not np.all(np.isfinite(U)) or np.any(U < 0):
+        raise ValueError(f"{name} must contain finite, non-negative memberships.")
+    sums = U.sum(axis=1)
+    if not np.allclose(sums, 1.0, atol=1e-6):
+        raise ValueError(
+            f"Each row of {name} must sum to 1 (memberships on the simplex); the worst row "
+            f"sums to {sums[np.argmax(np.abs(sums - 1))]:.6g}."
+        )
+    return U / sums[:, None]
+
+
+def check_pairs(pairs: npt.ArrayLike | None, n_samples: int, name: str) -> npt.NDArray[np.intp]:
+    """Validate must-link / cannot-link pairs.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (n_pairs, 2) or None
+        Index pairs into the rows of ``X``.
+    n_samples : int
+        Number of samples.
+    name : str
+        Parameter name for messages.
+
+    Returns
+    -------
+    pairs : ndarray of shape (n_pairs, 2), dtype intp
+        Empty (0, 2) when ``pairs`` is None.
+
+    Raises
+    ------
+    ValueError
+        If the shape is wrong, indices are not integers, are out of range or
+        a pair links a sample to itself.
+    """
+    if pairs is None:
+        return np.empty((0, 2), dtype=np.intp)
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        return np.empty((0, 2), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n_pairs, 2); got {arr.shape}.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer sample indices; got dtype {arr.dtype}.")
+    if arr.min() < 0 or arr.max() >= n_samples:
+        raise ValueError(
+            f"{name} holds indices outside [0, {n_samples - 1}] (n_samples={n_samples})."
+        )
+    if np.any(arr[:, 0] == arr[:, 1]):
+        raise ValueError(f"{name} links a sample to itself; remove those pairs.")
+    return arr.astype(np.intp)

@@ -1,0 +1,44 @@
+"""Shared fixtures: a seed fixture that can sweep seeds, and the shared data directory."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+_SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+if "MARGINCLUST_DATA" not in os.environ and _SHARED.is_dir():
+    os.environ["MARGINCLUST_DATA"] = str(_SHARED)
+
+
+def _seeds() -> list[int]:
+    spec = os.environ.get("MARGINCLUST_TEST_SEEDS", "42")
+    if spec == "all":
+        return list(range(100))
+    if "-" in spec:
+        lo, hi = (int(s) for s in spec.split("-"))
+        return list(range(lo, hi + 1))
+    return [int(s) for s in spec.split(",")]
+
+
+@pytest.fixture(params=_seeds())
+def global_random_seed(request: pytest.FixtureRequest) -> int:
+    """A seed; set MARGINCLUST_TEST_SEEDS=0-9 (or "all") to sweep several."""
+    return request.param
+
+
+@pytest.fixture
+def rng(global_random_seed: int) -> np.random.RandomState:
+    """A RandomState seeded by ``global_random_seed``."""
+    return np.random.RandomState(global_random_seed)
+
+
+@pytest.fixture(scope="session")
+def shared_data_dir() -> Path:
+    """The shared real data sets; tests that need them skip when absent."""
+    path = Path(os.environ.get("MARGINCLUST_DATA", _SHARED))
+    if not path.is_dir():
+        pytest.skip(f"shared data sets not found at {path}")
+    return path
