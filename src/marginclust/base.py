@@ -52,7 +52,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def _check_params(self, X: Any) -> None:
         """Validate hyperparameters against the data; raise ValueError on a bad one."""
 
-    def _fit_one(self, X: Any, random_state: np.random.RandomState, **fit_params: Any) -> SolverResult:
+    def _fit_one(
+        self, X: Any, random_state: np.random.RandomState, **fit_params: Any
+    ) -> SolverResult:
         """Run one restart and return its result (``x`` maps attribute names to values)."""
         raise NotImplementedError
 

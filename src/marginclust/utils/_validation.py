@@ -57,7 +57,9 @@ def check_n_clusters(n_clusters: object, n_samples: int, *, min_clusters: int = 
     return n_clusters
 
 
-def check_positive(value: object, name: str, *, strict: bool = True, integer: bool = False) -> float:
+def check_positive(
+    value: object, name: str, *, strict: bool = True, integer: bool = False
+) -> float:
     """Check that a scalar parameter is a (strictly) positive finite number.
 
     Parameters

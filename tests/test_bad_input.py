@@ -1,0 +1,80 @@
+"""Every estimator rejects bad input with a clear ValueError (issue 2, item 2)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import marginclust
+from marginclust.exceptions import ConvergenceWarning
+
+from .test_common import TEST_PARAMS
+
+CLUSTERERS = [
+    name
+    for name in marginclust.__all__
+    if name[0].isupper() and "n_clusters" in getattr(marginclust, name)().get_params()
+]
+
+
+def _make(name, n_clusters=2):
+    est = getattr(marginclust, name)(**TEST_PARAMS.get(name, {}))
+    return est.set_params(n_clusters=n_clusters)
+
+
+def _data(n=30, d=3, seed=0):
+    rng = np.random.RandomState(seed)
+    X = np.vstack([rng.normal(-3, 1, (n // 2, d)), rng.normal(3, 1, (n - n // 2, d))])
+    return X
+
+
+def _bad_inputs():
+    X = _data()
+    nan = X.copy()
+    nan[3, 1] = np.nan
+    inf = X.copy()
+    inf[5, 0] = np.inf
+    return {
+        "nan": (nan, "NaN"),
+        "inf": (inf, "infinity|inf"),
+        "empty": (np.empty((0, 3)), "0 sample"),
+        "one-sample": (X[:1], "1 sample"),
+        "one-dimensional": (X[:, 0], "2D array"),
+        "strings": (np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object), "string|float"),
+        "constant": (np.ones((10, 3)), "identical"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_bad_inputs()))
+@pytest.mark.parametrize("name", CLUSTERERS)
+def test_bad_data_raises_clear_error(name, case):
+    X, match = _bad_inputs()[case]
+    with pytest.raises(ValueError, match=match):
+        _make(name).fit(X)
+
+
+@pytest.mark.parametrize("name", CLUSTERERS)
+def test_more_clusters_than_samples(name):
+    est = _make(name)
+    if getattr(est, "_max_clusters", None) == 2:
+        pytest.skip("binary-only method: n_clusters is always 2 <= n_samples")
+    with pytest.raises(ValueError, match="larger than n_samples"):
+        est.set_params(n_clusters=5).fit(_data(n=4))
+
+
+@pytest.mark.parametrize("name", CLUSTERERS)
+def test_n_clusters_must_be_an_integer(name):
+    with pytest.raises(ValueError, match="n_clusters"):
+        _make(name).set_params(n_clusters=1.5).fit(_data())
+
+
+@pytest.mark.parametrize("name", CLUSTERERS)
+def test_predict_checks_number_of_features(name):
+    est = _make(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(_data(d=3))
+    with pytest.raises(ValueError, match="features"):
+        est.predict(_data(d=4))

@@ -1,0 +1,101 @@
+"""The BaseClusterer template: restarts, best-of, degenerate handling, warnings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marginclust.base import BaseClusterer, SoftClusterMixin
+from marginclust.exceptions import ConvergenceWarning, EmptyClusterError
+from marginclust.solvers import SolverResult
+
+
+class _Toy(SoftClusterMixin, BaseClusterer):
+    """Nearest of n_clusters random rows; objective scripted per restart for the tests."""
+
+    def __init__(self, n_clusters=2, *, n_init=1, script=None, random_state=None):
+        self.n_clusters = n_clusters
+        self.n_init = n_init
+        self.script = script
+        self.random_state = random_state
+
+    def _fit_one(self, X, random_state, **fit_params):
+        k = self._n_clusters
+        step = getattr(self, "_calls", 0)
+        self._calls = step + 1
+        objective, degenerate, converged, fail = (self.script or [(1.0, False, True, False)])[
+            step % len(self.script or [0])
+        ]
+        if fail:
+            raise EmptyClusterError("scripted failure")
+        centers = X[random_state.choice(X.shape[0], k, replace=False)]
+        labels = np.zeros(X.shape[0], dtype=int) if degenerate else np.arange(X.shape[0]) % k
+        return SolverResult(
+            x={"labels_": labels, "cluster_centers_": centers, "memberships_": None, "tag_": step},
+            objective=objective,
+            objective_history=np.array([objective + 1, objective]),
+            n_iter=2,
+            converged=converged,
+        )
+
+    def _predict_memberships(self, X):
+        d = ((X[:, None, :] - self.cluster_centers_[None]) ** 2).sum(-1)
+        e = np.exp(-(d - d.min(axis=1, keepdims=True)))
+        return e / e.sum(axis=1, keepdims=True)
+
+
+X = np.random.RandomState(0).normal(size=(20, 3))
+
+
+def test_best_objective_kept():
+    est = _Toy(
+        2,
+        n_init=3,
+        script=[(3.0, False, True, False), (1.0, False, True, False), (2.0, False, True, False)],
+    ).fit(X)
+    assert est.tag_ == 1
+    assert est.objective_ == 1.0
+    assert est.n_iter_ == 2 and est.converged_
+
+
+def test_non_degenerate_preferred_over_lower_objective():
+    script = [(0.5, True, True, False), (2.0, False, True, False)]
+    est = _Toy(2, n_init=2, script=script).fit(X)
+    assert est.tag_ == 1
+
+
+def test_all_degenerate_warns():
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        _Toy(2, n_init=2, script=[(0.5, True, True, False)]).fit(X)
+
+
+def test_failed_restarts_are_skipped_and_all_failed_raises():
+    est = _Toy(2, n_init=2, script=[(1.0, False, True, True), (2.0, False, True, False)]).fit(X)
+    assert est.tag_ == 1
+    with pytest.raises(EmptyClusterError, match="Every restart"):
+        _Toy(2, n_init=2, script=[(1.0, False, True, True)]).fit(X)
+
+
+def test_not_converged_warns():
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        _Toy(2, script=[(1.0, False, False, False)]).fit(X)
+
+
+@pytest.mark.parametrize("n_init", [0, -1, 1.5, True])
+def test_bad_n_init(n_init):
+    with pytest.raises(ValueError, match="n_init"):
+        _Toy(2, n_init=n_init).fit(X)
+
+
+def test_restart_seeds_are_deterministic():
+    a = _Toy(2, n_init=2, random_state=3).fit(X)
+    b = _Toy(2, n_init=2, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.cluster_centers_, b.cluster_centers_)
+
+
+def test_predict_proba_rows_on_simplex():
+    est = _Toy(3, random_state=0).fit(X)
+    P = est.predict_proba(X[:5])
+    assert P.shape == (5, 3)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(est.predict(X[:5]), P.argmax(axis=1))
