@@ -15,19 +15,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "DATASETS",
     "MEASURES",
     "METHODS",
     "PROTOCOL_MODULES",
     "TABLES",
+    "Dataset",
     "Measure",
     "Method",
     "RunContext",
     "Table",
     "load_protocols",
+    "register_dataset",
     "register_measure",
     "register_method",
     "register_table",
 ]
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A data set variant a paper needs that the generic loader does not provide.
+
+    Parameters
+    ----------
+    name : str
+        Registry key, used in ``Table.datasets`` like a loader name.
+    loader : callable
+        ``loader(data_home) -> (X, y)``; ``data_home`` may be None
+        (then ``MARGINCLUST_DATA``).
+    notes : str, default=""
+        How the variant is built (shown in reports).
+    """
+
+    name: str
+    loader: Callable[..., Any]
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,11 +96,15 @@ class Measure:
         may be None for hard methods.
     greater_is_better : bool, default=True
         Direction used when the paper protocol picks the best setting.
+    needs_estimator : bool, default=False
+        If True, ``func`` is called with the fitted estimator as a further
+        keyword argument ``estimator=`` (e.g. to read a fitted kernel width).
     """
 
     name: str
     func: Callable[..., float]
     greater_is_better: bool = True
+    needs_estimator: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,7 +120,10 @@ class Table:
     source : str
         Paper and table number, e.g. ``"Wang & Chen 2013, Table 6"``.
     datasets : sequence of str
-        Data set names for :func:`marginclust.datasets.load_dataset`.
+        Data set names for :func:`marginclust.datasets.load_dataset`. A name may
+        carry a cluster count as ``"<name>@k=<int>"`` (e.g.
+        ``"slmc-four-gaussians@k=5"``), for tables that cluster one data set
+        with several numbers of clusters; it overrides ``n_clusters``.
     methods : sequence of str
         Method registry keys.
     measures : sequence of str
@@ -109,7 +139,10 @@ class Table:
     published : mapping, default={}
         ``(dataset, method, measure) -> value`` as printed in the paper.
     quick : mapping, default={}
-        Overrides for ``--quick`` (e.g. ``{"n_runs": 2, "datasets": [...]}``).
+        Overrides for ``--quick``: ``"n_runs"``, ``"datasets"``, ``"methods"``,
+        ``"grid"`` (method name -> smaller grid) and ``"grid_points"`` (keep at
+        most this many evenly spaced values of every grid parameter; default 2).
+        Without overrides a quick run uses 2 runs and 2 grid points.
     protocols : sequence of str, default=("paper", "default")
         Which protocols the table runs.
     run : callable or None, default=None
@@ -119,6 +152,16 @@ class Table:
         Custom Markdown report ``report(rows, table) -> str``.
     notes : str, default=""
         Protocol notes printed under the table.
+    published_spread : mapping, default={}
+        ``(dataset, method, measure) -> value`` printed after the paper's
+        "+-" (a standard deviation or, as the paper may say, a variance;
+        ``notes`` should say which).
+    pooled : mapping of str to sequence of str, default={}
+        Report-only columns for a paper column that searched several of our
+        methods together (e.g. "linear and RBF kernels"): ``label -> methods``.
+        Per run, the best paper-protocol setting over all those methods is
+        kept; the column is compared with the published numbers of the first
+        method.
     """
 
     name: str
@@ -136,8 +179,11 @@ class Table:
     run: Callable[..., list[dict[str, Any]]] | None = None
     report: Callable[..., str] | None = None
     notes: str = ""
+    published_spread: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
+    pooled: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
+DATASETS: dict[str, Dataset] = {}
 METHODS: dict[str, Method] = {}
 MEASURES: dict[str, Measure] = {}
 TABLES: dict[str, Table] = {}
@@ -159,6 +205,11 @@ def _register(registry: dict[str, Any], item: Any, kind: str) -> Any:
         raise ValueError(f"A {kind} named {item.name!r} is already registered.")
     registry[item.name] = item
     return item
+
+
+def register_dataset(dataset: Dataset) -> Dataset:
+    """Add a :class:`Dataset` to ``DATASETS`` (a duplicate name raises ValueError)."""
+    return _register(DATASETS, dataset, "dataset")
 
 
 def register_method(method: Method) -> Method:

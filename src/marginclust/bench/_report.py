@@ -1,0 +1,324 @@
+"""Markdown reports of a table's rows: ours beside the published numbers, gaps shown.
+
+For every measure of a table, one Markdown table with a row per data set and,
+per method, four columns: ours under the paper protocol (mean +- std over runs
+of the per-run best setting), ours under the default protocol (no tuning), the
+published number, and the gap (ours, paper protocol, minus published; signed so
+that a negative gap is always a shortfall). Methods with published numbers but
+no implementation yet get a "published" column only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ._registry import MEASURES, METHODS, Table
+from ._runner import NO_DATA, select_best
+
+__all__ = ["format_report", "summarize"]
+
+
+def _finite(values: Sequence[Any]) -> np.ndarray:
+    arr = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+    return arr[np.isfinite(arr)]
+
+
+def summarize(
+    rows: Sequence[Mapping[str, Any]], table: Table
+) -> dict[tuple[str, str, str], dict[str, Any]]:
+    """Aggregate rows into ``(dataset, method, protocol) -> summary``.
+
+    The paper protocol first keeps, per run, the setting with the best value of
+    the table's first measure. A summary holds, per measure, ``mean``, ``std``
+    (population, over runs) and ``n`` (finite runs), plus ``n_runs``,
+    ``n_failed``, ``n_convergence_warnings``, ``fit_time`` (mean seconds) and
+    ``params`` (the most often chosen setting).
+    """
+    selection = table.measures[0] if table.measures else None
+    kept = select_best(rows, selection) if selection else list(rows)
+    groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for row in kept:
+        groups[(row["dataset"], row["method"], row["protocol"])].append(row)
+    failed: Counter[tuple[str, str, str]] = Counter()
+    warned: Counter[tuple[str, str, str]] = Counter()
+    for row in rows:
+        group = (row["dataset"], row["method"], row["protocol"])
+        failed[group] += row.get("error") is not None
+        warned[group] += int(row.get("n_convergence_warnings") or 0)
+    out = {}
+    for group, members in groups.items():
+        summary: dict[str, Any] = {
+            "n_runs": len(members),
+            "n_failed": failed[group],
+            "n_fits": sum(
+                1 for r in rows if (r["dataset"], r["method"], r["protocol"]) == group
+            ),
+            "n_convergence_warnings": warned[group],
+        }
+        for measure in table.measures:
+            values = _finite([r.get(measure) for r in members])
+            summary[measure] = {
+                "mean": float(values.mean()) if values.size else math.nan,
+                "std": float(values.std()) if values.size else math.nan,
+                "n": int(values.size),
+            }
+        times = _finite([r.get("fit_time") for r in members])
+        summary["fit_time"] = float(times.mean()) if times.size else math.nan
+        summary["params"] = Counter(str(r.get("params")) for r in members).most_common(1)[0][0]
+        summary["preprocessing"] = members[0].get("preprocessing")
+        summary["no_data"] = all(str(r.get("error")).startswith(NO_DATA) for r in members)
+        out[group] = summary
+    return out
+
+
+def _fmt(value: float | None, digits: int = 4) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def _cell(summary: Mapping[str, Any] | None, measure: str) -> str:
+    if summary is None:
+        return "not run"
+    stats = summary[measure]
+    if summary.get("no_data"):
+        return "no data"
+    if stats["n"] == 0:
+        return f"failed ({summary['n_failed']}/{summary['n_fits']})"
+    text = f"{_fmt(stats['mean'])} ± {_fmt(stats['std'])}"
+    if stats["n"] < summary["n_runs"]:
+        text += f" ({stats['n']}/{summary['n_runs']} runs)"
+    return text
+
+
+def _published(table: Table, dataset: str, method: str, measure: str) -> str:
+    value = table.published.get((dataset, method, measure))
+    if value is None:
+        return "-"
+    spread = table.published_spread.get((dataset, method, measure))
+    return _fmt(value) if spread is None else f"{_fmt(value)} ± {_fmt(spread)}"
+
+
+def _gap(
+    table: Table, summary: Mapping[str, Any] | None, dataset: str, method: str, measure: str
+) -> tuple[str, float | None]:
+    value = table.published.get((dataset, method, measure))
+    if value is None or summary is None or summary[measure]["n"] == 0:
+        return "-", None
+    gap = summary[measure]["mean"] - float(value)
+    greater = MEASURES[measure].greater_is_better if measure in MEASURES else True
+    signed = gap if greater else -gap
+    return f"{signed:+.4f}", signed
+
+
+def _published_methods(table: Table, run_methods: Sequence[str]) -> list[str]:
+    names = []
+    for _, method, _ in table.published:
+        if method not in run_methods and method not in names:
+            names.append(method)
+    return names
+
+
+def format_report(
+    rows: Sequence[Mapping[str, Any]],
+    table: Table | str,
+    *,
+    seed: int | None = None,
+    quick: bool = False,
+    shortfall: float = 0.01,
+) -> str:
+    """A Markdown report of ``rows`` (a custom ``table.report`` is used when given).
+
+    Parameters
+    ----------
+    rows : sequence of dict
+        Rows returned by :func:`~marginclust.bench._runner.run_table`.
+    table : Table or str
+        The table the rows belong to (or its registered name).
+    seed : int, default=None
+        Global seed, named under the table.
+    quick : bool, default=False
+        Whether the rows come from a ``--quick`` run (said in the heading).
+    shortfall : float, default=0.01
+        A gap below ``-shortfall`` counts as a shortfall in the summary line.
+
+    Returns
+    -------
+    markdown : str
+    """
+    if isinstance(table, str):
+        from ._runner import get_table
+
+        table = get_table(table)
+    if table.report is not None:
+        return table.report(rows, table)
+    if table.run is not None:
+        return _generic_custom(rows, table)
+    run_methods = [m for m in dict.fromkeys(r["method"] for r in rows)]
+    pooled_from: dict[str, str] = {}  # pooled label -> method whose published numbers apply
+    augmented = list(rows)
+    for label, members in table.pooled.items():
+        present = [m for m in members if m in run_methods]
+        if not present:
+            continue
+        pooled_from[label] = members[0]
+        augmented += [
+            {**r, "method": label}
+            for r in rows
+            if r["method"] in present and r["protocol"] == "paper"
+        ]
+        run_methods.append(label)
+    summaries = summarize(augmented, table)
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    # Data sets with published numbers that the table cannot run (no data here).
+    datasets += [
+        d for d in dict.fromkeys(k[0] for k in table.published)
+        if d not in table.datasets and d not in datasets
+    ]
+    protocols = [p for p in table.protocols if any(r["protocol"] == p for r in rows)]
+    extra = _published_methods(table, run_methods)
+    lines = [f"## {table.name}: {table.title}" + (" (quick)" if quick else ""), ""]
+    lines.append(f"Source: {table.source}.")
+    lines.append("")
+    n_short = n_cells = 0
+    for measure in table.measures:
+        has_published = any(k[2] == measure for k in table.published)
+        lines.append(f"### {measure}" + ("" if has_published else " (no published numbers)"))
+        lines.append("")
+        with_published = {m for (_, m, s) in table.published if s == measure}
+        with_published |= {p for p, m in pooled_from.items() if m in with_published}
+        header = ["dataset"]
+        for m in run_methods:
+            if "paper" in protocols:
+                header.append(f"{m} ours (paper)")
+            if "default" in protocols and m not in pooled_from:
+                header.append(f"{m} ours (default)")
+            if m in with_published:
+                header += [f"{m} published", f"{m} gap"]
+        if has_published:
+            header += [f"{m} published" for m in extra]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("|" + "---|" * len(header))
+        for dataset in datasets:
+            cells = [dataset]
+            for m in run_methods:
+                if "paper" in protocols:
+                    cells.append(_cell(summaries.get((dataset, m, "paper")), measure))
+                if "default" in protocols and m not in pooled_from:
+                    cells.append(_cell(summaries.get((dataset, m, "default")), measure))
+                if m in with_published:
+                    source = pooled_from.get(m, m)
+                    cells.append(_published(table, dataset, source, measure))
+                    ours = summaries.get((dataset, m, "paper")) or summaries.get(
+                        (dataset, m, "default")
+                    )
+                    text, signed = _gap(table, ours, dataset, source, measure)
+                    if signed is not None:
+                        n_cells += 1
+                        if signed < -shortfall:
+                            n_short += 1
+                            text += " ▼"
+                    cells.append(text)
+            if has_published:
+                cells += [_published(table, dataset, m, measure) for m in extra]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += _footer(rows, table, summaries, seed, n_short, n_cells, shortfall)
+    for label, source in pooled_from.items():
+        members = ", ".join(f"`{m}`" for m in table.pooled[label])
+        lines.append(
+            f"- `{label}`: per run, the best paper-protocol setting over {members} pooled, "
+            f"compared with the published `{source}` column."
+        )
+    return "\n".join(lines)
+
+
+def _footer(
+    rows: Sequence[Mapping[str, Any]],
+    table: Table,
+    summaries: Mapping[tuple[str, str, str], Mapping[str, Any]],
+    seed: int | None,
+    n_short: int,
+    n_cells: int,
+    shortfall: float,
+) -> list[str]:
+    lines = []
+    if n_cells:
+        lines.append(
+            f"Shortfall: ours (paper protocol) is below the published number by more than "
+            f"{shortfall} on {n_short} of {n_cells} cells (marked ▼; gap = ours - published, "
+            "sign flipped for measures where smaller is better)."
+        )
+        lines.append("")
+    selection = table.measures[0] if table.measures else "-"
+    n_runs = sorted({s["n_runs"] for s in summaries.values()})
+    lines.append(
+        f"- Protocols: paper = per run, the grid setting with the best `{selection}` "
+        "(chosen with the labels, as the papers did), mean ± std (population) over runs; "
+        "default = the method's defaults, no tuning."
+    )
+    lines.append(
+        f"- Runs per cell: {', '.join(map(str, n_runs))}; seed: {seed}; each run's seed is "
+        "derive_seed(seed, dataset, method, run), shared by all settings of that run."
+    )
+    if any(m.startswith("ca_") for m in table.measures):
+        lines.append(
+            "- CA mapping: `ca_majority` maps each cluster to its majority class (SLMC eq. 16); "
+            "`ca_hungarian` uses the best one-to-one mapping."
+        )
+    preps = Counter()
+    for row in rows:
+        preps[(row["dataset"], row.get("preprocessing"))] += 1
+    by_prep: dict[str, list[str]] = defaultdict(list)
+    for dataset, prep in preps:
+        by_prep[str(prep)].append(dataset)
+    lines.append(
+        "- Preprocessing: "
+        + "; ".join(f"`{p}`: {', '.join(ds)}" for p, ds in sorted(by_prep.items()))
+    )
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    for m in methods:
+        method = METHODS.get(m)
+        if method is None:
+            continue
+        grid = json.dumps({k: list(v) for k, v in method.grid.items()}, default=str)
+        text = f"- `{m}`: grid {grid}; defaults {json.dumps(dict(method.defaults), default=str)}"
+        if method.notes:
+            text += f". {method.notes}"
+        lines.append(text)
+    n_failed = sum(r.get("error") is not None for r in rows)
+    n_warn = sum(int(r.get("n_convergence_warnings") or 0) for r in rows)
+    lines.append(
+        f"- Fits: {len(rows)}; failed: {n_failed}; ConvergenceWarnings: {n_warn}; "
+        f"package version {rows[0].get('version') if rows else '-'}."
+    )
+    errors = Counter(str(r["error"]).split("\n")[0][:120] for r in rows if r.get("error"))
+    for message, count in errors.most_common(3):
+        lines.append(f"  - {count} x {message}")
+    if table.notes:
+        lines.append(f"- Notes: {table.notes}")
+    return lines
+
+
+def _generic_custom(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
+    lines = [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
+    if not rows:
+        return "\n".join(lines + ["(no rows)"])
+    columns = [c for c in dict.fromkeys(k for r in rows for k in r) if c not in {"key", "table"}]
+    lines.append("| " + " | ".join(columns) + " |")
+    lines.append("|" + "---|" * len(columns))
+    for row in rows:
+        cells = []
+        for c in columns:
+            v = row.get(c)
+            cells.append(_fmt(v) if isinstance(v, float) else str(v if v is not None else "-"))
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.notes:
+        lines += ["", f"Notes: {table.notes}"]
+    return "\n".join(lines)

@@ -1,0 +1,647 @@
+"""Run a paper table: expand it into jobs, fit, score, and keep one tidy row per job.
+
+A :class:`~marginclust.bench.Table` is expanded into jobs
+(data set x method x protocol x parameter setting x run):
+
+* the ``"paper"`` protocol runs every setting of the method's grid in every run
+  (the report keeps, per run, the setting with the best value of the table's
+  first measure, chosen with the labels as the papers did);
+* the ``"default"`` protocol runs the method's label-free defaults only.
+
+All settings of one run share the seed ``derive_seed(seed, dataset, method, run)``.
+Only ``fit`` is timed (:func:`time.perf_counter`); measures are computed after.
+Warnings raised during a fit are counted in the row (``n_warnings``,
+``n_convergence_warnings``) instead of being shown once per fit, and a fit that
+raises is recorded with its error message and NaN measures.
+
+Rows are appended to ``<out_dir>/<table>.jsonl`` as jobs finish, so an
+interrupted run resumes where it stopped: a rerun skips jobs whose rows are
+already there without an error (the key includes the package version, the seed
+and the preprocessing); failed jobs are tried again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import platform
+import time
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.exceptions import ConvergenceWarning
+
+from ._preprocessing import preprocess
+from ._registry import (
+    DATASETS,
+    MEASURES,
+    METHODS,
+    TABLES,
+    Measure,
+    Method,
+    RunContext,
+    Table,
+    load_protocols,
+)
+from ._seeds import derive_seed
+
+__all__ = [
+    "Job",
+    "expand_jobs",
+    "get_table",
+    "load_data",
+    "parse_dataset",
+    "read_rows",
+    "run_table",
+    "select_best",
+]
+
+NO_DATA = "data set not available"
+
+# Columns every grid row has (measures are added as further columns).
+ROW_FIELDS = (
+    "table",
+    "dataset",
+    "method",
+    "protocol",
+    "params",
+    "run",
+    "seed",
+    "n_clusters",
+    "preprocessing",
+    "n_samples",
+    "n_features",
+    "fit_time",
+    "n_iter",
+    "converged",
+    "n_warnings",
+    "n_convergence_warnings",
+    "error",
+    "version",
+    "key",
+)
+
+
+def _version() -> str:
+    from marginclust import __version__
+
+    return __version__
+
+
+def get_table(name: str) -> Table:
+    """The registered table called ``name`` (protocol modules are loaded first)."""
+    load_protocols()
+    if name not in TABLES:
+        known = ", ".join(sorted(TABLES)) or "none"
+        raise ValueError(f"Unknown table {name!r}; registered tables: {known}.")
+    return TABLES[name]
+
+
+def parse_dataset(spec: str) -> tuple[str, int | None]:
+    """Split ``"name@k=5"`` into ``("name", 5)``; a plain name gives ``(name, None)``."""
+    name, sep, rest = spec.partition("@")
+    if not sep:
+        return spec, None
+    key, _, value = rest.partition("=")
+    if key != "k" or not value.isdigit():
+        raise ValueError(f"Data set {spec!r}: the suffix must be '@k=<int>', e.g. 'iris@k=3'.")
+    return name, int(value)
+
+
+def _preprocessing_for(table: Table, spec: str) -> str:
+    how = table.preprocessing
+    if isinstance(how, Mapping):
+        name = parse_dataset(spec)[0]
+        return str(how.get(spec, how.get(name, how.get("*", "raw"))))
+    return str(how)
+
+
+def _n_clusters_for(table: Table, spec: str, y: np.ndarray) -> int:
+    name, k = parse_dataset(spec)
+    if k is not None:
+        return k
+    if isinstance(table.n_clusters, Mapping):
+        if spec in table.n_clusters:
+            return int(table.n_clusters[spec])
+        if name in table.n_clusters:
+            return int(table.n_clusters[name])
+    elif table.n_clusters is not None:
+        return int(table.n_clusters)
+    return int(np.unique(y).size)
+
+
+def load_data(
+    spec: str, how: str, *, data_home: str | None = None
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Load a data set by name, impute missing cells, and apply a named preprocessing.
+
+    Names registered with :func:`~marginclust.bench.register_dataset` come first,
+    then :func:`marginclust.datasets.load_dataset`.
+
+    Rows without a label are dropped; missing feature cells are replaced by their
+    column mean (the papers treat such sets as complete numeric tables). What was
+    done is returned as a string recorded in every row, e.g. ``"mean-impute+raw"``.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+    preprocessing : str
+    """
+    name, _ = parse_dataset(spec)
+    steps = []
+    if name in DATASETS:
+        X, y = DATASETS[name].loader(data_home)
+    else:
+        from marginclust.datasets import load_dataset
+
+        X, y, meta = load_dataset(name, data_home=data_home, return_meta=True)
+        if meta.get("n_unlabeled_dropped"):
+            steps.append(f"drop-{meta['n_unlabeled_dropped']}-unlabelled")
+        if meta.get("imputed_cells"):
+            steps.append("mean-impute")
+        if meta.get("encoded_columns"):
+            steps.append("ordinal-encode")
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if y.dtype.kind == "f":
+        keep = np.isfinite(y)
+        if not keep.all():
+            X, y = X[keep], y[keep]
+            steps.append(f"drop-{int((~keep).sum())}-unlabelled")
+        y = y.astype(np.int64)
+    missing = ~np.isfinite(X)
+    if missing.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.nanmean(np.where(missing, np.nan, X), axis=0)
+        means = np.where(np.isfinite(means), means, 0.0)
+        X = np.where(missing, means[None, :], X)
+        if "mean-impute" not in steps:
+            steps.append("mean-impute")
+    steps.append(how)
+    return preprocess(X, how), y, "+".join(steps)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One fit: (table, data set, method, protocol, setting, run) and its seed."""
+
+    table: str
+    dataset: str
+    method: str
+    protocol: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    run: int = 0
+    seed: int = 0
+
+    @property
+    def params_json(self) -> str:
+        return json.dumps(dict(self.params), sort_keys=True, default=str)
+
+    def key(self, preprocessing: str, version: str) -> str:
+        """Identity of the job's row in the cache."""
+        return "|".join(
+            [
+                self.table,
+                self.dataset,
+                self.method,
+                self.protocol,
+                self.params_json,
+                str(self.run),
+                str(self.seed),
+                preprocessing,
+                version,
+            ]
+        )
+
+
+def _thin(values: Sequence[Any], k: int) -> list[Any]:
+    values = list(values)
+    if k <= 0 or len(values) <= k:
+        return values
+    if k == 1:
+        return [values[len(values) // 2]]
+    idx = np.unique(np.round(np.linspace(0, len(values) - 1, k)).astype(int))
+    return [values[i] for i in idx]
+
+
+def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    if not grid:
+        return [{}]
+    names = list(grid)
+    return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
+
+
+def _effective(table: Table, quick: bool) -> dict[str, Any]:
+    """Data sets, methods, runs and grids after the ``--quick`` overrides."""
+    quick_cfg = dict(table.quick) if quick else {}
+    methods = list(quick_cfg.get("methods", table.methods))
+    grids: dict[str, Mapping[str, Sequence[Any]]] = {}
+    for name in methods:
+        if name not in METHODS:
+            raise ValueError(
+                f"Table {table.name!r} names method {name!r}, which is not registered."
+            )
+        grid = dict(METHODS[name].grid)
+        if quick:
+            override = dict(quick_cfg.get("grid", {}))
+            if name in override:
+                grid = dict(override[name])
+            else:
+                k = int(quick_cfg.get("grid_points", 2))
+                grid = {p: _thin(v, k) for p, v in grid.items()}
+        grids[name] = grid
+    return {
+        "datasets": list(quick_cfg.get("datasets", table.datasets)),
+        "methods": methods,
+        "n_runs": int(quick_cfg.get("n_runs", 2 if quick else table.n_runs)),
+        "grids": grids,
+    }
+
+
+def expand_jobs(table: Table, *, quick: bool = False, seed: int = 0) -> list[Job]:
+    """Every job of a grid table, in a deterministic order."""
+    eff = _effective(table, quick)
+    jobs = []
+    for dataset in eff["datasets"]:
+        for name in eff["methods"]:
+            method: Method = METHODS[name]
+            for protocol in table.protocols:
+                if protocol == "paper":
+                    settings = _settings(eff["grids"][name])
+                elif protocol == "default":
+                    settings = [dict(method.defaults)]
+                else:
+                    raise ValueError(
+                        f"Table {table.name!r}: unknown protocol {protocol!r} "
+                        "(use 'paper' or 'default')."
+                    )
+                for run in range(eff["n_runs"]):
+                    run_seed = derive_seed(seed, dataset, name, run)
+                    for params in settings:
+                        jobs.append(Job(table.name, dataset, name, protocol, params, run, run_seed))
+    return jobs
+
+
+def _attribute(estimator: Any, name: str) -> Any:
+    try:
+        return getattr(estimator, name)
+    except Exception:  # noqa: BLE001 - delegating wrappers may raise anything
+        return None
+
+
+def _finite_or_none(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def run_job(
+    job: Job,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_clusters: int,
+    preprocessing: str,
+    measures: Sequence[str],
+    version: str,
+    *,
+    method: Method | None = None,
+    measure_objs: Mapping[str, Measure] | None = None,
+) -> dict[str, Any]:
+    """Fit one job (timed), score it (untimed) and return its tidy row.
+
+    ``method`` and ``measure_objs`` default to the registry entries; the runner
+    passes them explicitly so that worker processes need no registry.
+    """
+    method = METHODS[job.method] if method is None else method
+    measure_objs = MEASURES if measure_objs is None else measure_objs
+    row: dict[str, Any] = {
+        "table": job.table,
+        "dataset": job.dataset,
+        "method": job.method,
+        "protocol": job.protocol,
+        "params": job.params_json,
+        "run": job.run,
+        "seed": job.seed,
+        "n_clusters": int(n_clusters),
+        "preprocessing": preprocessing,
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "fit_time": None,
+        "n_iter": None,
+        "converged": None,
+        "n_warnings": 0,
+        "n_convergence_warnings": 0,
+        "error": None,
+        "version": version,
+        "key": job.key(preprocessing, version),
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            estimator = method.factory(
+                n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
+            )
+            start = time.perf_counter()
+            estimator.fit(X)
+            row["fit_time"] = time.perf_counter() - start
+        except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
+            row["error"] = f"{type(exc).__name__}: {exc}"
+            estimator = None
+    row["n_warnings"] = len(caught)
+    row["n_convergence_warnings"] = sum(
+        issubclass(w.category, ConvergenceWarning) for w in caught
+    )
+    labels = _attribute(estimator, "labels_") if estimator is not None else None
+    if labels is None and row["error"] is None:
+        row["error"] = "the fitted estimator has no labels_"
+    memberships = _attribute(estimator, "memberships_") if estimator is not None else None
+    if estimator is not None:
+        n_iter = _attribute(estimator, "n_iter_")
+        if n_iter is not None:
+            row["n_iter"] = int(np.max(n_iter))
+        converged = _attribute(estimator, "converged_")
+        if converged is None and row["n_iter"] is not None:
+            max_iter = _attribute(estimator, "max_iter")
+            if isinstance(max_iter, int | np.integer):
+                converged = row["n_iter"] < max_iter
+        row["converged"] = None if converged is None else bool(converged)
+    for name in measures:
+        value = float("nan")
+        if labels is not None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    measure = measure_objs[name]
+                    extra = {"estimator": estimator} if measure.needs_estimator else {}
+                    value = float(measure.func(y, np.asarray(labels), memberships, X, **extra))
+            except Exception as exc:  # noqa: BLE001
+                row["error"] = row["error"] or f"measure {name}: {type(exc).__name__}: {exc}"
+        row[name] = _finite_or_none(value)
+    return row
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    """Rows stored in a JSONL results file (missing file: no rows)."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if line:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # a line cut by an interrupted write
+    return rows
+
+
+def _append(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, default=_json_default) + "\n")
+            fh.flush()
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> Iterator[Any]:
+    if enabled:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            pass
+        else:
+            yield from tqdm(iterable, total=total, desc=desc, leave=False)
+            return
+    yield from iterable
+
+
+def system_info() -> dict[str, str]:
+    """Versions and machine recorded beside the results."""
+    import scipy
+    import sklearn
+
+    return {
+        "marginclust": _version(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "machine": platform.machine(),
+        "system": platform.system(),
+    }
+
+
+def run_table(
+    table: Table | str,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    n_jobs: int = 1,
+    out_dir: str | Path | None = None,
+    data_home: str | None = None,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Run (or resume) a table and return its rows.
+
+    Parameters
+    ----------
+    table : Table or str
+        A table or the name of a registered one.
+    quick : bool, default=False
+        Apply the table's ``quick`` overrides (fewer runs, data sets, grid points).
+    seed : int, default=0
+        Global seed; every run's seed is derived from it.
+    n_jobs : int, default=1
+        joblib workers.
+    out_dir : str or Path, default=None
+        Directory of the resumable cache ``<table>.jsonl``; None keeps nothing.
+    data_home : str, default=None
+        Directory of the shared CSV data sets (None: ``MARGINCLUST_DATA``).
+    progress : bool, default=True
+        Show a tqdm progress bar when tqdm is installed.
+
+    Returns
+    -------
+    rows : list of dict
+        One row per job of this configuration (cached rows included).
+    """
+    if isinstance(table, str):
+        table = get_table(table)
+    else:
+        load_protocols()
+    version = _version()
+    out_path = None
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        out_path = Path(out_dir) / f"{table.name}.jsonl"
+    if table.run is not None:
+        return _run_custom(table, quick, seed, n_jobs, out_dir, data_home, out_path, version)
+
+    jobs = expand_jobs(table, quick=quick, seed=seed)
+    measures = list(table.measures)
+    for name in measures:
+        if name not in MEASURES:
+            raise ValueError(f"Table {table.name!r} names measure {name!r}, not registered.")
+    # Failed rows are retried on a rerun (the failure may have been fixed since).
+    cached = {
+        row.get("key"): row
+        for row in (read_rows(out_path) if out_path else [])
+        if row.get("error") is None
+    }
+
+    data: dict[str, tuple[np.ndarray, np.ndarray, str, int]] = {}
+    todo: list[tuple[Job, str]] = []
+    keys: list[str] = []
+    missing: dict[str, str] = {}
+    placeholders: dict[str, dict[str, Any]] = {}
+    for job in jobs:
+        if job.dataset in missing:
+            continue
+        if job.dataset not in data:
+            how = _preprocessing_for(table, job.dataset)
+            try:
+                X, y, prep = load_data(job.dataset, how, data_home=data_home)
+            except (FileNotFoundError, OSError) as exc:
+                missing[job.dataset] = f"{NO_DATA}: {exc}"
+                continue
+            data[job.dataset] = (X, y, prep, _n_clusters_for(table, job.dataset, y))
+        prep = data[job.dataset][2]
+        key = job.key(prep, version)
+        keys.append(key)
+        if key not in cached:
+            todo.append((job, prep))
+
+    for job in jobs:
+        # One placeholder row per (data set, method, protocol) whose data is missing,
+        # so the report shows the hole instead of silently dropping the row.
+        if job.dataset in missing and job.run == 0:
+            key = f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|no-data"
+            if key not in placeholders:
+                placeholders[key] = _placeholder(job, missing[job.dataset], measures, version)
+                keys.append(key)
+    new_rows: dict[str, dict[str, Any]] = dict(placeholders)
+    if todo:
+        calls = (
+            delayed(run_job)(
+                job, data[job.dataset][0], data[job.dataset][1], data[job.dataset][3], prep,
+                measures, version, method=METHODS[job.method],
+                measure_objs={m: MEASURES[m] for m in measures},
+            )
+            for job, prep in todo
+        )
+        try:
+            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
+        except (TypeError, ValueError):  # joblib < 1.4: rows arrive all at once
+            results = Parallel(n_jobs=n_jobs)(calls)
+        for row in _progress(results, len(todo), progress, table.name):
+            new_rows[row["key"]] = row
+            if out_path is not None:
+                _append(out_path, [row])
+    return [new_rows[k] if k in new_rows else cached[k] for k in keys]
+
+
+def _placeholder(
+    job: Job, message: str, measures: Sequence[str], version: str
+) -> dict[str, Any]:
+    row: dict[str, Any] = {f: None for f in ROW_FIELDS}
+    row.update(
+        table=job.table,
+        dataset=job.dataset,
+        method=job.method,
+        protocol=job.protocol,
+        params=job.params_json,
+        run=job.run,
+        seed=job.seed,
+        error=message,
+        version=version,
+        n_warnings=0,
+        n_convergence_warnings=0,
+        key=f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|no-data",
+    )
+    row.update({m: None for m in measures})
+    return row
+
+
+def _run_custom(
+    table: Table,
+    quick: bool,
+    seed: int,
+    n_jobs: int,
+    out_dir: str | Path | None,
+    data_home: str | None,
+    out_path: Path | None,
+    version: str,
+) -> list[dict[str, Any]]:
+    key = f"{table.name}|custom|quick={quick}|seed={seed}|{version}"
+    if out_path is not None:
+        cached = [row for row in read_rows(out_path) if row.get("key") == key]
+        if cached:
+            return cached
+    context = RunContext(
+        quick=quick,
+        seed=seed,
+        n_jobs=n_jobs,
+        data_home=data_home,
+        out_dir=None if out_dir is None else str(out_dir),
+    )
+    assert table.run is not None
+    rows = [dict(row) for row in table.run(table, context)]
+    for row in rows:
+        row.setdefault("table", table.name)
+        row.setdefault("version", version)
+        row["key"] = key
+    if out_path is not None:
+        _append(out_path, rows)
+    return rows
+
+
+def select_best(rows: Sequence[Mapping[str, Any]], measure: str) -> list[Mapping[str, Any]]:
+    """Per (data set, method, run) of the paper protocol, the row with the best ``measure``.
+
+    NaN (failed fits) ranks last; ties keep the first setting in grid order.
+    Rows of other protocols are returned unchanged.
+    """
+    greater = MEASURES[measure].greater_is_better if measure in MEASURES else True
+    best: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    others = []
+    for row in rows:
+        if row.get("protocol") != "paper":
+            others.append(row)
+            continue
+        group = (row["dataset"], row["method"], row["run"])
+        value = row.get(measure)
+        score = -math.inf if value is None or not math.isfinite(value) else float(value)
+        if not greater and math.isfinite(score):
+            score = -score
+        current = best.get(group)
+        if current is None:
+            best[group] = row
+            continue
+        cur_value = current.get(measure)
+        cur = -math.inf if cur_value is None or not math.isfinite(cur_value) else float(cur_value)
+        if not greater and math.isfinite(cur):
+            cur = -cur
+        if score > cur:
+            best[group] = row
+    return list(best.values()) + others

@@ -1,0 +1,93 @@
+"""``marginclust bench``: run paper tables and print their Markdown reports."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    """Register the ``bench`` subcommand."""
+    p = sub.add_parser(
+        "bench",
+        help="reproduce a paper table",
+        description="Run a paper table (or every table of a paper, or without --table and "
+        "--suite every registered table) and print ours beside the published numbers. Rows "
+        "are cached in --out, so a rerun resumes.",
+    )
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--table", action="append", metavar="NAME", help="table to run (repeatable)")
+    what.add_argument("--suite", metavar="PAPER", help="every table of a paper, e.g. 'slmc'")
+    what.add_argument("--list", action="store_true", help="list the registered tables")
+    p.add_argument("--quick", action="store_true", help="small version: fewer runs and settings")
+    p.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
+    p.add_argument("--out", metavar="DIR", default=None, help="cache and results directory")
+    p.add_argument("--data-home", metavar="DIR", default=None, help="CSV data directory")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.set_defaults(func=run)
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the ``bench`` subcommand."""
+    from marginclust.bench._registry import TABLES, load_protocols
+    from marginclust.bench._report import format_report
+    from marginclust.bench._runner import run_table, system_info
+
+    load_protocols()
+    if args.list:
+        width = max((len(n) for n in TABLES), default=0)
+        for name, table in sorted(TABLES.items()):
+            print(f"{name:<{width}}  {table.source}: {table.title}")
+        return 0
+    if args.suite:
+        names = sorted(n for n in TABLES if n.split("-")[0] == args.suite)
+        if not names:
+            papers = sorted({n.split("-")[0] for n in TABLES})
+            raise ValueError(f"No tables for suite {args.suite!r}; suites: {papers}.")
+    elif not args.table:
+        names = sorted(TABLES)
+    else:
+        names = args.table
+        unknown = [n for n in names if n not in TABLES]
+        if unknown:
+            raise ValueError(f"Unknown table(s) {unknown}; run 'marginclust bench --list'.")
+    out = Path(args.out) if args.out else None
+    for name in names:
+        table = TABLES[name]
+        start = time.perf_counter()
+        rows = run_table(
+            table,
+            quick=args.quick,
+            seed=args.seed,
+            n_jobs=args.n_jobs,
+            out_dir=out,
+            data_home=args.data_home,
+            progress=not args.no_progress,
+        )
+        elapsed = time.perf_counter() - start
+        report = format_report(rows, table, seed=args.seed, quick=args.quick)
+        report += f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
+        print(report)
+        if out is not None:
+            suffix = "-quick" if args.quick else ""
+            (out / f"{name}{suffix}.md").write_text(report, encoding="utf-8")
+            if rows:
+                _write_csv(out / f"{name}{suffix}.csv", rows)
+            (out / "system.json").write_text(json.dumps(system_info(), indent=2) + "\n")
+    return 0
