@@ -1,0 +1,361 @@
+"""Fuzzy c-means math: J_m, centre and membership updates (pure functions, no loops).
+
+Notation: ``X`` is n x d, centres ``V`` are K x d, memberships ``U`` are n x K with
+rows on the simplex, ``w`` are sample weights. With a distance ``D_ik`` between
+sample ``i`` and centre ``k``,
+
+    J_m(U, V) = sum_i w_i sum_k u_ik^m D_ik.
+
+- Euclidean FCM: ``D_ik = ||x_i - v_k||^2``.
+- Kernel FCM / kernel K-means with centres in data space (SLMC eq. 15) and the RBF
+  kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``:
+  ``D_ik = ||phi(x_i) - phi(v_k)||^2 = 2 (1 - k(x_i, v_k))``.
+
+For fixed distances the optimal memberships are
+``u_ik = D_ik^(-1/(m-1)) / sum_r D_ir^(-1/(m-1))`` (computed with a log-sum-exp style
+shift; a sample at zero distance from some centres splits its membership equally
+among them). For fixed
+memberships the Euclidean centres are the weighted means with weights ``w_i u_ik^m``.
+In the kernel case the centre step is the majorise-minimise (fixed-point) update
+``v_k = sum_i a_ik x_i / sum_i a_ik`` with ``a_ik = w_i u_ik^m k(x_i, v_k)``: since
+``1 - exp(-t / (2 sigma^2))`` is concave in ``t = ||x - v||^2`` its tangent majorises it,
+and the weighted mean minimises the tangent bound, so the step cannot increase J.
+
+Layout: the public functions take n x K arrays (samples as rows). With
+``transposed=True`` they take and return K x n arrays instead: the reductions over
+the clusters then run along the long contiguous axis, several times faster for the
+small K of clustering, which is what the estimators' loops use.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "fcm_centers",
+    "fcm_objective",
+    "kernel_distances",
+    "kernel_fcm_centers",
+    "log_weighted_means",
+    "memberships_from_distances",
+    "safe_log",
+    "squared_distances",
+]
+
+
+def squared_distances(
+    X: npt.NDArray[np.floating],
+    V: npt.NDArray[np.floating],
+    X_sq: npt.NDArray | None = None,
+    *,
+    transposed: bool = False,
+) -> npt.NDArray[np.floating]:
+    """Squared Euclidean distances ``||x_i - v_k||^2``, BLAS-shaped, clipped at 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    V : ndarray of shape (n_clusters, n_features)
+    X_sq : ndarray of shape (n_samples,), default=None
+        Precomputed row norms ``||x_i||^2`` (saves one pass per iteration).
+    transposed : bool, default=False
+        Return the K x n matrix instead of n x K.
+
+    Returns
+    -------
+    D2 : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
+        Dtype of ``X``.
+    """
+    if X_sq is None:
+        X_sq = np.einsum("ij,ij->i", X, X)
+    V_sq = np.einsum("ij,ij->i", V, V)
+    if transposed:
+        D2 = V @ X.T
+        D2 *= -2.0
+        D2 += X_sq[None, :]
+        D2 += V_sq[:, None]
+    else:
+        D2 = X @ V.T
+        D2 *= -2.0
+        D2 += X_sq[:, None]
+        D2 += V_sq[None, :]
+    np.maximum(D2, 0.0, out=D2)
+    return D2
+
+
+def kernel_distances(
+    D2: npt.NDArray[np.floating], sigma: float, *, return_kernel: bool = False
+) -> npt.NDArray[np.floating] | tuple[npt.NDArray[np.floating], npt.NDArray[np.floating]]:
+    """RBF kernel-space distances ``2 (1 - exp(-D2 / (2 sigma^2)))`` (``expm1``, exact near 0).
+
+    With ``return_kernel=True`` also return the kernel values ``exp(-D2 / (2 sigma^2))``,
+    computed by their own ``exp`` (``1 + expm1`` would lose the small values that
+    weigh far samples).
+    """
+    gamma = 1.0 / (2.0 * sigma * sigma)
+    E = np.multiply(D2, -gamma)
+    D = np.expm1(E)
+    D *= -2.0
+    if not return_kernel:
+        return D
+    np.exp(E, out=E)
+    return D, E
+
+
+def memberships_from_distances(
+    D: npt.NDArray[np.floating],
+    m: float,
+    *,
+    return_cost: bool = False,
+    transposed: bool = False,
+) -> npt.NDArray[np.floating] | tuple[npt.NDArray[np.floating], npt.NDArray[np.floating]]:
+    """Optimal memberships for fixed distances (the FCM U-step), overflow-free.
+
+    ``u_ik = D_ik^(-p) / sum_r D_ir^(-p)`` with ``p = 1/(m-1)``. This is the log-space
+    (log-sum-exp) computation with its usual max-shift, done multiplicatively: each
+    sample's distances are divided by their minimum first, so every ratio
+    ``r_ik >= 1``, ``r_ik^(-p)`` lies in ``(0, 1]``, the sum is at least 1, and nothing
+    overflows or divides by zero whatever ``m`` and the scale of the data (tiny
+    memberships may underflow to 0, which is their value to machine precision).
+
+    Parameters
+    ----------
+    D : ndarray of shape (n_samples, n_clusters)
+        Non-negative distances (squared Euclidean, or kernel-space); shape
+        (n_clusters, n_samples) with ``transposed=True``.
+    m : float
+        Fuzzifier, ``m > 1``.
+    return_cost : bool, default=False
+        Also return the per-sample cost ``sum_k u_ik^m D_ik`` at these optimal
+        memberships, which has the closed form ``min_k D_ik * s_i^(1-m)`` with
+        ``s_i = sum_k r_ik^(-p)`` (0 for a sample at zero distance).
+    transposed : bool, default=False
+        ``D`` (and the returned ``U``) are K x n.
+
+    Returns
+    -------
+    U : ndarray, same shape as ``D``
+        Memberships of each sample sum to one. A sample at zero distance from some
+        centres splits its membership equally among them (the limit of the formula).
+    cost : ndarray of shape (n_samples,)
+        Only with ``return_cost=True``.
+    """
+    ax = 0 if transposed else 1
+    p = 1.0 / (m - 1.0)
+    dmin = D.min(axis=ax)
+    zero = dmin <= 0
+    any_zero = bool(zero.any())
+    scale = np.where(zero, 1.0, dmin).astype(D.dtype, copy=False)
+    scale_b = scale[None, :] if transposed else scale[:, None]
+    with np.errstate(over="ignore"):  # a ratio beyond the float range -> inf -> u = 0
+        R = D / scale_b
+    if any_zero:
+        if transposed:
+            R[:, zero] = 1.0
+        else:
+            R[zero] = 1.0
+    if p == 1.0:
+        np.reciprocal(R, out=R)
+    else:
+        np.power(R, -p, out=R)
+    s = R.sum(axis=ax)
+    R /= s[None, :] if transposed else s[:, None]
+    if any_zero:
+        if transposed:
+            Z = (D[:, zero] <= 0).astype(R.dtype)
+            R[:, zero] = Z / Z.sum(axis=0, keepdims=True)
+        else:
+            Z = (D[zero] <= 0).astype(R.dtype)
+            R[zero] = Z / Z.sum(axis=1, keepdims=True)
+    if not return_cost:
+        return R
+    cost = dmin.astype(np.float64) * np.power(s.astype(np.float64), 1.0 - m)
+    if any_zero:
+        cost[zero] = 0.0
+    return R, cost
+
+
+def fcm_centers(
+    X: npt.NDArray[np.floating],
+    U: npt.NDArray[np.floating],
+    m: float,
+    sample_weight: npt.NDArray[np.floating],
+    previous: npt.NDArray[np.floating],
+    *,
+    transposed: bool = False,
+) -> npt.NDArray[np.floating]:
+    """Optimal FCM centres for fixed memberships: means weighted by ``w_i u_ik^m``.
+
+    Each cluster's memberships are divided by their maximum before the power (the
+    scale cancels), so ``u^m`` cannot underflow to all zeros for a large ``m``. A
+    cluster with no positive membership keeps its ``previous`` centre.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    U : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
+    m : float
+    sample_weight : ndarray of shape (n_samples,)
+    previous : ndarray of shape (n_clusters, n_features)
+    transposed : bool, default=False
+        ``U`` is K x n.
+
+    Returns
+    -------
+    V : ndarray of shape (n_clusters, n_features)
+    """
+    UT = U if transposed else U.T
+    top = UT.max(axis=1)
+    alive = top > 0
+    W = UT / np.where(alive, top, 1.0)[:, None]
+    if m == 2.0:
+        W *= W
+    else:
+        np.power(W, m, out=W)
+    W *= sample_weight[None, :]
+    totals = W.sum(axis=1)
+    alive &= totals > 0
+    V = (W @ X) / np.where(alive, totals, 1.0)[:, None]
+    if not alive.all():
+        V[~alive] = previous[~alive]
+    return V.astype(X.dtype, copy=False)
+
+
+def fcm_objective(
+    D: npt.NDArray[np.floating],
+    U: npt.NDArray[np.floating],
+    m: float,
+    sample_weight: npt.NDArray[np.floating] | None = None,
+) -> float:
+    """``J_m = sum_i w_i sum_k u_ik^m D_ik`` (accumulated in float64; any layout).
+
+    Parameters
+    ----------
+    D : ndarray of shape (n_samples, n_clusters)
+    U : ndarray of shape (n_samples, n_clusters)
+    m : float
+        Fuzzifier (``m = 1`` with crisp ``U`` gives the K-means cost).
+    sample_weight : ndarray of shape (n_samples,), default=None
+
+    Returns
+    -------
+    J : float
+    """
+    per_sample = np.einsum("ik,ik->i", np.power(U, m, dtype=np.float64), D.astype(np.float64))
+    if sample_weight is not None:
+        per_sample = per_sample * sample_weight
+    return float(per_sample.sum())
+
+
+def log_weighted_means(
+    X: npt.NDArray[np.floating],
+    logW: npt.NDArray[np.floating],
+    previous: npt.NDArray[np.floating],
+    *,
+    transposed: bool = False,
+) -> npt.NDArray[np.floating]:
+    """Centres ``v_k = sum_i a_ik x_i / sum_i a_ik`` from log-weights ``log a_ik``.
+
+    Each cluster's log-weights are shifted by their maximum before exponentiation
+    (the scale cancels), so weights that would underflow (e.g. ``u^m`` for large m,
+    or a kernel value ``exp(-D2 / (2 sigma^2))`` with a small sigma) still give a
+    finite centre. A cluster with no positive weight (all ``-inf``) keeps its
+    ``previous`` centre.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    logW : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
+        Log-weights; ``-inf`` marks a zero weight.
+    previous : ndarray of shape (n_clusters, n_features)
+    transposed : bool, default=False
+        ``logW`` is K x n.
+
+    Returns
+    -------
+    V : ndarray of shape (n_clusters, n_features)
+    """
+    LT = logW if transposed else logW.T
+    top = LT.max(axis=1)
+    alive = np.isfinite(top)
+    shift = np.where(alive, top, 0.0)
+    W = np.exp(LT - shift[:, None])
+    totals = W.sum(axis=1)
+    V = (W @ X) / np.where(alive, totals, 1.0)[:, None]
+    if not alive.all():
+        V[~alive] = previous[~alive]
+    return V.astype(X.dtype, copy=False)
+
+
+def safe_log(A: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+    """``log(A)`` with ``-inf`` for zeros and no warning."""
+    out = np.full(A.shape, -np.inf, dtype=A.dtype)
+    np.log(A, out=out, where=A > 0)
+    return out
+
+
+def kernel_fcm_centers(
+    X: npt.NDArray[np.floating],
+    U: npt.NDArray[np.floating],
+    m: float,
+    K: npt.NDArray[np.floating],
+    sample_weight: npt.NDArray[np.floating],
+    previous: npt.NDArray[np.floating],
+    D2: npt.NDArray[np.floating],
+    gamma: float,
+    *,
+    transposed: bool = False,
+) -> npt.NDArray[np.floating]:
+    """Kernel FCM centre step: ``v_k = sum_i a_ik x_i / sum_i a_ik``, ``a = w u^m k(x, v)``.
+
+    Fast path without logarithms: ``a_ik`` is formed from ``(u_ik / max_i u_ik)^m``
+    and the kernel values ``K`` already computed for the distances. Only a cluster
+    whose weights all underflow (every member far away in kernel terms, with tiny
+    memberships) is recomputed in log space from ``D2``, see
+    :func:`log_weighted_means`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    U : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
+    m : float
+    K : ndarray, same shape as ``U``
+        Kernel values ``exp(-gamma D2)`` at the current centres.
+    sample_weight : ndarray of shape (n_samples,)
+    previous : ndarray of shape (n_clusters, n_features)
+        Current centres (kept for a cluster with no positive weight at all).
+    D2 : ndarray, same shape as ``U``
+        Squared distances to the current centres (for the log-space fallback).
+    gamma : float
+        ``1 / (2 sigma^2)``.
+    transposed : bool, default=False
+        ``U``, ``K`` and ``D2`` are K x n.
+
+    Returns
+    -------
+    V : ndarray of shape (n_clusters, n_features)
+    """
+    UT, KT, D2T = (U, K, D2) if transposed else (U.T, K.T, D2.T)
+    top = UT.max(axis=1)
+    W = UT / np.where(top > 0, top, 1.0)[:, None]
+    if m == 2.0:
+        W *= W
+    else:
+        np.power(W, m, out=W)
+    W *= KT
+    W *= sample_weight[None, :]
+    totals = W.sum(axis=1)
+    tiny = np.finfo(W.dtype).tiny
+    ok = totals > tiny * 1e10
+    V = (W @ X) / np.where(ok, totals, 1.0)[:, None]
+    V = V.astype(X.dtype, copy=False)
+    if not ok.all():
+        bad = np.flatnonzero(~ok)
+        logW = (
+            safe_log(sample_weight)[None, :]
+            + m * safe_log(UT[bad])
+            - gamma * D2T[bad]
+        )
+        V[bad] = log_weighted_means(X, logW, previous[bad], transposed=True)
+    return V

@@ -1,0 +1,124 @@
+"""KernelKMeans (RBF, centres in data space): oracle, monotonicity, peers, API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+
+from marginclust import KernelKMeans
+from marginclust.exceptions import ConvergenceWarning
+
+
+def _blobs(seed=0, n=60, d=2, k=3):
+    rng = np.random.RandomState(seed)
+    centers = rng.randn(k, d) * 4
+    y = rng.randint(0, k, size=n)
+    return centers[y] + rng.randn(n, d), y
+
+
+def _literal(X, V, sigma, n_iter):
+    """Literal loop: nearest-centre labels, kernel-weighted member means."""
+    V = V.astype(float).copy()
+    labels = np.array([np.argmin([np.sum((x - v) ** 2) for v in V]) for x in X])
+    for _ in range(n_iter):
+        for k in range(V.shape[0]):
+            members = X[labels == k]
+            a = np.exp(-np.sum((members - V[k]) ** 2, axis=1) / (2 * sigma**2))
+            V[k] = (a[:, None] * members).sum(axis=0) / a.sum()
+        labels = np.array([np.argmin([np.sum((x - v) ** 2) for v in V]) for x in X])
+    return labels, V
+
+
+@pytest.mark.parametrize("sigma", [0.7, 2.0, 10.0])
+def test_agrees_with_literal_oracle(sigma):
+    X, _ = _blobs(1, n=40)
+    V0 = X[[0, 1, 2]].copy()
+    est = KernelKMeans(3, sigma=sigma, init=V0, max_iter=5, tol=0.0)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X)
+    lab, V = _literal(X, V0, sigma, 5)
+    np.testing.assert_allclose(est.cluster_centers_, V, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(est.labels_, lab)
+
+
+def test_wide_kernel_equals_lloyd_kmeans():
+    X, _ = _blobs(2, n=100, k=4)
+    V0 = X[[0, 10, 20, 30]].copy()
+    ours = KernelKMeans(4, sigma=1e5, init=V0, tol=1e-12, max_iter=100).fit(X)
+    ref = KMeans(4, init=V0, n_init=1, algorithm="lloyd", tol=0, max_iter=100).fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-6)
+
+
+def test_objective_history_non_increasing(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.randn(120, 3) + rng.randint(0, 4, size=(120, 1)) * 1.5
+    for sigma in (0.5, 1.0, None):
+        est = KernelKMeans(4, sigma=sigma, random_state=global_random_seed, tol=0,
+                           max_iter=300)
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X)
+        h = est.objective_history_
+        assert np.all(np.diff(h) <= 1e-10 * np.abs(h[:-1]))
+        # objective equals its definition at the final state
+        D2 = ((X[:, None, :] - est.cluster_centers_[None]) ** 2).sum(-1)
+        J = np.sum(2 * (1 - np.exp(-D2[np.arange(120), est.labels_] / (2 * est.sigma_**2))))
+        assert est.objective_ == pytest.approx(J, rel=1e-10)
+
+
+def test_empty_cluster_is_relocated():
+    X, _ = _blobs(3, n=60)
+    V0 = np.vstack([X[[0, 1]], [[1e3, 1e3]]])  # third centre far from everything
+    est = KernelKMeans(3, sigma=2.0, init=V0).fit(X)
+    assert np.unique(est.labels_).size == 3
+    assert np.all(np.diff(est.objective_history_) <= 1e-10 * est.objective_history_[:-1])
+
+
+def test_sample_weight_equals_repeated_rows():
+    X, _ = _blobs(4, n=30)
+    w = np.random.RandomState(1).randint(0, 4, size=30)
+    V0 = X[[0, 1, 2]] + 0.1
+    a = KernelKMeans(3, sigma=2.0, init=V0, tol=1e-9, max_iter=500).fit(X, sample_weight=w)
+    Xr = np.repeat(X, w, axis=0)
+    b = KernelKMeans(3, sigma=2.0, init=V0, tol=1e-9, max_iter=500).fit(Xr)
+    np.testing.assert_allclose(a.cluster_centers_, b.cluster_centers_, rtol=1e-9)
+    np.testing.assert_array_equal(a.predict(Xr), b.labels_)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-9)
+
+
+def test_api_predict_determinism_float32():
+    X, _ = _blobs(5)
+    a = KernelKMeans(3, random_state=3, n_init=3).fit(X)
+    b = KernelKMeans(3, random_state=3, n_init=3).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.labels_, a.predict(X))
+    f = KernelKMeans(3, random_state=3).fit(X.astype(np.float32))
+    assert f.cluster_centers_.dtype == np.float32
+    assert not hasattr(a, "predict_proba")
+
+
+def test_outlier_robust_centres():
+    # one far outlier drags the K-means mean but barely moves the kernel centre
+    rng = np.random.RandomState(6)
+    X = np.vstack([rng.randn(50, 2), rng.randn(50, 2) + [8, 0], [[4, 40]]])
+    V0 = np.array([[0.0, 0.0], [8.0, 0.0]])
+    km = KernelKMeans(2, sigma=2.0, init=V0).fit(X)
+    lloyd = KMeans(2, init=V0, n_init=1).fit(X)
+    shift_kernel = np.abs(km.cluster_centers_[:, 1]).max()
+    shift_mean = np.abs(lloyd.cluster_centers_[:, 1]).max()
+    assert shift_kernel < shift_mean
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [({"sigma": -1.0}, "sigma"), ({"init": np.zeros((60, 3))}, "init"),
+     ({"max_iter": 0}, "max_iter"), ({"tol": -1e-3}, "tol"), ({"init": "x"}, "init")],
+)
+def test_bad_params(params, match):
+    X, _ = _blobs(7)
+    with pytest.raises(ValueError, match=match):
+        KernelKMeans(**{"n_clusters": 3, **params}).fit(X)

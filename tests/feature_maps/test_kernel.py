@@ -1,0 +1,59 @@
+"""RBF kernel helpers: sigma0 heuristic and the sigma-parametrised kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+
+from marginclust.feature_maps._kernel import mean_pairwise_distance, rbf_kernel_sigma
+
+
+def test_mean_pairwise_distance_hand_worked_and_brute_force():
+    X = np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 8.0]])
+    # distances 5, 8, 5 -> mean 6
+    assert mean_pairwise_distance(X) == pytest.approx(6.0)
+    rng = np.random.RandomState(0)
+    X = rng.randn(50, 3)
+    brute = np.mean([np.linalg.norm(X[i] - X[j]) for i in range(50) for j in range(i)])
+    assert mean_pairwise_distance(X) == pytest.approx(brute)
+
+
+def test_mean_pairwise_distance_subsample_is_close_and_seeded():
+    rng = np.random.RandomState(1)
+    X = rng.randn(3000, 4)
+    exact = mean_pairwise_distance(X, max_samples=3000)
+    a = mean_pairwise_distance(X, max_samples=500, random_state=0)
+    b = mean_pairwise_distance(X, max_samples=500, random_state=0)
+    assert a == b
+    assert a == pytest.approx(exact, rel=0.03)
+
+
+def test_mean_pairwise_distance_errors():
+    with pytest.raises(ValueError, match="2 samples"):
+        mean_pairwise_distance(np.ones((1, 2)))
+    with pytest.raises(ValueError, match="max_samples"):
+        mean_pairwise_distance(np.ones((3, 2)), max_samples=1)
+    with pytest.raises(ValueError, match="NaN"):
+        mean_pairwise_distance(np.array([[np.nan], [1.0]]))
+
+
+def test_rbf_kernel_sigma_matches_sklearn_gamma():
+    rng = np.random.RandomState(2)
+    X, Y = rng.randn(10, 3), rng.randn(7, 3)
+    for sigma in (0.3, 1.0, 4.0):
+        np.testing.assert_allclose(
+            rbf_kernel_sigma(X, Y, sigma), rbf_kernel(X, Y, gamma=1 / (2 * sigma**2)),
+            rtol=1e-10, atol=1e-14,
+        )
+    K = rbf_kernel_sigma(X, sigma=1.0)
+    np.testing.assert_allclose(np.diag(K), 1.0)
+    np.testing.assert_allclose(K, K.T)
+    assert rbf_kernel_sigma(X.astype(np.float32), sigma=1.0).dtype == np.float32
+
+
+def test_rbf_kernel_sigma_errors():
+    with pytest.raises(ValueError, match="sigma"):
+        rbf_kernel_sigma(np.ones((2, 2)), sigma=0.0)
+    with pytest.raises(ValueError, match="features"):
+        rbf_kernel_sigma(np.ones((2, 2)), np.ones((2, 3)), sigma=1.0)
