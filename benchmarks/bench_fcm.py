@@ -24,6 +24,7 @@ import argparse
 import os
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -99,11 +100,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20k synthetic rows, 1 repeat")
     args = parser.parse_args(argv)
-    os.environ.setdefault("MARGINCLUST_DATA", "/work/shared/datasets")
+    os.environ.setdefault(
+        "MARGINCLUST_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")
+    )
     if not HAVE_SKFUZZY:
         print("scikit-fuzzy is not installed: skipped (pip install scikit-fuzzy)")
     if not HAVE_FCMEANS:
-        print("fuzzy-c-means is not installed: skipped (pip install fuzzy-c-means)")
+        print(
+            "fuzzy-c-means is not installed: skipped (it pins numpy<2; install with "
+            "pip install --no-deps fuzzy-c-means pydantic 'typer<0.10' tabulate)"
+        )
     m = 2.0
     rows = []
     for name, X, k in datasets(args.quick):
