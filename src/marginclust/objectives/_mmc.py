@@ -1,0 +1,330 @@
+"""Maximum margin clustering objectives (BMMC, Li et al. 2019; SPEC section 2).
+
+Linear scores, one per output (``q = 1`` binary, ``q = k`` multiclass), written
+around the data mean so that the balance constraint only involves ``t``:
+
+    f_r(x) = w_r . (x - xbar) + t_r,     t_r = (1/n) sum_i f_r(x_i)
+
+(the usual offset is ``b_r = t_r - w_r . xbar``; see :mod:`._constraints`).
+A parameter is the pair ``x = (W, t)`` with ``W`` of shape ``(q, d)`` and ``t``
+of shape ``(q,)``.
+
+True (non-convex) objectives, what ``objective_history_`` records:
+
+- binary (eq. 3):  ``J = 1/2 ||w||^2 + C/n sum_i max(0, 1 - |f(x_i)|)``
+- multiclass (eqs. 20-22, SPEC): ``J = 1/2 ||W||_F^2 + C/(nk) sum_i sum_{r != y_i}
+  max(0, 1 - (f_{y_i}(x_i) - f_r(x_i)))`` with ``y_i = argmax_p f_p(x_i)``,
+- plus, with pairs (Sec. IV): ``C'/m sum |f(x_u) - z f(x_v)|`` (binary) or
+  ``C'/(mk) sum_{(u,v), r} |f_r(x_u) - z f_r(x_v)|`` (multiclass),
+
+all subject to the balance constraint on ``t``.
+
+CCCP (eqs. 10-11, 29-30) fixes the signs ``s_i = sgn f(x_i)`` (binary) or the
+argmax ``p_i`` (multiclass) at the current iterate; the resulting convex loss
+``max(0, 1 - s_i f(x_i))`` (resp. ``sum_{r != p_i} max(0, 1 - f_{p_i} + f_r)``)
+is an upper bound of the true loss that touches it at the current iterate
+(``|f| >= s f`` and ``max_p f_p >= f_{p_i}``), so every CCCP step that does not
+increase the surrogate does not increase the true objective.
+
+Every risk below is piecewise linear in the scores, so a subgradient is a
+coefficient matrix ``Gc`` of shape ``(n, q)``: ``dR/dW = Gc' (X - xbar)``
+(computed as ``X' Gc - xbar (1' Gc)`` without centring ``X``, so sparse input
+stays sparse) and ``dR/dt = 1' Gc``. One pass over ``X`` for the scores and one
+for the subgradient: ``O(q nnz(X))`` per plane (eqs. 14-18 and 31-34).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from ._constraints import BalanceSet, PairSet, make_balance
+
+__all__ = ["MMCObjective", "MMCSurrogate", "LinearData"]
+
+Array = npt.NDArray[np.float64]
+Params = tuple[Array, Array]
+
+
+class LinearData:
+    """The data matrix with its mean, for centred products without centring ``X``.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data (prior validation is assumed).
+    """
+
+    def __init__(self, X: Any) -> None:
+        self.X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+        self.n, self.d = X.shape
+        self.xbar = np.asarray(self.X.mean(axis=0), dtype=np.float64).ravel()
+
+    def scores(self, W: Array, t: Array) -> Array:
+        """``F[i, r] = W[r] . (x_i - xbar) + t[r]``, shape (n, q)."""
+        F = np.asarray(self.X @ W.T, dtype=np.float64)
+        F += t - self.xbar @ W.T
+        return F
+
+    def back(self, Gc: Array) -> Array:
+        """``Gc' (X - xbar)``, shape (q, d)."""
+        M = np.asarray(self.X.T @ Gc, dtype=np.float64)
+        M -= np.outer(self.xbar, Gc.sum(axis=0))
+        return M.T
+
+
+def _binary_true_loss(F: Array) -> float:
+    return float(np.maximum(0.0, 1.0 - np.abs(F[:, 0])).mean())
+
+
+def _multi_true_loss(F: Array) -> float:
+    n, k = F.shape
+    M = F.max(axis=1, keepdims=True)
+    # sum over r of max(0, 1 - M + f_r) counts the argmax term (= 1) once; remove it.
+    return float((np.maximum(0.0, 1.0 - M + F).sum() - n) / (n * k))
+
+
+def _argmin_sum_of_hinges(a: Array, b: Array, w: Array, lo: float, hi: float) -> float:
+    """Minimiser closest to 0 of ``sum_j w_j max(0, a_j + b_j t)`` over ``[lo, hi]`` (exact).
+
+    The slope at ``-inf`` is ``sum_{b_j < 0} w_j b_j`` and grows by ``w_j |b_j|`` at each
+    breakpoint ``-a_j / b_j``; the minimisers are where it changes sign.
+    """
+    nz = b != 0
+    a, b, w = a[nz], b[nz], w[nz]
+    if a.size == 0:
+        return float(np.clip(0.0, lo, hi))
+    tau = -a / b
+    order = np.argsort(tau)
+    tau = tau[order]
+    slope = float(np.sum(w[b < 0] * b[b < 0])) + np.cumsum((w * np.abs(b))[order])
+    # slope on (tau_k, tau_{k+1}) is slope[k]; on (-inf, tau_0) it is slope_-inf
+    tol = 1e-12 * max(1.0, float(np.sum(w * np.abs(b))))
+    left_idx = np.searchsorted(slope, -tol, side="left")  # first k with slope[k] >= -tol
+    if left_idx >= tau.size:
+        t_lo = t_hi = float(tau[-1])
+    else:
+        t_lo = float(tau[left_idx])
+        right_idx = np.searchsorted(slope, tol, side="right")  # first k with slope[k] > tol
+        t_hi = float(tau[right_idx]) if right_idx < tau.size else np.inf
+        if np.sum(w[b < 0] * b[b < 0]) >= -tol:  # flat or increasing from -inf
+            t_lo = -np.inf
+    lo_i, hi_i = max(t_lo, lo), min(t_hi, hi)
+    if lo_i <= hi_i:
+        return float(np.clip(0.0, lo_i, hi_i))
+    return float(lo if t_hi < lo else hi)
+
+
+class MMCObjective:
+    """The true (non-convex) MMC objective and its CCCP linearisations.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+    n_clusters : int
+        Number of clusters ``k``.
+    C : float
+        Weight of the margin loss (> 0).
+    bound : float
+        Balance bound ``l / n`` on the mean score (binary) or on the
+        differences of mean scores (multiclass).
+    C_pairs : float, default=0.0
+        Weight ``C'`` of the pairwise loss.
+    pairs : PairSet or None, default=None
+        Must-link / cannot-link pairs.
+    multiclass : bool or None, default=None
+        Use the multiclass formulation (eqs. 19-34). None: only when
+        ``n_clusters > 2``. With ``n_clusters=2`` it solves the same problem as the
+        binary formulation for ``f = f_1 - f_2`` with half the objective.
+    data : LinearData or None, default=None
+        Precomputed data wrapper (to share it between objectives).
+    """
+
+    def __init__(
+        self,
+        X: Any,
+        n_clusters: int,
+        C: float,
+        bound: float,
+        *,
+        C_pairs: float = 0.0,
+        pairs: PairSet | None = None,
+        multiclass: bool | None = None,
+        data: LinearData | None = None,
+    ) -> None:
+        self.data = data if data is not None else LinearData(X)
+        self.k = int(n_clusters)
+        self.multiclass = self.k > 2 if multiclass is None else bool(multiclass)
+        if not self.multiclass and self.k != 2:
+            raise ValueError("The binary formulation needs n_clusters=2.")
+        self.q = self.k if self.multiclass else 1
+        self.C = float(C)
+        self.C_pairs = float(C_pairs)
+        self.pairs = pairs if pairs is not None and pairs.size else None
+        self.balance: BalanceSet = make_balance(self.q, float(bound))
+
+    # ------------------------------------------------------------ helpers
+    def zero(self) -> Params:
+        """The all-zero parameter."""
+        return np.zeros((self.q, self.data.d)), np.zeros(self.q)
+
+    def scores(self, x: Params) -> Array:
+        """Scores ``F`` of shape (n, q) on the training data."""
+        return self.data.scores(x[0], x[1])
+
+    def _pair_diff(self, F: Array) -> Array:
+        p = self.pairs
+        assert p is not None
+        return F[p.u] - p.z[:, None] * F[p.v]
+
+    def pair_loss(self, F: Array) -> float:
+        """Mean absolute pair residual ``1/(mq) sum |f(x_u) - z f(x_v)|`` (0 without pairs)."""
+        if self.pairs is None:
+            return 0.0
+        return float(np.abs(self._pair_diff(F)).mean())
+
+    def margin_loss(self, F: Array) -> float:
+        """The true (non-convex) margin loss of scores ``F``."""
+        return _multi_true_loss(F) if self.multiclass else _binary_true_loss(F)
+
+    def labels_from_scores(self, F: Array) -> npt.NDArray[np.intp]:
+        """Cluster labels: ``f >= 0 -> 1`` (binary) or the argmax (ties to the lower index)."""
+        if self.multiclass:
+            return np.argmax(F, axis=1).astype(np.intp)
+        return (F[:, 0] >= 0).astype(np.intp)
+
+    # ----------------------------------------------------------- protocol
+    def value(self, x: Params) -> float:
+        """True objective at ``x``."""
+        F = self.scores(x)
+        return self.value_from_scores(x, F)
+
+    def value_from_scores(self, x: Params, F: Array) -> float:
+        """True objective at ``x`` given its scores ``F``."""
+        W = x[0]
+        return float(
+            0.5 * np.vdot(W, W) + self.C * self.margin_loss(F) + self.C_pairs * self.pair_loss(F)
+        )
+
+    def labels(self, x: Params) -> npt.NDArray[np.intp]:
+        """Labels of the training data at ``x``."""
+        return self.labels_from_scores(self.scores(x))
+
+    def linearize(self, x: Params) -> MMCSurrogate:
+        """The CCCP convex majoriser at ``x`` (signs / argmax fixed at ``x``)."""
+        return self.surrogate(self.labels(x))
+
+    def surrogate(self, labels: npt.ArrayLike) -> MMCSurrogate:
+        """The convex subproblem (eq. 11 / 30, with pairs eq. 39 / 47) for fixed labels."""
+        return MMCSurrogate(self, np.asarray(labels, dtype=np.intp))
+
+
+class MMCSurrogate:
+    """Convex CCCP subproblem: an SVM with fixed labels, balance set and pairwise loss.
+
+    ``J(x) = 1/2 ||W||^2 + C R(x)`` with ``R`` = hinge loss with the fixed labels
+    plus ``(C'/C)`` times the pairwise loss. Provides ``plane(x)`` for the bundle
+    method. Built by :meth:`MMCObjective.surrogate`.
+
+    Parameters
+    ----------
+    objective : MMCObjective
+        The parent objective.
+    labels : ndarray of shape (n_samples,)
+        Fixed labels (binary: 0/1, sign ``2 y - 1``; multiclass: ``p_i``).
+    """
+
+    required_by = ("plane", "value")
+
+    def __init__(self, objective: MMCObjective, labels: npt.NDArray[np.intp]) -> None:
+        self.obj = objective
+        self.labels = labels
+        self.C = objective.C
+        self.balance = objective.balance
+        self.shape = (objective.q, objective.data.d)
+        n = objective.data.n
+        if objective.multiclass:
+            self._rows = np.arange(n)
+        else:
+            self._sign = 2.0 * labels - 1.0
+
+    def _risk_coef(self, F: Array) -> tuple[float, Array]:
+        """Risk value and its subgradient coefficients ``Gc`` (n, q) w.r.t. the scores."""
+        obj = self.obj
+        n = F.shape[0]
+        if obj.multiclass:
+            k = obj.k
+            fp = F[self._rows, self.labels]
+            marg = 1.0 - fp[:, None] + F
+            marg[self._rows, self.labels] = 0.0
+            active = marg > 0
+            risk = float(np.where(active, marg, 0.0).sum()) / (n * k)
+            Gc = active.astype(np.float64)
+            Gc[self._rows, self.labels] = -active.sum(axis=1)
+            Gc /= n * k
+        else:
+            s = self._sign
+            marg = 1.0 - s * F[:, 0]
+            active = marg > 0
+            risk = float(marg[active].sum()) / n
+            Gc = np.where(active, -s / n, 0.0)[:, None]
+        if obj.pairs is not None and obj.C_pairs > 0:
+            p = obj.pairs
+            D = obj._pair_diff(F)
+            weight = obj.C_pairs / obj.C
+            risk += weight * float(np.abs(D).mean())
+            S = np.sign(D) * (weight / D.size)
+            np.add.at(Gc, p.u, S)
+            np.add.at(Gc, p.v, -p.z[:, None] * S)
+        return risk, Gc
+
+    def risk(self, x: Params) -> float:
+        """Risk ``R(x)``."""
+        return self._risk_coef(self.obj.scores(x))[0]
+
+    def value(self, x: Params) -> float:
+        """Surrogate objective ``1/2 ||W||^2 + C R(x)``."""
+        W = x[0]
+        return float(0.5 * np.vdot(W, W) + self.C * self.risk(x))
+
+    def polish(self, x: Params) -> Params:
+        """Re-optimise the offset ``t`` exactly for fixed ``W`` (binary model).
+
+        ``R(W, t)`` is convex piecewise linear in the scalar ``t``; its minimisers
+        over the balance box form an interval, and the one closest to 0 is taken.
+        The bundle QP leaves ``t`` arbitrary in that interval when the model is flat
+        in ``t`` (e.g. every sample inside the margin with balanced labels), and an
+        arbitrary offset can put every sample on one side. Never increases ``R``.
+        The multiclass ``t`` is returned unchanged.
+        """
+        obj = self.obj
+        if obj.multiclass:
+            return x
+        W, t = x
+        g = obj.scores((W, np.zeros(1)))[:, 0]
+        n = g.size
+        s = self._sign
+        # terms w_j max(0, a_j + b_j t): hinge 1 - s_i (g_i + t), pairs |d + (1 - z) t|
+        a, b, wt = [1.0 - s * g], [-s], [np.full(n, 1.0 / n)]
+        if obj.pairs is not None and obj.C_pairs > 0:
+            p = obj.pairs
+            d = g[p.u] - p.z * g[p.v]
+            c = np.full(p.size, obj.C_pairs / (obj.C * p.size))
+            a += [d, -d]
+            b += [1.0 - p.z, -(1.0 - p.z)]
+            wt += [c, c]
+        a_all, b_all, w_all = np.concatenate(a), np.concatenate(b), np.concatenate(wt)
+        bound = self.balance.bound
+        t_new = _argmin_sum_of_hinges(a_all, b_all, w_all, -bound, bound)
+        x_new = (W, np.array([t_new]))
+        return x_new if self.risk(x_new) <= self.risk(x) else x
+
+    def plane(self, x: Params) -> tuple[float, Array, Array]:
+        """Risk and a subgradient at ``x``: ``(R(x), dR/dW (q, d), dR/dt (q,))``."""
+        F = self.obj.scores(x)
+        risk, Gc = self._risk_coef(F)
+        return risk, self.obj.data.back(Gc), Gc.sum(axis=0)

@@ -1,0 +1,196 @@
+"""BMMC estimator: accuracy on easy data, constraints, sparse = dense, monotone CCCP, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+
+from marginclust.estimators._bmmc import BMMC
+from marginclust.metrics import adjusted_rand_index
+from marginclust.objectives._mmc import MMCObjective
+from marginclust.solvers._bundle import BundleMethod
+from marginclust.solvers._cccp import CCCP
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_recovers_separated_blobs(k, global_random_seed):
+    X, y = make_blobs(
+        60 * k, centers=k, n_features=4, cluster_std=0.6, random_state=global_random_seed
+    )
+    est = BMMC(k, C=10.0, random_state=global_random_seed).fit(X)
+    assert adjusted_rand_index(y, est.labels_) > 0.95
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    h = est.objective_history_
+    assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1]))
+    assert est.objective_ == pytest.approx(h[-1])
+    assert est.coef_.shape == ((1, 4) if k == 2 else (k, 4))
+    F = est.decision_function(X)
+    assert F.shape == ((len(X),) if k == 2 else (len(X), k))
+
+
+def test_balance_constraint_holds(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = np.vstack([rng.randn(90, 3) + 4, rng.randn(30, 3)])  # 3:1 imbalance
+    for balance in (0, 5, 0.2):
+        est = BMMC(C=5.0, balance=balance, random_state=0).fit(X)
+        lim = balance if isinstance(balance, int) else balance * len(X)
+        assert abs(est.decision_function(X).sum()) <= lim + 1e-6 * len(X)
+    k3 = BMMC(3, C=5.0, balance=3, random_state=0).fit(X)
+    sums = k3.decision_function(X).sum(axis=0)
+    assert sums.max() - sums.min() <= 3 + 1e-6 * len(X)
+
+
+def test_multiclass_with_two_clusters_agrees_with_binary(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.randn(80, 4)
+    X[:40, :2] += 2.0
+    labels = rng.randint(2, size=80)
+    runs = []
+    for multiclass in (False, True):
+        obj = MMCObjective(X, 2, 3.0, 0.1, multiclass=multiclass)
+        first = obj.surrogate(labels if not multiclass else 1 - labels)
+        runs.append(
+            (
+                obj,
+                CCCP(BundleMethod(tol=1e-7, max_iter=1000), tol=1e-9).solve(
+                    obj, obj.zero(), first=first
+                ),
+            )
+        )
+    (ob, rb), (om, rm) = runs
+    assert rm.objective == pytest.approx(rb.objective / 2, rel=1e-4)
+    W = rm.x[0]
+    np.testing.assert_allclose(W[0] - W[1], rb.x[0][0], atol=5e-3 * np.abs(rb.x[0]).max())
+    np.testing.assert_array_equal(1 - om.labels(rm.x), ob.labels(rb.x))
+
+
+def _square(rng):
+    centers = np.array([[0, 0], [0, 6], [6, 0], [6, 6]], float)
+    X = np.vstack([c + rng.randn(30, 2) for c in centers])
+    return X, np.repeat(np.arange(4), 30)
+
+
+@pytest.mark.parametrize("split", ["x", "y"])
+def test_pairwise_constraints_honoured(split, global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X, blob = _square(rng)
+    same, diff = (
+        ([(0, 1), (2, 3)], [(0, 2), (1, 3)])
+        if split == "x"
+        else ([(0, 2), (1, 3)], [(0, 1), (2, 3)])
+    )
+
+    def draw(groups):
+        return [
+            (rng.choice(np.flatnonzero(blob == a)), rng.choice(np.flatnonzero(blob == b)))
+            for a, b in groups
+            for _ in range(3)
+        ]
+
+    ml, cl = draw(same), draw(diff)
+    est = BMMC(C=10.0, C_pairs=1.0, random_state=0).fit(X, must_link=ml, cannot_link=cl)
+    L = est.labels_
+    assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
+    # the whole split follows the constraints, not only the constrained samples
+    truth = np.isin(blob, [0, 1]) if split == "x" else np.isin(blob, [0, 2])
+    assert adjusted_rand_index(truth.astype(int), L) > 0.9
+
+
+def test_multiclass_pairs_consistent_with_clusters(global_random_seed):
+    """Multiclass (eq. 46): few constraints consistent with the clusters are honoured.
+
+    (With the paper's pair loss, constraints that contradict the natural multiclass
+    structure are often not enforced; see the report.)"""
+    rng = np.random.RandomState(global_random_seed)
+    centers = np.array([[0.0, 0.0], [8.0, 0.0], [4.0, 7.0]])
+    X, y = make_blobs(120, centers=centers, cluster_std=1.0, random_state=global_random_seed)
+    ml = [tuple(rng.choice(np.flatnonzero(y == c), 2, replace=False)) for c in range(3)]
+    cl = [
+        (rng.choice(np.flatnonzero(y == a)), rng.choice(np.flatnonzero(y == b)))
+        for a, b in [(0, 1), (1, 2), (0, 2)]
+    ]
+    est = BMMC(3, C=10.0, C_pairs=1.0, random_state=0).fit(X, must_link=ml, cannot_link=cl)
+    L = est.labels_
+    assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_sparse_and_dense_same_result(k, global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X, y = make_blobs(60, centers=k, n_features=6, random_state=global_random_seed)
+    X[np.abs(X) < 1.0] = 0.0
+    init = np.where(rng.rand(60) < 0.8, y, rng.randint(k, size=60))  # noisy true labels
+    # tight tolerances: both runs must reach the same optimum (rounding differs)
+    a = BMMC(k, C=2.0, init=init, inner_tol=1e-7, inner_max_iter=1000).fit(X)
+    b = BMMC(k, C=2.0, init=init, inner_tol=1e-7, inner_max_iter=1000).fit(sp.csr_matrix(X))
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-4 * np.abs(a.coef_).max())
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-7)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(b.predict(sp.csr_matrix(X)), a.labels_)
+    c = BMMC(k, C=2.0, init="pca", random_state=0).fit(sp.csr_matrix(X))
+    assert np.unique(c.labels_).size == k
+
+
+def test_deterministic_and_float32():
+    X, _ = make_blobs(100, centers=3, random_state=0)
+    a = BMMC(3, random_state=1).fit(X.astype(np.float32))
+    b = BMMC(3, random_state=1).fit(X.astype(np.float32))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert np.all(np.isfinite(a.coef_))
+
+
+def test_clarabel_qp_gives_same_clustering():
+    pytest.importorskip("clarabel")
+    X, _ = make_blobs(100, centers=2, random_state=0)
+    a = BMMC(C=3.0, random_state=0).fit(X)
+    b = BMMC(C=3.0, random_state=0, qp="clarabel").fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"C": 0}, "C must be"),
+        ({"C": -1.0}, "C must be"),
+        ({"balance": -1}, "balance"),
+        ({"balance": 1.5}, "balance"),
+        ({"balance": "x"}, "balance"),
+        ({"init": "nope"}, "init"),
+        ({"init": np.zeros(3, dtype=int)}, "init"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"inner_tol": 0.0}, "inner_tol"),
+        ({"qp": "cvx"}, "qp"),
+        ({"n_clusters": 50}, "n_clusters"),
+    ],
+)
+def test_bad_parameters(params, match):
+    X, _ = make_blobs(20, centers=2, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        BMMC(**params).fit(X)
+
+
+def test_bad_data_and_pairs():
+    X, _ = make_blobs(20, centers=2, random_state=0)
+    with pytest.raises(ValueError):
+        BMMC().fit(np.full((10, 2), np.nan))
+    with pytest.raises(ValueError, match="identical"):
+        BMMC().fit(np.ones((10, 3)))
+    with pytest.raises(ValueError, match="must_link"):
+        BMMC().fit(X, must_link=[[0, 99]])
+    with pytest.raises(ValueError, match="both must-link and cannot-link"):
+        BMMC().fit(X, must_link=[[0, 1]], cannot_link=[[1, 0]])
+    with pytest.raises(ValueError, match="shape"):
+        BMMC().fit(X, cannot_link=[0, 1, 2])
+
+
+def test_convergence_warning_at_max_iter():
+    from marginclust.exceptions import ConvergenceWarning
+
+    X, _ = make_blobs(80, centers=2, random_state=0)
+    init = np.random.RandomState(0).randint(2, size=80)  # far from a CCCP fixed point
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = BMMC(C=5.0, init=init, max_iter=1).fit(X)
+    assert not est.converged_ and est.n_iter_ == 1

@@ -1,0 +1,125 @@
+"""Bundle method against a direct QP of the full convex subproblem."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from marginclust.objectives._constraints import make_pairs
+from marginclust.objectives._mmc import MMCObjective
+from marginclust.solvers._bundle import BundleMethod
+
+
+def _direct_qp(sub):
+    """SLSQP on the n-slack QP of the convex subproblem (hinge slacks, pair slacks, balance)."""
+    obj = sub.obj
+    Xc = np.asarray(obj.data.X) - obj.data.xbar
+    n, d = Xc.shape
+    q = obj.q
+    nw = q * d
+
+    def scores(z):
+        return Xc @ z[:nw].reshape(q, d).T + z[nw : nw + q]
+
+    if obj.multiclass:
+        rows = [(i, r) for i in range(n) for r in range(q) if r != sub.labels[i]]
+
+        def margins(z):
+            F = scores(z)
+            return np.array([1 - F[i, sub.labels[i]] + F[i, r] for i, r in rows])
+
+        n_h, scale = len(rows), 1.0 / (n * q)
+    else:
+        s = 2.0 * sub.labels - 1.0
+
+        def margins(z):
+            return 1 - s * scores(z)[:, 0]
+
+        n_h, scale = n, 1.0 / n
+    pairs = obj.pairs
+    n_p = 0 if pairs is None else pairs.size * q
+    pw = 0.0 if pairs is None else obj.C_pairs / (pairs.size * q)
+    off = nw + q
+
+    def fun(z):
+        W = z[:nw]
+        return 0.5 * W @ W + obj.C * scale * z[off : off + n_h].sum() + pw * z[off + n_h :].sum()
+
+    def diffs(z):
+        F = scores(z)
+        return (F[pairs.u] - pairs.z[:, None] * F[pairs.v]).ravel()
+
+    cons = [
+        {"type": "ineq", "fun": lambda z: z[off : off + n_h] - margins(z)},
+        {"type": "ineq", "fun": lambda z: z[off : off + n_h]},
+        {"type": "ineq", "fun": lambda z: sub.balance.h - sub.balance.G @ z[nw : nw + q]},
+    ]
+    if sub.balance.E.shape[0]:
+        cons.append({"type": "eq", "fun": lambda z: sub.balance.E @ z[nw : nw + q]})
+    if n_p:
+        cons.append({"type": "ineq", "fun": lambda z: z[off + n_h :] - diffs(z)})
+        cons.append({"type": "ineq", "fun": lambda z: z[off + n_h :] + diffs(z)})
+    z0 = np.zeros(off + n_h + n_p)
+    z0[off:] = 2.0
+    res = minimize(
+        fun, z0, constraints=cons, method="SLSQP", options={"ftol": 1e-12, "maxiter": 500}
+    )
+    return res.fun, res.x[:nw].reshape(q, d)
+
+
+@pytest.mark.parametrize(
+    "k, with_pairs",
+    [(2, False), (3, False), (2, True), (3, True)],
+    ids=["bin", "multi", "bin-pairs", "multi-pairs"],
+)
+def test_bundle_matches_direct_qp(k, with_pairs, global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    n, d = (24, 3) if k == 2 else (14, 3)  # SLSQP on the n-slack QP is the slow part
+    X = rng.randn(n, d)
+    X[: n // 2, 0] += 2.5
+    pairs = make_pairs([[0, 1], [5, n - 3]], [[0, n - 1]], n) if with_pairs else None
+    obj = MMCObjective(X, k, 2.0, 0.05, C_pairs=0.5, pairs=pairs)
+    sub = obj.surrogate(rng.randint(k, size=n))
+    res = BundleMethod(tol=1e-7, max_iter=500).solve(sub)
+    assert res.converged
+    f_qp, W_qp = _direct_qp(sub)
+    assert res.objective == pytest.approx(f_qp, rel=1e-5)
+    assert res.objective == pytest.approx(sub.value(res.x))
+    assert sub.balance.violation(res.x[1]) <= 1e-8
+    np.testing.assert_allclose(res.x[0], W_qp, atol=2e-2)
+    # the gap certificate is a true lower bound
+    assert res.info["lower_bound"] <= f_qp + 1e-7
+
+
+def test_bundle_keeps_best_and_never_worse_than_warm_start(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.randn(50, 4)
+    obj = MMCObjective(X, 2, 1.0, 0.1)
+    sub = obj.surrogate(rng.randint(2, size=50))
+    x0 = (rng.randn(1, 4), np.zeros(1))
+    res = BundleMethod(tol=1e-3, max_iter=3).solve(sub, x0)
+    assert res.objective <= sub.value(x0) + 1e-12
+    assert np.all(np.diff(res.objective_history) <= 0)
+
+
+def test_plane_aggregation_still_converges():
+    rng = np.random.RandomState(0)
+    X = rng.randn(200, 10)
+    obj = MMCObjective(X, 3, 10.0, 0.1)
+    sub = obj.surrogate(rng.randint(3, size=200))
+    full = BundleMethod(tol=1e-4, max_iter=500, max_planes=1000).solve(sub)
+    small = BundleMethod(tol=1e-4, max_iter=500, max_planes=5, max_idle=2).solve(sub)
+    assert small.converged and small.info["n_planes"] <= 7
+    assert small.objective == pytest.approx(full.objective, rel=2e-4)
+
+
+def test_sparse_input_same_solution():
+    rng = np.random.RandomState(1)
+    X = rng.randn(60, 5)
+    X[X < 0.3] = 0.0
+    labels = rng.randint(2, size=60)
+    a = BundleMethod(tol=1e-6).solve(MMCObjective(X, 2, 1.0, 0.1).surrogate(labels))
+    b = BundleMethod(tol=1e-6).solve(MMCObjective(sp.csr_matrix(X), 2, 1.0, 0.1).surrogate(labels))
+    np.testing.assert_allclose(a.x[0], b.x[0], atol=1e-8)

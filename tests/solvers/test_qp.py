@@ -1,0 +1,119 @@
+"""The small QP solvers: interior point vs generic solvers, KKT of the bundle dual."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from marginclust.objectives._constraints import make_balance
+from marginclust.solvers._qp import solve_bundle_dual, solve_qp_nonneg
+
+
+def _slsqp_primal(Aw, Ct, o, C, bal):
+    """Generic solve of min 1/2||w||^2 + C xi, xi >= a_j.w + c_j.t + o_j, balance."""
+    d, q = Aw.shape[1], Ct.shape[1]
+    cons = [{"type": "ineq", "fun": lambda x: x[-1] - (Aw @ x[:d] + Ct @ x[d : d + q] + o)}]
+    if bal.G.shape[0]:
+        cons.append({"type": "ineq", "fun": lambda x: bal.h - bal.G @ x[d : d + q]})
+    if bal.E.shape[0]:
+        cons.append({"type": "eq", "fun": lambda x: bal.E @ x[d : d + q] - bal.e})
+    res = minimize(
+        lambda x: 0.5 * x[:d] @ x[:d] + C * x[-1],
+        np.zeros(d + q + 1),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-13, "maxiter": 1000},
+    )
+    return res.x[:d], res.x[d : d + q], res.fun
+
+
+@pytest.mark.parametrize("q", [1, 3])
+def test_bundle_dual_matches_generic_solver_and_kkt(q, global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    for _ in range(4):
+        m, d = rng.randint(2, 12), rng.randint(2, 6)
+        Aw, Ct, o = rng.randn(m, d), rng.randn(m, q), rng.rand(m)
+        Aw[0], Ct[0], o[0] = 0.0, 0.0, 0.0  # the R >= 0 plane keeps the model bounded
+        if q > 1:
+            Ct -= Ct.mean(axis=1, keepdims=True)  # multiclass planes are shift invariant
+        C = float(rng.uniform(0.5, 5))
+        bal = make_balance(q, float(rng.uniform(0, 0.5)))
+        res = solve_bundle_dual(Aw @ Aw.T, o, Ct, C, bal.G, bal.h, bal.E, bal.e)
+        w, t = -res.beta @ Aw, res.t
+        model = 0.5 * w @ w + C * np.max(Aw @ w + Ct @ t + o)
+        # KKT: dual feasibility, primal feasibility, complementary slackness, no gap
+        assert np.all(res.beta >= -1e-12) and res.beta.sum() == pytest.approx(C)
+        assert bal.violation(t) <= 1e-8
+        vals = Aw @ w + Ct @ t + o
+        assert np.all(vals[res.beta > 1e-6 * C] >= vals.max() - 1e-6)
+        assert model == pytest.approx(res.lower_bound, rel=1e-7, abs=1e-9)
+        w2, t2, f2 = _slsqp_primal(Aw, Ct, o, C, bal)
+        assert model == pytest.approx(f2, rel=1e-6, abs=1e-8)
+        np.testing.assert_allclose(w, w2, atol=1e-4)
+
+
+def test_clarabel_agrees_with_ipm():
+    pytest.importorskip("clarabel")
+    rng = np.random.RandomState(0)
+    m, d = 8, 4
+    Aw, Ct, o = rng.randn(m, d), rng.randn(m, 1), rng.rand(m)
+    bal = make_balance(1, 0.2)
+    a = solve_bundle_dual(Aw @ Aw.T, o, Ct, 2.0, bal.G, bal.h, bal.E, bal.e)
+    b = solve_bundle_dual(Aw @ Aw.T, o, Ct, 2.0, bal.G, bal.h, bal.E, bal.e, method="clarabel")
+    np.testing.assert_allclose(a.beta @ Aw, b.beta @ Aw, atol=1e-6)
+    np.testing.assert_allclose(a.t, b.t, atol=1e-6)
+    assert a.lower_bound == pytest.approx(b.lower_bound, rel=1e-8)
+
+
+def test_qp_nonneg_kkt_random(global_random_seed):
+    rng = np.random.RandomState(global_random_seed)
+    p = 7
+    M = rng.randn(3, p)
+    H, g = M.T @ M, rng.randn(p)  # singular PSD Hessian ...
+    H[-1, -1] += 1.0  # ... but curved in the free variable, so the problem is bounded
+    nonneg = np.ones(p, dtype=bool)
+    nonneg[-1] = False  # one free variable
+    A = np.vstack([np.ones((1, p)), rng.randn(1, p)])
+    b = A @ np.concatenate([rng.dirichlet(np.ones(p - 1)), [rng.randn()]])  # feasible
+    res = solve_qp_nonneg(H, g, A, b, nonneg)
+    assert res.converged
+    z = res.z
+    np.testing.assert_allclose(A @ z, b, atol=1e-9)
+    assert np.all(z[nonneg] >= -1e-12)
+    grad = H @ z + g - A.T @ res.y
+    np.testing.assert_allclose(grad, res.lam, atol=1e-7)  # stationarity
+    assert np.all(res.lam >= -1e-10) and np.allclose(res.lam[~nonneg], 0)
+    assert abs(z[nonneg] @ res.lam[nonneg]) < 1e-8  # complementarity
+
+
+def test_bad_method():
+    with pytest.raises(ValueError, match="method"):
+        solve_bundle_dual(
+            np.eye(1), [0.0], [[0.0]], 1.0, [[1.0]], [1.0], np.zeros((0, 1)), [], method="x"
+        )
+
+
+@pytest.mark.parametrize("q", [1, 3])
+def test_active_set_matches_ipm_with_warm_starts(q, global_random_seed):
+    """The bundle's use: add one plane at a time, warm start from the previous solution."""
+    rng = np.random.RandomState(global_random_seed)
+    d = 5
+    bal = make_balance(q, float(rng.uniform(0, 0.3)))
+    Aw, Ct, o = np.zeros((1, d)), np.zeros((1, q)), np.zeros(1)
+    warm = None
+    for _ in range(12):
+        c = rng.randn(1, q)
+        if q > 1:
+            c -= c.mean()
+        Aw, Ct, o = np.vstack([Aw, rng.randn(1, d)]), np.vstack([Ct, c]), np.append(o, rng.rand())
+        args = (Aw @ Aw.T, o, Ct, 2.0, bal.G, bal.h, bal.E, bal.e)
+        a = solve_bundle_dual(*args, method="active-set", warm_start=warm)
+        ref = solve_bundle_dual(*args)
+        np.testing.assert_allclose(a.beta @ Aw, ref.beta @ Aw, atol=1e-6)
+        assert a.lower_bound == pytest.approx(ref.lower_bound, rel=1e-7, abs=1e-9)
+        w, t = -a.beta @ Aw, a.t
+        model = 0.5 * w @ w + 2.0 * np.max(Aw @ w + Ct @ t + o)
+        assert model == pytest.approx(ref.lower_bound, rel=1e-6, abs=1e-8)
+        assert bal.violation(t) <= 1e-8
+        warm = (np.append(a.beta / 2.0, 0.0), a.rest)
