@@ -1,0 +1,241 @@
+"""ELM random hidden layer as a scikit-learn transformer.
+
+An extreme learning machine (ELM) maps an input ``x`` to the hidden-layer row
+``h(x) = [G(a_1, b_1, x), ..., G(a_L, b_L, x)]`` whose node parameters are drawn
+at random and never trained (Huang et al. 2006; Zhang et al. 2013, eq. 7):
+
+- sigmoid nodes: ``G(a, b, x) = 1 / (1 + exp(-(a . x + b)))``;
+- Gaussian nodes: ``G(a, b, x) = exp(-b ||x - a||^2)``.
+
+The ELM theory allows any continuous distribution for ``(a, b)``, but the scale
+matters in practice: with raw weights of unit size, ``a . x`` on features of
+size ~100 (or on 256 pixels) saturates every sigmoid at 0 or 1, and Gaussian
+nodes with unit width around random centres are ~0 everywhere. A saturated H
+has (nearly) binary or constant columns, which makes every downstream ridge fit
+either trivial or interpolating. We therefore scale the draw by the data
+(documented in :class:`ELMFeatures`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from scipy.special import expit
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.sparsefuncs import mean_variance_axis
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["ELMFeatures"]
+
+_ACTIVATIONS = ("sigmoid", "gaussian")
+
+
+class ELMFeatures(TransformerMixin, BaseEstimator):
+    """Random ELM hidden layer ``h(x)`` (sigmoid or Gaussian nodes).
+
+    Data-aware scaling (what ``fit`` learns from ``X``): the feature means
+    ``mu`` and one *global* scale ``s``, the root-mean-square of the feature
+    standard deviations (a single scale keeps the geometry of the data; scale
+    heterogeneous features beforehand, e.g. with ``MinMaxScaler``, if that is
+    what you want).
+
+    - ``activation="sigmoid"``: ``h_l(x) = sigmoid(a_l . x + b_l)`` with
+      ``a_l = weight_scale * w_l / (s sqrt(d))``, ``w_l ~ N(0, I_d)``, and
+      ``b_l = -a_l . mu + weight_scale * u_l``, ``u_l ~ U(-1, 1)``. So the
+      pre-activation ``a_l . (x - mu) + weight_scale * u_l`` has a spread of about
+      ``weight_scale`` on the training data: the nodes work in the non-linear but
+      non-saturated range of the sigmoid for ``weight_scale`` around 1.
+    - ``activation="gaussian"``: ``h_l(x) = exp(-b_l ||x - a_l||^2)`` with centres
+      ``a_l = x_j + s * 0.1 * z_l`` (a random training sample ``x_j`` jittered by
+      ``z_l ~ N(0, I_d)``, so the centres are a continuous random draw that lies
+      where the data are), and ``b_l = 1 / (weight_scale^2 * m2)`` where ``m2`` is
+      the median squared distance between (up to 1000) training samples and the
+      centres: a typical node value is ``exp(-1 / weight_scale^2)``.
+
+    Parameters
+    ----------
+    n_hidden : int, default=100
+        Number of hidden nodes L (output features).
+    activation : {"sigmoid", "gaussian"}, default="sigmoid"
+        Node type.
+    weight_scale : float, default=1.0
+        Multiplier of the data-aware scale above (larger: more non-linear,
+        sharper nodes; too large saturates sigmoid nodes).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the random node parameters.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_features_in_, n_hidden)
+        Input weights ``a_l`` as columns (sigmoid) or centres (Gaussian).
+    biases_ : ndarray of shape (n_hidden,)
+        Biases ``b_l`` (sigmoid) or widths ``b_l`` (Gaussian).
+    n_features_in_ : int
+        Number of input features.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Input feature names, when ``X`` has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust import ELMFeatures
+    >>> X = np.random.RandomState(0).rand(20, 3)
+    >>> ELMFeatures(n_hidden=5, random_state=0).fit_transform(X).shape
+    (20, 5)
+    """
+
+    def __init__(
+        self,
+        n_hidden: int = 100,
+        *,
+        activation: str = "sigmoid",
+        weight_scale: float = 1.0,
+        random_state: Any = None,
+    ) -> None:
+        self.n_hidden = n_hidden
+        self.activation = activation
+        self.weight_scale = weight_scale
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        if (
+            isinstance(self.n_hidden, bool)
+            or not isinstance(self.n_hidden, numbers.Integral)
+            or self.n_hidden < 1
+        ):
+            raise ValueError(f"n_hidden must be a positive integer; got {self.n_hidden!r}.")
+        if self.activation not in _ACTIVATIONS:
+            raise ValueError(f"activation must be one of {_ACTIVATIONS}; got {self.activation!r}.")
+        ws = self.weight_scale
+        bad = isinstance(ws, bool) or not isinstance(ws, numbers.Real)
+        if bad or not np.isfinite(ws) or ws <= 0:
+            raise ValueError(f"weight_scale must be a positive finite number; got {ws!r}.")
+
+    def fit(self, X: Any, y: Any = None) -> ELMFeatures:
+        """Draw the random hidden nodes, scaled to the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (used for the scale of the draw only).
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted transformer.
+        """
+        self._check_params()
+        X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
+        rng = check_random_state(self.random_state)
+        n, d = X.shape
+        L = int(self.n_hidden)
+        ws = float(self.weight_scale)
+        if sp.issparse(X):
+            mu, var = mean_variance_axis(X, axis=0)
+        else:
+            mu, var = X.mean(axis=0), X.var(axis=0)
+        s = float(np.sqrt(np.mean(var)))
+        if not np.isfinite(s) or s <= 0:
+            s = 1.0  # constant data: any scale works, keep the nodes finite
+        mu = np.asarray(mu, dtype=np.float64)
+        if self.activation == "sigmoid":
+            W = rng.standard_normal((d, L)) * (ws / (s * np.sqrt(d)))
+            b = ws * rng.uniform(-1.0, 1.0, size=L) - mu @ W
+        else:
+            idx = rng.randint(n, size=L)
+            centres = X[idx]
+            centres = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
+            W = (centres.astype(np.float64) + 0.1 * s * rng.standard_normal((L, d))).T.copy()
+            sub = rng.choice(n, size=min(n, 1000), replace=False)
+            d2 = _sq_dists(X[sub], W)
+            m2 = float(np.median(d2))
+            if not np.isfinite(m2) or m2 <= 0:
+                m2 = float(np.mean(d2)) if np.mean(d2) > 0 else 1.0
+            b = np.full(L, 1.0 / (ws**2 * m2))
+        self.weights_ = np.ascontiguousarray(W, dtype=np.float64)
+        self.biases_ = np.asarray(b, dtype=np.float64)
+        return self
+
+    def _transform(self, X: Any) -> npt.NDArray[np.float64]:
+        """Hidden-layer outputs of validated ``X`` (no input validation)."""
+        return elm_hidden(X, self.weights_, self.biases_, self.activation)
+
+    def transform(self, X: Any) -> npt.NDArray[np.float64]:
+        """Map ``X`` to the hidden layer ``H`` (n_samples x n_hidden).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data.
+
+        Returns
+        -------
+        H : ndarray of shape (n_samples, n_hidden)
+            Hidden-layer outputs, in (0, 1] for both node types.
+        """
+        check_is_fitted(self)
+        X = validate_data(
+            self, X, reset=False, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32]
+        )
+        return self._transform(X)
+
+    def get_feature_names_out(self, input_features: Any = None) -> npt.NDArray[np.object_]:
+        """Output feature names ``elmfeatures0 .. elmfeatures{L-1}``.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Ignored (only validated for consistency).
+
+        Returns
+        -------
+        names : ndarray of str objects
+            One name per hidden node.
+        """
+        check_is_fitted(self)
+        return np.asarray([f"elmfeatures{i}" for i in range(self.weights_.shape[1])], dtype=object)
+
+    def __sklearn_tags__(self):  # noqa: D105
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def elm_hidden(X: Any, weights: Any, biases: Any, activation: str) -> Any:
+    """Hidden layer ``h(X)`` for given node parameters (no validation).
+
+    The result has the dtype of ``weights`` for dense ``X`` cast to it; pass
+    float32 parameters and data for a twice faster, float32 layer.
+    """
+    if activation == "sigmoid":
+        Z = X @ weights
+        Z += biases
+        return expit(Z, out=Z)
+    D2 = _sq_dists(X, weights)
+    D2 *= -biases
+    return np.exp(D2, out=D2)
+
+
+def _sq_dists(X: Any, C: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Squared Euclidean distances between rows of ``X`` and columns of ``C`` (clipped at 0)."""
+    if sp.issparse(X):
+        xx = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        XC = np.asarray(X @ C)
+    else:
+        X = np.asarray(X, dtype=C.dtype)
+        xx = np.einsum("ij,ij->i", X, X)
+        XC = X @ C
+    cc = np.einsum("ij,ij->j", C, C)
+    D2 = XC
+    D2 *= -2.0
+    D2 += xx[:, None]
+    D2 += cc[None, :]
+    np.maximum(D2, 0.0, out=D2)
+    return D2
