@@ -20,6 +20,7 @@ import numpy as np
 
 from ._registry import MEASURES, METHODS, Table
 from ._runner import NO_DATA, select_best
+from .protocols._common import table_head
 
 __all__ = ["format_report", "summarize"]
 
@@ -307,7 +308,7 @@ def _footer(
 
 
 def _generic_custom(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
+    lines = table_head(table)
     if not rows:
         return "\n".join(lines + ["(no rows)"])
     columns = [c for c in dict.fromkeys(k for r in rows for k in r) if c not in {"key", "table"}]

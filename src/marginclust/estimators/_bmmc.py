@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from ..objectives._mmc import LinearData, MMCObjective
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
 from ..solvers._result import SolverResult
-from ..utils import check_positive
+from ..utils import check_label_init, check_max_iter, check_positive
 from ..utils._reporting import report
 
 __all__ = ["BMMC", "initial_labels"]
@@ -137,15 +137,7 @@ def initial_labels(
         S = _principal_scores(data, n_dir, random_state, pairs)
         km = KMeans(n_clusters=n_clusters, n_init=3, random_state=random_state)
         return km.fit_predict(S).astype(np.intp)
-    labels = np.asarray(init)
-    if labels.shape != (n,) or not np.issubdtype(labels.dtype, np.integer):
-        raise ValueError(
-            f"init as an array must hold integer labels of shape (n_samples,) = ({n},); got "
-            f"shape {labels.shape} and dtype {labels.dtype}."
-        )
-    if labels.min() < 0 or labels.max() >= n_clusters:
-        raise ValueError(f"init labels must lie in 0..{n_clusters - 1}.")
-    return labels.astype(np.intp)
+    return check_label_init(init, n, n_clusters)  # type: ignore[return-value]
 
 
 class BMMC(BaseClusterer):
@@ -307,18 +299,9 @@ class BMMC(BaseClusterer):
         check_positive(self.tol, "tol")
         check_positive(self.inner_tol, "inner_tol")
         for name in ("max_iter", "inner_max_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+            check_max_iter(getattr(self, name), name)
         resolve_balance(self.balance, X.shape[0])
-        if isinstance(self.init, str) and self.init not in _INITS:
-            raise ValueError(
-                f"init must be one of {_INITS} or an array of labels; got {self.init!r}."
-            )
-        if self.qp not in ("auto", "active-set", "ipm", "clarabel"):
-            raise ValueError(
-                f"qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {self.qp!r}."
-            )
+        _check_init_qp(self.init, self.qp)
         if not isinstance(self.C, Real):  # pragma: no cover - check_positive covers it
             raise ValueError("C must be a real number.")
 
@@ -353,27 +336,13 @@ class BMMC(BaseClusterer):
             res.info["n_inner_iter"],
             res.objective,
         )
-        W, t = res.x
-        b = t - W @ obj.data.xbar
-        x = {
-            "labels_": _labels(_linear_scores(X, W, b)),
-            "coef_": W.copy(),
-            "intercept_": b,
-            "n_inner_iter_": np.asarray(res.info["n_inner_iter"], dtype=np.intp),
-        }
-        msg = (
-            ""
-            if res.converged
-            else f"BMMC: CCCP stopped at max_iter={self.max_iter} before the objective "
-            f"changed by less than tol={self.tol}; increase max_iter or tol."
-        )
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            message=msg,
+        return _linear_result(
+            X,
+            obj,
+            res,
+            {"n_inner_iter_": np.asarray(res.info["n_inner_iter"], dtype=np.intp)},
+            f"BMMC: CCCP stopped at max_iter={self.max_iter} before the objective "
+            f"changed by less than tol={self.tol}; increase max_iter or tol.",
         )
 
     # ---------------------------------------------------------- prediction
@@ -408,6 +377,36 @@ def _one_cluster(X: Any) -> SolverResult:
         "n_inner_iter_": np.zeros(0, dtype=np.intp),
     }
     return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True)
+
+
+def _check_init_qp(init: Any, qp: Any) -> None:
+    """Validate the ``init`` name and the ``qp`` backend shared by BMMC and CPMMC."""
+    if isinstance(init, str) and init not in _INITS:
+        raise ValueError(f"init must be one of {_INITS} or an array of labels; got {init!r}.")
+    if qp not in ("auto", "active-set", "ipm", "clarabel"):
+        raise ValueError(f"qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {qp!r}.")
+
+
+def _linear_result(
+    X: Any, obj: MMCObjective, res: SolverResult, extra: dict[str, Any], message: str
+) -> SolverResult:
+    """Fitted attributes of a solved linear MMC: ``b = t - W xbar`` (uncentred), labels.
+
+    ``extra`` holds the solver's own fitted attributes; ``message`` is used only
+    when the solver did not converge.
+    """
+    W, t = res.x
+    b = t - W @ obj.data.xbar
+    x = {"labels_": _labels(_linear_scores(X, W, b)), "coef_": W.copy(), "intercept_": b}
+    x.update(extra)
+    return SolverResult(
+        x=x,
+        objective=res.objective,
+        objective_history=res.objective_history,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        message="" if res.converged else message,
+    )
 
 
 def _linear_scores(X: Any, W: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral
 from typing import Any
 
 import numpy as np
@@ -13,8 +12,15 @@ from ..objectives._constraints import resolve_balance
 from ..objectives._mmc import MMCObjective
 from ..solvers._cutting_plane import CuttingPlaneMMC
 from ..solvers._result import SolverResult
-from ..utils import check_positive
-from ._bmmc import _INITS, _labels, _linear_scores, _one_cluster, initial_labels
+from ..utils import check_max_iter, check_positive
+from ._bmmc import (
+    _check_init_qp,
+    _labels,
+    _linear_result,
+    _linear_scores,
+    _one_cluster,
+    initial_labels,
+)
 
 __all__ = ["CPMMC"]
 
@@ -118,18 +124,9 @@ class CPMMC(BaseClusterer):
         check_positive(self.tol, "tol")
         check_positive(self.cccp_tol, "cccp_tol")
         for name in ("max_iter", "cccp_max_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+            check_max_iter(getattr(self, name), name)
         resolve_balance(self.balance, X.shape[0])
-        if isinstance(self.init, str) and self.init not in _INITS:
-            raise ValueError(
-                f"init must be one of {_INITS} or an array of labels; got {self.init!r}."
-            )
-        if self.qp not in ("auto", "active-set", "ipm", "clarabel"):
-            raise ValueError(
-                f"qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {self.qp!r}."
-            )
+        _check_init_qp(self.init, self.qp)
 
     def _fit_one(self, X: Any, random_state: np.random.RandomState) -> SolverResult:
         if self._n_clusters == 1:
@@ -150,28 +147,16 @@ class CPMMC(BaseClusterer):
             qp="active-set" if self.qp == "auto" else self.qp,
         )
         res = solver.solve(obj, obj.zero(), signs0=2.0 * labels0 - 1.0)
-        W, t = res.x
-        b = t - W @ obj.data.xbar
-        x = {
-            "labels_": _labels(_linear_scores(X, W, b)),
-            "coef_": W.copy(),
-            "intercept_": b,
-            "n_cccp_iter_": np.asarray(res.info["n_cccp_iter"], dtype=np.intp),
-            "n_constraints_": res.info["n_constraints"],
-        }
-        msg = (
-            ""
-            if res.converged
-            else f"CPMMC stopped at max_iter={self.max_iter} with a constraint still violated "
-            f"by more than tol={self.tol}; increase max_iter or tol."
-        )
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            message=msg,
+        return _linear_result(
+            X,
+            obj,
+            res,
+            {
+                "n_cccp_iter_": np.asarray(res.info["n_cccp_iter"], dtype=np.intp),
+                "n_constraints_": res.info["n_constraints"],
+            },
+            f"CPMMC stopped at max_iter={self.max_iter} with a constraint still violated "
+            f"by more than tol={self.tol}; increase max_iter or tol.",
         )
 
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:

@@ -26,6 +26,7 @@ from ..objectives._elm_ridge import (
     ridge_primal,
 )
 from ..solvers import SolverResult
+from ..utils import check_label_init, check_max_iter, check_positive_finite, check_unit_interval
 
 __all__ = ["EMMC", "resolve_balance", "initial_labels"]
 
@@ -301,33 +302,13 @@ class EMMC(BaseClusterer):
         ELMFeatures(
             n_hidden=self.n_hidden, activation=self.activation, weight_scale=self.weight_scale
         )._check_params()
-        C = self.C
-        if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-            raise ValueError(f"C must be a positive finite number; got {C!r}.")
+        check_positive_finite(self.C, "C")
         if self.output not in ("auto", "single", "multi"):
             raise ValueError(f"output must be 'auto', 'single' or 'multi'; got {self.output!r}.")
-        tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not 0 <= tol < 1:
-            raise ValueError(f"tol must be a number in [0, 1); got {tol!r}.")
-        mi = self.max_iter
-        if isinstance(mi, bool) or not isinstance(mi, numbers.Integral) or mi < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {mi!r}.")
+        check_unit_interval(self.tol, "tol")
+        check_max_iter(self.max_iter)
         self._balance = resolve_balance(self.balance, n, m)
-        if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(
-                    f"init must be one of {_INITS} or an array of n_samples labels; "
-                    f"got {self.init!r}."
-                )
-        else:
-            lab = np.asarray(self.init)
-            if lab.shape != (n,) or not np.issubdtype(lab.dtype, np.integer):
-                raise ValueError(
-                    f"init as labels must be an integer array of shape (n_samples,) = ({n},); "
-                    f"got dtype {lab.dtype} and shape {lab.shape}."
-                )
-            if lab.min() < 0 or lab.max() >= m:
-                raise ValueError(f"init labels must lie in 0..{m - 1} (n_clusters={m}).")
+        check_label_init(self.init, n, m, _INITS)
         if m <= 2 and self.output in ("auto", "single"):
             self._output = "binary"
         else:

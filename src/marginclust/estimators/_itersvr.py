@@ -14,7 +14,6 @@ paper's Table 3 shows). The supervised fits are scikit-learn's ``SVR`` /
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,6 +23,7 @@ from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 from ..base import BaseClusterer
 from ..objectives._elm_ridge import repair_balance
 from ..solvers import SolverResult
+from ..utils import check_label_init, check_max_iter, check_positive_finite, check_unit_interval
 from ._emmc import initial_labels, resolve_balance
 
 __all__ = ["IterSVM", "IterSVR"]
@@ -44,28 +44,10 @@ class _IterBase(BaseClusterer):
         m = self._n_clusters
         if self.kernel not in ("linear", "rbf"):
             raise ValueError(f"kernel must be 'linear' or 'rbf'; got {self.kernel!r}.")
-        C = self.C
-        if isinstance(C, bool) or not isinstance(C, numbers.Real) or not np.isfinite(C) or C <= 0:
-            raise ValueError(f"C must be a positive finite number; got {C!r}.")
-        mi = self.max_iter
-        if isinstance(mi, bool) or not isinstance(mi, numbers.Integral) or mi < 1:
-            raise ValueError(f"max_iter must be a positive integer; got {mi!r}.")
+        check_positive_finite(self.C, "C")
+        check_max_iter(self.max_iter)
         self._balance = resolve_balance(self.balance, n, m)
-        if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(
-                    f"init must be one of {_INITS} or an array of n_samples labels; "
-                    f"got {self.init!r}."
-                )
-        else:
-            lab = np.asarray(self.init)
-            if lab.shape != (n,) or not np.issubdtype(lab.dtype, np.integer):
-                raise ValueError(
-                    f"init as labels must be an integer array of shape ({n},); got dtype "
-                    f"{lab.dtype} and shape {lab.shape}."
-                )
-            if lab.min() < 0 or lab.max() > 1:
-                raise ValueError("init labels must be 0 or 1 (a binary method).")
+        check_label_init(self.init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
 
     def _make_model(self, random_state: np.random.RandomState) -> Any:  # pragma: no cover
         raise NotImplementedError
@@ -267,9 +249,7 @@ class IterSVR(_IterBase):
 
     def _check_params(self, X: Any) -> None:
         super()._check_params(X)
-        eps = self.epsilon
-        if isinstance(eps, bool) or not isinstance(eps, numbers.Real) or not 0 <= eps < 1:
-            raise ValueError(f"epsilon must be a number in [0, 1); got {eps!r}.")
+        check_unit_interval(self.epsilon, "epsilon")
 
     def _make_model(self, random_state: np.random.RandomState) -> Any:
         if self.kernel == "linear":

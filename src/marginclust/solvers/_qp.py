@@ -104,6 +104,20 @@ def _newton_direction(
     return dz, dy, dlam
 
 
+def _qp_arrays(
+    H: Any, g: Any, A: Any, b: Any, nonneg: Any
+) -> tuple[Array, Array, Array, Array, npt.NDArray[np.bool_], float]:
+    """The QP data as float64 arrays (``A`` as r x p), the bool mask and the scale
+    ``max(1, |H|_max, |g|_max)`` of the objective."""
+    H = np.asarray(H, dtype=np.float64)
+    g = np.asarray(g, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64).reshape(-1, g.size)
+    b = np.asarray(b, dtype=np.float64).ravel()
+    nn = np.asarray(nonneg, dtype=bool)
+    scale = max(1.0, np.abs(H).max(initial=0.0), np.abs(g).max(initial=0.0))
+    return H, g, A, b, nn, scale
+
+
 def solve_qp_nonneg(
     H: npt.ArrayLike,
     g: npt.ArrayLike,
@@ -143,15 +157,10 @@ def solve_qp_nonneg(
     -------
     result : QPResult
     """
-    H = np.asarray(H, dtype=np.float64)
-    g = np.asarray(g, dtype=np.float64)
-    A = np.asarray(A, dtype=np.float64).reshape(-1, g.size)
-    b = np.asarray(b, dtype=np.float64).ravel()
-    nn = np.asarray(nonneg, dtype=bool)
+    H, g, A, b, nn, scale = _qp_arrays(H, g, A, b, nonneg)
     p, r = g.size, b.size
     idx = np.flatnonzero(nn)
     n_nn = max(idx.size, 1)
-    scale = max(1.0, np.abs(H).max(initial=0.0), np.abs(g).max(initial=0.0))
     b_scale = max(1.0, np.abs(b).max(initial=0.0))
     z = np.zeros(p)
     z[idx] = 1.0
@@ -250,13 +259,8 @@ def solve_qp_active_set(
     -------
     result : QPResult
     """
-    H = np.asarray(H, dtype=np.float64)
-    g = np.asarray(g, dtype=np.float64)
-    A = np.asarray(A, dtype=np.float64).reshape(-1, g.size)
-    b = np.asarray(b, dtype=np.float64).ravel()
-    nn = np.asarray(nonneg, dtype=bool)
+    H, g, A, b, nn, scale = _qp_arrays(H, g, A, b, nonneg)
     p, r = g.size, b.size
-    scale = max(1.0, np.abs(H).max(initial=0.0), np.abs(g).max(initial=0.0))
     delta = 1e-11 * scale
     z = np.array(z0, dtype=np.float64)
     W = nn & (z <= 1e-13)

@@ -9,11 +9,15 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 __all__ = [
+    "check_label_init",
+    "check_max_iter",
     "check_memberships",
     "check_n_clusters",
     "check_not_constant",
     "check_pairs",
     "check_positive",
+    "check_positive_finite",
+    "check_unit_interval",
 ]
 
 
@@ -93,6 +97,131 @@ def check_positive(
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
     return int(value) if integer else float(value)
+
+
+def check_label_init(
+    init: object, n_samples: int, n_clusters: int, inits: tuple[str, ...] = ()
+) -> npt.NDArray[np.intp] | None:
+    """Validate an ``init`` that is either a method name or an array of initial labels.
+
+    Parameters
+    ----------
+    init : str or array-like of shape (n_samples,)
+        A name from ``inits``, or one integer label in ``0..n_clusters - 1`` per sample.
+    n_samples : int
+        Number of samples.
+    n_clusters : int
+        Number of clusters.
+    inits : tuple of str, default=()
+        Accepted names.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,), dtype intp, or None
+        The labels; None when ``init`` is a name.
+
+    Raises
+    ------
+    ValueError
+        On an unknown name, a wrong shape or dtype, or labels out of range.
+    """
+    if isinstance(init, str):
+        if init not in inits:
+            raise ValueError(
+                f"init must be one of {inits} or an array of n_samples labels; got {init!r}."
+            )
+        return None
+    labels = np.asarray(init)
+    if labels.shape != (n_samples,) or not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(
+            f"init as labels must be an integer array of shape (n_samples,) = ({n_samples},); "
+            f"got dtype {labels.dtype} and shape {labels.shape}."
+        )
+    if labels.min() < 0 or labels.max() >= n_clusters:
+        raise ValueError(f"init labels must lie in 0..{n_clusters - 1} (n_clusters={n_clusters}).")
+    return labels.astype(np.intp)
+
+
+def check_max_iter(value: object, name: str = "max_iter") -> int:
+    """Check that an iteration limit is a positive integer (``bool`` is rejected).
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str, default="max_iter"
+        The parameter name, used in the error message.
+
+    Returns
+    -------
+    value : int
+        The validated value.
+
+    Raises
+    ------
+    ValueError
+        If the value is not an integer or is below 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}.")
+    return int(value)
+
+
+def check_positive_finite(value: object, name: str) -> float:
+    """Check that a scalar parameter is a real number with ``0 < value < inf``.
+
+    Unlike :func:`check_positive`, one message covers every failure.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        The parameter name, used in the error message.
+
+    Returns
+    -------
+    value : float
+        The validated value.
+
+    Raises
+    ------
+    ValueError
+        If the value is not a real number, not finite or not positive.
+    """
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value <= 0
+    ):
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
+    return float(value)
+
+
+def check_unit_interval(value: object, name: str) -> float:
+    """Check that a scalar parameter (a tolerance, a width) is a real number in ``[0, 1)``.
+
+    Parameters
+    ----------
+    value : object
+        The parameter value.
+    name : str
+        The parameter name, used in the error message.
+
+    Returns
+    -------
+    value : float
+        The validated value.
+
+    Raises
+    ------
+    ValueError
+        If the value is not a real number in ``[0, 1)``.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
+        raise ValueError(f"{name} must be a number in [0, 1); got {value!r}.")
+    return float(value)
 
 
 def check_not_constant(X: npt.ArrayLike | sp.spmatrix) -> None:

@@ -30,8 +30,6 @@ footnote 8), IterSVR (``itersvr``, registered by the EMMC protocol) and CPMMC
 
 from __future__ import annotations
 
-import time
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +37,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._seeds import derive_seed
+from ._common import load_xy, timed_fit
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -287,18 +286,7 @@ register_table(
 
 # ----------------------------------------------------------- custom tables
 def _data(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    from .._runner import load_data
-
-    X, y, _ = load_data(name, PREPROCESSING, data_home=context.data_home)
-    return X, y
-
-
-def _timed_fit(est: Any, X: Any, **fit_params: Any) -> tuple[Any, float]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        tic = time.perf_counter()
-        est.fit(X, **fit_params)
-        return est, time.perf_counter() - tic
+    return load_xy(name, context, PREPROCESSING)
 
 
 def _ca(y: np.ndarray, labels: np.ndarray) -> float:
@@ -339,7 +327,7 @@ def run_table7(table: Table, context: RunContext) -> list[dict[str, Any]]:
                     est = make(k, derive_seed(context.seed, table.name, ds, method, rep))
                     if est is None:
                         break
-                    est, dt = _timed_fit(est, X)
+                    est, dt, _ = timed_fit(est, X)
                     times.append(dt)
                     ca = _ca(y, est.labels_)
                 paper = TABLE7_PUBLISHED.get((ds, method))
@@ -433,7 +421,7 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 rng = np.random.RandomState(seed)
                 ml, cl = _random_pairs(y, count, rng)
                 est = BMMC(k, C=8.0, C_pairs=1.0, random_state=seed)
-                est, _ = _timed_fit(est, X, must_link=ml, cannot_link=cl)
+                est, _, _ = timed_fit(est, X, must_link=ml, cannot_link=cl)
                 cas.append(_ca(y, est.labels_))
             rows.append(
                 {
@@ -514,7 +502,7 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 seed = derive_seed(context.seed, table.name, name, n)
                 rng = np.random.RandomState(seed)
                 idx = rng.choice(len(X), size=min(n, len(X)), replace=False)
-                est, dt = _timed_fit(BMMC(k, random_state=seed), X[idx])
+                est, dt, _ = timed_fit(BMMC(k, random_state=seed), X[idx])
                 rows.append(
                     {
                         "dataset": name,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +30,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._seeds import derive_seed
+from ._common import load_xy, md_table, table_head, timed_fit
 
 SOURCE = "Zhang, Xia, Liu & Zhang 2013 (EMMC)"
 C_GRID = [2.0**k for k in range(-10, 11, 2)]
@@ -118,10 +118,7 @@ MULTICLASS = list(DATASETS)[7:]
 
 
 def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    from .._runner import load_data
-
-    X, y, _ = load_data(name, "minmax", data_home=context.data_home)
-    return X, y
+    return load_xy(name, context, "minmax")
 
 
 def _scores(y: np.ndarray, labels: np.ndarray) -> dict[str, float]:
@@ -131,15 +128,6 @@ def _scores(y: np.ndarray, labels: np.ndarray) -> dict[str, float]:
         "acc": 100.0 * clustering_accuracy(y, labels, mapping="hungarian"),
         "ri": float(rand_index(y, labels)),
     }
-
-
-def _timed_fit(est: Any, X: np.ndarray) -> tuple[Any, float, int]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        est.fit(X)
-        elapsed = time.perf_counter() - t0
-    return est, elapsed, len(caught)
 
 
 def _L(spec: Any, n: int) -> int:
@@ -158,15 +146,10 @@ def _fmt(v: Any, digits: int = 2) -> str:
 
 
 def _md(header: Sequence[str], body: Sequence[Sequence[Any]]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += [
-        "| " + " | ".join(_fmt(c) if not isinstance(c, str) else c for c in r) + " |" for r in body
-    ]
-    return out
+    return md_table(header, body, _fmt)
 
 
-def _head(table: Table) -> list[str]:
-    return [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
+_head = table_head
 
 
 # ------------------------------------------------------------------ Table 3
@@ -194,7 +177,7 @@ def run_table3(table: Table, context: RunContext) -> list[dict[str, Any]]:
             "EMMC": EMMC(2, n_hidden=n, C=C, random_state=seed),
         }
         for name, est in ests.items():
-            est, t, nw = _timed_fit(est, X)
+            est, t, nw = timed_fit(est, X)
             sc = _scores(y, est.labels_)
             rows.append(
                 dict(
@@ -330,7 +313,7 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 ("KM in ELM feature space + EMMC", kme, t_kme),
             ]:
                 est = EMMC(2, n_hidden=n, C=C, init=init.astype(np.intp), random_state=seed)
-                est, t, _ = _timed_fit(est, X)
+                est, t, _ = timed_fit(est, X)
                 add(scheme, est.labels_, t + t_init, protocol, est.n_iter_)
     return rows
 
@@ -429,7 +412,7 @@ def _single_vs_multi(
     for L, run, output in itertools.product(Ls, range(n_runs), ["single", "multi"]):
         seed = derive_seed(context.seed, table.name, L, run)
         est = EMMC(k, n_hidden=L, C=PAPER_C, output=output, balance=balance, random_state=seed)
-        est, t, nw = _timed_fit(est, X)
+        est, t, nw = timed_fit(est, X)
         rows.append(
             dict(
                 L=L,
@@ -628,7 +611,7 @@ def _run_grid(
             seed = derive_seed(context.seed, table.name, name, run)
             settings = [("default", PAPER_C)] + [("paper", C) for C in grid]
             for protocol, C in settings:
-                est, t, nw = _timed_fit(
+                est, t, nw = timed_fit(
                     EMMC(k, n_hidden=L, C=C, balance=balance, random_state=seed), X
                 )
                 rows.append(
@@ -648,7 +631,7 @@ def _run_grid(
             if with_itersvr and k == 2:
                 svr_grid = grid[::2] if context.quick else grid
                 for protocol, C in [("default", 1.0)] + [("paper", C) for C in svr_grid]:
-                    est, t, nw = _timed_fit(IterSVR(C=C, balance=balance, random_state=seed), X)
+                    est, t, nw = timed_fit(IterSVR(C=C, balance=balance, random_state=seed), X)
                     rows.append(
                         dict(
                             dataset=name,
@@ -782,7 +765,7 @@ def run_table9(table: Table, context: RunContext) -> list[dict[str, Any]]:
         paper_name, Lspec, balance = DATASETS[name]
         for run in range(n_runs):
             seed = derive_seed(context.seed, table.name, name, run)
-            est, t, _ = _timed_fit(
+            est, t, _ = timed_fit(
                 EMMC(
                     k, n_hidden=_L(Lspec, X.shape[0]), C=PAPER_C, balance=balance, random_state=seed
                 ),
@@ -800,7 +783,7 @@ def run_table9(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 )
             )
             if k == 2:
-                est, t, _ = _timed_fit(IterSVR(C=1.0, balance=balance, random_state=seed), X)
+                est, t, _ = timed_fit(IterSVR(C=1.0, balance=balance, random_state=seed), X)
                 rows.append(
                     dict(
                         dataset=name,

@@ -22,8 +22,6 @@ membership (MATLAB ``fcm`` in the paper).
 
 from __future__ import annotations
 
-import time
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,6 +29,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._seeds import derive_seed
+from ._common import md_table, timed_fit
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 
@@ -113,26 +112,16 @@ def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] 
     return np.asarray(X, dtype=np.float64), np.asarray(y), k
 
 
-def _fit(est: Any, X: np.ndarray) -> tuple[Any, float, int]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        est.fit(X)
-        elapsed = time.perf_counter() - t0
-    return est, elapsed, len(caught)
+def _fmt(v: Any) -> str:
+    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
+    return str(v)
 
 
 def _md(header: Sequence[str], body: Sequence[Sequence[Any]]) -> list[str]:
-    def fmt(v: Any) -> str:
-        if v is None or (isinstance(v, float) and not np.isfinite(v)):
-            return "-"
-        if isinstance(v, float):
-            return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
-        return str(v)
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
-    return lines
+    return md_table(header, body, _fmt)
 
 
 def _head(table: Table) -> list[str]:
@@ -172,7 +161,7 @@ def run_table2(table: Table, context: RunContext) -> list[dict[str, Any]]:
     rows = []
 
     def record(method: str, est: Any, run: int) -> None:
-        est, t, nw = _fit(est, X)
+        est, t, nw = timed_fit(est, X)
         rows.append(
             dict(
                 method=method,
@@ -313,7 +302,7 @@ def run_table34(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 continue
             for run in range(n_runs):
                 seed = derive_seed(context.seed, "pkm-table34", name, method, run)
-                est, t, nw = _fit(METHOD_FACTORIES[method](n_clusters=k, random_state=seed), X)
+                est, t, nw = timed_fit(METHOD_FACTORIES[method](n_clusters=k, random_state=seed), X)
                 lab = np.asarray(est.labels_)
                 rows.append(
                     dict(
@@ -431,7 +420,7 @@ def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
         init = np.random.RandomState(seed).dirichlet(np.ones(k), size=X.shape[0])
         for solver, step in TABLE5_SOLVERS:
             est = PKM(k, solver=solver, step=step or 0.01, init=init)
-            est, t, nw = _fit(est, X)
+            est, t, nw = timed_fit(est, X)
             rows.append(
                 dict(
                     dataset=name,
@@ -527,7 +516,7 @@ def run_table6(table: Table, context: RunContext) -> list[dict[str, Any]]:
             # Best of 3 fits (of 1 for the faithful solvers on large sets): the machine is
             # shared and a single short fit is at the mercy of the scheduler.
             repeats = 3 if (solver == "block" or X.shape[0] <= 1000) else 1
-            fits = [_fit(PKM(k, solver=solver, init=init), X) for _ in range(repeats)]
+            fits = [timed_fit(PKM(k, solver=solver, init=init), X) for _ in range(repeats)]
             est, t, nw = min(fits, key=lambda f: f[1])
             rows.append(
                 dict(

@@ -1,0 +1,85 @@
+"""Helpers shared by the protocol modules: timed fits and markdown tables.
+
+Not a protocol module itself (it registers nothing).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .._registry import RunContext, Table
+
+__all__ = ["load_xy", "md_table", "table_head", "timed_fit"]
+
+
+def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:
+    """Data set ``name`` preprocessed by ``how`` (see :func:`..._runner.load_data`)."""
+    from .._runner import load_data
+
+    X, y, _ = load_data(name, how, data_home=context.data_home)
+    return X, y
+
+
+def table_head(table: Table) -> list[str]:
+    """Markdown heading lines of a table report: name, title and source."""
+    return [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
+
+
+def timed_fit(est: Any, X: Any, **fit_params: Any) -> tuple[Any, float, int]:
+    """Fit ``est`` on ``X`` and time only the fit (:func:`time.perf_counter`).
+
+    Warnings raised during the fit are caught (not shown) and counted.
+
+    Parameters
+    ----------
+    est : estimator
+        Unfitted estimator.
+    X : array-like of shape (n_samples, n_features)
+        Training data.
+    **fit_params : dict
+        Passed to ``est.fit``.
+
+    Returns
+    -------
+    est : estimator
+        The fitted estimator.
+    elapsed : float
+        Wall-clock seconds of ``fit``.
+    n_warnings : int
+        Number of warnings raised during ``fit``.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        est.fit(X, **fit_params)
+        elapsed = time.perf_counter() - t0
+    return est, elapsed, len(caught)
+
+
+def md_table(
+    header: Sequence[str], body: Sequence[Sequence[Any]], fmt: Callable[[Any], str] = str
+) -> list[str]:
+    """Lines of a markdown table.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column names.
+    body : sequence of sequences
+        Rows of cells.
+    fmt : callable, default=str
+        Turns a cell into its text.
+
+    Returns
+    -------
+    lines : list of str
+        The header, the separator and one line per row.
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
+    return lines
