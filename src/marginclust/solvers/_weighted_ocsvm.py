@@ -1,0 +1,424 @@
+"""Weighted one-class SVMs (Bicego & Figueiredo 2009, Sec. 2.3), both forms.
+
+Schölkopf form, eq. (11) of the paper::
+
+    min_a  a^T K a   s.t.  0 <= a_i <= w_i / (nu * N),  sum_i a_i = 1,
+    d(x) = sum_i a_i k(x_i, x) - rho.
+
+Tax & Duin form, eq. (10) (the printed "min" is the dual's max; the objective
+that is minimised is its negative)::
+
+    min_a  a^T K a - sum_i a_i K_ii   s.t.  0 <= a_i <= C w_i,  sum_i a_i = 1,
+    ||phi(x) - a||^2 = k(x, x) - 2 sum_i a_i k(x_i, x) + a^T K a      (eq. 3).
+
+Both are solved by LIBSVM's one-class SMO through scikit-learn's
+:class:`~sklearn.svm.OneClassSVM` with ``sample_weight``. The conventions,
+each checked against a direct QP solve in ``tests/solvers/test_weighted_ocsvm.py``:
+
+* With ``sample_weight=v`` and parameter ``nu'``, LIBSVM solves
+  ``min 1/2 b^T K b  s.t. 0 <= b_i <= v_i, sum b = nu' sum v`` and reports
+  ``dual_coef_ = b`` and ``offset_ = rho`` on that scale. Dividing both by
+  ``nu' sum v`` gives the normalised form (``sum a = 1``) whose upper bound is
+  ``v_i / (nu' sum v)``: the bound scales with the weights' *sum*, not with N.
+  The paper's eq. (11) with bound ``w_i / (nu N)`` is therefore LIBSVM with
+  ``nu' = nu N / sum w``, feasible only when ``sum w >= nu N`` (``bound="n"``);
+  ``bound="sum"`` (the default, what a weighted LIBSVM computes when handed the
+  memberships) uses ``w_i / (nu sum w)`` and is always feasible.
+* LIBSVM's stopping tolerance is absolute, so tiny weights (memberships near
+  zero) would stop it at once: weights are rescaled to mean one before the fit
+  and the solution mapped back (the normalised solution is scale-free).
+* LIBSVM silently drops zero-weight samples, and ``support_`` then indexes the
+  *reduced* set. Samples with zero weight (or below ``zero_tol`` times the
+  largest weight) are removed here before the call, and support indices are
+  mapped back to the caller's rows.
+* Tax & Duin reduces to the same solver: on ``sum a = 1`` the linear term
+  ``sum a_i K_ii`` equals ``a^T [(K_ii + K_jj) / 2] a``, so eq. (10) is the
+  one-class problem with kernel ``K_ij - (K_ii + K_jj) / 2`` (for the RBF kernel
+  a constant shift, i.e. the plain RBF kernel), LIBSVM weights ``C w_i`` and
+  ``nu' = 1 / (C sum w)``; the SMO steps only see curvatures
+  ``||phi_i - phi_j||^2 >= 0`` so the indefinite precomputed kernel is fine.
+  Feasibility needs ``C sum w >= 1``.
+
+The "native" LIBSVM decision value the paper's modified LIBSVM returned for
+weights ``w`` is ``nu' sum(w)`` times the normalised ``d(x)``; see
+:attr:`WeightedOCSVM.native_scale`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.svm import OneClassSVM
+
+from ..exceptions import InfeasibleProblemError
+
+__all__ = ["WeightedOCSVM", "fit_weighted_ocsvm", "kernel_diag", "kernel_matrix"]
+
+FORMS = ("scholkopf", "tax-duin")
+KERNELS = ("rbf", "linear", "poly")
+
+# Number of kernel entries computed at once when evaluating on many samples.
+_BLOCK_ENTRIES = 4_000_000
+
+
+def kernel_matrix(
+    X: npt.NDArray[np.floating],
+    Y: npt.NDArray[np.floating],
+    *,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+) -> npt.NDArray[np.float64]:
+    """Kernel matrix between the rows of ``X`` and ``Y`` (LIBSVM's definitions).
+
+    ``rbf``: ``exp(-gamma ||x - y||^2)``; ``linear``: ``<x, y>``;
+    ``poly``: ``(gamma <x, y> + coef0)^degree``. Prior validation is assumed.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Left samples.
+    Y : ndarray of shape (m, d)
+        Right samples.
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel name.
+    gamma : float, default=1.0
+        Kernel coefficient (the paper's tau for the RBF kernel).
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    coef0 : float, default=0.0
+        Constant of the polynomial kernel.
+
+    Returns
+    -------
+    K : ndarray of shape (n, m)
+        The kernel values.
+    """
+    if kernel == "rbf":
+        D = euclidean_distances(X, Y, squared=True)
+        np.maximum(D, 0.0, out=D)
+        D *= -gamma
+        return np.exp(D, out=D)
+    G = np.asarray(X @ Y.T, dtype=np.float64)
+    if kernel == "linear":
+        return G
+    if kernel == "poly":
+        return (gamma * G + coef0) ** degree
+    raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+
+
+def kernel_diag(
+    X: npt.NDArray[np.floating],
+    *,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+) -> npt.NDArray[np.float64]:
+    """``k(x_i, x_i)`` for each row of ``X`` without forming the kernel matrix.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Samples.
+    kernel, gamma, degree, coef0
+        As in :func:`kernel_matrix`.
+
+    Returns
+    -------
+    diag : ndarray of shape (n,)
+        Kernel diagonal.
+    """
+    if kernel == "rbf":
+        return np.ones(X.shape[0])
+    sq = np.einsum("ij,ij->i", X, X).astype(np.float64)
+    if kernel == "linear":
+        return sq
+    if kernel == "poly":
+        return (gamma * sq + coef0) ** degree
+    raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+
+
+@dataclass(frozen=True)
+class WeightedOCSVM:
+    """A fitted weighted one-class SVM in the normalised form (``sum alpha = 1``).
+
+    Parameters
+    ----------
+    form : {"scholkopf", "tax-duin"}
+        Which problem was solved.
+    support_vectors : ndarray of shape (n_sv, n_features)
+        Training samples with ``alpha > 0``.
+    support : ndarray of shape (n_sv,)
+        Their row indices in the training data passed to :func:`fit_weighted_ocsvm`.
+    alpha : ndarray of shape (n_sv,)
+        Normalised dual coefficients (they sum to one).
+    rho : float
+        Schölkopf: the offset of eq. (7) in the normalised scale. Tax & Duin:
+        the squared radius ``R^2`` (mean squared distance of the free support
+        vectors; NaN when there is none).
+    center_sq_norm : float
+        ``alpha^T K alpha`` (the squared norm of the centre, used by eq. 3).
+    native_scale : float
+        ``nu' * sum(w)``: the factor between LIBSVM's own decision values and the
+        normalised ``d(x)`` (Schölkopf form).
+    kernel, gamma, degree, coef0
+        Kernel definition.
+    n_iter : int
+        LIBSVM iterations (``n_iter_``), 0 when no solver call was needed.
+    """
+
+    form: str
+    support_vectors: npt.NDArray[np.float64]
+    support: npt.NDArray[np.intp]
+    alpha: npt.NDArray[np.float64]
+    rho: float
+    center_sq_norm: float
+    native_scale: float
+    kernel: str
+    gamma: float
+    degree: int
+    coef0: float
+    n_iter: int = 0
+
+    def _kernel_dot(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """``sum_i alpha_i k(x_i, x)`` for every row, in row blocks."""
+        n = X.shape[0]
+        out = np.empty(n)
+        step = max(1, _BLOCK_ENTRIES // max(1, self.alpha.size))
+        for start in range(0, n, step):
+            Kb = kernel_matrix(
+                X[start : start + step],
+                self.support_vectors,
+                kernel=self.kernel,
+                gamma=self.gamma,
+                degree=self.degree,
+                coef0=self.coef0,
+            )
+            out[start : start + step] = Kb @ self.alpha
+        return out
+
+    def decision_function(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Schölkopf: the normalised ``d(x)`` of eq. (6); Tax & Duin: ``R^2 - ||phi(x) - a||^2``.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_features)
+            Samples (validated).
+
+        Returns
+        -------
+        d : ndarray of shape (n,)
+            Positive inside the learnt region.
+        """
+        if self.form == "scholkopf":
+            return self._kernel_dot(X) - self.rho
+        return self.rho - self.squared_distance(X)
+
+    def squared_distance(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Squared feature-space distance to the centre ``a = sum alpha_i phi(x_i)`` (eq. 3).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, n_features)
+            Samples (validated).
+
+        Returns
+        -------
+        dist2 : ndarray of shape (n,)
+            Non-negative squared distances.
+        """
+        diag = kernel_diag(
+            X, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
+        )
+        return np.maximum(diag - 2.0 * self._kernel_dot(X) + self.center_sq_norm, 0.0)
+
+
+def _check_weights(w: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"weights must have shape (n_samples,) = ({n},); got {w.shape}.")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite and non-negative.")
+    if not np.any(w > 0):
+        raise InfeasibleProblemError(
+            "All weights are zero: a weighted one-class SVM needs at least one sample with "
+            "positive weight (the constraint sum(alpha) = 1 cannot be met)."
+        )
+    return w
+
+
+def fit_weighted_ocsvm(
+    X: npt.NDArray[np.floating],
+    w: npt.ArrayLike,
+    *,
+    form: str = "scholkopf",
+    nu: float = 0.5,
+    C: float | None = None,
+    bound: str = "sum",
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+    tol: float = 1e-3,
+    zero_tol: float = 0.0,
+    cache_size: float = 200.0,
+    K: npt.NDArray[np.float64] | None = None,
+) -> WeightedOCSVM:
+    """Train one weighted one-class SVM (eq. 10 or eq. 11 of the paper).
+
+    Prior validation of ``X`` is assumed (finite float array).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Training samples.
+    w : array-like of shape (n_samples,)
+        Non-negative weights (memberships); at least one must be positive.
+    form : {"scholkopf", "tax-duin"}, default="scholkopf"
+        Which weighted one-class SVM.
+    nu : float in (0, 1], default=0.5
+        Schölkopf's nu. For Tax & Duin it sets ``C = 1 / (nu sum w)`` when
+        ``C`` is None.
+    C : float or None, default=None
+        Tax & Duin's trade-off (upper bound ``C w_i``); needs ``C sum w >= 1``.
+    bound : {"sum", "n"}, default="sum"
+        Schölkopf upper bound ``w_i / (nu sum w)`` (LIBSVM's weighted form) or
+        the literal eq. (11) ``w_i / (nu N)`` (needs ``sum w >= nu N``).
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel, with LIBSVM's parameters ``gamma``, ``degree``, ``coef0``.
+    gamma : float, default=1.0
+        Kernel coefficient; for the RBF kernel ``exp(-gamma ||x - y||^2)``.
+    degree : int, default=3
+        Polynomial degree.
+    coef0 : float, default=0.0
+        Polynomial constant.
+    tol : float, default=1e-3
+        LIBSVM stopping tolerance (on the rescaled problem).
+    zero_tol : float, default=0.0
+        Weights ``<= zero_tol * max(w)`` are treated as zero (sample dropped).
+    cache_size : float, default=200.0
+        LIBSVM kernel cache in MB.
+    K : ndarray of shape (n_samples, n_samples) or None, default=None
+        The kernel matrix of ``X`` when already computed; LIBSVM then runs on
+        the precomputed kernel (about 3x faster on a few hundred samples, since
+        with large nu nearly every kernel row is needed anyway).
+
+    Returns
+    -------
+    model : WeightedOCSVM
+        The fitted machine in the normalised form.
+
+    Raises
+    ------
+    InfeasibleProblemError
+        All weights zero, ``sum w < nu N`` with ``bound="n"``, or ``C sum w < 1``.
+    ValueError
+        Bad weights or parameters.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n = X.shape[0]
+    w = _check_weights(w, n)
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}; got {form!r}.")
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+    if not 0.0 < nu <= 1.0:
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    keep = np.flatnonzero(w > zero_tol * w.max())
+    wk = w[keep]
+    total = float(wk.sum())
+    kparams = dict(kernel=kernel, gamma=float(gamma), degree=int(degree), coef0=float(coef0))
+
+    if form == "scholkopf":
+        if bound == "sum":
+            nu_eff = float(nu)
+        elif bound == "n":
+            nu_eff = float(nu) * n / total
+            if nu_eff > 1.0 + 1e-12:
+                raise InfeasibleProblemError(
+                    f"Eq. (11) is infeasible: the weights sum to {total:.6g} < nu * n = "
+                    f"{nu * n:.6g}, so no alpha with alpha_i <= w_i/(nu n) sums to 1. Use "
+                    "bound='sum' (bound w_i/(nu sum w)), a smaller nu, or larger weights."
+                )
+            nu_eff = min(nu_eff, 1.0)
+        else:
+            raise ValueError(f"bound must be 'sum' or 'n'; got {bound!r}.")
+        libsvm_w = wk
+        native_scale = nu_eff * total
+    else:
+        C_eff = 1.0 / (nu * total) if C is None else float(C)
+        if not np.isfinite(C_eff) or C_eff <= 0:
+            raise ValueError(f"C must be a positive finite number; got {C!r}.")
+        if C_eff * total < 1.0 - 1e-12:
+            raise InfeasibleProblemError(
+                f"Eq. (10) is infeasible: C * sum(w) = {C_eff * total:.6g} < 1, so no alpha "
+                f"with alpha_i <= C w_i sums to 1. Increase C to at least {1.0 / total:.6g} "
+                "or use larger weights."
+            )
+        libsvm_w = C_eff * wk
+        nu_eff = min(1.0, 1.0 / (C_eff * total))
+        native_scale = 1.0
+
+    Xk = X[keep]
+    at_bound = nu_eff >= 1.0 - 1e-12
+    if keep.size == 1 or at_bound:
+        # every multiplier at its upper bound: alpha = w / sum w (LIBSVM fails on nu = 1)
+        alpha = libsvm_w / libsvm_w.sum()
+        sv_idx = np.arange(keep.size, dtype=np.intp)
+        n_iter = 0
+    else:
+        scale = libsvm_w.size / libsvm_w.sum()  # rescale to mean one (absolute tolerance)
+        if K is not None or (form == "tax-duin" and kernel != "rbf"):
+            Kk = kernel_matrix(Xk, Xk, **kparams) if K is None else K[np.ix_(keep, keep)]
+            if form == "tax-duin" and kernel != "rbf":
+                d = np.diag(Kk).copy()
+                Kk = Kk - 0.5 * (d[:, None] + d[None, :])
+            svm = OneClassSVM(kernel="precomputed", nu=nu_eff, tol=tol, cache_size=cache_size)
+            svm.fit(Kk, sample_weight=libsvm_w * scale)
+        else:
+            svm = OneClassSVM(
+                kernel=kernel,
+                nu=nu_eff,
+                tol=tol,
+                cache_size=cache_size,
+                gamma=float(gamma),
+                degree=int(degree),
+                coef0=float(coef0),
+            )
+            svm.fit(Xk, sample_weight=libsvm_w * scale)
+        b = np.asarray(svm.dual_coef_, dtype=np.float64).ravel()
+        sv_idx = np.asarray(svm.support_, dtype=np.intp)
+        norm = b.sum()
+        alpha = b / norm
+        n_iter = int(np.sum(svm.n_iter_))
+        if form == "scholkopf":
+            rho_from_libsvm = float(np.ravel(svm.offset_)[0]) / norm
+    Xsv = Xk[sv_idx]
+    Ksv = kernel_matrix(Xsv, Xsv, **kparams)
+    Ka = Ksv @ alpha
+    center_sq_norm = float(alpha @ Ka)
+    if form == "scholkopf":
+        # all at the bound: KKT only gives rho >= max_i (K alpha)_i; take the smallest
+        rho = float(Ka.max()) if keep.size == 1 or at_bound else rho_from_libsvm
+    else:
+        ub = libsvm_w[sv_idx]  # C w_i
+        free = alpha < ub * (1 - 1e-6)
+        diag = np.diag(Ksv)
+        dist2 = diag - 2 * Ka + center_sq_norm
+        rho = float(dist2[free].mean()) if np.any(free) else float("nan")
+    return WeightedOCSVM(
+        form=form,
+        support_vectors=Xsv,
+        support=keep[sv_idx],
+        alpha=alpha,
+        rho=rho,
+        center_sq_norm=center_sq_norm,
+        native_scale=float(native_scale),
+        n_iter=n_iter,
+        **kparams,
+    )

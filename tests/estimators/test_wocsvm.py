@@ -1,0 +1,234 @@
+"""WOCSVMClustering: E-step, f_LL bookkeeping, annealing, inits, bad input, determinism."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import logsumexp
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+
+from marginclust.estimators._wocsvm import WOCSVMClustering
+from marginclust.exceptions import ConvergenceWarning
+from marginclust.objectives._wocsvm import WOCSVMObjective, e_step
+from marginclust.solvers._em import FixedPointEM, annealing_schedule
+
+
+@pytest.fixture
+def blobs():
+    X, y = make_blobs(n_samples=60, centers=3, cluster_std=0.6, random_state=1)
+    return X, y
+
+
+def test_e_step_rows_on_simplex_and_finite_for_extreme_scores(rng):
+    S = rng.randn(50, 4) * 1e6
+    S[0] = [1e308, -1e308, 0.0, 5.0]
+    S[1] = -1e300
+    S[2, 3] = -np.inf  # removed cluster
+    log_gamma = np.log(np.array([0.1, 0.2, 0.3, 0.4]))
+    Z, f = e_step(S, log_gamma)
+    assert np.all(np.isfinite(Z)) and np.all(Z >= 0)
+    assert_allclose(Z.sum(axis=1), 1.0)
+    assert Z[2, 3] == 0.0
+    assert np.isfinite(f)
+    # moderate scores: matches the direct formula of eqs. (14) and (16)
+    S = rng.randn(20, 3)
+    g = np.array([0.2, 0.3, 0.5])
+    Z, f = e_step(S, np.log(g))
+    num = g * np.exp(S)
+    assert_allclose(Z, num / num.sum(axis=1, keepdims=True))
+    assert_allclose(f, np.log(num.sum(axis=1)).sum())
+    assert_allclose(f, logsumexp(S + np.log(g), axis=1).sum())
+
+
+def test_sigma_limits_of_e_step(rng):
+    """Sec. 3.3: sigma -> inf gives z_i = gamma; sigma -> 0 gives a hard argmax."""
+    S = rng.randn(30, 3)
+    g = np.array([0.2, 0.3, 0.5])
+    Z_big, _ = e_step(S / 1e9, np.log(g))
+    assert_allclose(Z_big, np.tile(g, (30, 1)), atol=1e-8)
+    Z_small, _ = e_step(S / 1e-9, np.log(g))
+    assert_array_equal(np.argmax(Z_small, axis=1), np.argmax(S, axis=1))
+    assert_allclose(Z_small.max(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
+def test_fit_records_f_ll_each_iteration(blobs, form):
+    X, y = blobs
+    # Tax & Duin distances lie in [0, 2] for the RBF kernel: sigma must be well below 1
+    sigma = 1.0 if form == "scholkopf" else 0.05
+    m = WOCSVMClustering(3, form=form, gamma=0.05, nu=0.9, sigma=sigma, random_state=0).fit(X)
+    assert m.objective_history_.shape == (m.n_iter_ + 1,)
+    # the last entry is f_LL recomputed from the fitted state (eq. 16)
+    obj = WOCSVMObjective(X, 3, form=form, gamma=0.05, nu=0.9)
+    scores = obj.score(type("P", (), {"models": m.models_})())
+    _, f = e_step(scores / m.sigma_, np.log(m.weights_))
+    assert_allclose(m.objective_history_[-1], f, rtol=1e-9)
+    assert_allclose(m.objective_, -f, rtol=1e-9)
+    assert_allclose(m.memberships_.sum(axis=1), 1.0)
+    assert_allclose(m.weights_.sum(), 1.0)
+    assert_allclose(m.predict_proba(X), m.memberships_, atol=1e-10)
+    assert_array_equal(m.predict(X), m.labels_)
+    assert adjusted_rand_score(y, m.labels_) > 0.9
+
+
+def test_annealing_runs_every_level_and_ends_near_sigma_min(blobs):
+    X, y = blobs
+    m = WOCSVMClustering(
+        3, gamma=0.05, nu=0.9, annealing=True, sigma_max=2.0, sigma_min=0.5, decay=0.7,
+        random_state=0, init="random-weights",
+    ).fit(X)
+    levels = annealing_schedule(2.0, 0.5, 0.7)
+    assert_allclose(np.unique(m.sigma_history_)[::-1], levels)
+    assert m.sigma_ == levels[-1]
+    assert np.all(np.diff(m.sigma_history_) <= 0)
+    assert adjusted_rand_score(y, m.labels_) > 0.9
+
+
+@pytest.mark.parametrize("init", ["gmm", "random-weights", "random-points"])
+def test_inits_and_determinism(blobs, init):
+    X, _ = blobs
+    a = WOCSVMClustering(3, gamma=0.05, init=init, random_state=3).fit(X)
+    b = WOCSVMClustering(3, gamma=0.05, init=init, random_state=3).fit(X)
+    assert_array_equal(a.labels_, b.labels_)
+    assert_allclose(a.memberships_, b.memberships_)
+    assert_allclose(a.objective_history_, b.objective_history_)
+
+
+def test_array_init(blobs):
+    X, y = blobs
+    U = np.eye(3)[y] * 0.9 + 0.1 / 3
+    m = WOCSVMClustering(3, gamma=0.05, init=U).fit(X)
+    assert adjusted_rand_score(y, m.labels_) > 0.9
+    with pytest.raises(ValueError, match="shape"):
+        WOCSVMClustering(3, init=U[:, :2]).fit(X)
+
+
+def test_normalized_decision_scale_collapses(blobs):
+    """The normalised d(x) of eq. (6) is O(1/n) apart: at sigma=1 the E-step is almost uniform."""
+    X, _ = blobs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = WOCSVMClustering(3, gamma=0.05, nu=0.9, decision_scale="normalized", random_state=0)
+        m.fit(X)
+    assert m.memberships_.max() - m.memberships_.min() < 0.2
+    native = WOCSVMClustering(3, gamma=0.05, nu=0.9, random_state=0).fit(X)
+    assert native.memberships_.max() > 0.99
+
+
+@pytest.mark.filterwarnings("ignore:.*did not converge:sklearn.exceptions.ConvergenceWarning")
+def test_absorbed_cluster_reported():
+    # two tight blobs and four clusters at a very large sigma: clusters merge
+    X, _ = make_blobs(n_samples=40, centers=2, cluster_std=0.3, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        m = WOCSVMClustering(4, gamma=0.05, nu=0.9, sigma=50.0, random_state=0).fit(X)
+    assert len(m.absorbed_clusters_) >= 1
+
+
+def test_oscillation_detected_and_named():
+    """A synthetic 2-cycle objective: the driver stops and names the oscillation."""
+
+    class Flip:
+        def m_step(self, Z, prev):
+            return Z
+
+        def e_step(self, params, sigma):
+            Z = params[:, ::-1].copy()
+            return Z, float(Z[0, 0])
+
+    Z0 = np.array([[1.0, 0.0], [0.0, 1.0]])
+    res = FixedPointEM([1.0], tol=1e-6, max_iter=50, n_samples=2).solve(Flip(), Z0)
+    assert not res.converged
+    assert "oscillates between two values" in res.message
+    assert res.n_iter < 50
+
+
+@pytest.mark.filterwarnings("ignore:.*non-empty clusters:sklearn.exceptions.ConvergenceWarning")
+def test_not_converged_warns(blobs):
+    X, _ = blobs
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        WOCSVMClustering(3, gamma=0.05, max_iter=1, tol=1e-12, init="random-weights",
+                         random_state=0).fit(X)
+
+
+def test_zero_and_tiny_weights_init(blobs):
+    """Hard 0/1 initial weights (zero weights dropped) and tiny weights give the same fit."""
+    X, y = blobs
+    U = np.eye(3)[y]
+    a = WOCSVMClustering(3, gamma=0.05, init=U, random_state=0).fit(X)
+    assert adjusted_rand_score(y, a.labels_) > 0.9
+    m = WOCSVMObjective(X, 3, gamma=0.05, nu=0.9, svm_tol=1e-9)
+    Us = 0.8 * U + 0.2 * np.random.RandomState(0).dirichlet(np.ones(3), size=60)
+    p1 = m.m_step(Us, None)
+    p2 = m.m_step(Us * 1e-6, None)  # tiny, but above the removal threshold
+    # the membership mass changes gamma_k, not the normalised machines
+    for m1, m2 in zip(p1.models, p2.models):
+        assert_allclose(m1.decision_function(X), m2.decision_function(X), atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:.*non-empty clusters:sklearn.exceptions.ConvergenceWarning")
+def test_tax_duin_infeasible_C_is_repaired_with_warning(blobs):
+    X, _ = blobs
+    with pytest.warns(UserWarning, match="infeasible"):
+        WOCSVMClustering(3, form="tax-duin", gamma=0.05, C=1e-4, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        (dict(form="svdd"), "form"),
+        (dict(kernel="sigmoid"), "kernel"),
+        (dict(nu=0.0), "nu"),
+        (dict(nu=1.5), "nu"),
+        (dict(sigma=-1.0), "sigma"),
+        (dict(annealing=True, decay=1.5), "decay"),
+        (dict(annealing=True, sigma_max=0.1, sigma_min=1.0), "larger"),
+        (dict(init="kmeans"), "init"),
+        (dict(gamma="wide"), "gamma"),
+        (dict(gamma=-2.0), "gamma"),
+        (dict(decision_scale="x"), "decision_scale"),
+        (dict(bound="n", nu=0.9), "bound='n'"),
+        (dict(max_iter=0), "max_iter"),
+        (dict(C=-1.0), "C"),
+    ],
+)
+def test_bad_params(blobs, params, match):
+    X, _ = blobs
+    with pytest.raises(ValueError, match=match):
+        WOCSVMClustering(3, **params).fit(X)
+
+
+@pytest.mark.parametrize(
+    "X,match",
+    [
+        (np.array([[0.0, np.nan], [1.0, 2.0], [3.0, 1.0]]), "NaN"),
+        (np.ones((5, 2)), "identical"),
+        (np.zeros((1, 2)), "sample"),
+    ],
+)
+def test_bad_input(X, match):
+    with pytest.raises(ValueError, match=match):
+        WOCSVMClustering(2).fit(X)
+
+
+def test_too_many_clusters():
+    X = np.random.RandomState(0).randn(4, 2)
+    with pytest.raises(ValueError, match="n_clusters"):
+        WOCSVMClustering(5).fit(X)
+
+
+@pytest.mark.filterwarnings("ignore:.*non-empty clusters:sklearn.exceptions.ConvergenceWarning")
+def test_removed_cluster_predicts_finite(blobs):
+    """A cluster with no membership mass is removed (weight 0) and predict_proba stays finite."""
+    X, y = blobs
+    U = np.zeros((60, 3))
+    U[np.arange(60), np.minimum(y, 1)] = 1.0  # cluster 2 has no mass at all
+    m = WOCSVMClustering(3, gamma=0.05, init=U).fit(X)
+    assert m.models_[2] is None and m.weights_[2] == 0.0
+    assert 2 in m.absorbed_clusters_
+    P = m.predict_proba(X[:7] + 0.1)
+    assert np.all(np.isfinite(P)) and np.all(P[:, 2] == 0.0)
+    assert_allclose(P.sum(axis=1), 1.0)
