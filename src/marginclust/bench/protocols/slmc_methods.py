@@ -1,0 +1,486 @@
+"""SLMC and iterative LS-SVM for the harness, plus the SLMC paper's m sweep and figures.
+
+Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
+
+- ``slmc``: :class:`marginclust.SLMC`, m = 2. Paper protocol (Sec. 4.1): one
+  ``setting`` per grid point, linear kernel with ``lam`` in {0.1, 0.5, 1, 5, 10}
+  and RBF kernel with the same ``lam`` and ``sigma`` in {0.25, 0.5, 1, 2, 4} x
+  sigma0 (30 settings, not a 2 x 5 x 5 product, since the linear kernel has no
+  width); FCM initialisation as in the paper. Default protocol: the label-free
+  defaults measured by ``benchmarks/slmc_defaults.py`` (see ``SLMC_DEFAULTS``).
+- ``iterative-lssvm``: :class:`marginclust.IterativeLSSVM` (binary only), the same
+  30 settings; 2-means initialisation as in Zhang, Tsang & Kwok (2009).
+
+Custom tables registered here:
+
+- ``slmc-table8``: Table 8, CA/PC/PE/XB on the optdigits pairs for m in {1.5, 2, 2.5}
+  (the printed numbers are FCM's; SLMC is run beside it).
+- ``slmc-fig3``: Fig. 3, the same four measures for m in {1.5, ..., 5} on the
+  paper's data sets we have (means over data sets and per data set).
+- ``slmc-fig4``: Fig. 4, objective and CA over the first 20 iterations.
+- ``slmc-fig2``: Fig. 2, SLMC on the synthetic four Gaussians with 3..6 clusters;
+  writes ``slmc_fig2.png`` into the output directory.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, clone
+
+from .._registry import MEASURES, Method, RunContext, Table, register_method, register_table
+from .._seeds import derive_seed
+
+__all__ = [
+    "PAPER_SETTINGS",
+    "SLMC_DEFAULTS",
+    "Standardized",
+    "make_iterative_lssvm",
+    "make_slmc",
+    "parse_setting",
+]
+
+LAMS = (0.1, 0.5, 1.0, 5.0, 10.0)
+SIGMA_MULTIPLES = (0.25, 0.5, 1.0, 2.0, 4.0)
+# The paper's 30 settings, as readable strings (recorded in every row).
+PAPER_SETTINGS = [f"linear lam={lam:g}" for lam in LAMS] + [
+    f"rbf lam={lam:g} sigma={s:g}x" for lam in LAMS for s in SIGMA_MULTIPLES
+]
+# Label-free defaults, chosen by benchmarks/slmc_defaults.py (best mean CA, 0.846, over
+# iris, wine, breast_cancer_wisconsin, ionosphere, glass and three optdigits pairs; the
+# raw / lam=1 / sigma0 / FCM(m=2) setting scored 0.792). These are SLMC's own defaults
+# plus standardisation of the features.
+SLMC_DEFAULTS: dict[str, Any] = {"lam": 1.0, "sigma_scale": 0.25, "init": "fcm-sharp",
+                                 "standardize": True}
+
+
+def parse_setting(setting: str) -> dict[str, Any]:
+    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_scale": 0.5}``.
+
+    Parameters
+    ----------
+    setting : str
+        Kernel name followed by ``lam=<float>`` and, for RBF, ``sigma=<float>x``
+        (a multiple of sigma0).
+
+    Returns
+    -------
+    params : dict
+    """
+    kernel, *rest = setting.split()
+    out: dict[str, Any] = {"kernel": kernel}
+    for item in rest:
+        key, _, value = item.partition("=")
+        if key == "lam":
+            out["lam"] = float(value)
+        elif key == "sigma":
+            out["sigma_scale"] = float(value.rstrip("x"))
+        else:
+            raise ValueError(f"Unknown item {item!r} in setting {setting!r}.")
+    return out
+
+
+class Standardized(ClusterMixin, BaseEstimator):
+    """Standardise the columns of X (zero mean, unit variance), then fit ``estimator``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A marginclust clusterer.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted copy; its fitted attributes are readable on the wrapper.
+    """
+
+    def __init__(self, estimator: Any = None) -> None:
+        self.estimator = estimator
+
+    def _scale(self, X: Any) -> np.ndarray:
+        return (np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_
+
+    def fit(self, X: Any, y: Any = None) -> Standardized:
+        """Standardise ``X`` and fit a copy of the estimator on it."""
+        X = np.asarray(X, dtype=np.float64)
+        self.mean_ = X.mean(axis=0)
+        scale = X.std(axis=0)
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        self.estimator_ = clone(self.estimator).fit(self._scale(X))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Cluster labels of new data."""
+        return self.estimator_.predict(self._scale(X))
+
+    def __getattr__(self, name: str) -> Any:
+        fitted = name.endswith("_") or name in ("kernel", "max_iter")
+        if fitted and not name.startswith("__") and "estimator_" in self.__dict__:
+            return getattr(self.__dict__["estimator_"], name)
+        raise AttributeError(name)
+
+
+def _build(cls_name: str, n_clusters: int, random_state: Any, params: dict[str, Any]) -> Any:
+    import marginclust
+
+    params = dict(params)
+    setting = params.pop("setting", None)
+    standardize = bool(params.pop("standardize", False))
+    if setting is not None:
+        params.update(parse_setting(setting))
+    est = getattr(marginclust, cls_name)(n_clusters=n_clusters, random_state=random_state,
+                                         **params)
+    return Standardized(est) if standardize else est
+
+
+def make_slmc(*, n_clusters: int, random_state: Any, **params: Any) -> Any:
+    """:class:`marginclust.SLMC`; ``setting`` (see :func:`parse_setting`) and
+    ``standardize`` are resolved here, every other parameter is passed on."""
+    return _build("SLMC", n_clusters, random_state, params)
+
+
+def make_iterative_lssvm(*, n_clusters: int, random_state: Any, **params: Any) -> Any:
+    """:class:`marginclust.IterativeLSSVM` (binary); ``setting`` as for :func:`make_slmc`."""
+    return _build("IterativeLSSVM", n_clusters, random_state, params)
+
+
+register_method(
+    Method(
+        "slmc",
+        make_slmc,
+        grid={"setting": PAPER_SETTINGS, "init": ["fcm"], "m": [2.0]},
+        defaults=dict(SLMC_DEFAULTS),
+        notes="SLMC (exact kernel, m = 2). Paper protocol: 30 settings (linear and RBF, "
+        "lam in {0.1,0.5,1,5,10}, sigma in {0.25,...,4} x sigma0), FCM init; default: "
+        f"{SLMC_DEFAULTS} (label-free, measured by benchmarks/slmc_defaults.py)",
+    )
+)
+register_method(
+    Method(
+        "iterative-lssvm",
+        make_iterative_lssvm,
+        grid={"setting": PAPER_SETTINGS},
+        defaults={"lam": 0.1, "sigma_scale": 1.0, "balance": 0.1, "standardize": True},
+        notes="Iterative LS-SVM (eq. 14), binary only (multi-class rows fail with a "
+        "ValueError), 2-means init, balance |sum y| <= 0.1 n; default: lam=0.1, sigma0, "
+        "standardised (benchmarks/slmc_defaults.py --lssvm: mean CA 0.821 over 8 binary sets)",
+    )
+)
+
+
+# ---------------------------------------------------------------- custom tables
+OPTDIGITS_PAIRS = ("optdigits:8,9", "optdigits:3,8", "optdigits:3,9")
+FIG3_DATASETS = (
+    "lenses", "soybean_small", "hepatitis", "wine", "glass", "heart_statlog", "ionosphere",
+    "optdigits:8,9", "optdigits:3,8", "optdigits:3,9", "australian",
+)
+FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8",
+                 "optdigits:3,9")
+QUICK_SETTINGS = ["rbf lam=1 sigma=0.5x", "rbf lam=10 sigma=0.5x", "rbf lam=10 sigma=1x"]
+
+# Table 8 as printed: (dataset, m) -> (CA, PC, PE, XB).
+TABLE8_PUBLISHED = {
+    ("optdigits:8,9", 1.5): (0.9049, 0.6379, 0.7833, 1.6137),
+    ("optdigits:8,9", 2.0): (0.9008, 0.5005, 0.9992, 105.2974),
+    ("optdigits:8,9", 2.5): (0.9003, 0.5004, 0.9995, 94.7401),
+    ("optdigits:3,8", 1.5): (0.9405, 0.6566, 0.7517, 1.3532),
+    ("optdigits:3,8", 2.0): (0.9419, 0.5006, 0.9991, 93.3301),
+    ("optdigits:3,8", 2.5): (0.9444, 0.5003, 0.9995, 84.6727),
+    ("optdigits:3,9", 1.5): (0.9449, 0.5445, 0.9339, 6.1745),
+    ("optdigits:3,9", 2.0): (0.9451, 0.5005, 0.9993, 187.0511),
+    ("optdigits:3,9", 2.5): (0.9327, 0.5003, 0.9996, 125.1963),
+}
+_MEASURES4 = ("ca_majority", "pc", "pe", "xb")
+
+
+def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
+    from .._runner import load_data
+
+    X, y, _ = load_data(spec, "raw", data_home=context.data_home)
+    return X, y
+
+
+def _fit_slmc(X: np.ndarray, K: int, seed: int, **params: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make_slmc(n_clusters=K, random_state=seed, **params).fit(X)
+
+
+def _score(est: Any, X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> dict[str, float]:
+    out = {}
+    for name in names:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                out[name] = float(MEASURES[name].func(y, est.labels_, est.memberships_, X))
+            except Exception:  # noqa: BLE001 - a measure that fails is reported as NaN
+                out[name] = float("nan")
+    return out
+
+
+def _best_setting(X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Sequence[str],
+                  **params: Any) -> tuple[str, Any, float]:
+    """The grid setting with the best CA for this run (the paper's label-tuned protocol)."""
+    from marginclust.metrics import clustering_accuracy
+
+    best: tuple[str, Any, float] | None = None
+    for setting in settings:
+        est = _fit_slmc(X, K, seed, setting=setting, **params)
+        ca = clustering_accuracy(y, est.labels_, mapping="majority")
+        if best is None or ca > best[2]:
+            best = (setting, est, ca)
+    assert best is not None
+    return best
+
+
+def _m_sweep(table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float],
+             n_runs: int) -> list[dict[str, Any]]:
+    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
+    rows = []
+    for spec in datasets:
+        try:
+            X, y = _load(spec, context)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
+            continue
+        K = int(np.unique(y).size)
+        for m in ms:
+            for run in range(n_runs):
+                seed = derive_seed(context.seed, spec, "slmc", m, run)
+                setting, est, _ = _best_setting(X, y, K, seed, settings, m=float(m), init="fcm")
+                row = {"table": table.name, "dataset": spec, "method": "slmc", "m": float(m),
+                       "run": run, "seed": seed, "setting": setting, "n_iter": est.n_iter_}
+                row.update(_score(est, X, y, _MEASURES4))
+                rows.append(row)
+    return rows
+
+
+def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tuple, float]:
+    acc: dict[tuple, list[float]] = {}
+    for r in rows:
+        if value in r and r[value] is not None and np.isfinite(r[value]):
+            acc.setdefault(tuple(r[k] for k in keys), []).append(float(r[value]))
+    return {k: float(np.mean(v)) for k, v in acc.items()}
+
+
+def _fcm_m_sweep(table: Table, context: RunContext, datasets: Sequence[str],
+                 ms: Sequence[float], n_runs: int) -> list[dict[str, Any]]:
+    from marginclust import FuzzyCMeans
+
+    rows = []
+    for spec in datasets:
+        try:
+            X, y = _load(spec, context)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
+            continue
+        K = int(np.unique(y).size)
+        for m in ms:
+            for run in range(n_runs):
+                seed = derive_seed(context.seed, spec, "fcm", m, run)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est = FuzzyCMeans(K, m=float(m), random_state=seed).fit(X)
+                row = {"table": table.name, "dataset": spec, "method": "fcm", "m": float(m),
+                       "run": run, "seed": seed, "n_iter": est.n_iter_}
+                # the paper's XB for FCM uses FCM's own centres, which are the u^m-weighted
+                # means; the registered xb measure uses u^2 weights, so compute it here
+                row.update(_score(est, X, y, ("ca_majority", "pc", "pe")))
+                from marginclust.metrics import xie_beni
+
+                row["xb"] = float(xie_beni(X, est.memberships_, est.cluster_centers_, m=float(m)))
+                rows.append(row)
+    return rows
+
+
+def run_table8(table: Table, context: RunContext) -> list[dict[str, Any]]:
+    """Table 8: m in {1.5, 2, 2.5} on the optdigits pairs.
+
+    The printed values at m = 2 equal FCM's in Tables 6 and 7 (e.g. PC 0.5005, XB
+    105.2974 on optdigits89), so Table 8 reports FCM; FCM rows are compared with it and
+    SLMC rows (best paper setting per run, FCM init at the same m) are shown beside.
+    """
+    datasets = OPTDIGITS_PAIRS[:1] if context.quick else OPTDIGITS_PAIRS
+    ms = (1.5, 2.0, 2.5)
+    n_runs = 1 if context.quick else 5
+    return (_fcm_m_sweep(table, context, datasets, ms, n_runs)
+            + _m_sweep(table, context, datasets, ms, n_runs))
+
+
+def report_table8(rows: Sequence[dict], table: Table) -> str:
+    """Markdown: FCM beside the published Table 8 values, SLMC beside them."""
+    keys = ("method", "dataset", "m")
+    means = {name: _mean_by(rows, keys, name) for name in _MEASURES4}
+    lines = [f"### {table.title}", "", f"Source: {table.source}", "",
+             "| method | data set | m | CA ours | CA paper | PC ours | PC paper | PE ours "
+             "| PE paper | XB ours | XB paper |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted(means["ca_majority"]):
+        pub = TABLE8_PUBLISHED.get(key[1:], (float("nan"),) * 4)
+        if key[0] != "fcm":
+            pub = (float("nan"),) * 4
+        cells = []
+        for i, name in enumerate(_MEASURES4):
+            cells += [f"{means[name].get(key, float('nan')):.4f}", f"{pub[i]:.4f}"]
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(cells) + " |")
+    lines += ["", table.notes]
+    return "\n".join(lines)
+
+
+def run_fig3(table: Table, context: RunContext) -> list[dict[str, Any]]:
+    """Fig. 3: CA, PC, PE, XB of SLMC for m in {1.5, ..., 5}."""
+    if context.quick:
+        return _m_sweep(table, context, ("wine",), (1.5, 2.0, 3.0), 1)
+    ms = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
+    return _m_sweep(table, context, FIG3_DATASETS, ms, 2)
+
+
+def report_fig3(rows: Sequence[dict], table: Table) -> str:
+    """Markdown: per m, the mean over data sets of each measure, then CA per data set."""
+    lines = [f"### {table.title}", "", f"Source: {table.source} (a figure; no printed "
+             "numbers; the paper finds the best mean CA at m = 2)", "",
+             "| m | CA | PC | PE | XB |", "|---|---|---|---|---|"]
+    by_m = {name: _mean_by(rows, ("m",), name) for name in _MEASURES4}
+    for (m,) in sorted(by_m["ca_majority"]):
+        lines.append(f"| {m:g} | " + " | ".join(f"{by_m[n].get((m,), float('nan')):.4f}"
+                                               for n in _MEASURES4) + " |")
+    ca = _mean_by(rows, ("dataset", "m"), "ca_majority")
+    datasets = sorted({k[0] for k in ca})
+    ms = sorted({k[1] for k in ca})
+    lines += ["", "CA per data set:", "", "| data set | " + " | ".join(f"m={m:g}" for m in ms)
+              + " |", "|---|" + "---|" * len(ms)]
+    for d in datasets:
+        lines.append(f"| {d} | " + " | ".join(f"{ca.get((d, m), float('nan')):.4f}" for m in ms)
+                     + " |")
+    return "\n".join(lines)
+
+
+def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
+    """Fig. 4: J and CA over the first 20 iterations, best setting per run."""
+    from marginclust.metrics import clustering_accuracy
+
+    datasets = FIG4_DATASETS[:2] if context.quick else FIG4_DATASETS
+    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
+    n_runs = 1 if context.quick else 5
+    n_show = 20
+    rows = []
+    for spec in datasets:
+        try:
+            X, y = _load(spec, context)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
+            continue
+        K = int(np.unique(y).size)
+        for run in range(n_runs):
+            seed = derive_seed(context.seed, spec, "slmc", run)
+            setting, est, _ = _best_setting(X, y, K, seed, settings, init="fcm")
+            # The fit is deterministic given the seed, so max_iter = t reproduces the
+            # first t sweeps of one trajectory (tol = 0: no early stop).
+            full = _fit_slmc(X, K, seed, setting=setting, init="fcm", tol=0.0,
+                             tol_memberships=0.0, max_iter=n_show)
+            history = full.objective_history_
+            for t in range(1, history.size + 1):
+                part = _fit_slmc(X, K, seed, setting=setting, init="fcm", tol=0.0,
+                                 tol_memberships=0.0, max_iter=t)
+                rows.append({"table": table.name, "dataset": spec, "method": "slmc", "run": run,
+                             "seed": seed, "setting": setting, "iteration": t,
+                             "objective": float(history[t - 1]),
+                             "ca_majority": clustering_accuracy(y, part.labels_,
+                                                                mapping="majority"),
+                             "n_iter_default_rule": int(est.n_iter_)})
+    return rows
+
+
+def report_fig4(rows: Sequence[dict], table: Table) -> str:
+    """Markdown: mean objective and CA per iteration and data set, and mean n_iter."""
+    J = _mean_by(rows, ("dataset", "iteration"), "objective")
+    ca = _mean_by(rows, ("dataset", "iteration"), "ca_majority")
+    n_it = _mean_by(rows, ("dataset",), "n_iter_default_rule")
+    lines = [f"### {table.title}", "", f"Source: {table.source} (a figure)", ""]
+    for d in sorted({k[0] for k in J}):
+        its = sorted(k[1] for k in J if k[0] == d)
+        lines += [f"**{d}** (mean iterations with the default stopping rule: "
+                  f"{n_it.get((d,), float('nan')):.1f})", "",
+                  "| t | " + " | ".join(str(t) for t in its) + " |",
+                  "|---|" + "---|" * len(its),
+                  "| J | " + " | ".join(f"{J[(d, t)]:.4g}" for t in its) + " |",
+                  "| CA | " + " | ".join(f"{ca[(d, t)]:.3f}" for t in its) + " |", ""]
+        increases = sum(J[(d, t + 1)] > J[(d, t)] * (1 + 1e-12) for t in its[:-1])
+        lines.append(f"objective increases: {increases}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
+    """Fig. 2: SLMC on the four Gaussians for k = 3..6; writes slmc_fig2.png."""
+    from marginclust.datasets import load_dataset
+
+    X, y = load_dataset("slmc-four-gaussians")
+    ks = (3, 4) if context.quick else (3, 4, 5, 6)
+    params = {"lam": SLMC_DEFAULTS["lam"], "sigma_scale": SLMC_DEFAULTS["sigma_scale"],
+              "init": "fcm"}
+    rows = []
+    for k in ks:
+        est = _fit_slmc(X, k, derive_seed(context.seed, "fig2", k), **params)
+        row = {"table": table.name, "dataset": "slmc-four-gaussians", "method": "slmc",
+               "n_clusters": k, **params}
+        row.update(_score(est, X, y, _MEASURES4))
+        rows.append(row)
+    if context.out_dir is not None:
+        from pathlib import Path
+
+        from marginclust.plotting._slmc import plot_slmc_cluster_numbers
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fig = plot_slmc_cluster_numbers(X, ks, random_state=derive_seed(context.seed, "fig2"),
+                                            **params)
+        path = Path(context.out_dir) / "slmc_fig2.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+        for row in rows:
+            row["figure"] = str(path)
+    return rows
+
+
+def report_fig2(rows: Sequence[dict], table: Table) -> str:
+    """Markdown: CA, PC, PE, XB per cluster number and the figure path."""
+    lines = [f"### {table.title}", "", f"Source: {table.source}", "",
+             "| k | CA | PC | PE | XB |", "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['n_clusters']} | " + " | ".join(
+            f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4) + " |")
+    figs = {r.get("figure") for r in rows if r.get("figure")}
+    lines += ["", "Figure: " + (", ".join(sorted(figs)) if figs else
+                                "(not written: no output directory)")]
+    return "\n".join(lines)
+
+
+_SRC = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
+register_table(Table(
+    name="slmc-table8", title="FCM (and SLMC) with m in {1.5, 2, 2.5} on the optdigits pairs",
+    source=f"{_SRC}, Table 8", datasets=list(OPTDIGITS_PAIRS), methods=["fcm", "slmc"],
+    measures=list(_MEASURES4), n_runs=5, run=run_table8, report=report_table8,
+    notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
+    "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
+    "centres and its m). SLMC: per run, the best of the 30 paper settings by CA (FCM init at "
+    "the same m); its XB uses u^2-weighted centres.",
+))
+register_table(Table(
+    name="slmc-fig3", title="SLMC measures as a function of the fuzzifier m",
+    source=f"{_SRC}, Fig. 3", datasets=list(FIG3_DATASETS), methods=["slmc"],
+    measures=list(_MEASURES4), n_runs=2, run=run_fig3, report=report_fig3,
+    notes="Best of the 30 paper settings per run and m (FCM init at that m).",
+))
+register_table(Table(
+    name="slmc-fig4", title="SLMC objective and CA over the first 20 iterations",
+    source=f"{_SRC}, Fig. 4", datasets=list(FIG4_DATASETS), methods=["slmc"],
+    measures=["objective", "ca_majority"], n_runs=5, run=run_fig4, report=report_fig4,
+))
+register_table(Table(
+    name="slmc-fig2", title="SLMC on the synthetic four Gaussians, 3 to 6 clusters",
+    source=f"{_SRC}, Fig. 2", datasets=["slmc-four-gaussians"], methods=["slmc"],
+    measures=list(_MEASURES4), n_runs=1, run=run_fig2, report=report_fig2,
+))

@@ -1,0 +1,88 @@
+"""IterativeLSSVM: exact relabelling under the balance constraint, monotone objective, API."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from marginclust.estimators._iterative_lssvm import IterativeLSSVM, balanced_sign
+
+
+def _two_blobs(rng, n0=30, n1=30, d=2):
+    X = np.vstack([rng.randn(n0, d) - 2.5, rng.randn(n1, d) + 2.5])
+    return X, np.repeat([0, 1], [n0, n1])
+
+
+@pytest.mark.parametrize("l", [0, 1, 3, 8])
+def test_balanced_sign_is_exact_minimiser(rng, l):
+    f = rng.randn(8) + 0.4
+    y = balanced_sign(f, l)
+    assert abs(y.sum()) <= l
+    best = min(
+        np.sum((f - np.array(c)) ** 2)
+        for c in itertools.product((-1.0, 1.0), repeat=8)
+        if abs(sum(c)) <= l
+    )
+    assert np.sum((f - y) ** 2) == pytest.approx(best)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("lam", [0.1, 1.0, 10.0])
+def test_objective_never_increases(rng, kernel, lam):
+    X = rng.randn(60, 3)
+    est = IterativeLSSVM(kernel=kernel, lam=lam, init="random", random_state=0).fit(X)
+    h = est.objective_history_
+    assert np.all(np.diff(h) <= 1e-10 * np.abs(h[:-1]))
+    assert est.converged_
+
+
+def test_separates_blobs_respects_balance_and_predicts(rng):
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = _two_blobs(rng, 40, 24)
+    est = IterativeLSSVM(balance=0.5, random_state=0).fit(X)
+    assert adjusted_rand_score(y, est.labels_) > 0.9
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    tight = IterativeLSSVM(balance=0.0, random_state=0).fit(X)
+    counts = np.bincount(tight.labels_, minlength=2)
+    assert abs(counts[0] - counts[1]) <= 0  # equal halves (n even)
+    f = est.decision_function(X)
+    assert f.shape == (X.shape[0],)
+    np.testing.assert_allclose(f, est.decision_values_, atol=1e-10)
+
+
+def test_low_rank_linear_equals_exact(rng):
+    X, _ = _two_blobs(rng)
+    init = (rng.rand(X.shape[0]) < 0.5).astype(int)
+    a = IterativeLSSVM(kernel="linear", init=init).fit(X)
+    b = IterativeLSSVM(kernel="linear", init=init, n_components=3).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-8)
+
+
+def test_determinism(rng):
+    X, _ = _two_blobs(rng)
+    a = IterativeLSSVM(init="random", n_init=3, random_state=3).fit(X)
+    b = IterativeLSSVM(init="random", n_init=3, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"n_clusters": 3}, "binary"),
+        ({"balance": 1.5}, "balance"),
+        ({"balance": -0.1}, "balance"),
+        ({"lam": 0}, "lam"),
+        ({"init": "fcm"}, "init"),
+        ({"init": np.zeros(3, dtype=int)}, "init"),
+        ({"kernel": "poly"}, "kernel"),
+    ],
+)
+def test_bad_parameters(rng, params, match):
+    X, _ = _two_blobs(rng)
+    with pytest.raises(ValueError, match=match):
+        IterativeLSSVM(**params).fit(X)

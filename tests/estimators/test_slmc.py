@@ -1,0 +1,271 @@
+"""SLMC estimator: monotone objective, exact vs low-rank, Proposition 1, API and bad input."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from marginclust.estimators import _slmc as slmc_module
+from marginclust.estimators._slmc import SLMC
+from marginclust.exceptions import ConvergenceWarning
+from marginclust.objectives._slmc import objective, u_step
+
+
+def _blobs(rng, n_per=20, K=3, d=2, spread=0.6):
+    centers = rng.randn(K, d) * 3
+    X = np.vstack([c + spread * rng.randn(n_per, d) for c in centers])
+    y = np.repeat(np.arange(K), n_per)
+    return X, y
+
+
+def _rbf(X, Y, sigma):
+    return np.exp(-cdist(X, Y, "sqeuclidean") / (2 * sigma**2))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("m,lam", [(1.5, 0.5), (2.0, 1.0), (3.0, 10.0)])
+@pytest.mark.parametrize("n_components", [None, 15])
+def test_objective_never_increases(rng, kernel, m, lam, n_components):
+    X = rng.randn(40, 3)  # structureless data: the hardest case for monotonicity
+    est = SLMC(
+        3, kernel=kernel, m=m, lam=lam, init="random", n_components=n_components,
+        tol=0.0, tol_memberships=0.0, max_iter=25, random_state=rng.randint(1000),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # may hit max_iter or collapse
+        est.fit(X)
+    h = est.objective_history_
+    assert h.size >= 5
+    assert np.all(np.diff(h) <= 1e-10 * np.abs(h[:-1]))
+
+
+def test_final_objective_matches_attributes(rng):
+    X, _ = _blobs(rng)
+    est = SLMC(3, lam=2.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
+    Kmat = _rbf(X, X, est.sigma_)
+    J = objective(Kmat, est.dual_coef_, est.memberships_, 2.0, 2.0)
+    assert J == pytest.approx(est.objective_, rel=1e-9)
+    np.testing.assert_allclose(est.decision_values_, Kmat @ est.dual_coef_, atol=1e-10)
+
+
+def test_linear_low_rank_equals_exact(rng):
+    X, _ = _blobs(rng, d=4)
+    U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
+    kw = dict(kernel="linear", lam=1.5, init=U0, max_iter=30, random_state=0)
+    exact = SLMC(3, **kw).fit(X)
+    low = SLMC(3, n_components=2, **kw).fit(X)  # linear features [x, 1] are exact
+    np.testing.assert_allclose(low.objective_history_, exact.objective_history_, rtol=1e-8)
+    np.testing.assert_allclose(low.memberships_, exact.memberships_, atol=1e-8)
+    np.testing.assert_allclose(low.decision_function(X[:7]), exact.decision_function(X[:7]),
+                               atol=1e-8)
+
+
+def test_full_rank_nystroem_equals_exact(rng):
+    X, _ = _blobs(rng, n_per=10)
+    U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
+    kw = dict(lam=2.0, sigma_scale=0.5, init=U0, max_iter=15, random_state=0)
+    exact = SLMC(3, **kw).fit(X)
+    low = SLMC(3, n_components=X.shape[0], **kw).fit(X)  # every sample a landmark
+    assert low.feature_map_.n_output_features_ > 0.8 * X.shape[0]
+    np.testing.assert_allclose(low.objective_history_, exact.objective_history_, rtol=1e-5)
+    np.testing.assert_allclose(low.memberships_, exact.memberships_, atol=1e-5)
+    np.testing.assert_array_equal(low.labels_, exact.labels_)
+
+
+def test_proposition1_and_out_of_sample(rng):
+    X, _ = _blobs(rng)
+    est = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
+    np.testing.assert_array_equal(est.labels_, np.argmax(est.memberships_, axis=1))
+    np.testing.assert_array_equal(est.labels_, np.argmax(est.decision_values_, axis=1))
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    Xnew = rng.randn(25, 2) * 3
+    F = est.decision_function(Xnew)
+    assert F.shape == (25, 3)
+    P = est.predict_proba(Xnew)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_allclose(P, u_step(F, 2.0))
+    np.testing.assert_array_equal(est.predict(Xnew), np.argmax(P, axis=1))
+    # f(x_new) = alpha k(X, x_new)
+    np.testing.assert_allclose(F, _rbf(Xnew, X, est.sigma_) @ est.dual_coef_, atol=1e-10)
+
+
+def test_separates_blobs_and_low_rank_close(rng):
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = _blobs(rng, n_per=30)
+    exact = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=1).fit(X)
+    low = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", n_components=40,
+               random_state=1).fit(X)
+    rff = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", n_components=200, low_rank="rff",
+               random_state=1).fit(X)
+    assert adjusted_rand_score(y, exact.labels_) > 0.9
+    assert adjusted_rand_score(exact.labels_, low.labels_) > 0.9
+    assert adjusted_rand_score(exact.labels_, rff.labels_) > 0.9
+
+
+def test_precomputed_and_callable_kernels_match_rbf(rng):
+    X, _ = _blobs(rng, n_per=10)
+    U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
+    ref = SLMC(3, sigma=1.3, sigma_scale=1.0, lam=2.0, init=U0).fit(X)
+    pre = SLMC(3, kernel="precomputed", lam=2.0, init=U0).fit(_rbf(X, X, 1.3))
+    cal = SLMC(3, kernel=lambda A, B: _rbf(A, B, 1.3), lam=2.0, init=U0).fit(X)
+    for est in (pre, cal):
+        np.testing.assert_allclose(est.memberships_, ref.memberships_, atol=1e-10)
+    Xn = rng.randn(5, 2)
+    np.testing.assert_allclose(pre.decision_function(_rbf(Xn, X, 1.3)), ref.decision_function(Xn),
+                               atol=1e-10)
+
+
+def test_determinism_and_restarts(rng):
+    X, _ = _blobs(rng)
+    kw = dict(lam=5.0, sigma_scale=0.5, init="random", n_init=3, random_state=7)
+    a = SLMC(3, **kw).fit(X)
+    b = SLMC(3, **kw).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.memberships_, b.memberships_)
+    np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
+    c = SLMC(3, **{**kw, "random_state": 8}).fit(X)
+    assert not np.array_equal(a.objective_history_, c.objective_history_)
+
+
+def test_stopping_rule_does_not_stop_on_near_uniform_init(rng):
+    # FCM at m=2 in high dimension gives memberships within 1e-5 of 1/K: J barely moves
+    # in the first sweeps. The rule on U and J with min_iter must not stop there.
+    X, y = _blobs(rng, n_per=30, K=2, d=5)
+    U0 = 0.5 + 1e-6 * np.where(y == 0, 1.0, -1.0)[:, None] * np.array([[1.0, -1.0]])
+    est = SLMC(2, lam=5.0, sigma_scale=0.5, init=U0, tol=1e-5, random_state=0).fit(X)
+    assert est.converged_
+    assert est.n_iter_ >= est.min_iter
+    assert np.abs(est.memberships_ - 0.5).max() > 0.3
+
+
+def test_max_iter_warns(rng):
+    X, _ = _blobs(rng)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        est = SLMC(3, init="k-means", max_iter=2, random_state=0).fit(X)
+    assert not est.converged_ and est.n_iter_ == 2
+
+
+def test_collapse_is_detected_and_warned(rng):
+    X, _ = _blobs(rng)
+    # a very wide kernel and strong regularisation collapse every point into one cluster
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        est = SLMC(3, lam=0.01, sigma_scale=50.0, init="random", random_state=0).fit(X)
+    assert np.unique(est.labels_).size < 3
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"lam": 0.0}, "lam"),
+        ({"lam": -1.0}, "lam"),
+        ({"m": 1.0}, "m must be > 1"),
+        ({"kernel": "poly"}, "kernel"),
+        ({"init": "kmeans++"}, "init"),
+        ({"init": np.ones((3, 3)) / 3}, "shape"),
+        ({"sigma": -1.0}, "sigma"),
+        ({"sigma_scale": 0}, "sigma_scale"),
+        ({"n_components": 0}, "n_components"),
+        ({"low_rank": "svd"}, "low_rank"),
+        ({"max_iter": 0}, "max_iter"),
+        ({"n_init": 0}, "n_init"),
+    ],
+)
+def test_bad_parameters(rng, params, match):
+    X, _ = _blobs(rng)
+    with pytest.raises(ValueError, match=match):
+        SLMC(3, **params).fit(X)
+
+
+def test_bad_data(rng):
+    X, _ = _blobs(rng)
+    with pytest.raises(ValueError):
+        SLMC(3).fit(np.where(np.arange(X.size).reshape(X.shape) == 3, np.nan, X))
+    with pytest.raises(ValueError, match="n_clusters"):
+        SLMC(100).fit(X)
+    with pytest.raises(ValueError, match="square"):
+        SLMC(3, kernel="precomputed").fit(X)
+    with pytest.raises(ValueError, match="precomputed"):
+        SLMC(3, kernel="precomputed", n_components=5).fit(_rbf(X, X, 1.0))
+    est = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
+    with pytest.raises(ValueError):
+        est.predict(X[:, :1])
+
+
+def test_exact_mode_refuses_too_large_data(rng, monkeypatch):
+    X, _ = _blobs(rng)
+    monkeypatch.setattr(slmc_module, "exact_memory_limit", lambda: 1000)
+    with pytest.raises(ValueError, match="n_components"):
+        SLMC(3).fit(X)
+    low = SLMC(3, n_components=10, init="k-means", max_iter=3, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        low.fit(X)  # low-rank mode still runs
+
+
+def test_fcm_initialisations(rng):
+    X, y = _blobs(rng)
+    for init in ("fcm", "fcm-sharp"):
+        est = SLMC(3, lam=5.0, sigma_scale=0.5, init=init, random_state=0).fit(X)
+        assert np.unique(est.labels_).size == 3
+
+
+def test_float32_input(rng):
+    X, _ = _blobs(rng)
+    a = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0)
+    a.fit(X.astype(np.float32))
+    assert a.memberships_.dtype == np.float64
+    assert np.all(np.isfinite(a.predict_proba(X.astype(np.float32))))
+
+
+def test_plot_memberships_smoke(rng, tmp_path):
+    pytest.importorskip("matplotlib")
+    from marginclust.plotting._slmc import membership_colors, plot_slmc_cluster_numbers
+
+    X, _ = _blobs(rng, n_per=10)
+    colors = membership_colors(np.eye(3)[[0, 1, 2]], palette=np.eye(3))
+    np.testing.assert_array_equal(colors, np.eye(3))
+    fig = plot_slmc_cluster_numbers(X, ks=(2, 3), lam=5.0, sigma_scale=0.5, init="k-means")
+    fig.savefig(tmp_path / "fig.png")
+    assert (tmp_path / "fig.png").stat().st_size > 0
+
+
+def test_harness_settings_and_standardized_wrapper(rng):
+    from marginclust.bench.protocols.slmc_methods import (
+        PAPER_SETTINGS,
+        make_slmc,
+        parse_setting,
+    )
+
+    assert len(PAPER_SETTINGS) == 30
+    assert parse_setting("rbf lam=5 sigma=0.5x") == {"kernel": "rbf", "lam": 5.0,
+                                                      "sigma_scale": 0.5}
+    X, _ = _blobs(rng)
+    est = make_slmc(n_clusters=3, random_state=0, setting="linear lam=0.1", init="k-means")
+    assert est.kernel == "linear" and est.lam == 0.1
+    wrapped = make_slmc(n_clusters=3, random_state=0, standardize=True, init="k-means").fit(X)
+    Z = (X - X.mean(0)) / X.std(0)
+    direct = SLMC(3, init="k-means", random_state=0).fit(Z)
+    np.testing.assert_array_equal(wrapped.labels_, direct.labels_)
+    np.testing.assert_array_equal(wrapped.predict(X), direct.predict(Z))
+
+
+def test_alternating_driver_needs_both_criteria_and_min_iter():
+    from marginclust.solvers._alternating import AlternatingMinimizer
+
+    class Toy:  # objective frozen at 1.0 while the iterate keeps moving by 1/t
+        def step(self, x):
+            return x + 1, 1.0
+
+        @staticmethod
+        def change(old, new):
+            return 1.0 / new
+
+    res = AlternatingMinimizer(tol=1e-5, tol_x=0.1, min_iter=3, max_iter=50).solve(Toy(), 0)
+    assert res.converged and res.n_iter == 10  # J flat from sweep 2, but x moves until 1/10
+    res = AlternatingMinimizer(tol=1e-5, tol_x=10.0, min_iter=7, max_iter=50).solve(Toy(), 0)
+    assert res.converged and res.n_iter == 7
+    res = AlternatingMinimizer(max_iter=20).solve(Toy(), 0, callback=lambda it, v: it == 4)
+    assert not res.converged and res.n_iter == 4 and "callback" in res.message

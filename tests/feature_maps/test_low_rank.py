@@ -1,0 +1,79 @@
+"""Low-rank kernel maps: exactness at full rank, RFF accuracy, linear features, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from marginclust.feature_maps import _low_rank
+from marginclust.feature_maps._low_rank import LowRankKernelMap, linear_kernel_with_bias
+
+
+def _rbf(X, Y, sigma):
+    return np.exp(-cdist(X, Y, "sqeuclidean") / (2 * sigma**2))
+
+
+def test_full_rank_nystroem_reproduces_training_kernel(rng):
+    X = rng.randn(30, 3)
+    fmap = LowRankKernelMap(sigma=1.5, n_components=30, random_state=0).fit(X)
+    Phi = fmap.transform(X)
+    np.testing.assert_allclose(Phi @ Phi.T, _rbf(X, X, 1.5), atol=1e-6)
+
+
+def test_nystroem_is_exact_on_landmarks_and_callable_kernel(rng):
+    X = rng.randn(40, 3)
+    fmap = LowRankKernelMap(kernel=lambda A, B: _rbf(A, B, 0.8), n_components=10,
+                            random_state=0).fit(X)
+    Z = fmap.components_
+    Pz = fmap.transform(Z)
+    np.testing.assert_allclose(Pz @ Pz.T, _rbf(Z, Z, 0.8), atol=1e-8)
+    P = fmap.transform(X)
+    # Nystroem never overestimates the diagonal (Schur complement is PSD)
+    assert np.all(np.einsum("ij,ij->i", P, P) <= 1.0 + 1e-9)
+
+
+def test_random_fourier_features_approximate_rbf(rng):
+    X = rng.randn(20, 2)
+    fmap = LowRankKernelMap(sigma=1.0, n_components=20000, method="rff", random_state=0).fit(X)
+    P = fmap.transform(X)
+    # Hoeffding-type error of order 1/sqrt(L) ~ 0.01
+    assert np.abs(P @ P.T - _rbf(X, X, 1.0)).max() < 0.05
+
+
+def test_linear_features_are_exact(rng):
+    X = rng.randn(10, 4)
+    P = LowRankKernelMap(kernel="linear", n_components=2).fit(X).transform(X)
+    np.testing.assert_allclose(P @ P.T, linear_kernel_with_bias(X, X), atol=1e-12)
+
+
+def test_blockwise_transform_equals_one_block(rng, monkeypatch):
+    X = rng.randn(50, 3)
+    for method in ("nystroem", "rff"):
+        fmap = LowRankKernelMap(sigma=1.0, n_components=12, method=method, random_state=1).fit(X)
+        full = fmap.transform(X)
+        monkeypatch.setattr(_low_rank, "_BLOCK_ROWS", 7)
+        np.testing.assert_allclose(fmap.transform(X), full, rtol=1e-12, atol=1e-15)
+        monkeypatch.undo()
+
+
+def test_determinism(rng):
+    X = rng.randn(50, 3)
+    a = LowRankKernelMap(n_components=10, random_state=4).fit(X).transform(X)
+    b = LowRankKernelMap(n_components=10, random_state=4).fit(X).transform(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "params,match",
+    [
+        ({"kernel": "poly"}, "kernel"),
+        ({"method": "svd"}, "method"),
+        ({"n_components": 0}, "n_components"),
+        ({"sigma": 0.0}, "sigma"),
+        ({"kernel": lambda A, B: A @ B.T, "method": "rff"}, "RBF kernel only"),
+    ],
+)
+def test_bad_parameters(rng, params, match):
+    with pytest.raises(ValueError, match=match):
+        LowRankKernelMap(**params).fit(rng.randn(10, 2))

@@ -1,0 +1,135 @@
+"""SLMC objective math: gradients, optimality of both closed-form steps, eq. (8) as printed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime, minimize
+
+from marginclust.objectives._slmc import (
+    alpha_step,
+    alpha_step_features,
+    gradient_alpha,
+    objective,
+    objective_features,
+    paper_eq8_alpha,
+    squared_code_distances,
+    u_step,
+)
+
+
+def _problem(rng, n=12, d=3, K=3, kernel="rbf"):
+    X = rng.randn(n, d)
+    if kernel == "rbf":
+        sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+        Kmat = np.exp(-sq / 2.0)
+    else:
+        Kmat = X @ X.T + 1.0
+    U = rng.dirichlet(np.ones(K), size=n)
+    return X, Kmat, U
+
+
+def test_gradient_matches_finite_differences(rng):
+    _, Kmat, U = _problem(rng)
+    A = rng.randn(*U.shape) * 0.3
+    lam, m = 0.7, 2.3
+
+    def f(a):
+        return objective(Kmat, a.reshape(A.shape), U, lam, m)
+
+    num = approx_fprime(A.ravel(), f, 1e-6).reshape(A.shape)
+    ana = gradient_alpha(Kmat, A, U, lam, m)
+    np.testing.assert_allclose(ana, num, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("lam,m", [(0.1, 2.0), (1.0, 1.5), (10.0, 3.0)])
+def test_alpha_step_zeroes_gradient_and_minimises(rng, kernel, lam, m):
+    _, Kmat, U = _problem(rng, kernel=kernel)
+    A = alpha_step(Kmat, U, lam, m)
+    g = gradient_alpha(Kmat, A, U, lam, m)
+    scale = np.abs(Kmat).max() * (1 + lam)
+    assert np.abs(g).max() < 1e-8 * scale
+    # Any perturbation increases J (convex in A, so the stationary point is the minimum).
+    J0 = objective(Kmat, A, U, lam, m)
+    for _ in range(5):
+        P = rng.randn(*A.shape) * 1e-2
+        assert objective(Kmat, A + P, U, lam, m) >= J0 - 1e-12 * max(1.0, J0)
+    # and it agrees with a generic optimiser on J in the decision values
+    res = minimize(
+        lambda a: objective(Kmat, a.reshape(A.shape), U, lam, m),
+        np.zeros(A.size),
+        jac=lambda a: gradient_alpha(Kmat, a.reshape(A.shape), U, lam, m).ravel(),
+        method="L-BFGS-B",
+        options={"maxiter": 5000, "gtol": 1e-12, "ftol": 1e-15},
+    )
+    assert J0 <= res.fun + 1e-7 * max(1.0, abs(res.fun))
+
+
+def test_paper_eq8_as_printed_is_not_a_minimiser(rng):
+    _, Kmat, U = _problem(rng)
+    lam, m = 0.5, 2.0
+    A8 = paper_eq8_alpha(Kmat, U, lam, m)
+    A = alpha_step(Kmat, U, lam, m)
+    g8 = gradient_alpha(Kmat, A8, U, lam, m)
+    assert np.abs(g8).max() > 1e-3
+    assert objective(Kmat, A8, U, lam, m) > objective(Kmat, A, U, lam, m) + 1e-6
+
+
+def test_feature_space_step_equals_dual_step(rng):
+    X, _, U = _problem(rng, kernel="linear")
+    Phi = np.hstack([X, np.ones((X.shape[0], 1))])
+    Kmat = Phi @ Phi.T
+    lam, m = 2.0, 2.0
+    A = alpha_step(Kmat, U, lam, m)
+    W = alpha_step_features(Phi, U, lam, m)
+    np.testing.assert_allclose(Phi @ W, Kmat @ A, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(
+        objective_features(W, Phi @ W, U, lam, m), objective(Kmat, A, U, lam, m), rtol=1e-10
+    )
+
+
+@pytest.mark.parametrize("m", [1.3, 2.0, 4.0])
+def test_u_step_minimises_over_simplex(rng, m):
+    F = rng.randn(20, 4)
+    U = u_step(F, m)
+    np.testing.assert_allclose(U.sum(axis=1), 1.0)
+    assert np.all(U >= 0)
+    dist = squared_code_distances(F)
+    best = (U**m * dist).sum(axis=1)
+    # Compare with random points of the simplex and with the KKT condition:
+    # m u_ik^(m-1) dist_ik is the same for every k (all u_ik > 0 here).
+    for _ in range(50):
+        V = rng.dirichlet(np.ones(4), size=20)
+        assert np.all(best <= (V**m * dist).sum(axis=1) + 1e-12)
+    kkt = m * U ** (m - 1) * dist
+    np.testing.assert_allclose(kkt, kkt[:, :1].repeat(4, axis=1), rtol=1e-8)
+
+
+def test_u_step_exact_zero_distance_and_extremes():
+    F = np.array([[1.0, 0.0, 0.0], [0.3, 0.3, 0.4], [1e8, -1e8, 0.0], [0.5, 0.5, 0.0]])
+    U = u_step(F, 2.0)
+    np.testing.assert_array_equal(U[0], [1.0, 0.0, 0.0])
+    assert np.all(np.isfinite(U))
+    np.testing.assert_allclose(U.sum(axis=1), 1.0)
+    # ties give equal memberships
+    assert U[3, 0] == pytest.approx(U[3, 1])
+    # very close to a code: membership close to 1, finite
+    U2 = u_step(np.array([[1.0 - 1e-150, 0.0]]), 1.05)
+    assert np.all(np.isfinite(U2)) and U2[0, 0] > 0.999
+
+
+def test_proposition1_argmax_f_equals_argmax_u(rng):
+    F = rng.randn(500, 5)
+    for m in (1.2, 2.0, 5.0):
+        np.testing.assert_array_equal(np.argmax(F, axis=1), np.argmax(u_step(F, m), axis=1))
+
+
+def test_feature_step_blocked_accumulation_equals_one_block(rng, monkeypatch):
+    from marginclust.objectives import _slmc
+
+    Phi = rng.randn(50, 6)
+    U = rng.dirichlet(np.ones(3), size=50)
+    W = alpha_step_features(Phi, U, 0.7, 2.0)
+    monkeypatch.setattr(_slmc, "_BLOCK_ROWS", 7)
+    np.testing.assert_allclose(alpha_step_features(Phi, U, 0.7, 2.0), W, rtol=1e-10)
