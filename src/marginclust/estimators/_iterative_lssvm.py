@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -240,13 +240,9 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         self : object
             The fitted estimator.
         """
-        for name in (*_MODEL_ATTRIBUTES, "threshold_"):
-            self.__dict__.pop(name, None)
-        try:
-            return self._fit(X)
-        finally:
-            for name in ("_cache", "_init_y", "_problem"):
-                self.__dict__.pop(name, None)
+        return self._fit_clearing(
+            X, (*_MODEL_ATTRIBUTES, "threshold_"), ("_cache", "_init_y", "_problem")
+        )
 
     def _initial_labels(self, X: Any, random_state: np.random.RandomState) -> npt.NDArray:
         if not isinstance(self.init, str):
@@ -260,13 +256,11 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
     def _fit_one(
         self, X: Any, random_state: np.random.RandomState, **fit_params: Any
     ) -> SolverResult:
-        if "_cache" not in self.__dict__:
-            self._cache = self._prepare_kernel(X, random_state.randint(np.iinfo(np.int32).max))
+        cache, init_X = self._kernel_cache(X, random_state)
+        if "_problem" not in self.__dict__:
             self._problem = _LSSVMProblem(
-                self._lam, self._l, Kmat=self._cache.get("Kmat"), Phi=self._cache.get("Phi")
+                self._lam, self._l, Kmat=cache.get("Kmat"), Phi=cache.get("Phi")
             )
-        cache = self._cache
-        init_X = cache["Xf"] if self.kernel != "precomputed" else cache["Kmat"]
         if self._n_clusters == 1:  # trivial: one cluster, f fitted to y = +1
             a, f, reg = self._problem.fit_coef(np.ones(init_X.shape[0]))
             J = reg + self._lam * float(np.sum((f - 1.0) ** 2))
@@ -289,15 +283,7 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
             threshold = 0.0
         x = {"labels_": labels, "decision_values_": f, "threshold_": threshold}
         x.update(self._fitted_model(cache, coef))
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=res.message,
-        )
+        return replace(res, x=x)
 
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
         """Decision values ``f(x)`` of the LS-SVM.

@@ -12,10 +12,9 @@ from sklearn.cluster import KMeans
 from ..base import BaseClusterer
 from ..objectives._wocsvm import WOCSVMObjective, score_models
 from ..solvers._result import SolverResult
-from ..solvers._weighted_ocsvm import KERNELS
 from ..utils import check_positive
 from ..utils._reporting import report
-from ._wocsvm import resolve_gamma
+from ._wocsvm import check_decision_scale, check_ocsvm_params, random_partition
 
 __all__ = ["OCSVMHardClustering"]
 
@@ -107,17 +106,10 @@ class OCSVMHardClustering(BaseClusterer):
         self.verbose = verbose
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}.")
-        self._gamma = resolve_gamma(self.gamma, X)
-        if check_positive(self.nu, "nu") > 1:
-            raise ValueError(f"nu must be in (0, 1]; got {self.nu!r}.")
+        self._gamma, _ = check_ocsvm_params(self.kernel, self.gamma, self.nu, X)
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.svm_tol, "svm_tol")
-        if self.decision_scale not in ("libsvm", "normalized"):
-            raise ValueError(
-                f"decision_scale must be 'libsvm' or 'normalized'; got {self.decision_scale!r}."
-            )
+        check_decision_scale(self.decision_scale)
         if isinstance(self.init, str):
             if self.init not in ("k-means", "random"):
                 raise ValueError(
@@ -145,10 +137,7 @@ class OCSVMHardClustering(BaseClusterer):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 return km.fit(X).labels_.astype(np.intp)
-        lab = np.empty(n, dtype=np.intp)
-        for k, part in enumerate(np.array_split(rng.permutation(n), K)):
-            lab[part] = k
-        return lab
+        return random_partition(n, K, rng)
 
     def _fit_one(
         self, X: npt.NDArray[np.float64], random_state: np.random.RandomState, **fit_params: Any

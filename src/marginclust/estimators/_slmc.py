@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -150,6 +150,28 @@ class _KernelModelMixin:
             random_state=seed,
         ).fit(Xf)
         return {"Phi": fmap.transform(Xf), "fmap": fmap, "Xf": Xf, "sigma": sigma}
+
+    def _fit_clearing(
+        self, X: Any, fitted: tuple[str, ...], scratch: tuple[str, ...]
+    ) -> Any:
+        """Run ``self._fit(X)`` without stale ``fitted`` attributes; drop ``scratch`` after."""
+        for name in fitted:
+            self.__dict__.pop(name, None)
+        try:
+            return self._fit(X)  # type: ignore[attr-defined]
+        finally:
+            for name in scratch:
+                self.__dict__.pop(name, None)
+
+    def _kernel_cache(
+        self, X: Any, random_state: np.random.RandomState
+    ) -> tuple[dict[str, Any], Any]:
+        """The per-fit kernel cache (built at the first restart) and the data to initialise on."""
+        if "_cache" not in self.__dict__:
+            # one kernel / feature map per fit; the map's seed comes from the first restart
+            self._cache = self._prepare_kernel(X, random_state.randint(np.iinfo(np.int32).max))
+        cache = self._cache
+        return cache, cache["Xf"] if self.kernel != "precomputed" else cache["Kmat"]
 
     def _fitted_model(self, cache: dict[str, Any], coef: Any) -> dict[str, Any]:
         """Fitted attributes that :meth:`_decision_values` needs."""
@@ -407,22 +429,12 @@ class SLMC(_KernelModelMixin, SoftClusterMixin, BaseClusterer):
         self : object
             The fitted estimator.
         """
-        for name in _MODEL_ATTRIBUTES:
-            self.__dict__.pop(name, None)
-        try:
-            return self._fit(X)
-        finally:
-            for name in ("_cache", "_init_U"):
-                self.__dict__.pop(name, None)
+        return self._fit_clearing(X, _MODEL_ATTRIBUTES, ("_cache", "_init_U"))
 
     def _fit_one(
         self, X: Any, random_state: np.random.RandomState, **fit_params: Any
     ) -> SolverResult:
-        if "_cache" not in self.__dict__:
-            # one kernel / feature map per fit; the map's seed comes from the first restart
-            self._cache = self._prepare_kernel(X, random_state.randint(np.iinfo(np.int32).max))
-        cache = self._cache
-        init_X = cache["Xf"] if self.kernel != "precomputed" else cache["Kmat"]
+        cache, init_X = self._kernel_cache(X, random_state)
         U0 = self._initial_memberships(init_X, random_state)
         problem = _SLMCProblem(self._lam, self._m, Kmat=cache.get("Kmat"), Phi=cache.get("Phi"))
         solver = AlternatingMinimizer(
@@ -437,16 +449,7 @@ class SLMC(_KernelModelMixin, SoftClusterMixin, BaseClusterer):
         labels = np.argmax(F, axis=1)
         x = {"labels_": labels, "memberships_": U, "decision_values_": F}
         x.update(self._fitted_model(cache, coef))
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=res.message,
-            info={"n_nonempty_clusters": int(np.unique(labels).size)},
-        )
+        return replace(res, x=x, info={"n_nonempty_clusters": int(np.unique(labels).size)})
 
     # -------------------------------------------------------------- predict
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,13 @@ from ..solvers._weighted_ocsvm import FORMS, KERNELS
 from ..utils import check_memberships, check_positive
 from ..utils._reporting import report
 
-__all__ = ["WOCSVMClustering", "resolve_gamma"]
+__all__ = [
+    "WOCSVMClustering",
+    "check_decision_scale",
+    "check_ocsvm_params",
+    "random_partition",
+    "resolve_gamma",
+]
 
 INITS = ("gmm", "random-weights", "random-points")
 
@@ -45,6 +52,74 @@ def resolve_gamma(gamma: Any, X: npt.NDArray[np.floating]) -> float:
             return 1.0 / X.shape[1]
         raise ValueError(f"gamma must be 'scale', 'auto' or a positive number; got {gamma!r}.")
     return check_positive(gamma, "gamma")
+
+
+def check_ocsvm_params(
+    kernel: Any, gamma: Any, nu: Any, X: npt.NDArray[np.floating]
+) -> tuple[float, float]:
+    """Validate the one-class SVM parameters shared by the WOC-SVM and OC-SVM clusterers.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel name; one of ``KERNELS``.
+    gamma : {"scale", "auto"} or float
+        Kernel coefficient (see :func:`resolve_gamma`).
+    nu : float
+        One-class SVM nu, in (0, 1].
+    X : ndarray of shape (n_samples, n_features)
+        Training data.
+
+    Returns
+    -------
+    gamma : float
+        Resolved kernel coefficient.
+    nu : float
+        Validated nu.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+    gamma_ = resolve_gamma(gamma, X)
+    nu_ = check_positive(nu, "nu")
+    if nu_ > 1:
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    return gamma_, nu_
+
+
+def check_decision_scale(decision_scale: Any) -> None:
+    """Check that ``decision_scale`` is ``"libsvm"`` or ``"normalized"``.
+
+    Parameters
+    ----------
+    decision_scale : object
+        The parameter value.
+    """
+    if decision_scale not in ("libsvm", "normalized"):
+        raise ValueError(
+            f"decision_scale must be 'libsvm' or 'normalized'; got {decision_scale!r}."
+        )
+
+
+def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+    """Labels of a random partition of ``n`` samples into ``n_clusters`` near-equal parts.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    n_clusters : int
+        Number of parts.
+    rng : RandomState
+        Source of the permutation.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    lab = np.empty(n, dtype=np.intp)
+    for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
+        lab[part] = k
+    return lab
 
 
 class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
@@ -201,21 +276,13 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
         if self.form not in FORMS:
             raise ValueError(f"form must be one of {FORMS}; got {self.form!r}.")
-        if self.kernel not in KERNELS:
-            raise ValueError(f"kernel must be one of {KERNELS}; got {self.kernel!r}.")
-        self._gamma = resolve_gamma(self.gamma, X)
-        nu = check_positive(self.nu, "nu")
-        if nu > 1:
-            raise ValueError(f"nu must be in (0, 1]; got {self.nu!r}.")
+        self._gamma, nu = check_ocsvm_params(self.kernel, self.gamma, self.nu, X)
         if self.C is not None:
             check_positive(self.C, "C")
         check_positive(self.tol, "tol")
         check_positive(self.svm_tol, "svm_tol")
         check_positive(self.max_iter, "max_iter", integer=True)
-        if self.decision_scale not in ("libsvm", "normalized"):
-            raise ValueError(
-                f"decision_scale must be 'libsvm' or 'normalized'; got {self.decision_scale!r}."
-            )
+        check_decision_scale(self.decision_scale)
         if self.bound not in ("sum", "n"):
             raise ValueError(f"bound must be 'sum' or 'n'; got {self.bound!r}.")
         if self.bound == "n" and self.form == "scholkopf" and nu > 1.0 / self._n_clusters:
@@ -265,9 +332,7 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
             return rng.uniform(size=(n, K))
         # random-points: disjoint random subsets of equal size
         W = np.zeros((n, K))
-        perm = rng.permutation(n)
-        for k, part in enumerate(np.array_split(perm, K)):
-            W[part, k] = 1.0
+        W[np.arange(n), random_partition(n, K, rng)] = 1.0
         return W
 
     # ------------------------------------------------------------------ fit
@@ -321,16 +386,7 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),
         }
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=res.message,
-            info=res.info,
-        )
+        return replace(res, x=x)
 
     def fit(self, X: Any, y: Any = None) -> WOCSVMClustering:
         """Fit the WOC-SVM mixture to ``X``.

@@ -91,6 +91,12 @@ def squared_code_distances(F: Array) -> Array:
     return dist
 
 
+def _code_loss(F: Array, U: Array, m: float) -> float:
+    """The data term ``sum_ik u_ik^m ||f_i - e_k||^2`` shared by both objectives."""
+    Um, _ = membership_weights(U, m)
+    return float(np.einsum("ik,ik->", Um, squared_code_distances(F)))
+
+
 def objective(
     Kmat: Array, A: Array, U: Array, lam: float, m: float, F: Array | None = None
 ) -> float:
@@ -118,8 +124,7 @@ def objective(
     if F is None:
         F = Kmat @ A
     reg = float(np.einsum("ik,ik->", A, F))
-    Um, _ = membership_weights(U, m)
-    return reg + lam * float(np.einsum("ik,ik->", Um, squared_code_distances(F)))
+    return reg + lam * _code_loss(F, U, m)
 
 
 def objective_features(W: Array, F: Array, U: Array, lam: float, m: float) -> float:
@@ -142,8 +147,7 @@ def objective_features(W: Array, F: Array, U: Array, lam: float, m: float) -> fl
     -------
     J : float
     """
-    Um, _ = membership_weights(U, m)
-    return float(np.sum(W * W)) + lam * float(np.einsum("ik,ik->", Um, squared_code_distances(F)))
+    return float(np.sum(W * W)) + lam * _code_loss(F, U, m)
 
 
 def gradient_alpha(Kmat: Array, A: Array, U: Array, lam: float, m: float) -> Array:

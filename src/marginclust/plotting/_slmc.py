@@ -12,45 +12,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ._membership import _pyplot, membership_colors
+
 __all__ = ["membership_colors", "plot_memberships", "plot_slmc_cluster_numbers"]
-
-
-def _require_matplotlib() -> Any:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "Plotting needs matplotlib: pip install 'marginclust[plot]'."
-        ) from exc
-    return plt
-
-
-def membership_colors(
-    memberships: npt.ArrayLike, palette: npt.ArrayLike | None = None
-) -> npt.NDArray[np.float64]:
-    """RGB colour of each sample: the membership-weighted mix of the cluster colours.
-
-    Parameters
-    ----------
-    memberships : array-like of shape (n_samples, n_clusters)
-        Rows on the simplex.
-    palette : array-like of shape (n_clusters, 3), optional
-        RGB colours in [0, 1]; default: matplotlib's ``tab10``.
-
-    Returns
-    -------
-    colors : ndarray of shape (n_samples, 3)
-    """
-    U = np.asarray(memberships, dtype=np.float64)
-    if palette is None:
-        plt = _require_matplotlib()
-        cmap = plt.get_cmap("tab10")
-        palette = np.array([cmap(k % 10)[:3] for k in range(U.shape[1])])
-    palette = np.asarray(palette, dtype=np.float64)
-    return np.clip(U @ palette, 0.0, 1.0)
 
 
 def plot_memberships(
@@ -73,7 +37,7 @@ def plot_memberships(
     -------
     ax : matplotlib Axes
     """
-    plt = _require_matplotlib()
+    plt = _pyplot()
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"plot_memberships needs 2-D data (n_samples, 2); got {X.shape}.")
@@ -119,7 +83,7 @@ def plot_slmc_cluster_numbers(
     """
     from ..estimators._slmc import SLMC
 
-    plt = _require_matplotlib()
+    plt = _pyplot()
     X = np.asarray(X, dtype=np.float64)
     ncols = min(len(ks), 2)
     nrows = int(np.ceil(len(ks) / ncols))

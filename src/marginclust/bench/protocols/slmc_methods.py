@@ -25,7 +25,7 @@ Custom tables registered here:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -203,6 +203,18 @@ def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+def _loaded(table: Table, context: RunContext, datasets: Sequence[str],
+            rows: list[dict[str, Any]]) -> Iterator[tuple[str, np.ndarray, np.ndarray, int]]:
+    """Yield ``(spec, X, y, n_clusters)`` per data set; one that fails to load adds an error row."""
+    for spec in datasets:
+        try:
+            X, y = _load(spec, context)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
+            continue
+        yield spec, X, y, int(np.unique(y).size)
+
+
 def _fit_slmc(X: np.ndarray, K: int, seed: int, **params: Any) -> Any:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -240,13 +252,7 @@ def _m_sweep(table: Table, context: RunContext, datasets: Sequence[str], ms: Seq
              n_runs: int) -> list[dict[str, Any]]:
     settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
     rows = []
-    for spec in datasets:
-        try:
-            X, y = _load(spec, context)
-        except (FileNotFoundError, ValueError) as exc:
-            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
-            continue
-        K = int(np.unique(y).size)
+    for spec, X, y, K in _loaded(table, context, datasets, rows):
         for m in ms:
             for run in range(n_runs):
                 seed = derive_seed(context.seed, spec, "slmc", m, run)
@@ -271,13 +277,7 @@ def _fcm_m_sweep(table: Table, context: RunContext, datasets: Sequence[str],
     from marginclust import FuzzyCMeans
 
     rows = []
-    for spec in datasets:
-        try:
-            X, y = _load(spec, context)
-        except (FileNotFoundError, ValueError) as exc:
-            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
-            continue
-        K = int(np.unique(y).size)
+    for spec, X, y, K in _loaded(table, context, datasets, rows):
         for m in ms:
             for run in range(n_runs):
                 seed = derive_seed(context.seed, spec, "fcm", m, run)
@@ -366,13 +366,7 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     n_runs = 1 if context.quick else 5
     n_show = 20
     rows = []
-    for spec in datasets:
-        try:
-            X, y = _load(spec, context)
-        except (FileNotFoundError, ValueError) as exc:
-            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
-            continue
-        K = int(np.unique(y).size)
+    for spec, X, y, K in _loaded(table, context, datasets, rows):
         for run in range(n_runs):
             seed = derive_seed(context.seed, spec, "slmc", run)
             setting, est, _ = _best_setting(X, y, K, seed, settings, init="fcm")

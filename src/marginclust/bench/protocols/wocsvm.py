@@ -418,6 +418,15 @@ _NOTES = (
     "decision values; sigma = 1. Pima is not available offline."
 )
 _QUICK = {"n_runs": 2, "datasets": ["iris", "wine"]}
+_PAPER_PREPROCESSING = {d: s[2] for d, s in PAPER_SETTINGS.items()}
+
+
+def _published(key: str, method: str) -> dict[tuple[str, str, str], float]:
+    """Published CA of one table (``key`` = "t1", "t2", "t4") as ``Table.published`` entries."""
+    return {
+        (d, f"{method}/{i}", "ca_majority"): v[0] for (t, d, i), v in PUBLISHED.items() if t == key
+    }
+
 
 register_table(
     Table(
@@ -428,12 +437,8 @@ register_table(
         methods=["wocsvm-sc"],
         measures=["ca_majority"],
         n_runs=20,
-        preprocessing={d: s[2] for d, s in PAPER_SETTINGS.items()},
-        published={
-            (d, f"wocsvm-sc/{i}", "ca_majority"): v[0]
-            for (t, d, i), v in PUBLISHED.items()
-            if t == "t1"
-        },
+        preprocessing=_PAPER_PREPROCESSING,
+        published=_published("t1", "wocsvm-sc"),
         quick=_QUICK,
         protocols=("paper",),
         run=run_table1,
@@ -450,12 +455,8 @@ register_table(
         methods=["ocsvm-hc"],
         measures=["ca_majority"],
         n_runs=20,
-        preprocessing={d: s[2] for d, s in PAPER_SETTINGS.items()},
-        published={
-            (d, f"ocsvm-hc/{i}", "ca_majority"): v[0]
-            for (t, d, i), v in PUBLISHED.items()
-            if t == "t2"
-        },
+        preprocessing=_PAPER_PREPROCESSING,
+        published=_published("t2", "ocsvm-hc"),
         quick=_QUICK,
         protocols=("paper",),
         run=run_table2,
@@ -492,12 +493,8 @@ register_table(
         methods=["wocsvm-sc"],
         measures=["ca_majority"],
         n_runs=20,
-        preprocessing={d: s[2] for d, s in PAPER_SETTINGS.items()},
-        published={
-            (d, f"wocsvm-sc/{i}", "ca_majority"): v[0]
-            for (t, d, i), v in PUBLISHED.items()
-            if t == "t4"
-        },
+        preprocessing=_PAPER_PREPROCESSING,
+        published=_published("t4", "wocsvm-sc"),
         quick={"n_runs": 1, "datasets": ["iris"]},
         protocols=("paper",),
         run=run_table4,
