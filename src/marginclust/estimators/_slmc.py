@@ -282,7 +282,7 @@ class SLMC(_KernelModelMixin, SoftClusterMixin, BaseClusterer):
         must hold).
     min_iter : int, default=5
         Minimum number of sweeps before the stopping rule may fire.
-    max_iter : int, default=100
+    max_iter : int, default=300
         Maximum number of sweeps per restart.
     n_init : int, default=1
         Number of restarts; the one with the smallest final ``J`` is kept.
@@ -346,7 +346,7 @@ class SLMC(_KernelModelMixin, SoftClusterMixin, BaseClusterer):
         tol: float = 1e-5,
         tol_memberships: float = 1e-4,
         min_iter: int = 5,
-        max_iter: int = 100,
+        max_iter: int = 300,
         n_init: int = 1,
         n_components: int | None = None,
         low_rank: str = "nystroem",
