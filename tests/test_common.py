@@ -40,7 +40,7 @@ EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "IterSVR": {"check_clustering": "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in tests/estimators/test_itersvr.py"},  # noqa: E501
     "IterSVM": {"check_clustering": "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in tests/estimators/test_itersvr.py"},  # noqa: E501
     "BMMC": {},
-    "CPMMC": {"check_clustering": "binary-only method (n_clusters=3 raises ValueError); multiclass MMC is BMMC; binary tests in tests/estimators/test_cpmmc.py"},  # noqa: E501
+    "CPMMC": {},
     "WOCSVMClustering": {},
     "OCSVMHardClustering": {},
     "ELMFeatures": {},

@@ -1,4 +1,4 @@
-"""CPMMC baseline: binary clustering, constraint loop, bad input."""
+"""CPMMC baseline: binary and multiclass clustering, constraint loops, bad input."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from sklearn.datasets import make_blobs
 from marginclust.estimators._bmmc import BMMC
 from marginclust.estimators._cpmmc import CPMMC
 from marginclust.metrics import adjusted_rand_index
+from marginclust.objectives._mmc import MMCObjective
+from marginclust.solvers._bundle import BundleMethod
+from marginclust.solvers._cutting_plane import CuttingPlaneSVM
 
 
 def test_binary_blobs(global_random_seed):
@@ -45,10 +48,88 @@ def test_sparse_equals_dense():
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
 
 
-def test_binary_only_and_bad_params():
+@pytest.mark.parametrize("k", [3, 4])
+def test_multiclass_blobs(k, global_random_seed):
+    # fixed, well-separated centres (random centres can overlap); random samples
+    centers = 6.0 * np.vstack([np.eye(3), -np.ones((1, 3)) / np.sqrt(3)])[:k]
+    X, y = make_blobs(40 * k, centers=centers, cluster_std=0.7, random_state=global_random_seed)
+    est = CPMMC(k, C=10.0, random_state=global_random_seed).fit(X)
+    assert adjusted_rand_index(y, est.labels_) > 0.95
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert est.coef_.shape == (k, 3) and est.intercept_.shape == (k,)
+    assert est.converged_ and est.n_constraints_ >= 1
+    assert est.objective_ == pytest.approx(est.objective_history_[-1])
+
+
+def _check_balance(F, bound):
+    """Multiclass balance set: |t_p - t_q| <= l/n and sum_r t_r = 0, t = mean scores."""
+    t = F.mean(axis=0)
+    assert np.ptp(t) <= bound + 1e-7
+    assert abs(t.sum()) <= 1e-7
+
+
+@pytest.mark.parametrize("balance", [0.1, 0.02])
+def test_multiclass_balance_constraints_hold(balance):
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((90, 4))
+    est = CPMMC(3, C=10.0, balance=balance, random_state=0).fit(X)
+    _check_balance(est.decision_function(X), balance)
+
+
+def test_multiclass_same_objective_as_bmmc():
+    """Same multiclass problem and init: CPMMC and BMMC reach the same objective."""
+    for seed, k in [(3, 3), (5, 4)]:
+        X, _ = make_blobs(120, centers=k, n_features=4, random_state=seed)
+        init = CPMMC(k, random_state=0).fit(X).labels_  # any fixed labels
+        a = CPMMC(k, C=5.0, tol=1e-6, cccp_tol=1e-6, max_iter=1000, init=init).fit(X)
+        b = BMMC(k, C=5.0, tol=1e-6, inner_tol=1e-7, inner_max_iter=500, init=init).fit(X)
+        # the violation tol bounds each subproblem's gap by C * tol = 5e-6
+        assert a.objective_ == pytest.approx(b.objective_, rel=1e-4)
+        assert adjusted_rand_index(a.labels_, b.labels_) == pytest.approx(1.0)
+
+
+def test_cutting_plane_subproblem_matches_bundle():
+    """Oracle for the inner solver: the convex subproblem's minimum agrees with BMRM's."""
+    rng = np.random.RandomState(1)
+    X = rng.standard_normal((70, 5))
+    obj = MMCObjective(X, 3, 2.0, 0.1)
+    sub = obj.surrogate(rng.randint(0, 3, 70))
+    x0 = obj.zero()
+    cp = CuttingPlaneSVM(tol=1e-7, max_iter=500).solve(sub, x0)
+    bm = BundleMethod(tol=1e-9, max_iter=500).solve(sub, x0)
+    assert cp.converged
+    assert sub.value(cp.x) == pytest.approx(sub.value(bm.x), rel=1e-5)
+    assert sub.value(cp.x) <= sub.value(x0)
+    # the stopping rule bounds the gap: value <= model minimum + C tol <= optimum + C tol
+    loose = CuttingPlaneSVM(tol=0.05).solve(sub, x0)
+    assert sub.value(loose.x) <= sub.value(bm.x) + 2.0 * 0.05 + 1e-9
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_multiclass_objective_never_increases(seed):
+    """CCCP with a best-iterate inner solver: J(x+) <= S(x+) <= S(x) = J(x) (random data)."""
+    rng = np.random.RandomState(seed)
+    X = rng.standard_normal((80, 3))
+    init = rng.randint(0, 3, 80)
+    est = CPMMC(3, C=3.0, cccp_tol=1e-8, init=init).fit(X)
+    h = est.objective_history_
+    assert h.size >= 2  # random init labels: the argmax changes at least once
+    assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1]))
+
+
+def test_multiclass_sparse_equals_dense():
+    X, _ = make_blobs(90, centers=3, n_features=5, random_state=2)
+    X[np.abs(X) < 2] = 0
+    init = np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))
+    a = CPMMC(3, init=init).fit(X)
+    b = CPMMC(3, init=init).fit(sp.csr_matrix(X))
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-8)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+def test_bad_params():
     X, _ = make_blobs(30, centers=3, random_state=0)
-    with pytest.raises(ValueError, match="binary method"):
-        CPMMC(3).fit(X)
     for params, match in [
         ({"C": 0}, "C must"),
         ({"tol": -1}, "tol"),

@@ -1,4 +1,4 @@
-"""CPMMC: cutting-plane maximum margin clustering (Zhao, Wang & Zhang, SDM 2008), binary."""
+"""CPMMC: cutting-plane maximum margin clustering (Zhao, Wang & Zhang, SDM 2008; ICML 2008)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import numpy.typing as npt
 from ..base import BaseClusterer
 from ..objectives._constraints import resolve_balance
 from ..objectives._mmc import MMCObjective
-from ..solvers._cutting_plane import CuttingPlaneMMC
+from ..solvers._cccp import CCCP
+from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
 from ..solvers._result import SolverResult
 from ..utils import check_max_iter, check_positive
 from ._bmmc import (
@@ -26,37 +27,55 @@ __all__ = ["CPMMC"]
 
 
 class CPMMC(BaseClusterer):
-    """Cutting-plane maximum margin clustering (binary), the baseline of BMMC.
+    """Cutting-plane maximum margin clustering (binary and multiclass), the baseline of BMMC.
 
-    Solves the same binary MMC problem as :class:`~marginclust.BMMC` (BMMC eq. 3
-    in its 1-slack form, eq. 7) by a cutting-plane outer loop: the working set
-    of constraints ``c in {0,1}^n`` grows by the most violated one; each
-    restricted problem is solved by CCCP with an exact QP per CCCP step (see
-    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneMMC`).
+    Solves the same MMC problems as :class:`~marginclust.BMMC`.
 
-    Stopping rule: the outer loop stops when the most violated constraint is
-    violated by at most ``tol`` (or after ``max_iter`` constraints); each CCCP
-    stops when the restricted objective decreases by at most ``cccp_tol`` times
-    its value (or after ``cccp_max_iter`` steps).
+    Binary (``n_clusters=2``; Zhao, Wang & Zhang, SDM 2008): BMMC eq. 3 in its
+    1-slack form (eq. 7) by a cutting-plane outer loop: the working set of
+    constraints ``c in {0,1}^n`` grows by the most violated one; each restricted
+    problem is solved by CCCP with an exact QP per CCCP step (see
+    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneMMC`). Stopping rule:
+    the outer loop stops when the most violated constraint is violated by at most
+    ``tol`` (or after ``max_iter`` constraints); each CCCP stops when the
+    restricted objective decreases by at most ``cccp_tol`` times its value (or
+    after ``cccp_max_iter`` steps). The true objective need not be monotone.
+
+    Multiclass (``n_clusters > 2``; Zhao, Wang & Zhang, ICML 2008): the
+    multiclass objective of BMMC (eqs. 20-22) by CCCP (argmax fixed at the
+    current iterate, the same linearisation as BMMC); each convex subproblem is
+    solved in its 1-slack form by constraint generation: the most violated
+    constraint ``c in {0,1}^{n x k}`` is added to the working set and the small
+    QP over the working set (one slack, with the balance constraints) is solved
+    exactly (see :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`).
+    Stopping rule: a subproblem stops when its most violated constraint is
+    violated by at most ``tol`` (its value is then within ``C * tol`` of its
+    minimum) or after ``max_iter`` constraints; CCCP stops when the true
+    objective decreases by at most ``cccp_tol`` times its value, when the argmax
+    repeats, or after ``cccp_max_iter`` steps. The true objective never
+    increases (the inner solver returns its best iterate, never worse than the
+    warm start).
 
     Parameters
     ----------
     n_clusters : int, default=2
-        Must be 2 (binary method); 1 gives the trivial one-cluster partition.
+        Number of clusters (2: binary model; more: multiclass model; 1: the
+        trivial one-cluster partition).
     C : float, default=1.0
         Weight of the mean hinge loss.
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
     tol : float, default=0.01
-        Constraint violation tolerance of the cutting-plane loop.
+        Constraint violation tolerance of the cutting-plane loop (absolute).
     max_iter : int, default=100
-        Maximum cutting-plane iterations.
+        Maximum cutting-plane iterations (binary: outer loop; multiclass: per
+        CCCP subproblem).
     cccp_tol : float, default=0.01
-        Relative-decrease tolerance of the inner CCCP.
+        Relative-decrease tolerance of CCCP.
     cccp_max_iter : int, default=30
-        Maximum CCCP iterations per restricted problem.
+        Maximum CCCP iterations (binary: per restricted problem; multiclass: in all).
     init : {"auto", "kmeans", "pca"} or array-like of shape (n_samples,), default="kmeans"
-        Initial labels (signs of the first linearisation).
+        Initial labels (signs / argmax of the first linearisation).
     n_init : int, default=1
         Restarts.
     qp : {"auto", "active-set", "ipm", "clarabel"}, default="auto"
@@ -67,18 +86,23 @@ class CPMMC(BaseClusterer):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
+    coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
+    intercept_ : ndarray of shape (1,) or (n_clusters,)
     objective_ : float
-        True MMC objective (eq. 3) at the solution.
+        True MMC objective (eq. 3 / eq. 22) at the solution.
     objective_history_ : ndarray
-        True objective after each cutting-plane iteration (not necessarily monotone).
+        Binary: true objective after each cutting-plane iteration (not
+        necessarily monotone). Multiclass: after each CCCP iteration
+        (non-increasing).
     n_iter_ : int
-        Cutting-plane iterations.
+        Binary: cutting-plane iterations. Multiclass: CCCP iterations.
     n_cccp_iter_ : ndarray of int
-        CCCP iterations of each cutting-plane iteration.
+        Binary: CCCP iterations of each cutting-plane iteration. Multiclass:
+        ``[n_iter_]`` (one CCCP run).
+    n_inner_iter_ : ndarray of int
+        Multiclass only: constraints generated in each CCCP iteration.
     n_constraints_ : int
-        Size of the final working set.
+        Size of the final working set (multiclass: the largest one).
     converged_ : bool
     n_features_in_ : int
 
@@ -86,11 +110,12 @@ class CPMMC(BaseClusterer):
     ----------
     B. Zhao, F. Wang, C. Zhang. Efficient maximum margin clustering via cutting
     plane algorithm. SIAM SDM 2008.
+    B. Zhao, F. Wang, C. Zhang. Efficient multiclass maximum margin clustering.
+    ICML 2008.
     """
 
     _accept_sparse = ("csr", "csc", "coo")
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (f = -1 everywhere)
-    _max_clusters = 2
 
     def __init__(
         self,
@@ -136,9 +161,9 @@ class CPMMC(BaseClusterer):
             return SolverResult(
                 x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True
             )
-        n = X.shape[0]
-        obj = MMCObjective(X, 2, float(self.C), resolve_balance(self.balance, n) / n)
-        labels0 = initial_labels(X, 2, self.init, random_state, obj.data)
+        n, k = X.shape[0], self._n_clusters
+        obj = MMCObjective(X, k, float(self.C), resolve_balance(self.balance, n) / n)
+        labels0 = initial_labels(X, k, self.init, random_state, obj.data)
         solver = CuttingPlaneMMC(
             tol=self.tol,
             max_iter=self.max_iter,
@@ -146,6 +171,8 @@ class CPMMC(BaseClusterer):
             cccp_max_iter=self.cccp_max_iter,
             qp="active-set" if self.qp == "auto" else self.qp,
         )
+        if k > 2:
+            return self._fit_multiclass(X, obj, labels0)
         res = solver.solve(obj, obj.zero(), signs0=2.0 * labels0 - 1.0)
         return _linear_result(
             X,
@@ -157,6 +184,32 @@ class CPMMC(BaseClusterer):
             },
             f"CPMMC stopped at max_iter={self.max_iter} with a constraint still violated "
             f"by more than tol={self.tol}; increase max_iter or tol.",
+        )
+
+    def _fit_multiclass(
+        self, X: Any, obj: MMCObjective, labels0: npt.NDArray[np.intp]
+    ) -> SolverResult:
+        """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem."""
+        inner = CuttingPlaneSVM(
+            tol=self.tol,
+            max_iter=self.max_iter,
+            qp="active-set" if self.qp == "auto" else self.qp,
+        )
+        res = CCCP(inner, tol=self.cccp_tol, max_iter=self.cccp_max_iter).solve(
+            obj, obj.zero(), first=obj.surrogate(labels0)
+        )
+        n_inner = np.asarray(res.info["n_inner_iter"], dtype=np.intp)
+        return _linear_result(
+            X,
+            obj,
+            res,
+            {
+                "n_cccp_iter_": np.array([res.n_iter], dtype=np.intp),
+                "n_inner_iter_": n_inner,
+                "n_constraints_": int(n_inner.max(initial=0)),
+            },
+            f"CPMMC: CCCP stopped at cccp_max_iter={self.cccp_max_iter} before the objective "
+            f"changed by less than cccp_tol={self.cccp_tol}; increase cccp_max_iter.",
         )
 
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:

@@ -1,4 +1,6 @@
-"""Cutting-plane maximum margin clustering (CPMMC; Zhao, Wang & Zhang, SDM 2008), binary.
+"""Cutting-plane maximum margin clustering (CPMMC; Zhao, Wang & Zhang, SDM 2008 / ICML 2008).
+
+Binary (:class:`CuttingPlaneMMC`, SDM 2008):
 
 The 1-slack problem (BMMC eq. 7)
 
@@ -18,6 +20,28 @@ constraint ``c_i = 1[|f(x_i)| < 1]`` is added when its violation
 
 Unlike BMMC, the restricted problems change from one outer step to the next,
 so the true objective need not decrease monotonically (BMMC Sec. II).
+
+Multiclass (:class:`CuttingPlaneSVM`, ICML 2008): CCCP outside
+(:class:`._cccp.CCCP`, the argmax ``p_i`` fixed at the current iterate, as in
+BMMC), and each convex subproblem (:class:`~marginclust.objectives._mmc.MMCSurrogate`)
+solved in its 1-slack form
+
+    min 1/2 ||W||^2 + C xi   s.t.  for all c in {0,1}^{n x k}:
+        1/(nk) sum_{i, r != p_i} c_ir (1 - f_{p_i}(x_i) + f_r(x_i)) <= xi,   balance on t
+
+by constraint generation: the most violated constraint at the current solution
+(``c_ir = 1`` where the hinge is active) is added to the working set and the
+small QP over the working set is solved exactly. Its plane is the surrogate's
+risk plane (:meth:`MMCSurrogate.plane`): the same linearisation as BMMC's; the
+difference from the bundle method is the working set (every constraint kept, no
+aggregation) and the stopping rule.
+
+Stopping rule (inner): stop when the most violated constraint is violated by at
+most ``tol``, ``R(x) - xi <= tol`` (absolute, as Zhao et al.; then the
+subproblem value is within ``C tol`` of its minimum, since ``1/2||W||^2 + C xi``
+is a lower bound), or after ``max_iter`` constraints. The best iterate
+(including the warm start) is returned, so the true objective never increases
+across CCCP iterations.
 """
 
 from __future__ import annotations
@@ -31,7 +55,7 @@ from ._base import Callback
 from ._qp import solve_bundle_dual
 from ._result import SolverResult
 
-__all__ = ["CuttingPlaneMMC"]
+__all__ = ["CuttingPlaneMMC", "CuttingPlaneSVM"]
 
 Array = npt.NDArray[np.float64]
 
@@ -170,4 +194,106 @@ class CuttingPlaneMMC:
             converged=converged,
             message="" if converged else f"CPMMC stopped at max_iter={self.max_iter}",
             info={"n_constraints": int(Cset.shape[0]), "n_cccp_iter": cccp_iters},
+        )
+
+
+class CuttingPlaneSVM:
+    """1-slack cutting-plane solver of a convex MMC subproblem (the multiclass CPMMC inner loop).
+
+    The subproblem must provide ``plane(x) -> (R(x), dR/dW, dR/dt)`` (the risk of
+    the most violated constraint and its slopes), ``C``, ``shape`` (of ``W``)
+    and ``balance`` (as :class:`~marginclust.objectives._mmc.MMCSurrogate`).
+    Used inside :class:`._cccp.CCCP` as its ``inner`` solver.
+
+    Parameters
+    ----------
+    tol : float, default=0.01
+        Stop when the most violated constraint is violated by at most ``tol``
+        (``R(x) - xi <= tol``).
+    max_iter : int, default=100
+        Maximum constraints added (QPs solved).
+    qp : {"active-set", "ipm", "clarabel"}, default="active-set"
+        QP solver.
+    """
+
+    required: ClassVar[tuple[str, ...]] = ("plane",)
+
+    def __init__(self, *, tol: float = 0.01, max_iter: int = 100, qp: str = "active-set") -> None:
+        self.tol = tol
+        self.max_iter = max_iter
+        self.qp = qp
+
+    def solve(self, objective: Any, x0: tuple[Array, Array]) -> SolverResult:
+        """Minimise the subproblem by constraint generation, from the warm start ``x0``.
+
+        Parameters
+        ----------
+        objective : MMCSurrogate
+            The convex subproblem.
+        x0 : tuple (W, t)
+            Warm start; its most violated constraint is the first of the working set.
+
+        Returns
+        -------
+        result : SolverResult
+            ``x``: the best iterate (never worse than ``x0``); ``n_iter``: QPs
+            solved; ``info``: ``n_constraints``, ``violation`` (of the last iterate).
+        """
+        C = float(objective.C)
+        bal = objective.balance
+        shape = tuple(objective.shape)
+        W = np.asarray(x0[0], dtype=np.float64).reshape(shape)
+        t = np.asarray(x0[1], dtype=np.float64).ravel()
+        q = t.size
+        # plane 0 is xi >= 0; then one plane per constraint of the working set
+        A: list[Array] = [np.zeros(W.size)]
+        Ct: list[Array] = [np.zeros(q)]
+        off: list[float] = [0.0]
+
+        def add(x: tuple[Array, Array]) -> float:
+            risk, gW, gt = objective.plane(x)
+            gW = np.asarray(gW, dtype=np.float64).ravel()
+            gt = np.asarray(gt, dtype=np.float64).ravel()
+            A.append(gW)
+            Ct.append(gt)
+            off.append(float(risk - gW @ x[0].ravel() - gt @ x[1]))
+            return float(risk)
+
+        risk = add((W, t))
+        best, J_best = (W, t), float(0.5 * np.vdot(W, W) + C * risk)
+        converged = False
+        violation = np.inf
+        it = 0
+        for it in range(1, self.max_iter + 1):  # noqa: B007
+            Aall = np.asarray(A)
+            res = solve_bundle_dual(
+                Aall @ Aall.T,
+                np.asarray(off),
+                np.asarray(Ct),
+                C,
+                bal.G,
+                bal.h,
+                bal.E,
+                bal.e,
+                method=self.qp,
+            )
+            W = -(res.beta @ Aall).reshape(shape)
+            t = np.asarray(res.t, dtype=np.float64).ravel()
+            xi = max(0.0, float(np.max(Aall @ W.ravel() + np.asarray(Ct) @ t + np.asarray(off))))
+            risk = add((W, t))
+            J = float(0.5 * np.vdot(W, W) + C * risk)
+            if J < J_best:
+                best, J_best = (W, t), J
+            violation = risk - xi
+            if violation <= self.tol:
+                converged = True
+                break
+        return SolverResult(
+            x=best,
+            objective=J_best,
+            objective_history=np.asarray([J_best]),
+            n_iter=it,
+            converged=converged,
+            message="" if converged else f"cutting plane stopped at max_iter={self.max_iter}",
+            info={"n_constraints": len(A) - 1, "violation": float(violation)},
         )

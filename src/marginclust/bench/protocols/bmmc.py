@@ -25,7 +25,7 @@ Baselines: K-means (``kmeans``, scikit-learn), normalised cut (``ncut``:
 scikit-learn ``SpectralClustering`` with an RBF affinity of width ``sigma`` in
 {0.1, ..., 1.0} x sigma0, sigma0 = the range of pairwise distances, paper
 footnote 8), IterSVR (``itersvr``, registered by the EMMC protocol) and CPMMC
-(``cpmmc``, binary only here). MMC (SDP) and GMMC are not run (published only).
+(``cpmmc``). MMC (SDP) and GMMC are not run (published only).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def make_bmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> An
 
 
 def make_cpmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.CPMMC` (binary only)."""
+    """:class:`marginclust.CPMMC` (binary and multiclass)."""
     from marginclust import CPMMC
 
     return CPMMC(n_clusters, random_state=random_state, **params)
@@ -129,7 +129,7 @@ register_method(
         make_cpmmc,
         grid={"C": C_GRID, "balance": L_GRID},
         defaults={"C": 1.0, "balance": 0.1},
-        notes="CPMMC (cutting plane + CCCP + QP), binary only, violation tol 0.01",
+        notes="CPMMC (cutting plane + CCCP + QP), violation tol 0.01",
     )
 )
 register_method(
@@ -257,7 +257,7 @@ register_table(
         quick={"n_runs": 1, "datasets": ["ionosphere", "letter:A,B"], "grid_points": 3},
         notes="Best CA over the grid (paper protocol; C in 2^[-8..6], l in 0..20 for "
         "BMMC/CPMMC). 20 Newsgroups (rec, 4 topics) cannot be built offline: published "
-        "only. CPMMC is binary here (fails on USPS 1-4). MMC/GMMC published only. "
+        "only. MMC/GMMC published only. "
         "Features min-max scaled.",
     )
 )
