@@ -304,7 +304,7 @@ def _timing_factories() -> dict[str, Any]:
         "kmeans": lambda k, s: KMeans(k, n_init=1, random_state=s),
         "ncut": lambda k, s: NormalizedCut(k, sigma_factor=0.5, random_state=s),
         "itersvr": lambda k, s: IterSVR(k, random_state=s) if k == 2 else None,
-        "cpmmc": lambda k, s: CPMMC(k, random_state=s) if k == 2 else None,
+        "cpmmc": lambda k, s: CPMMC(k, random_state=s),
         "bmmc": lambda k, s: BMMC(k, random_state=s),
     }
 
