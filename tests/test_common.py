@@ -10,7 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import marginclust
 
 # Constructor arguments for the checks (kept small so the suite stays fast).
-# One line per estimator; each method issue owns its line.
+# One entry per estimator.
 TEST_PARAMS: dict[str, dict] = {
     "FuzzyCMeans": {},
     "KernelFuzzyCMeans": {},
@@ -28,17 +28,51 @@ TEST_PARAMS: dict[str, dict] = {
     "ELMFeatures": {},
 }
 
-# check name -> written reason, per estimator. One line per estimator.
+# check name -> written reason, per estimator.
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "FuzzyCMeans": {"check_sample_weight_equivalence_on_dense_data": "the k-means++ draws depend on the row order, so weighted and repeated data start differently; equivalence with a fixed init is tested in tests/estimators/test_fcm.py"},  # noqa: E501
-    "KernelFuzzyCMeans": {"check_sample_weight_equivalence_on_dense_data": "k-means++ draws depend on the row order and sigma0 (mean pairwise distance) changes when rows are repeated; equivalence with fixed init and sigma is tested in tests/estimators/test_fcm.py"},  # noqa: E501
-    "KernelKMeans": {"check_sample_weight_equivalence_on_dense_data": "k-means++ draws depend on the row order and sigma0 changes when rows are repeated; equivalence with fixed init and sigma is tested in tests/estimators/test_kernel_kmeans.py"},  # noqa: E501
+    "FuzzyCMeans": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the k-means++ draws depend on the row order, so weighted and repeated data start"
+            " differently; equivalence with a fixed init is tested in "
+            "tests/estimators/test_fcm.py"
+        ),
+    },
+    "KernelFuzzyCMeans": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "k-means++ draws depend on the row order and sigma0 (mean pairwise distance) "
+            "changes when rows are repeated; equivalence with fixed init and sigma is tested "
+            "in tests/estimators/test_fcm.py"
+        ),
+    },
+    "KernelKMeans": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "k-means++ draws depend on the row order and sigma0 changes when rows are "
+            "repeated; equivalence with fixed init and sigma is tested in "
+            "tests/estimators/test_kernel_kmeans.py"
+        ),
+    },
     "SLMC": {},
-    "IterativeLSSVM": {"check_clustering": "binary-only method (Zhang, Tsang & Kwok 2009 define two clusters); n_clusters=3 raises ValueError; binary behaviour is tested in tests/estimators/test_iterative_lssvm.py"},  # noqa: E501
+    "IterativeLSSVM": {
+        "check_clustering": (
+            "binary-only method (Zhang, Tsang & Kwok 2009 define two clusters); n_clusters=3 "
+            "raises ValueError; binary behaviour is tested in "
+            "tests/estimators/test_iterative_lssvm.py"
+        ),
+    },
     "PKM": {},
     "EMMC": {},
-    "IterSVR": {"check_clustering": "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in tests/estimators/test_itersvr.py"},  # noqa: E501
-    "IterSVM": {"check_clustering": "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in tests/estimators/test_itersvr.py"},  # noqa: E501
+    "IterSVR": {
+        "check_clustering": (
+            "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
+            "tests/estimators/test_itersvr.py"
+        ),
+    },
+    "IterSVM": {
+        "check_clustering": (
+            "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
+            "tests/estimators/test_itersvr.py"
+        ),
+    },
     "BMMC": {},
     "CPMMC": {},
     "WOCSVMClustering": {},
