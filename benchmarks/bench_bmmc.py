@@ -1,6 +1,6 @@
 """Speed of BMMC beside CPMMC, IterSVR and K-means, and BMMC's scaling to a million samples.
 
-Run: ``MARGINCLUST_DATA=/work/shared/datasets python benchmarks/bench_bmmc.py [--big]``
+Run: ``MARGINCLUST_DATA=../shared/datasets python benchmarks/bench_bmmc.py [--big]``
 
 1. Table 7 data (ionosphere, letter A-B, satimage 1-2, USPS 1-4; min-max scaled):
    best-of-``--reps`` ``fit`` seconds of BMMC, CPMMC (binary only), IterSVR (binary
