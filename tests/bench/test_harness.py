@@ -349,3 +349,18 @@ def test_sigma0_scaled_sets_width():
     assert est.sigma_ == pytest.approx(0.5 * pdist(X).mean())
     assert est.estimator_.sigma == est.sigma_
     assert est.labels_.shape == (30,)
+
+
+def test_binary_method_on_multiclass_set_is_not_applicable_not_failed():
+    import numpy as np
+
+    from marginclust import IterativeLSSVM
+    from marginclust.bench._registry import Method
+    from marginclust.bench._runner import NOT_APPLICABLE, Job, run_job
+
+    X = np.random.RandomState(0).normal(size=(30, 2))
+    y = np.arange(30) % 3
+    method = Method("binary", lambda n_clusters, random_state: IterativeLSSVM(n_clusters))
+    job = Job(table="t", dataset="d", method="binary", protocol="default")
+    row = run_job(job, X, y, 3, "raw", [], "0", method=method, measure_objs={})
+    assert row["error"].startswith(f"ValueError: {NOT_APPLICABLE}")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import MEASURES, METHODS, Table
-from ._runner import NO_DATA, select_best
+from ._runner import NO_DATA, NOT_APPLICABLE, select_best
 from .protocols._common import table_head
 
 __all__ = ["format_report", "summarize"]
@@ -74,6 +74,9 @@ def summarize(
         summary["params"] = Counter(str(r.get("params")) for r in members).most_common(1)[0][0]
         summary["preprocessing"] = members[0].get("preprocessing")
         summary["no_data"] = all(str(r.get("error")).startswith(NO_DATA) for r in members)
+        summary["not_applicable"] = all(
+            str(r.get("error")).startswith(f"ValueError: {NOT_APPLICABLE}") for r in members
+        )
         out[group] = summary
     return out
 
@@ -90,6 +93,8 @@ def _cell(summary: Mapping[str, Any] | None, measure: str) -> str:
     stats = summary[measure]
     if summary.get("no_data"):
         return "no data"
+    if summary.get("not_applicable"):
+        return "n/a (binary method)"
     if stats["n"] == 0:
         return f"failed ({summary['n_failed']}/{summary['n_fits']})"
     text = f"{_fmt(stats['mean'])} ± {_fmt(stats['std'])}"
@@ -293,13 +298,19 @@ def _footer(
         if method.notes:
             text += f". {method.notes}"
         lines.append(text)
-    n_failed = sum(r.get("error") is not None for r in rows)
+    n_na = sum(str(r.get("error")).startswith(f"ValueError: {NOT_APPLICABLE}") for r in rows)
+    n_failed = sum(r.get("error") is not None for r in rows) - n_na
     n_warn = sum(int(r.get("n_convergence_warnings") or 0) for r in rows)
     lines.append(
-        f"- Fits: {len(rows)}; failed: {n_failed}; ConvergenceWarnings: {n_warn}; "
+        f"- Fits: {len(rows) - n_na}; failed: {n_failed}; not applicable (binary method on "
+        f"a multi-class set): {n_na}; ConvergenceWarnings: {n_warn}; "
         f"package version {rows[0].get('version') if rows else '-'}."
     )
-    errors = Counter(str(r["error"]).split("\n")[0][:120] for r in rows if r.get("error"))
+    errors = Counter(
+        str(r["error"]).split("\n")[0][:120]
+        for r in rows
+        if r.get("error") and not str(r["error"]).startswith(f"ValueError: {NOT_APPLICABLE}")
+    )
     for message, count in errors.most_common(3):
         lines.append(f"  - {count} x {message}")
     if table.notes:

@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 NO_DATA = "data set not available"
+NOT_APPLICABLE = "not applicable"
 
 # Columns every grid row has (measures are added as further columns).
 ROW_FIELDS = (
@@ -349,6 +350,16 @@ def run_job(
             estimator = method.factory(
                 n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
             )
+            final = estimator
+            if hasattr(final, "steps"):  # a Pipeline: its last step clusters
+                final = final.steps[-1][1]
+            final = getattr(final, "estimator", final)  # a wrapper such as Standardized
+            max_clusters = getattr(final, "_max_clusters", None)
+            if max_clusters is not None and n_clusters > max_clusters:
+                raise ValueError(
+                    f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
+                    f"and this data set has {n_clusters} clusters"
+                )
             start = time.perf_counter()
             estimator.fit(X)
             row["fit_time"] = time.perf_counter() - start

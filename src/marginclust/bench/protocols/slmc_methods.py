@@ -164,8 +164,8 @@ register_method(
         make_iterative_lssvm,
         grid={"setting": PAPER_SETTINGS},
         defaults={"lam": 0.1, "sigma_scale": 1.0, "balance": 0.1, "standardize": True},
-        notes="Iterative LS-SVM (eq. 14), binary only (multi-class rows fail with a "
-        "ValueError), 2-means init, balance |sum y| <= 0.1 n; default: lam=0.1, sigma0, "
+        notes="Iterative LS-SVM (eq. 14), binary only (n/a on multi-class sets), "
+        "2-means init, balance |sum y| <= 0.1 n; default: lam=0.1, sigma0, "
         "standardised (benchmarks/slmc_defaults.py --lssvm: mean CA 0.821 over 8 binary sets)",
     )
 )
