@@ -105,5 +105,5 @@ def test_all_names_exist(name):
 
 
 def test_lazy_modules_import():
-    for module in set(marginclust._LAZY.values()):
-        importlib.import_module(module)
+    for name, module in marginclust._LAZY.items():
+        assert hasattr(importlib.import_module(module), name), f"{module} lacks {name}"

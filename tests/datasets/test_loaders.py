@@ -139,8 +139,10 @@ def test_offline_no_network(tmp_path, monkeypatch):
     monkeypatch.setattr(socket, "create_connection", refuse)
     (tmp_path / "t.csv").write_text("a,label\n1,x\n2,y\n")
     for name in ("sk-wine", "sk-digits", "sk-breast_cancer", "slmc-four-gaussians", "pkm-310"):
-        load_dataset(name)
-    load_dataset("t", data_home=tmp_path)
+        X, y = load_dataset(name)
+        assert X.shape[0] == y.shape[0] > 0
+    X, y = load_dataset("t", data_home=tmp_path)
+    assert X.tolist() == [[1.0], [2.0]] and y.tolist() == [0, 1]
 
 
 # ------------------------------------------------------------- synthetic

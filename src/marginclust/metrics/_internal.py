@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.metrics import davies_bouldin_score
 
 __all__ = ["davies_bouldin", "sse"]
 
@@ -101,20 +102,4 @@ def davies_bouldin(X: npt.ArrayLike, labels: npt.ArrayLike) -> float:
             f"davies_bouldin needs 2 <= n_clusters <= n_samples - 1; got {k} clusters for "
             f"{X.shape[0]} samples."
         )
-    counts = np.bincount(codes, minlength=k).astype(np.float64)
-    sums = np.zeros((k, X.shape[1]))
-    np.add.at(sums, codes, X)
-    centroids = sums / counts[:, None]
-    dist = np.sqrt(np.sum((X - centroids[codes]) ** 2, axis=1))
-    scatter = np.bincount(codes, weights=dist, minlength=k) / counts
-    sq = np.sum(centroids**2, axis=1)
-    sep2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * centroids @ centroids.T, 0.0)
-    sep = np.sqrt(sep2)
-    if np.allclose(scatter, 0.0) or np.allclose(sep, 0.0):
-        return 0.0
-    num = scatter[:, None] + scatter[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = num / sep
-    ratio[~np.isfinite(ratio)] = 0.0
-    np.fill_diagonal(ratio, 0.0)
-    return float(np.mean(ratio.max(axis=1)))
+    return float(davies_bouldin_score(X, codes))
