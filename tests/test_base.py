@@ -99,3 +99,43 @@ def test_predict_proba_rows_on_simplex():
     assert P.shape == (5, 3)
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     np.testing.assert_array_equal(est.predict(X[:5]), P.argmax(axis=1))
+
+
+class _Prepared(_Toy):
+    """The once-per-fit contract: _prepare runs once, every restart gets its context."""
+
+    def _prepare(self, X, **fit_params):
+        self._prepared = getattr(self, "_prepared", 0) + 1
+        return {"X": X}
+
+    def _fit_one(self, context, random_state):
+        return super()._fit_one(context["X"], random_state)
+
+
+def test_prepare_runs_once_and_feeds_every_restart():
+    est = _Prepared(2, n_init=4).fit(X)
+    assert est._prepared == 1 and est._calls == 4
+
+
+def test_n_clusters_found_and_one_point_cluster_warning():
+    est = _Toy(2).fit(X)
+    assert est.n_clusters_found_ == 2
+
+    class _OnePoint(_Toy):
+        def _fit_one(self, X, random_state, **fit_params):
+            res = super()._fit_one(X, random_state)
+            labels = np.zeros(X.shape[0], dtype=int)
+            labels[0] = 1
+            res.x["labels_"] = labels
+            return res
+
+    with pytest.warns(ConvergenceWarning, match="cluster of 1 sample"):
+        est = _OnePoint(2).fit(X)
+    assert est.n_clusters_found_ == 2
+
+
+def test_verbose_prints_restart_lines(capsys):
+    est = _Toy(2, n_init=2)
+    est.verbose = 1
+    est.fit(X)
+    assert capsys.readouterr().err.count("_Toy restart") == 2

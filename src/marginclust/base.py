@@ -7,6 +7,12 @@ non-degenerate restart, copies its fitted attributes onto the estimator and
 warns when it did not converge. Subclasses implement ``_fit_one`` (returning a
 :class:`~marginclust.solvers.SolverResult` whose ``x`` is a dict of fitted
 attributes) and ``_predict_memberships`` or ``_predict``.
+
+Work done once per fit (kernel matrices, centring, validated pairs, sigma0)
+belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
+every restart: ``_fit_one(context, random_state)``. Estimators that do not
+override ``_prepare`` keep the older ``_fit_one(X, random_state, **fit_params)``
+contract (to be removed once every estimator has moved).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .exceptions import ConvergenceWarning, EmptyClusterError
 from .solvers import SolverResult
-from .utils import check_n_clusters, check_not_constant, spawn_seeds
+from .utils import check_n_clusters, check_not_constant, degeneracy, report, spawn_seeds
 
 __all__ = ["BaseClusterer", "SoftClusterMixin"]
 
@@ -37,6 +43,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     - ``_min_clusters`` / ``_max_clusters``: admissible ``n_clusters`` range
       (``_max_clusters = 2`` for binary-only methods).
     - ``_require_non_constant``: reject data whose samples are all identical.
+    - ``_collapse_advice``: what to change when the fit collapses, in this
+      method's own parameters (printed in the ``ConvergenceWarning``).
 
     Subclasses implement :meth:`_fit_one` and either :meth:`_predict_memberships`
     (soft methods) or :meth:`_predict`.
@@ -47,10 +55,19 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     _min_clusters: ClassVar[int] = 2
     _max_clusters: ClassVar[int | None] = None
     _require_non_constant: ClassVar[bool] = True
+    _collapse_advice: ClassVar[str] = "Try more n_init, another init or other parameters."
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self, X: Any) -> None:
         """Validate hyperparameters against the data; raise ValueError on a bad one."""
+
+    def _prepare(self, X: Any, **fit_params: Any) -> Any:
+        """Once-per-fit work shared by all restarts; return a context for ``_fit_one``.
+
+        ``None`` (the default) selects the older ``_fit_one(X, random_state,
+        **fit_params)`` contract.
+        """
+        return None
 
     def _fit_one(
         self, X: Any, random_state: np.random.RandomState, **fit_params: Any
@@ -104,17 +121,41 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 f"n_clusters={self._n_clusters}."
             )
         self._check_params(X)
+        context = self._prepare(X, **fit_params)
         rng = check_random_state(getattr(self, "random_state", None))
+        verbose = getattr(self, "verbose", 0)
         best: SolverResult | None = None
         best_degenerate = True
         last_error: EmptyClusterError | None = None
-        for seed in spawn_seeds(rng, self._n_restarts()):
+        n_restarts = self._n_restarts()
+        for restart, seed in enumerate(spawn_seeds(rng, n_restarts)):
             try:
-                res = self._fit_one(X, np.random.RandomState(seed), **fit_params)
+                if context is None:
+                    res = self._fit_one(X, np.random.RandomState(seed), **fit_params)
+                else:
+                    res = self._fit_one(context, np.random.RandomState(seed))
             except EmptyClusterError as exc:
                 last_error = exc
+                report(
+                    verbose,
+                    "%s restart %d/%d: %s",
+                    type(self).__name__,
+                    restart + 1,
+                    n_restarts,
+                    exc,
+                )
                 continue
-            degenerate = np.unique(res.x["labels_"]).size < self._n_clusters
+            degenerate = degeneracy(res.x["labels_"], self._n_clusters).degenerate
+            report(
+                verbose,
+                "%s restart %d/%d: objective %.6g after %d iterations%s",
+                type(self).__name__,
+                restart + 1,
+                n_restarts,
+                res.objective,
+                res.n_iter,
+                " (degenerate)" if degenerate else "",
+            )
             if (
                 best is None
                 or (best_degenerate and not degenerate)
@@ -139,16 +180,30 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 "before meeting its tolerance; increase max_iter or tol."
             )
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
-        n_found = np.unique(self.labels_).size
-        if n_found < self._n_clusters:
-            warnings.warn(
-                f"{type(self).__name__} found only {n_found} non-empty clusters of "
-                f"n_clusters={self._n_clusters} (a collapsed solution). Try more n_init, "
-                "another init or other parameters (e.g. a smaller kernel width).",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        self._warn_if_degenerate()
         return self
+
+    def _warn_if_degenerate(self) -> None:
+        """Set ``n_clusters_found_`` and warn when the fitted labels are degenerate."""
+        deg = degeneracy(self.labels_, self._n_clusters)
+        self.n_clusters_found_ = deg.n_found
+        if deg.n_found < self._n_clusters:
+            warnings.warn(
+                f"{type(self).__name__} found only {deg.n_found} non-empty clusters of "
+                f"n_clusters={self._n_clusters} (a collapsed solution). "
+                f"{self._collapse_advice}",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        elif deg.degenerate:
+            small = int(np.min(deg.sizes))
+            warnings.warn(
+                f"{type(self).__name__} returned a cluster of {small} sample(s) (below the "
+                f"minimum of {deg.min_size} for {len(self.labels_)} samples): an outlier taken "
+                f"as a cluster. {self._collapse_advice}",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
 
     # ----------------------------------------------------------- public API
     def fit(self, X: Any, y: Any = None) -> BaseClusterer:

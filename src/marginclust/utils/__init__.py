@@ -1,7 +1,10 @@
 """Shared validation, randomness and reporting helpers."""
 
 from ._random import spawn_seeds
+from ._reporting import progress, report
 from ._validation import (
+    Degeneracy,
+    check_finite_scale,
     check_label_init,
     check_max_iter,
     check_memberships,
@@ -11,9 +14,15 @@ from ._validation import (
     check_positive,
     check_positive_finite,
     check_unit_interval,
+    degeneracy,
+    min_cluster_size,
+    resolve_alias,
+    resolve_renamed,
 )
 
 __all__ = [
+    "Degeneracy",
+    "check_finite_scale",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -23,5 +32,11 @@ __all__ = [
     "check_positive",
     "check_positive_finite",
     "check_unit_interval",
+    "degeneracy",
+    "min_cluster_size",
+    "progress",
+    "report",
+    "resolve_alias",
+    "resolve_renamed",
     "spawn_seeds",
 ]

@@ -1,22 +1,96 @@
-"""Verbosity routed to :mod:`logging`; library code never prints."""
+"""Verbosity with scikit-learn's semantics: ``verbose > 0`` prints to stderr.
+
+Every line also goes to the ``marginclust`` logger at DEBUG level, so a user who
+configured logging can capture it without ``verbose``.
+"""
 
 from __future__ import annotations
 
 import logging
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
 
 logger = logging.getLogger("marginclust")
 
+T = TypeVar("T")
+
+__all__ = ["progress", "report"]
+
 
 def report(verbose: int | bool, msg: str, *args: object) -> None:
-    """Log ``msg`` at INFO level when ``verbose`` is truthy, else at DEBUG.
+    """Print ``msg % args`` to stderr when ``verbose > 0``; always log it at DEBUG.
 
     Parameters
     ----------
     verbose : int or bool
-        The estimator's verbosity.
+        The estimator's verbosity (scikit-learn semantics: 0 is silent).
     msg : str
         A %-style format string.
     *args : object
         Arguments for ``msg``.
+
+    Examples
+    --------
+    >>> from marginclust.utils import report
+    >>> report(0, "iteration %d", 3)  # silent
     """
-    logger.log(logging.INFO if verbose else logging.DEBUG, msg, *args)
+    text = msg % args if args else msg
+    logger.debug(text)
+    if verbose and int(verbose) > 0:
+        print(text, file=sys.stderr, flush=True)
+
+
+def progress(
+    iterable: Iterable[T], *, total: int | None = None, desc: str = "", enabled: bool = True
+) -> Iterator[T]:
+    """Yield from ``iterable`` with a progress line on stderr.
+
+    Uses tqdm when it is installed, else a plain line rewritten at most twice a
+    second, so long work is never silent even without the ``progress`` extra.
+
+    Parameters
+    ----------
+    iterable : iterable
+        The work items.
+    total : int, optional
+        Number of items, when ``iterable`` has no ``len``.
+    desc : str, default=""
+        Label printed before the counter.
+    enabled : bool, default=True
+        ``False`` yields the items silently.
+
+    Examples
+    --------
+    >>> from marginclust.utils import progress
+    >>> list(progress(range(3), enabled=False))
+    [0, 1, 2]
+    """
+    if not enabled:
+        yield from iterable
+        return
+    if total is None:
+        try:
+            total = len(iterable)  # type: ignore[arg-type]
+        except TypeError:
+            total = None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = None
+    if tqdm is not None:
+        yield from tqdm(iterable, total=total, desc=desc, file=sys.stderr)
+        return
+    start = last = time.perf_counter()
+    done = 0
+    for item in iterable:
+        yield item
+        done += 1
+        now = time.perf_counter()
+        if now - last >= 0.5 or done == total:
+            last = now
+            of = f"/{total}" if total is not None else ""
+            print(f"\r{desc} {done}{of} ({now - start:.1f} s)", end="", file=sys.stderr)
+    if done:
+        print(file=sys.stderr, flush=True)

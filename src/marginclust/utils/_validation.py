@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import numbers
+import warnings
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
 __all__ = [
+    "Degeneracy",
+    "check_finite_scale",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -18,6 +23,10 @@ __all__ = [
     "check_positive",
     "check_positive_finite",
     "check_unit_interval",
+    "degeneracy",
+    "min_cluster_size",
+    "resolve_alias",
+    "resolve_renamed",
 ]
 
 
@@ -332,3 +341,188 @@ def check_pairs(pairs: npt.ArrayLike | None, n_samples: int, name: str) -> npt.N
     if np.any(arr[:, 0] == arr[:, 1]):
         raise ValueError(f"{name} links a sample to itself; remove those pairs.")
     return arr.astype(np.intp)
+
+
+def resolve_alias(
+    value: Any, name: str, allowed: tuple[str, ...], aliases: Mapping[str, str] | None = None
+) -> Any:
+    """Return the canonical spelling of a string option; warn on a deprecated alias.
+
+    The one vocabulary of marginclust (``init="k-means++"``, ``"k-means"``,
+    ``"random"``, ...) is enforced here; old spellings keep working for one
+    release with a ``FutureWarning`` that names the new one. Non-strings (arrays,
+    callables) are returned unchanged for the caller to validate.
+
+    Parameters
+    ----------
+    value : object
+        The user's value.
+    name : str
+        Parameter name, for messages.
+    allowed : tuple of str
+        Canonical spellings.
+    aliases : mapping of str to str, optional
+        Deprecated spelling -> canonical spelling.
+
+    Returns
+    -------
+    value : object
+        The canonical spelling, or ``value`` itself when it is not a string.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is a string that is neither canonical nor a known alias.
+
+    Examples
+    --------
+    >>> from marginclust.utils import resolve_alias
+    >>> resolve_alias("k-means++", "init", ("k-means++", "random"))
+    'k-means++'
+    """
+    if not isinstance(value, str):
+        return value
+    if value in allowed:
+        return value
+    if aliases and value in aliases:
+        new = aliases[value]
+        warnings.warn(
+            f"{name}={value!r} is deprecated and will be removed in 0.3; use {name}={new!r}.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return new
+    raise ValueError(f"{name} must be one of {list(allowed)} or an array; got {value!r}.")
+
+
+def resolve_renamed(estimator: Any, old: str, new: str, convert: Any = None) -> Any:
+    """Value of a renamed parameter: the new one, or the deprecated old one with a warning.
+
+    The old parameter stays in ``__init__`` with default ``"deprecated"`` for one
+    release, as scikit-learn does. ``convert`` maps an old value to the new
+    parameter's meaning (e.g. ``sigma -> gamma = 1 / (2 sigma^2)``).
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator holding both parameters.
+    old, new : str
+        Parameter names.
+    convert : callable, optional
+        Maps the old value to the new parameter's value.
+
+    Returns
+    -------
+    value : object
+        The value to use for ``new``.
+    """
+    old_value = getattr(estimator, old, "deprecated")
+    if isinstance(old_value, str) and old_value == "deprecated":
+        return getattr(estimator, new)
+    warnings.warn(
+        f"{type(estimator).__name__}({old}=...) is deprecated and will be removed in 0.3; "
+        f"use {new} instead.",
+        FutureWarning,
+        stacklevel=3,
+    )
+    return convert(old_value) if convert is not None else old_value
+
+
+def check_finite_scale(X: Any, name: str = "X") -> None:
+    """Reject data whose centred squared norms overflow or underflow to zero.
+
+    Squared distances are what every method here computes; if they are not
+    finite (features near 1e154 or beyond) or all vanish although the rows
+    differ (features near 1e-154), any result would be silently wrong.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Validated data.
+    name : str, default="X"
+        Name for messages.
+
+    Raises
+    ------
+    ValueError
+        With the advice to rescale the features.
+    """
+    if sp.issparse(X):
+        data = X.data
+        # max |x|^2 * n_features bounds every squared norm.
+        peak = float(np.max(np.abs(data))) if data.size else 0.0
+        with np.errstate(over="ignore"):
+            sq = peak * peak * X.shape[1]
+        if not np.isfinite(sq):
+            raise ValueError(
+                f"{name} has values up to {peak:.3g}: squared distances overflow. "
+                "Rescale your features (e.g. sklearn.preprocessing.MaxAbsScaler)."
+            )
+        return
+    Xc = np.asarray(X, dtype=np.float64)
+    spread = Xc.max(axis=0) - Xc.min(axis=0)
+    peak = float(spread.max()) if spread.size else 0.0
+    with np.errstate(over="ignore", under="ignore"):
+        sq = peak * peak * Xc.shape[1]
+    if not np.isfinite(sq):
+        raise ValueError(
+            f"{name} has feature ranges up to {peak:.3g}: squared distances overflow. "
+            "Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if peak > 0 and sq < np.finfo(np.float64).tiny * 1e4:
+        raise ValueError(
+            f"{name} has feature ranges of at most {peak:.3g}: squared distances underflow "
+            "to zero. Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+
+
+def min_cluster_size(n_samples: int, n_clusters: int) -> int:
+    """The documented smallest cluster that is not degenerate.
+
+    One sample when the data are too few to ask more (``n_samples < 5 *
+    n_clusters``), else two: a one-point cluster in a data set with room for
+    more is an outlier swallowed as a cluster, not a partition.
+    """
+    return 1 if n_samples < 5 * n_clusters else 2
+
+
+class Degeneracy(NamedTuple):
+    """Cluster-size summary of a labelling (see :func:`degeneracy`)."""
+
+    n_found: int
+    sizes: npt.NDArray[np.intp]
+    min_size: int
+    degenerate: bool
+
+
+def degeneracy(labels: npt.ArrayLike, n_clusters: int) -> Degeneracy:
+    """Count non-empty clusters and flag a degenerate (collapsed) labelling.
+
+    A labelling is degenerate when fewer than ``n_clusters`` clusters are
+    non-empty, or one is smaller than :func:`min_cluster_size`.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n_samples,)
+        Cluster labels in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters asked for.
+
+    Returns
+    -------
+    Degeneracy
+        ``n_found``, ``sizes`` (length ``n_clusters``), the ``min_size`` threshold
+        and ``degenerate``.
+
+    Examples
+    --------
+    >>> from marginclust.utils import degeneracy
+    >>> degeneracy([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], 2).degenerate
+    True
+    """
+    lab = np.asarray(labels, dtype=np.intp).ravel()
+    sizes = np.bincount(lab, minlength=n_clusters).astype(np.intp)
+    n_found = int(np.count_nonzero(sizes))
+    threshold = min_cluster_size(lab.size, n_clusters)
+    degenerate = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
+    return Degeneracy(n_found, sizes, threshold, degenerate)

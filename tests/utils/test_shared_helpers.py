@@ -1,0 +1,90 @@
+"""Shared helpers: aliases, renamed parameters, degeneracy, scale, verbosity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from marginclust.utils import (
+    check_finite_scale,
+    degeneracy,
+    min_cluster_size,
+    progress,
+    report,
+    resolve_alias,
+    resolve_renamed,
+)
+
+
+def test_resolve_alias_canonical_alias_and_unknown():
+    allowed = ("k-means++", "k-means", "random")
+    assert resolve_alias("random", "init", allowed, {"kmeans": "k-means"}) == "random"
+    with pytest.warns(FutureWarning, match="init='kmeans' is deprecated.*init='k-means'"):
+        assert resolve_alias("kmeans", "init", allowed, {"kmeans": "k-means"}) == "k-means"
+    with pytest.raises(ValueError, match="init must be one of"):
+        resolve_alias("kmeens", "init", allowed, {"kmeans": "k-means"})
+    arr = np.zeros((2, 2))
+    assert resolve_alias(arr, "init", allowed) is arr
+
+
+class _Est:
+    def __init__(self, gamma="scale", sigma="deprecated"):
+        self.gamma = gamma
+        self.sigma = sigma
+
+
+def test_resolve_renamed_prefers_new_and_converts_old():
+    assert resolve_renamed(_Est(gamma=0.5), "sigma", "gamma") == 0.5
+    with pytest.warns(FutureWarning, match=r"_Est\(sigma=...\) is deprecated.*use gamma"):
+        got = resolve_renamed(_Est(sigma=2.0), "sigma", "gamma", lambda s: 1 / (2 * s**2))
+    assert got == pytest.approx(0.125)
+
+
+def test_degeneracy_counts_and_threshold():
+    assert min_cluster_size(9, 2) == 1 and min_cluster_size(10, 2) == 2
+    d = degeneracy([0, 0, 1, 1, 1, 0, 0, 1, 0, 1], 2)
+    assert (d.n_found, d.degenerate, d.sizes.tolist()) == (2, False, [5, 5])
+    d = degeneracy([0] * 10, 2)
+    assert (d.n_found, d.degenerate) == (1, True)
+    d = degeneracy([0] * 9 + [1], 2)  # a one-point cluster among 10 samples
+    assert (d.n_found, d.degenerate) == (2, True)
+    assert not degeneracy([0, 1, 2], 3).degenerate  # too few samples to ask more
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e-160])
+def test_check_finite_scale_rejects_overflow_and_underflow(scale):
+    X = np.random.RandomState(0).randn(20, 3) * scale
+    with pytest.raises(ValueError, match="Rescale your features"):
+        check_finite_scale(X)
+
+
+def test_check_finite_scale_accepts_ordinary_and_offset_data():
+    X = np.random.RandomState(0).randn(20, 3)
+    check_finite_scale(X)
+    check_finite_scale(X + 1.7e9)
+    check_finite_scale(sp.csr_matrix(X))
+    with pytest.raises(ValueError, match="MaxAbsScaler"):
+        check_finite_scale(sp.csr_matrix(X * 1e160))
+
+
+def test_report_prints_only_when_verbose(capsys):
+    report(0, "quiet %d", 1)
+    report(1, "loud %d", 2)
+    err = capsys.readouterr().err
+    assert "quiet" not in err and "loud 2" in err
+
+
+def test_progress_yields_every_item_and_writes_a_line(capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_tqdm(name, *args, **kwargs):
+        if name.startswith("tqdm"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tqdm)
+    assert list(progress(range(4), desc="fits")) == [0, 1, 2, 3]
+    assert "fits 4/4" in capsys.readouterr().err
