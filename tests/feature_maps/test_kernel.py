@@ -57,3 +57,25 @@ def test_rbf_kernel_sigma_errors():
         rbf_kernel_sigma(np.ones((2, 2)), sigma=0.0)
     with pytest.raises(ValueError, match="features"):
         rbf_kernel_sigma(np.ones((2, 2)), np.ones((2, 3)), sigma=1.0)
+
+
+def test_resolve_gamma_rules_floats_and_errors():
+    import scipy.sparse as sp
+
+    from marginclust.feature_maps import resolve_gamma
+
+    X = np.random.RandomState(0).randn(50, 4)
+    assert resolve_gamma(0.3, X) == 0.3
+    assert resolve_gamma("scale", X) == pytest.approx(1 / (4 * X.var()))
+    assert resolve_gamma("scale", sp.csr_matrix(X)) == pytest.approx(1 / (4 * X.var()))
+    from scipy.spatial.distance import pdist
+
+    assert resolve_gamma("sigma0", X) == pytest.approx(1 / (2 * pdist(X).mean() ** 2))
+    # both rules are scale-free: gamma * scale^2 is constant
+    for rule in ("scale", "sigma0"):
+        assert resolve_gamma(rule, 1e3 * X) * 1e6 == pytest.approx(resolve_gamma(rule, X))
+    for bad in ("auto", -1.0, 0.0, np.inf, True, None):
+        with pytest.raises(ValueError, match="gamma"):
+            resolve_gamma(bad, X)
+    with pytest.raises(ValueError, match="zero variance"):
+        resolve_gamma("scale", np.ones((5, 2)))

@@ -1,8 +1,11 @@
-"""RBF kernel helpers shared by the kernel baselines and SLMC.
+"""RBF kernel helpers shared by every kernel method.
 
-Convention everywhere in marginclust: ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``
-(SLMC paper), and the default width ``sigma0`` is the mean pairwise Euclidean
-distance of the training data.
+The public vocabulary is scikit-learn's: ``k(x, y) = exp(-gamma ||x - y||^2)``
+with ``gamma`` a positive float or a data-relative rule resolved once per fit by
+:func:`resolve_gamma`: ``"scale"`` (scikit-learn's ``1 / (n_features * X.var())``)
+or ``"sigma0"`` (the papers' reference width, ``sigma = sigma0`` the mean pairwise
+distance, i.e. ``gamma = 1 / (2 sigma0^2)``). The papers' ``sigma`` is
+``gamma = 1 / (2 sigma^2)``.
 """
 
 from __future__ import annotations
@@ -11,10 +14,84 @@ import numbers
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
-__all__ = ["mean_pairwise_distance", "rbf_kernel_sigma"]
+__all__ = ["GAMMA_RULES", "mean_pairwise_distance", "rbf_kernel_sigma", "resolve_gamma"]
+
+GAMMA_RULES = ("scale", "sigma0")
+
+
+def resolve_gamma(
+    gamma: object,
+    X: npt.ArrayLike,
+    *,
+    random_state: int | np.random.RandomState | None = None,
+) -> float:
+    """The RBF ``gamma`` to use on ``X``: a positive float, or a data-relative rule.
+
+    Both rules scale as ``1 / scale(X)^2``, so a fit at the default is unchanged
+    when ``X`` is multiplied by a constant.
+
+    Parameters
+    ----------
+    gamma : float or {"scale", "sigma0"}
+        A positive float is returned unchanged. ``"scale"``:
+        ``1 / (n_features * X.var())`` as in scikit-learn's SVC. ``"sigma0"``:
+        ``1 / (2 sigma0^2)`` with ``sigma0`` the mean pairwise distance
+        (:func:`mean_pairwise_distance`, on at most 2,000 rows).
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Training data.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the row sample of ``"sigma0"`` on large data.
+
+    Returns
+    -------
+    gamma : float
+
+    Raises
+    ------
+    ValueError
+        For an unknown rule, a non-positive float, or data with no spread
+        (the rule is undefined; pass a float).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import resolve_gamma
+    >>> X = np.array([[0.0, 0.0], [2.0, 2.0]])
+    >>> resolve_gamma("scale", X), resolve_gamma("sigma0", X)
+    (0.5, 0.0625)
+    """
+    if isinstance(gamma, str):
+        if gamma == "scale":
+            if sp.issparse(X):
+                Xs = sp.csr_matrix(X, dtype=np.float64)
+                mean = Xs.mean()
+                var = float(Xs.multiply(Xs).mean() - mean * mean)
+            else:
+                var = float(np.asarray(X, dtype=np.float64).var())
+            n_features = np.shape(X)[1]
+            if not np.isfinite(var) or var <= 0:
+                raise ValueError(
+                    'gamma="scale" is undefined for data with zero variance; pass a float.'
+                )
+            return 1.0 / (n_features * var)
+        if gamma == "sigma0":
+            Xd = X.toarray() if sp.issparse(X) else X  # type: ignore[union-attr]
+            sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
+            if sigma0 <= 0:
+                raise ValueError(
+                    'gamma="sigma0" is undefined when all samples coincide; pass a float.'
+                )
+            return 1.0 / (2.0 * sigma0 * sigma0)
+        raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
+    if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
+        raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
+    if not np.isfinite(gamma) or gamma <= 0:
+        raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
+    return float(gamma)
 
 
 def mean_pairwise_distance(
