@@ -61,7 +61,7 @@ def resolve_gamma(
     >>> import numpy as np
     >>> from marginclust.feature_maps import resolve_gamma
     >>> X = np.array([[0.0, 0.0], [2.0, 2.0]])
-    >>> resolve_gamma("scale", X), resolve_gamma("sigma0", X)
+    >>> round(resolve_gamma("scale", X), 6), round(resolve_gamma("sigma0", X), 6)
     (0.5, 0.0625)
     """
     if isinstance(gamma, str):
