@@ -45,6 +45,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     - ``_require_non_constant``: reject data whose samples are all identical.
     - ``_collapse_advice``: what to change when the fit collapses, in this
       method's own parameters (printed in the ``ConvergenceWarning``).
+    - ``_n_scaled_params``: hyperparameters that scale with the number of samples.
 
     Subclasses implement :meth:`_fit_one` and either :meth:`_predict_memberships`
     (soft methods) or :meth:`_predict`.
@@ -56,6 +57,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     _max_clusters: ClassVar[int | None] = None
     _require_non_constant: ClassVar[bool] = True
     _collapse_advice: ClassVar[str] = "Try more n_init, another init or other parameters."
+    # Hyperparameters whose meaning is a sum over samples (so a value tuned on a
+    # subsample of m rows is multiplied by n / m when refitting on n rows).
+    _n_scaled_params: ClassVar[tuple[str, ...]] = ()
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self, X: Any) -> None:
@@ -74,6 +78,15 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     ) -> SolverResult:
         """Run one restart and return its result (``x`` maps attribute names to values)."""
         raise NotImplementedError
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Candidate settings around this method's label-free heuristics.
+
+        Used by :mod:`marginclust.model_selection` when no ``param_grid`` is
+        given. Values may be computed from ``X`` (e.g. multiples of a data-relative
+        kernel width) but never from labels. Empty means "the defaults only".
+        """
+        return {}
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
         """Memberships of validated ``X`` (n_samples x n_clusters, rows on the simplex)."""
