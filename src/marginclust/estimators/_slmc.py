@@ -35,6 +35,46 @@ __all__ = ["SLMC"]
 _INITS = ("fcm", "fcm-sharp", "k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++", "fcm_sharp": "fcm-sharp"}
 _SHARP_M = 1.2
+_MAX_RESEEDS = 3
+
+
+def reseed_memberships(
+    X: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int
+) -> npt.NDArray[np.float64]:
+    """One-hot memberships with every empty cluster re-seeded at the worst-fitted point.
+
+    The centres of the non-empty clusters are their means in (centred) data
+    space; each empty cluster takes, in turn, the point farthest from its
+    centre as its new centre (that point's distance is then set to zero), and
+    every point goes to its nearest centre.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data the initialisations use (the kernel rows if precomputed).
+    labels : ndarray of shape (n_samples,)
+        Current (collapsed) labels.
+    n_clusters : int
+
+    Returns
+    -------
+    U : ndarray of shape (n_samples, n_clusters)
+        One-hot rows.
+    """
+    Xd = np.asarray(X, dtype=np.float64)
+    centers = np.zeros((n_clusters, Xd.shape[1]))
+    sizes = np.bincount(labels, minlength=n_clusters)
+    for k in np.flatnonzero(sizes):
+        centers[k] = Xd[labels == k].mean(axis=0)
+    dist = np.einsum("ij,ij->i", Xd - centers[labels], Xd - centers[labels])
+    for k in np.flatnonzero(sizes == 0):
+        i = int(np.argmax(dist))
+        centers[k] = Xd[i]
+        dist[i] = 0.0
+    sq = (np.einsum("ij,ij->i", Xd, Xd)[:, None] - 2.0 * Xd @ centers.T
+          + np.einsum("ij,ij->i", centers, centers)[None, :])
+    new = np.argmin(sq, axis=1)
+    return np.eye(n_clusters)[new]
 
 
 class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
@@ -159,6 +199,12 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         Whether the kept restart met the stopping rule.
     n_clusters_found_ : int
         Non-empty clusters (a warning is raised when below ``n_clusters``).
+    n_reseeds_ : int
+        How often the kept restart re-seeded emptied clusters (at most 3): a
+        run that ends with fewer non-empty clusters than asked restarts from
+        one-hot memberships in which each empty cluster is seeded at the point
+        farthest from its cluster's mean, as scikit-learn's KMeans relocates
+        empty clusters; the re-seeded run is kept when it finds more clusters.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -326,9 +372,23 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             name="SLMC",
         )
         res = solver.solve(problem, (U0, None, None))
+        n_reseeds = 0
+        K = self._n_clusters
+        for _ in range(_MAX_RESEEDS):
+            found = np.unique(np.argmax(res.x[2], axis=1)).size
+            if found == K:
+                break
+            # Collapse: re-seed the emptied clusters from the worst-fitted points (as
+            # scikit-learn's KMeans relocates empty clusters) and alternate again.
+            U1 = reseed_memberships(kctx.X, np.argmax(res.x[2], axis=1), K)
+            res1 = solver.solve(problem, (U1, None, None))
+            n_reseeds += 1
+            if np.unique(np.argmax(res1.x[2], axis=1)).size > found:
+                res = res1
         U, coef, F = res.x
         labels = np.argmax(F, axis=1)
-        x = {"labels_": labels, "memberships_": U, "decision_values_": F}
+        x = {"labels_": labels, "memberships_": U, "decision_values_": F,
+             "n_reseeds_": n_reseeds}
         x.update(self._fitted_model(kctx, coef))
         return replace(res, x=x, info={"n_nonempty_clusters": int(np.unique(labels).size)})
 
