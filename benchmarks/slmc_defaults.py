@@ -105,10 +105,10 @@ def main() -> None:
         row, collapsed = {}, 0
         for name, (X, y, K) in data.items():
             if args.lssvm:
-                def make(seed, K=K):
+                def make(seed, K=K, g=g, lam=lam):
                     return IterativeLSSVM(K, gamma=g, lam=lam, random_state=seed)
             else:
-                def make(seed, K=K):
+                def make(seed, K=K, g=g, lam=lam, init=init):
                     return SLMC(K, gamma=g, lam=lam, init=init, random_state=seed)
             res = [_fit(make, X, y, K, s) for s in seeds]
             row[name] = float(np.mean([r[0] for r in res]))
