@@ -382,7 +382,10 @@ def test_every_init_spelling_separates_blobs(init):
     from sklearn.metrics import adjusted_rand_score
 
     X, y = _issue16_blobs()
-    est = SLMC(2, init=init, random_state=0).fit(X)
+    # random memberships can end in a poor local minimum (J 26-45 against 3.46 for the
+    # two blobs at seeds 0, 3, 4); the objective picks the right one among restarts
+    n_init = 5 if init == "random" else 1
+    est = SLMC(2, init=init, n_init=n_init, random_state=0).fit(X)
     assert adjusted_rand_score(y, est.labels_) == 1.0
 
 
