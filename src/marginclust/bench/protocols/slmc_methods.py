@@ -454,7 +454,6 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
 def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 2: SLMC on the four Gaussians for k = 3..6; writes slmc_fig2.png."""
     from marginclust.datasets import load_dataset
-
     from marginclust.feature_maps import resolve_gamma
 
     X, y = load_dataset("slmc-four-gaussians")
