@@ -197,6 +197,7 @@ PROTOCOL_MODULES: tuple[str, ...] = (
     "marginclust.bench.protocols.emmc",
     "marginclust.bench.protocols.bmmc",
     "marginclust.bench.protocols.wocsvm",
+    "marginclust.bench.protocols.reachability",
 )
 
 
