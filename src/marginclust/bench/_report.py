@@ -245,6 +245,22 @@ def format_report(
     return "\n".join(lines)
 
 
+def _settings_per_run(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Per method, the most settings the paper protocol chose among in one run.
+
+    A "best" column is only as honest as the number of label-picked
+    candidates behind it, so reports print it.
+    """
+    per_run: Counter[tuple[Any, ...]] = Counter()
+    for r in rows:
+        if r.get("protocol") == "paper":
+            per_run[(r["method"], r["dataset"], r.get("run"))] += 1
+    out: dict[str, int] = {}
+    for (method, _, _), n in per_run.items():
+        out[method] = max(out.get(method, 0), n)
+    return out
+
+
 def _footer(
     rows: Sequence[Mapping[str, Any]],
     table: Table,
@@ -289,12 +305,15 @@ def _footer(
         + "; ".join(f"`{p}`: {', '.join(ds)}" for p, ds in sorted(by_prep.items()))
     )
     methods = list(dict.fromkeys(r["method"] for r in rows))
+    picked = _settings_per_run(rows)
     for m in methods:
         method = METHODS.get(m)
         if method is None:
             continue
         grid = json.dumps({k: list(v) for k, v in method.grid.items()}, default=str)
         text = f"- `{m}`: grid {grid}; defaults {json.dumps(dict(method.defaults), default=str)}"
+        if picked.get(m, 0) > 1:
+            text += f"; paper column = best of {picked[m]} settings per run, picked with the labels"
         if method.notes:
             text += f". {method.notes}"
         lines.append(text)
