@@ -227,7 +227,9 @@ def format_report(
                     text, signed = _gap(table, ours, dataset, source, measure)
                     if signed is not None:
                         n_cells += 1
-                        if signed < -shortfall:
+                        if (dataset, source, measure) in table.contradicted:
+                            text += " †"
+                        elif signed < -shortfall:
                             n_short += 1
                             text += " ▼"
                     cells.append(text)
@@ -236,6 +238,8 @@ def format_report(
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     lines += _footer(rows, table, summaries, seed, n_short, n_cells, shortfall)
+    for (dataset, method, measure), note in table.contradicted.items():
+        lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
     for label, source in pooled_from.items():
         members = ", ".join(f"`{m}`" for m in table.pooled[label])
         lines.append(
