@@ -384,14 +384,13 @@ array-like, default="k-means++"
 
     # ------------------------------------------------------------ prediction
     def _frame_distances(self, X: Any) -> npt.NDArray[np.float64]:
-        """Squared distances to the centres, expanded in the training frame."""
+        """Squared distances to the centres in the training frame (times ``scale**2``)."""
         mean, scale = self._frame_mean, self._frame_scale
         Z = X - mean.astype(X.dtype)
         if scale != 1.0:
             Z *= X.dtype.type(scale)
         C = (np.asarray(self.cluster_centers_, dtype=np.float64) - mean) * scale
-        with np.errstate(over="ignore"):
-            return _sq_distances(Z, C) / scale / scale
+        return _sq_distances(Z, C)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return np.argmin(self._frame_distances(X), axis=1).astype(np.intp)
@@ -415,7 +414,7 @@ array-like, default="k-means++"
         distances : ndarray of shape (n_samples, n_clusters)
         """
         X = self._validate_predict_data(X)
-        return np.sqrt(self._frame_distances(X))
+        return np.sqrt(self._frame_distances(X)) / self._frame_scale
 
     def fit_transform(self, X: Any, y: Any = None) -> npt.NDArray[np.float64]:
         """Fit, then return :meth:`transform` of the training data.
@@ -451,4 +450,5 @@ array-like, default="k-means++"
         score : float
         """
         X = self._validate_predict_data(X)
-        return -float(self._frame_distances(X).min(axis=1).sum())
+        sc = self._frame_scale
+        return -float(self._frame_distances(X).min(axis=1).sum()) / sc / sc
