@@ -14,7 +14,7 @@ from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._wocsvm import WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
-from ..solvers._weighted_ocsvm import FORMS, KERNELS
+from ..objectives._weighted_ocsvm import FORMS, KERNELS
 from ..utils import check_memberships, check_positive
 from ..utils._reporting import report
 
