@@ -22,6 +22,7 @@ values are O(1/n) apart) and the clustering collapses into one cluster.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,8 @@ import numpy.typing as npt
 
 from ._weighted_ocsvm import (
     _BLOCK_ENTRIES,
+    FORMS,
+    KERNELS,
     LinearWeightedOCSVM,
     WeightedOCSVM,
     fit_linear_weighted_ocsvm,
@@ -40,7 +43,20 @@ from ._weighted_ocsvm import (
 
 Machine = WeightedOCSVM | LinearWeightedOCSVM
 
-__all__ = ["WOCSVMObjective", "WOCSVMParams", "e_step", "kernel_dots", "score_models"]
+__all__ = [
+    "FORMS",
+    "KERNELS",
+    "OneClassData",
+    "WOCSVMObjective",
+    "WOCSVMParams",
+    "check_decision_scale",
+    "check_ocsvm_params",
+    "e_step",
+    "kernel_dots",
+    "prepare_one_class_data",
+    "random_partition",
+    "score_models",
+]
 
 # kernel matrices up to this many samples are cached for the E-step on the training data
 _CACHE_MAX_SAMPLES = 3000
@@ -429,3 +445,218 @@ class WOCSVMObjective:
             f_LL of eq. (16) on these samples.
         """
         return e_step(self.score(params, X) / sigma, params.log_gamma)
+
+
+# ---------------------------------------------------------------------------
+# Once-per-fit data preparation shared by WOC-SVM and OC-SVM hard clustering.
+# ---------------------------------------------------------------------------
+EXACT_MAX_SAMPLES = 5000  # n_components="auto" switches to a Nystroem map above this
+AUTO_COMPONENTS = 300
+
+
+@dataclass
+class OneClassData:
+    """Training data in the units the machines see, and how to map new data there.
+
+    ``X`` is ``(X_user - shift) / scale``: RBF and polynomial machines see
+    centred data of unit peak, so fits are the same for ``X``, ``c X`` and
+    ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
+    so it is only scaled). ``gamma`` is the kernel coefficient in those units;
+    ``gamma_user = gamma / scale**2`` is the same kernel in the user's units.
+    ``features`` are explicit features (Nystroem map or the scaled data for the
+    linear kernel) when the machines are linear in them, else None; ``K`` the
+    kernel matrix of an exact fit on few samples.
+    """
+
+    X: npt.NDArray[np.float64]
+    shift: npt.NDArray[np.float64]
+    scale: float
+    kernel: str
+    gamma: float
+    gamma_user: float
+    features: npt.NDArray[np.float64] | None = None
+    feature_map: Any = None
+    K: npt.NDArray[np.float64] | None = None
+
+    def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Map new (validated) samples to what the machines score."""
+        Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale
+        if self.feature_map is not None:
+            return np.asarray(self.feature_map.transform(Z), dtype=np.float64)
+        if self.kernel == "linear":
+            return Z * np.sqrt(self.gamma)
+        return Z
+
+
+def check_ocsvm_params(kernel: Any, nu: Any) -> float:
+    """Validate the kernel name and ``nu`` in (0, 1]; return ``nu``.
+
+    Parameters
+    ----------
+    kernel : str
+        One of ``KERNELS``.
+    nu : float
+        One-class SVM nu.
+
+    Returns
+    -------
+    nu : float
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+    if isinstance(nu, bool) or not isinstance(nu, int | float | np.integer | np.floating):
+        raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}.")
+    if not (np.isfinite(nu) and 0 < nu <= 1):
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    return float(nu)
+
+
+def check_decision_scale(decision_scale: Any) -> None:
+    """Check that ``decision_scale`` is ``"libsvm"`` or ``"normalized"``.
+
+    Parameters
+    ----------
+    decision_scale : object
+        The parameter value.
+    """
+    if decision_scale not in ("libsvm", "normalized"):
+        raise ValueError(
+            f"decision_scale must be 'libsvm' or 'normalized'; got {decision_scale!r}."
+        )
+
+
+def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+    """Labels of a random partition of ``n`` samples into ``n_clusters`` near-equal parts.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    n_clusters : int
+        Number of parts.
+    rng : RandomState
+        Source of the permutation.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    lab = np.empty(n, dtype=np.intp)
+    for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
+        lab[part] = k
+    return lab
+
+
+def prepare_one_class_data(
+    X: npt.NDArray[np.floating],
+    *,
+    kernel: str,
+    gamma: Any,
+    n_components: Any,
+    random_state: Any,
+    cache_kernel: bool = True,
+) -> OneClassData:
+    """Centre and scale ``X`` once per fit, resolve ``gamma``, build features or the kernel.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated training data.
+    kernel : {"rbf", "linear", "poly"}
+        Kernel.
+    gamma : float or {"scale", "sigma0"}
+        Kernel coefficient in the user's units, or a data-relative rule
+        (:func:`marginclust.feature_maps.resolve_gamma`).
+    n_components : int, "auto" or None
+        Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
+        300 components) or None (exact). Ignored by the linear kernel, whose
+        machines are always linear in the (scaled) data.
+    random_state : RandomState
+        Seeds the Nystroem landmarks and the ``sigma0`` row sample.
+    cache_kernel : bool, default=True
+        Build the n x n kernel matrix for exact fits on at most 3,000 samples.
+
+    Returns
+    -------
+    data : OneClassData
+    """
+    from sklearn.kernel_approximation import Nystroem
+
+    from ..feature_maps import resolve_gamma
+
+    X = np.asarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X.mean(axis=0))):
+        raise ValueError(
+            "X has values so large that their mean overflows; rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if kernel == "linear":
+        shift = np.zeros(X.shape[1])
+        peak = float(np.max(np.abs(X)))
+        spread = float(np.max(X.max(axis=0) - X.min(axis=0)))
+        if spread <= 1e-9 * peak:
+            raise ValueError(
+                f"X has a common offset (values up to {peak:.3g}) that dwarfs its spread "
+                f"({spread:.3g}); the linear one-class SVM separates the data from the origin, "
+                "so it cannot see the clusters. Centre the features (e.g. StandardScaler) or "
+                "use kernel='rbf', which is translation-invariant."
+            )
+    else:
+        shift = X.mean(axis=0)
+        peak = float(np.max(np.abs(X - shift)))
+    if not np.isfinite(peak) or peak <= 0:
+        raise ValueError("X has no spread to scale by; its samples are all identical.")
+    Z = (X - shift) / peak
+    if isinstance(gamma, str) and gamma == "auto":
+        warnings.warn(
+            "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
+            "use gamma='scale' (the default) or a float.",
+            FutureWarning,
+            stacklevel=4,
+        )
+        gamma_user = 1.0 / X.shape[1]
+        g = gamma_user * peak * peak
+    elif isinstance(gamma, str):
+        g = resolve_gamma(gamma, Z, random_state=random_state)
+        gamma_user = g / (peak * peak)
+    else:
+        gamma_user = resolve_gamma(gamma, Z)
+        with np.errstate(over="ignore"):
+            g = gamma_user * peak * peak
+    if not (np.isfinite(g) and g > 0):
+        raise ValueError(
+            f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
+            "overflow or be constant. Rescale your features or use gamma='scale'."
+        )
+    data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
+    n = X.shape[0]
+    if kernel == "linear":
+        data.features = Z * np.sqrt(g)
+        return data
+    if isinstance(n_components, str):
+        if n_components != "auto":
+            raise ValueError(f"n_components must be an int, 'auto' or None; got {n_components!r}.")
+        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
+    if n_components is not None:
+        if (
+            isinstance(n_components, bool)
+            or not isinstance(n_components, int | np.integer)
+            or n_components < 1
+        ):
+            raise ValueError(
+                f"n_components must be a positive int, 'auto' or None; got {n_components!r}."
+            )
+        nys = Nystroem(
+            kernel=kernel,
+            gamma=g,
+            degree=3,
+            coef0=0.0,
+            n_components=min(int(n_components), n),
+            random_state=random_state,
+        )
+        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
+        data.feature_map = nys
+        return data
+    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
+    return data
