@@ -10,12 +10,13 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 
-def blobs(k: int = 3, n_per: int = 50, seed: int = 0, std: float = 0.7) -> np.ndarray:
+def blobs(k: int = 3, n_per: int = 50, seed: int = 0, std: float = 0.7,
+          return_y: bool = False) -> Any:
     """``k`` well-separated Gaussian blobs centred on a regular polygon of radius 5."""
     angles = 2 * np.pi * np.arange(k) / k
     centers = 5.0 * np.c_[np.cos(angles), np.sin(angles)]
-    X, _ = make_blobs(n_per * k, centers=centers, cluster_std=std, random_state=seed)
-    return X
+    X, y = make_blobs(n_per * k, centers=centers, cluster_std=std, random_state=seed)
+    return (X, y) if return_y else X
 
 
 class ExplodingLabels:

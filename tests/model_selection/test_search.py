@@ -41,8 +41,7 @@ def _same_results(a, b, rtol=0.0):
 
 @pytest.mark.parametrize("scoring", ["stability", "silhouette"])
 def test_identical_with_or_without_y(scoring):
-    X = blobs(3, seed=0)
-    y = np.repeat([2, 0, 1], 50)
+    X, y = blobs(3, seed=0, return_y=True)
     _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y))
     _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y[::-1]))
 
