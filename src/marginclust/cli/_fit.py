@@ -148,6 +148,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
     p.add_argument("--out", default=None, help="output CSV (default: standard output)")
     p.add_argument("--list-methods", action="store_true", help="list the methods and exit")
+    from ._search import add_search_arguments
+
+    add_search_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -190,8 +193,10 @@ def run(args: argparse.Namespace) -> int:
             f"{sorted(init_params)}."
         )
     estimator = cls(**params)
+    from ._search import fit_estimator
+
     start = time.perf_counter()
-    estimator.fit(X)
+    estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
     U = getattr(estimator, "memberships_", None)
