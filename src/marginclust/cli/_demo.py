@@ -49,11 +49,14 @@ def add_parser(sub: Any) -> None:
         "(scikit-learn's copies, standardised), print clustering accuracy and fit time, and "
         "write a figure of soft memberships and convergence curves.",
     )
-    p.add_argument("--out", default="demo-output", help="directory for demo.png")
+    p.add_argument("--out", default="demo-output", help="directory for demo.png "
+                   "(default: demo-output)")
     p.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
     p.add_argument("--no-plot", action="store_true", help="skip the figure")
     p.add_argument(
-        "--methods", default=None, help="comma-separated class names to run (default: all)"
+        "--methods", default=None,
+        help="comma-separated method names, as 'fit --method' takes them (short names such "
+        "as fcm,slmc or class names; default: all)"
     )
     p.set_defaults(func=run)
 
@@ -90,15 +93,12 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) ->
 def _methods(selected: str | None) -> tuple[list[tuple[str, type]], list[str]]:
     import marginclust
 
-    from ._fit import clusterer_names
+    from ._fit import clusterer_names, resolve_method
 
     names = clusterer_names()
     if selected:
         wanted = [s.strip() for s in selected.split(",") if s.strip()]
-        unknown = [w for w in wanted if w not in names]
-        if unknown:
-            raise ValueError(f"Unknown method(s) {unknown}; choose from {names}.")
-        names = wanted
+        names = list(dict.fromkeys(resolve_method(w).__name__ for w in wanted))
     found, notes = [], []
     for name in names:
         try:
@@ -113,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
     from marginclust.metrics import clustering_accuracy
 
     total_start = time.perf_counter()
+    out = Path(args.out)
+    if not args.no_plot and out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out} exists and is not a directory; name a directory.")
     methods, notes = _methods(args.methods)
     data = {name: _load(name) for name in DEMO_DATASETS}
     print(
