@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from marginclust.cli import build_parser, main
 from marginclust.cli import _fit as fit_cli
+from marginclust.cli import build_parser, main
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
