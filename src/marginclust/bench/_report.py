@@ -315,7 +315,7 @@ def _footer(
             "- CA mapping: `ca_majority` maps each cluster to its majority class (SLMC eq. 16); "
             "`ca_hungarian` uses the best one-to-one mapping."
         )
-    preps = Counter()
+    preps: Counter[tuple[str, Any]] = Counter()
     for row in rows:
         preps[(row["dataset"], row.get("preprocessing"))] += 1
     by_prep: dict[str, list[str]] = defaultdict(list)

@@ -65,7 +65,7 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     from marginclust.bench._preprocessing import preprocess
     from marginclust.datasets import load_dataset
 
-    X, y = load_dataset(name)
+    X, y = load_dataset(name)[:2]
     return preprocess(X, "standardize"), np.asarray(y)
 
 
@@ -238,7 +238,7 @@ def _figure(methods: list[tuple[str, type]], out: Path, seed: int) -> Path:
     from marginclust.plotting._membership import _pyplot
 
     plt = _pyplot()
-    X, _ = load_dataset("slmc-four-gaussians")
+    X = load_dataset("slmc-four-gaussians")[0]
     fitted = []
     for name, cls in methods:
         max_k = getattr(cls, "_max_clusters", None)
