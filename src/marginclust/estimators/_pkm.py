@@ -14,7 +14,7 @@ from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
 from ..solvers._frame import Frame, centred_frame
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
-from ..solvers._lloyd import chunk_rows_for, lloyd
+from ..solvers._lloyd import lloyd
 from ..utils import check_memberships, check_positive, report, resolve_alias
 
 __all__ = ["PKM"]
