@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -148,7 +149,7 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------- estimators
-class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
+class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
     Minimises ``J_m(U, V) = sum_i w_i sum_k u_ik^m ||x_i - v_k||^2`` over memberships
@@ -374,24 +375,6 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         memberships : ndarray of shape (n_samples, n_clusters)
         """
         return self.predict_proba(X)
-
-    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> npt.NDArray:
-        """Fit, then return the memberships of the training data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        **fit_params : dict
-            Passed to ``fit`` (``sample_weight``).
-
-        Returns
-        -------
-        memberships : ndarray of shape (n_samples, n_clusters)
-        """
-        return np.asarray(self.fit(X, **fit_params).memberships_)
 
     def score(self, X: Any, y: Any = None) -> float:
         """Minus the objective of ``X`` at its optimal memberships (higher is better).

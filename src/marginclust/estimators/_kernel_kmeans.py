@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer
 from ..objectives._fcm import kernel_distances, squared_distances
@@ -23,7 +24,7 @@ from ._fcm import (
 __all__ = ["KernelKMeans"]
 
 
-class KernelKMeans(BaseClusterer):
+class KernelKMeans(TransformerMixin, BaseClusterer):
     """Kernel K-means with an RBF kernel and centres in data space (SLMC eq. 15).
 
     Minimises ``J = sum_i w_i ||phi(x_i) - phi(v_{l_i})||^2 = sum_i w_i 2 (1 -

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -14,7 +15,7 @@ from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
 from ..solvers._frame import Frame, centred_frame
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
-from ..solvers._lloyd import chunk_rows_for, lloyd
+from ..solvers._lloyd import lloyd
 from ..utils import check_memberships, check_positive, report, resolve_alias
 
 __all__ = ["PKM"]
@@ -35,7 +36,7 @@ def _sq_distances(Z: npt.NDArray[np.floating], C: npt.NDArray[np.float64]) -> np
     return D
 
 
-class PKM(SoftClusterMixin, BaseClusterer):
+class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Probabilistic K-means: soft K-means solved by active gradient projection.
 
     Minimises ``J(P) = sum_ij p_ij ||x_i - c_j(P)||^2`` with ``c_j(P)`` the
@@ -412,25 +413,11 @@ array-like, default="k-means++"
         Returns
         -------
         distances : ndarray of shape (n_samples, n_clusters)
+            In the dtype of ``X``.
         """
         X = self._validate_predict_data(X)
-        return np.sqrt(self._frame_distances(X)) / self._frame_scale
-
-    def fit_transform(self, X: Any, y: Any = None) -> npt.NDArray[np.float64]:
-        """Fit, then return :meth:`transform` of the training data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Not used, present for API consistency by convention.
-
-        Returns
-        -------
-        distances : ndarray of shape (n_samples, n_clusters)
-        """
-        return self.fit(X).transform(X)
+        D = np.sqrt(self._frame_distances(X)) / self._frame_scale
+        return D.astype(X.dtype, copy=False)
 
     def score(self, X: Any, y: Any = None) -> float:
         """Minus the PKM objective of ``X`` with the fitted centres (higher is better).
