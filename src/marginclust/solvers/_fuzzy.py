@@ -25,7 +25,12 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from ..objectives._fcm import log_weighted_means, memberships_from_distances, safe_log
+from ..objectives._fcm import (
+    log_weighted_means,
+    memberships_from_distances,
+    memberships_into,
+    safe_log,
+)
 from ._lloyd import chunk_rows_for
 from ._result import SolverResult
 
@@ -35,16 +40,20 @@ Array = npt.NDArray[np.floating]
 
 
 def _block_distances(
-    Xb: Array, xsq: Array, V: Array, vsq: Array, gamma: float | None
+    Xb: Array, xsq: Array, V2: Array, vsq: Array, gamma: float | None
 ) -> tuple[Array, Array | None]:
-    """K x c distances of a block (kernel distances and kernel values with ``gamma``)."""
-    D2 = V @ Xb.T
-    D2 *= -2.0
+    """K x c distances of a block (kernel distances and kernel values with ``gamma``).
+
+    ``V2`` is ``-2 V`` (the factor folded into the product). Squared distances are
+    not clipped at 0 here: a rounding-negative value sends the block to the safe
+    membership path, which clips.
+    """
+    D2 = V2 @ Xb.T
     D2 += xsq[None, :]
     D2 += vsq[:, None]
-    np.maximum(D2, 0.0, out=D2)
     if gamma is None:
         return D2, None
+    np.maximum(D2, 0.0, out=D2)
     E = np.multiply(D2, -gamma)
     D = np.expm1(E)
     D *= -2.0
@@ -116,35 +125,45 @@ def fuzzy_alternation(
         k = V.shape[0]
         Ut = np.empty((k, n), dtype=dt)
         n_iter, first = 0, True
+    # two membership buffers used in turn: the new memberships are written next to the
+    # old ones (no copy), the change is measured between them
+    U_next = np.empty_like(Ut)
+    unweighted = bool(np.all(w == 1))
     history: list[float] = []
     converged = False
     shift = float("inf")
     while True:
         vsq = np.einsum("kd,kd->k", V, V)
+        V2 = V * dt.type(-2.0)
         S = np.zeros((k, d))
         tot = np.zeros(k)
         J = 0.0
         shift = 0.0
         for lo, hi in blocks:
-            D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V, vsq, gamma)
-            U, cost = memberships_from_distances(D, m, return_cost=True, transposed=True)
-            J += float(np.dot(cost, w[lo:hi]))
-            Uold = Ut[:, lo:hi]
+            D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
+            U = U_next[:, lo:hi]
+            cost = memberships_into(D, m, U)
+            if cost is None:  # zero / tiny distances: the shifted, overflow-free path
+                np.maximum(D, 0.0, out=D)
+                U[...], cost = memberships_from_distances(
+                    D, m, return_cost=True, transposed=True
+                )
+            J += float(cost.sum()) if unweighted else float(np.dot(cost, w[lo:hi]))
             if not first:
-                np.subtract(Uold, U, out=D)
-                np.abs(D, out=D)
-                shift = max(shift, float(D.max()))
-            Uold[...] = U
-            # weights of the next centre step, in place in U
+                np.subtract(Ut[:, lo:hi], U, out=D)
+                shift = max(shift, float(D.max()), -float(D.min()))
+            # weights of the next centre step
             if m == 2.0:
-                U *= U
+                W = np.multiply(U, U, out=D)
             else:
-                np.power(U, m, out=U)
+                W = np.power(U, m, out=D)
             if Kb is not None:
-                U *= Kb
-            U *= w[lo:hi][None, :]
-            S += U @ X[lo:hi]
-            tot += U.sum(axis=1, dtype=np.float64)
+                W *= Kb
+            if not unweighted:
+                W *= w[lo:hi][None, :]
+            S += W @ X[lo:hi]
+            tot += W.sum(axis=1, dtype=np.float64)
+        Ut, U_next = U_next, Ut
         if not first:
             history.append(J)
             if shift <= tol:
