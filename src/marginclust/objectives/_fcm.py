@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 __all__ = [
     "fcm_centers",
+    "membership_floor",
     "memberships_into",
     "fcm_objective",
     "kernel_distances",
@@ -383,8 +384,18 @@ def kernel_fcm_centers(
     return V
 
 
+def membership_floor(dtype: npt.DTypeLike, n_clusters: int, m: float) -> float:
+    """Smallest distance for which ``D^(-1/(m-1))`` summed over clusters cannot overflow."""
+    p = 1.0 / (m - 1.0)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        return float(np.finfo(dtype).max / (4.0 * n_clusters)) ** (-1.0 / p)
+
+
 def memberships_into(
-    D: npt.NDArray[np.floating], m: float, out: npt.NDArray[np.floating]
+    D: npt.NDArray[np.floating],
+    m: float,
+    out: npt.NDArray[np.floating],
+    floor: float | None = None,
 ) -> npt.NDArray[np.float64] | None:
     """Optimal memberships of a K x c block of distances written into ``out``, fast.
 
@@ -402,14 +413,16 @@ def memberships_into(
         Fuzzifier > 1.
     out : ndarray, same shape and dtype as ``D``
         Receives the memberships (may be a strided view).
+    floor : float, default=None
+        :func:`membership_floor` of this dtype, K and m (computed if None).
 
     Returns
     -------
     cost : ndarray of shape (n_samples,) or None
     """
     p = 1.0 / (m - 1.0)
-    with np.errstate(over="ignore", divide="ignore"):
-        floor = float(np.finfo(D.dtype).max / (4.0 * D.shape[0])) ** (-1.0 / p)
+    if floor is None:
+        floor = membership_floor(D.dtype, D.shape[0], m)
     if D.size == 0 or not float(D.min()) > floor:
         return None
     if p == 1.0:

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from ..objectives._fcm import (
     log_weighted_means,
     memberships_from_distances,
+    membership_floor,
     memberships_into,
     safe_log,
 )
@@ -96,7 +97,7 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: about 512 KiB of X).
+        Rows per block (None: at least 8192, or about 512 KiB of X).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
 
@@ -109,7 +110,8 @@ def fuzzy_alternation(
     dt = X.dtype
     w = sample_weight.astype(dt, copy=False)
     if chunk_rows is None:
-        chunk_rows = chunk_rows_for(d, dt.itemsize)
+        # per-block work is on K x c arrays: larger blocks than Lloyd's amortise the calls
+        chunk_rows = max(8192, chunk_rows_for(d, dt.itemsize))
     blocks = [(lo, min(lo + chunk_rows, n)) for lo in range(0, n, chunk_rows)]
     xsq = np.einsum("ij,ij->i", X, X)
     if memberships is not None:
@@ -129,6 +131,7 @@ def fuzzy_alternation(
     # old ones (no copy), the change is measured between them
     U_next = np.empty_like(Ut)
     unweighted = bool(np.all(w == 1))
+    floor = membership_floor(dt, k, m)
     history: list[float] = []
     converged = False
     shift = float("inf")
@@ -142,7 +145,7 @@ def fuzzy_alternation(
         for lo, hi in blocks:
             D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
             U = U_next[:, lo:hi]
-            cost = memberships_into(D, m, U)
+            cost = memberships_into(D, m, U, floor)
             if cost is None:  # zero / tiny distances: the shifted, overflow-free path
                 np.maximum(D, 0.0, out=D)
                 U[...], cost = memberships_from_distances(
