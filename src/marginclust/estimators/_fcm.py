@@ -129,7 +129,7 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
     and converted back.
     """
     gamma = resolve_renamed(est, "sigma", "gamma", _sigma_to_gamma)
-    rs = est.random_state if isinstance(est.random_state, numbers.Integral) else 0
+    rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
     s = frame.scale
     if isinstance(gamma, str):
         if gamma not in ("sigma0", "scale"):
@@ -360,7 +360,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return squared_distances(Z, C.astype(X.dtype))
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
-        return memberships_from_distances(self._distances(X), float(self.m))
+        return np.asarray(memberships_from_distances(self._distances(X), float(self.m)))
 
     def transform(self, X: Any) -> npt.NDArray[np.floating]:
         """Memberships of each sample in each cluster (the same as :meth:`predict_proba`).
@@ -391,7 +391,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         score : float
         """
         X = self._validate_predict_data(X)
-        _, cost = memberships_from_distances(
+        _, cost = memberships_from_distances(  # type: ignore[misc]
             self._distances(X), float(self.m), return_cost=True
         )
         unit = 1.0 if getattr(self, "_frame_gamma", None) is not None else self._frame_scale
@@ -525,4 +525,4 @@ class KernelFuzzyCMeans(FuzzyCMeans):
 
     def _distances(self, X: np.ndarray) -> np.ndarray:
         D2 = super()._distances(X)
-        return kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma)))
+        return np.asarray(kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma))))

@@ -197,6 +197,7 @@ default="k-means++"
         centres, _ = initial_point(
             context["init"], Z, self._n_clusters, sw, random_state, allow_memberships=False
         )
+        assert centres is not None  # allow_memberships=False: always centres
         res = kernel_kmeans_alternation(
             Z,
             n_clusters=self._n_clusters,
@@ -231,7 +232,7 @@ default="k-means++"
             Z *= X.dtype.type(self._frame_scale)
         C = (self.cluster_centers_.astype(np.float64) - self._frame_mean) * self._frame_scale
         D2 = squared_distances(Z, C.astype(X.dtype), transposed=True)
-        return kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma)))
+        return np.asarray(kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma))))
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return np.argmin(self._kernel_distances(X), axis=0)

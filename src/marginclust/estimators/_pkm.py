@@ -212,7 +212,7 @@ array-like, default="k-means++"
             else:
                 self._max_iter = 10 * n * k
         else:
-            self._max_iter = check_positive(self.max_iter, "max_iter", integer=True)
+            self._max_iter = int(check_positive(self.max_iter, "max_iter", integer=True))
         if isinstance(self.init, str):
             self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         else:

@@ -145,12 +145,15 @@ def fuzzy_alternation(
         for lo, hi in blocks:
             D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
             U = U_next[:, lo:hi]
-            cost = memberships_into(D, m, U, floor)
-            if cost is None:  # zero / tiny distances: the shifted, overflow-free path
+            fast = memberships_into(D, m, U, floor)
+            if fast is None:  # zero / tiny distances: the shifted, overflow-free path
                 np.maximum(D, 0.0, out=D)
-                U[...], cost = memberships_from_distances(
+                U_safe, cost = memberships_from_distances(  # type: ignore[misc]
                     D, m, return_cost=True, transposed=True
                 )
+                U[...] = U_safe
+            else:
+                cost = fast
             J += float(cost.sum()) if unweighted else float(np.dot(cost, w[lo:hi]))
             if not first:
                 np.subtract(Ut[:, lo:hi], U, out=D)

@@ -94,7 +94,7 @@ def kernel_kmeans_alternation(
             V[empty[0]] = X[far]
             D2[empty[0]] = squared_distances(X, X[far : far + 1], X_sq, transposed=True)[0]
             new_labels = np.argmin(D2, axis=0)
-        D = kernel_distances(D2[new_labels, cols], sigma)
+        D = np.asarray(kernel_distances(D2[new_labels, cols], sigma))
         J = float(np.dot(sample_weight.astype(np.float64), D.astype(np.float64)))
         history.append(J)
         changed = bool(np.any(new_labels != labels))
