@@ -27,8 +27,8 @@ import numpy.typing as npt
 
 from ..objectives._fcm import (
     log_weighted_means,
-    memberships_from_distances,
     membership_floor,
+    memberships_from_distances,
     memberships_into,
     safe_log,
 )
