@@ -121,6 +121,14 @@ def _sigma_to_gamma(sigma: Any) -> Any:
     return 1.0 / (2.0 * float(sigma) ** 2)
 
 
+def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
+    """``gamma`` at the default ``"sigma0"`` times 1/4 .. 4 (widths sigma0 * 2 .. sigma0 / 2)."""
+    Xv = np.asarray(X, dtype=np.float64)
+    rs = int(random_state) if isinstance(random_state, numbers.Integral) else 0
+    g = resolve_gamma("sigma0", Xv - Xv.mean(axis=0), random_state=rs)
+    return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
+
+
 def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
     """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
 
@@ -306,6 +314,10 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     def _set_kernel(self, context: dict[str, Any]) -> None:
         """Plain FCM has no kernel."""
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Fuzzifiers around Bezdek's usual m = 2 (memberships grow flatter with m)."""
+        return {"m": [1.5, 2.0, 2.5]}
 
     def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
         frame: Frame = context["frame"]
@@ -522,6 +534,10 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         with np.errstate(divide="ignore"):
             sigma = float(np.sqrt(0.5 / gamma_data)) if gamma_data > 0 else float("inf")
         context["attrs"] = {"gamma_": gamma_data, "sigma_": sigma, "_frame_gamma": gamma_frame}
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Kernel widths at multiples of the data's sigma0 (computed from X, centred)."""
+        return {"gamma": kernel_gamma_grid(X, self.random_state), "m": [1.5, 2.0]}
 
     def _distances(self, X: np.ndarray) -> np.ndarray:
         D2 = super()._distances(X)

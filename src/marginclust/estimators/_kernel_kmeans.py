@@ -18,6 +18,7 @@ from ._fcm import (
     check_iteration_params,
     check_sample_weight,
     initial_point,
+    kernel_gamma_grid,
     resolve_frame_gamma,
 )
 
@@ -224,6 +225,10 @@ default="k-means++"
             stop_crit=res.stop_crit,
             message=res.message.replace("Kernel K-means", "KernelKMeans"),
         )
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Kernel widths at multiples of the data's sigma0 (computed from X, centred)."""
+        return {"gamma": kernel_gamma_grid(X, self.random_state)}
 
     def _kernel_distances(self, X: Any) -> npt.NDArray[np.floating]:
         """K x n kernel-space squared distances ``2 (1 - k(x, v))`` in the training frame."""

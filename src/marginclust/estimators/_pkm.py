@@ -383,6 +383,10 @@ array-like, default="k-means++"
         P[np.arange(n), np.argmin(D, axis=1)] = 1.0
         return P
 
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """PKM has no width or penalty to choose: only the start varies."""
+        return {"init": ["k-means++", "k-means++-soft"]}
+
     # ------------------------------------------------------------ prediction
     def _frame_distances(self, X: Any) -> npt.NDArray[np.float64]:
         """Squared distances to the centres in the training frame (times ``scale**2``)."""
