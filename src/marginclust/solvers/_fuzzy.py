@@ -20,6 +20,7 @@ pass, only then.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -32,6 +33,7 @@ from ..objectives._fcm import (
     memberships_into,
     safe_log,
 )
+from ._blocks import BlockRunner
 from ._lloyd import chunk_rows_for
 from ._result import SolverResult
 
@@ -74,6 +76,7 @@ def fuzzy_alternation(
     max_iter: int = 300,
     chunk_rows: int | None = None,
     callback: Callable[[int, float], bool | None] | None = None,
+    n_threads: int | None = None,
 ) -> SolverResult:
     """(Kernel) fuzzy c-means by alternating exact steps, one pass over X per iteration.
 
@@ -100,6 +103,9 @@ def fuzzy_alternation(
         Rows per block (None: at least 8192, or about 512 KiB of X).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
+    n_threads : int, default=None
+        Threads sharing the row blocks, BLAS held to one thread meanwhile (None: the
+        current BLAS limit); see :class:`~marginclust.solvers._blocks.BlockRunner`.
 
     Returns
     -------
@@ -112,7 +118,6 @@ def fuzzy_alternation(
     if chunk_rows is None:
         # per-block work is on K x c arrays: larger blocks than Lloyd's amortise the calls
         chunk_rows = max(8192, chunk_rows_for(d, dt.itemsize))
-    blocks = [(lo, min(lo + chunk_rows, n)) for lo in range(0, n, chunk_rows)]
     xsq = np.einsum("ij,ij->i", X, X)
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
@@ -135,14 +140,16 @@ def fuzzy_alternation(
     history: list[float] = []
     converged = False
     shift = float("inf")
-    while True:
-        vsq = np.einsum("kd,kd->k", V, V)
-        V2 = V * dt.type(-2.0)
+    step = chunk_rows
+
+    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+        """One pass over rows [lo0, hi0): memberships into U_next, partial sums."""
         S = np.zeros((k, d))
         tot = np.zeros(k)
         J = 0.0
         shift = 0.0
-        for lo, hi in blocks:
+        for lo in range(lo0, hi0, step):
+            hi = min(lo + step, hi0)
             D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
             U = U_next[:, lo:hi]
             fast = memberships_into(D, m, U, floor)
@@ -169,24 +176,39 @@ def fuzzy_alternation(
                 W *= w[lo:hi][None, :]
             S += W @ X[lo:hi]
             tot += W.sum(axis=1, dtype=np.float64)
-        Ut, U_next = U_next, Ut
-        if not first:
-            history.append(J)
-            if shift <= tol:
-                converged = True
+        return S, tot, J, shift
+
+    runner = BlockRunner(n, n_threads)
+    runner.__enter__()
+    try:
+        while True:
+            vsq = np.einsum("kd,kd->k", V, V)
+            V2 = V * dt.type(-2.0)
+            parts = runner.map(functools.partial(work, V2, vsq, first))
+            S = sum((p[0] for p in parts), np.zeros((k, d)))
+            tot = sum((p[1] for p in parts), np.zeros(k))
+            J = float(sum(p[2] for p in parts))
+            shift = max(p[3] for p in parts)
+            Ut, U_next = U_next, Ut
+            if not first:
+                history.append(J)
+                if shift <= tol:
+                    converged = True
+                    break
+                if callback is not None and callback(n_iter, J):
+                    break
+            if n_iter >= max_iter:
                 break
-            if callback is not None and callback(n_iter, J):
-                break
-        if n_iter >= max_iter:
-            break
-        first = False
-        n_iter += 1
-        ok = tot > np.finfo(dt).tiny * 1e10
-        V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
-        if not ok.all():
-            bad = np.flatnonzero(~ok)
-            V_new[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, V[bad], gamma)
-        V = V_new
+            first = False
+            n_iter += 1
+            ok = tot > np.finfo(dt).tiny * 1e10
+            V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
+            if not ok.all():
+                bad = np.flatnonzero(~ok)
+                V_new[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, V[bad], gamma)
+            V = V_new
+    finally:
+        runner.__exit__(None, None, None)
     hist = np.asarray(history, dtype=np.float64)
     return SolverResult(
         x=(np.ascontiguousarray(Ut.T), V),
