@@ -1,4 +1,4 @@
-"""EMMC speed: USPS (9298 x 256, 10 clusters, L = 1000), init share, against the old init and KMeans.
+"""EMMC speed on USPS (9298 x 256, 10 clusters, L = 1000): init share, old init, KMeans peer.
 
 Issue 11: EMMC's fit on USPS was dominated (83-89 %) by its initialisation,
 ``KMeans(n_init=10)`` on the 9298 x 1000 hidden layer. The init is now one
@@ -79,9 +79,7 @@ def main() -> None:
                     t0 = time.perf_counter()
                     est = EMMC(10, **kw).fit(X)
                     t_new = time.perf_counter() - t0
-                    rows["new"].append(
-                        (t_new, init_time[0], ca(est.init_labels_), ca(est.labels_))
-                    )
+                    rows["new"].append((t_new, init_time[0], ca(est.init_labels_), ca(est.labels_)))
                     # old: KMeans(n_init=10) on the float64 layer of the same draw
                     t0 = time.perf_counter()
                     H = est.feature_map_.transform(X)
@@ -104,7 +102,7 @@ def main() -> None:
             for name in ("new", "old", "peer"):
                 t, ti, ca0, ca1 = med[name]
                 what = {
-                    "new": "EMMC, init k-means-elm x1 (f32)",
+                    "new": "EMMC, init k-means-elm (new)",
                     "old": "EMMC, init KMeans(n_init=10) on H",
                     "peer": "sklearn KMeans(n_init=10) on X",
                 }[name]

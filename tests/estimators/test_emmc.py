@@ -313,7 +313,7 @@ def test_objective_history_is_the_tested_objective():
 @pytest.mark.parametrize("transform", ["offset", "small", "large", "1e-3", "1e3"])
 @pytest.mark.parametrize("streamed", [False, True])
 def test_extreme_scales_and_offsets_give_the_same_labels(transform, streamed):
-    """X + 1e9, X * 1e-150, X * 1e200 (float32 streaming too): the labels of X, no NaN, no warning."""
+    """X + 1e9, X * 1e-150, X * 1e200 (also float32 streaming): the labels of X, no warning."""
 
     class Streaming32(EMMC):
         _max_cache_bytes = 0

@@ -248,7 +248,9 @@ class EMMC(BaseClusterer):
         return {"X": X, "mean": mu, "scale": s}
 
     # ------------------------------------------------------------- internals
-    def _fit_one(self, context: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
+    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
+        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
+        context = X
         X = context["X"]
         n = X.shape[0]
         m = self._n_clusters
@@ -400,8 +402,9 @@ class EMMC(BaseClusterer):
         """
         X = self._validate_predict_data(X)
         F = self._decision(X)
-        T = labels_to_targets(relabel(F, self._n_clusters, self.output_), self._n_clusters,
-                              self.output_)
+        T = labels_to_targets(
+            relabel(F, self._n_clusters, self.output_), self._n_clusters, self.output_
+        )
         return -emmc_objective(self.coef_, F, T, float(self.C))
 
 
