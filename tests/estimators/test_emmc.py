@@ -394,3 +394,25 @@ def test_label_free_grid_is_small_and_label_free():
     assert set(grid) == {"C", "n_hidden"}
     assert np.prod([len(v) for v in grid.values()]) <= 12
     assert max(grid["n_hidden"]) <= X.shape[0] // 2
+
+
+def test_label_free_defaults_resolve_per_sample_and_from_the_start():
+    """C="auto" is 100 / n (a weight on the mean residual); balance="auto" is the start's spread."""
+    X, y = make_blobs(n_samples=[70, 30], centers=[[-3, 0], [3, 0]], random_state=0)
+    est = EMMC(2, n_hidden=20, random_state=0).fit(X)
+    assert est.C_ == pytest.approx(100.0 / 100)
+    counts = np.bincount(est.init_labels_, minlength=2)
+    assert est.balance_ == max(3, counts.max() - counts.min())
+    # the natural 70/30 split is kept; the paper's 0.03 n forces ~50/50 and loses it
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        forced = EMMC(2, n_hidden=20, balance=0.03, random_state=0).fit(X)
+    assert adjusted_rand_score(y, forced.labels_) < 0.5
+    # the default means the same on twice the data (C_ * n constant)
+    big = EMMC(2, n_hidden=20, random_state=0).fit(np.vstack([X, X]))
+    assert big.C_ * 200 == pytest.approx(est.C_ * 100)
+    with pytest.raises(ValueError, match="C must"):
+        EMMC(C="big").fit(X)
+    with pytest.raises(ValueError, match="balance"):
+        EMMC(balance="even").fit(X)
