@@ -394,6 +394,7 @@ def test_label_free_grid_is_small_and_label_free():
     assert set(grid) == {"C", "n_hidden"}
     assert np.prod([len(v) for v in grid.values()]) <= 12
     assert max(grid["n_hidden"]) <= X.shape[0] // 2
+    assert 100.0 / X.shape[0] in grid["C"]  # the default C="auto" is a grid point
 
 
 def test_label_free_defaults_resolve_per_sample_and_from_the_start():

@@ -432,15 +432,17 @@ class EMMC(BaseClusterer):
         )
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
-        """C on a decade grid ending at the paper's 500, and L = 100 or 300 (at most n / 2).
+        """Per-sample C of 10, 100 (the default) and 1000, and L = 100 or 300 (at most n / 2).
 
-        L is capped at half the samples so the ridge fit cannot reproduce any
+        C is returned in the sum convention for these n rows (``c / n``), so a
+        search that refits on more rows rescales it (``_n_scaled_params``). L is
+        capped at half the samples so the ridge fit cannot reproduce any
         labelling (``init_fixed_point_``); the hidden layer is scaled to the data
         (:class:`ELMFeatures`), so the grid needs no kernel width.
         """
         n = X.shape[0]
         Ls = sorted({max(10, min(L, n // 2)) for L in (100, 300)})
-        return {"C": [0.5, 5.0, 50.0, 500.0], "n_hidden": Ls}
+        return {"C": [c / n for c in (10.0, _PER_SAMPLE_C, 1000.0)], "n_hidden": Ls}
 
     # ------------------------------------------------------------- prediction
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
