@@ -296,3 +296,64 @@ def test_collapse_advice_names_this_methods_fix():
     X, _ = _pinned_blobs()
     with pytest.warns(ConvergenceWarning, match="standardise the features"):
         BMMC(3, random_state=0).fit(X)  # two blobs asked for three clusters
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairs_help_on_overlapping_groups(seed):
+    """Issue 12: the README's pair example must show pairs helping.
+
+    Iris versicolor vs virginica overlap; BMMC alone splits them at CA 0.74.
+    Three labelled flowers per class, turned into must-link / cannot-link
+    pairs, pull the split toward the species.
+    """
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.metrics import clustering_accuracy
+
+    X, y = load_iris(return_X_y=True)
+    two = y > 0
+    Xt, yt = StandardScaler().fit_transform(X)[two], y[two]
+    rng = np.random.RandomState(seed)
+    seen = np.concatenate([rng.choice(np.flatnonzero(yt == c), 3, replace=False) for c in (1, 2)])
+    ml = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1 :] if yt[a] == yt[b]]
+    cl = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1 :] if yt[a] != yt[b]]
+    plain = BMMC(random_state=0).fit(Xt)
+    semi = BMMC(random_state=0).fit(Xt, must_link=ml, cannot_link=cl)
+    ca_plain = clustering_accuracy(yt, plain.labels_)
+    ca_semi = clustering_accuracy(yt, semi.labels_)
+    assert ca_semi >= ca_plain + 0.1, (ca_plain, ca_semi)
+    L = semi.labels_
+    assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
+
+
+def test_passes_over_X_two_per_bundle_step(monkeypatch):
+    """Issue 11: scores already computed are reused (CCCP value / linearize / polish),
+    so the solve costs two passes over X per bundle step, plus one per fit for the
+    data scale and one for the final labels (init excluded: labels given)."""
+    from marginclust.objectives import _mmc
+
+    X, _ = _pinned_blobs()
+    calls = {"scores": 0, "back": 0}
+    raw, back = _mmc.LinearData.raw_scores, _mmc.LinearData.back
+
+    def count_raw(self, W):
+        before = len(self._cache)
+        hit = any(Wc.shape == W.shape and np.array_equal(Wc, W) for Wc, _ in self._cache)
+        calls["scores"] += not hit
+        assert before <= self._cache_size
+        return raw(self, W)
+
+    def count_back(self, Gc):
+        calls["back"] += 1
+        return back(self, Gc)
+
+    monkeypatch.setattr(_mmc.LinearData, "raw_scores", count_raw)
+    monkeypatch.setattr(_mmc.LinearData, "back", count_back)
+    init = (X[:, 0] > np.median(X[:, 0])).astype(int)
+    est = BMMC(init=init).fit(X)
+    steps = int(est.n_inner_iter_.sum())
+    # one plane (scores + back) at each CCCP warm start and at most one per bundle step
+    # (none at a step that stops on the gap); scores are computed only for new planes
+    assert est.n_iter_ <= calls["back"] <= steps + est.n_iter_
+    assert calls["scores"] <= calls["back"]

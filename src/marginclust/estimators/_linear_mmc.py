@@ -137,7 +137,8 @@ def initial_labels(
     init : {"auto", "k-means", "pca"} or array-like of shape (n_samples,)
         ``"k-means"``: labels of one K-means run (scikit-learn, k-means++ seeding).
         ``"pca"``: K-means (one k-means++ run) on the scores of the top
-        ``min(d, max(2 k, 10))`` principal directions, found by randomised
+        ``min(d, 2 k)`` principal directions (``min(d, max(2 k, 10))`` with
+        pairs), found by randomised
         subspace iteration without centring ``X`` (cheap for very large or sparse
         data). With pairs the directions also spread cannot-linked and tie
         must-linked samples (see :func:`principal_scores`). ``"auto"``:
@@ -162,7 +163,9 @@ def initial_labels(
             km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
             return km.fit_predict(X).astype(np.intp)
         data = data if data is not None else LinearData(X)
-        n_dir = min(data.d, max(2 * n_clusters, 10))
+        with_pairs = pairs is not None and pairs.size > 0
+        # 2k directions carry a k-way split; constraint-aware directions need room
+        n_dir = min(data.d, max(2 * n_clusters, 10) if with_pairs else 2 * n_clusters)
         S = principal_scores(data, n_dir, random_state, pairs)
         km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
         return km.fit_predict(S).astype(np.intp)
