@@ -111,7 +111,9 @@ def fit_timed(make: Any, X: Any, timer: InitTimer | None) -> tuple[float, float,
     return t, (timer.seconds if timer is not None else float("nan")), est
 
 
-def compare(name: str, X: Any, y: np.ndarray, C_old: float, reps: int, base: Any) -> None:
+def compare(
+    name: str, X: Any, y: np.ndarray, C_old: float, reps: int, base: Any, threads_list: Any
+) -> None:
     from sklearn.svm import LinearSVC
 
     n = X.shape[0]
@@ -121,7 +123,7 @@ def compare(name: str, X: Any, y: np.ndarray, C_old: float, reps: int, base: Any
     # the former estimator module itself (the package's lazy names point to "marginclust")
     base_mod = importlib.import_module("marginclust_base.estimators._bmmc") if base else None
     t_base = InitTimer(base_mod) if base_mod is not None else None
-    for threads in (1, 2):
+    for threads in threads_list:
         rows: dict[str, list[float]] = {"ours": [], "ours_init": [], "base": [], "base_init": []}
         rows["svc"] = []
         est = est_b = None
@@ -170,6 +172,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, < 1 minute")
     parser.add_argument("--big", action="store_true", help="1e6 rows (one repetition each)")
     parser.add_argument("--sparse-C", type=float, default=100.0, help="C of the former code")
+    parser.add_argument("--only", choices=["dense", "sparse"], default=None)
     args = parser.parse_args()
     base = load_baseline(args.baseline_src) if args.baseline_src else None
     print(f"load average before: {os.getloadavg()}")
@@ -180,19 +183,25 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     rng = np.random.RandomState(0)
+    threads_list: tuple[int, ...] = (1, 2)
     if args.quick:
         dense_n, sparse_n, reps = [10_000], [10_000], max(1, min(args.reps, 3))
     elif args.big:
         dense_n, sparse_n, reps = [1_000_000], [1_000_000], 1
+        threads_list = (1,)  # run each 1e6 fit once on a shared machine
     else:
         dense_n, sparse_n, reps = [100_000], [100_000], args.reps
+    if args.only == "sparse":
+        dense_n = []
+    if args.only == "dense":
+        sparse_n = []
     for n in dense_n:
         X, y = two_gaussians(n, 100, rng)
-        compare(f"dense {n} x 100", X, y, 1.0, reps, base)
+        compare(f"dense {n} x 100", X, y, 1.0, reps, base, threads_list)
         del X
     for n in sparse_n:
         Xs, y = sparse_two_topics(n, 100_000, 50, rng)
-        compare(f"CSR {n} x 1e5 (50 nnz/row)", Xs, y, args.sparse_C, reps, base)
+        compare(f"CSR {n} x 1e5 (50 nnz/row)", Xs, y, args.sparse_C, reps, base, threads_list)
         del Xs
     print(f"\nload average after: {os.getloadavg()}")
 

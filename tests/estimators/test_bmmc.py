@@ -294,7 +294,7 @@ def test_collapse_advice_names_this_methods_fix():
     from marginclust.exceptions import ConvergenceWarning
 
     X, _ = _pinned_blobs()
-    with pytest.warns(ConvergenceWarning, match="standardise the features"):
+    with pytest.warns(ConvergenceWarning, match="raise C"):
         BMMC(3, random_state=0).fit(X)  # two blobs asked for three clusters
 
 

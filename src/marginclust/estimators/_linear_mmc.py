@@ -21,7 +21,11 @@ from ..base import BaseClusterer
 from ..objectives._constraints import PairSet, make_pairs, resolve_balance
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
 from ..solvers._result import SolverResult
-from ..utils import check_finite_scale, check_label_init, resolve_alias
+from ..utils import (
+    check_finite_scale,
+    check_label_init,
+    resolve_alias,
+)
 
 __all__ = [
     "INITS",
@@ -236,10 +240,14 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
+    # Measured (glass, segmentation; raw and standardised; seeds 0, 1): C=10 finds
+    # more non-empty clusters than C=1 in 3 of 4 cases, C=0.1 fewer; standardising
+    # helps on glass. Re-seeding an emptied cluster and solving again did not help
+    # (the cluster emptied again in every case), so no recovery is attempted.
     _collapse_advice: ClassVar[str] = (
-        "These linear methods have no kernel: standardise the features "
-        "(sklearn.preprocessing.StandardScaler) so no feature dominates, lower C or "
-        "raise balance toward 0.5 for a looser class balance, or try init='pca'."
+        "This linear method has no kernel: raise C (e.g. C=10; a small C lets an "
+        "empty cluster save weight norm) or standardise the features "
+        "(sklearn.preprocessing.StandardScaler), or ask for fewer clusters."
     )
 
     # attributes a subclass provides
