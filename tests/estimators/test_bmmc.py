@@ -357,3 +357,20 @@ def test_passes_over_X_two_per_bundle_step(monkeypatch):
     # (none at a step that stops on the gap); scores are computed only for new planes
     assert est.n_iter_ <= calls["back"] <= steps + est.n_iter_
     assert calls["scores"] <= calls["back"]
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_label_free_grid_is_small_scale_free_and_fits(Est):
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    est = getattr(marginclust, Est)()
+    grid = est._label_free_grid(X)
+    assert grid == est._label_free_grid(X * 1e3)  # does not depend on the data's scale
+    n_settings = int(np.prod([len(v) for v in grid.values()]))
+    assert 1 < n_settings <= 12
+    assert est._n_scaled_params == ()
+    for C in grid["C"]:
+        for balance in grid["balance"]:
+            fitted = getattr(marginclust, Est)(C=C, balance=balance, random_state=0).fit(X)
+            assert fitted.labels_.shape == (40,)

@@ -250,6 +250,10 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         "(sklearn.preprocessing.StandardScaler), or ask for fewer clusters."
     )
 
+    # C weighs the MEAN loss and balance (a float) is a fraction of n: nothing scales
+    # with n (an int balance is absolute and would; the label-free grid uses floats).
+    _n_scaled_params: ClassVar[tuple[str, ...]] = ()
+
     # attributes a subclass provides
     C: float
     balance: int | float
