@@ -359,6 +359,7 @@ def test_passes_over_X_two_per_bundle_step(monkeypatch):
     assert calls["scores"] <= calls["back"]
 
 
+@pytest.mark.filterwarnings("ignore::marginclust.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
 def test_label_free_grid_is_small_scale_free_and_fits(Est):
     import marginclust
@@ -374,3 +375,16 @@ def test_label_free_grid_is_small_scale_free_and_fits(Est):
         for balance in grid["balance"]:
             fitted = getattr(marginclust, Est)(C=C, balance=balance, random_state=0).fit(X)
             assert fitted.labels_.shape == (40,)
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_large_common_offset_gives_the_same_answer(Est):
+    """Issue 16: X + 1e9 (timestamps) is translation of X; the model is centred."""
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    cls = getattr(marginclust, Est)
+    ref = cls(random_state=0).fit(X)
+    est = cls(random_state=0).fit(X + 1e9)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    np.testing.assert_array_equal(est.predict(X + 1e9), est.labels_)
