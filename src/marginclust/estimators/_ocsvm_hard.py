@@ -8,7 +8,6 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from sklearn.cluster import KMeans
-
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
