@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
@@ -40,7 +41,7 @@ class _Context:
     nu: float
 
 
-class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
+class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
