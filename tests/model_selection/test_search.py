@@ -221,3 +221,15 @@ def test_quiet_by_default(capsys):
 def test_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         _search(**kw).fit(blobs(2, seed=16))
+
+
+def test_pipeline_takes_its_last_steps_grid_on_transformed_rows():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = blobs(3, seed=17) * [1.0, 1e4]
+    search = _search(estimator=make_pipeline(StandardScaler(), GridKMeans()),
+                     param_grid=None).fit(X)
+    assert search.grid_source_ == "estimator"
+    assert search.best_params_ == {"gridkmeans__n_clusters": 3}
+    assert search.n_clusters_found_ == 3
