@@ -452,15 +452,10 @@ def _json_default(value: Any) -> Any:
 
 
 def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> Iterator[Any]:
-    if enabled:
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:
-            pass
-        else:
-            yield from tqdm(iterable, total=total, desc=desc, leave=False)
-            return
-    yield from iterable
+    # tqdm when installed, else a plain stderr line: never silent without the extra.
+    from marginclust.utils import progress
+
+    yield from progress(iterable, total=total, desc=desc, enabled=enabled)
 
 
 def system_info() -> dict[str, str]:
@@ -507,7 +502,7 @@ def run_table(
     data_home : str, default=None
         Directory of the shared CSV data sets (None: ``MARGINCLUST_DATA``).
     progress : bool, default=True
-        Show a tqdm progress bar when tqdm is installed.
+        Show a progress line on stderr (tqdm's bar when tqdm is installed).
     label_free : bool, default=False
         Also run the ``"label-free"`` protocol (a StabilitySearch per run; its
         ``fit_time`` is the whole search) for the report's label-free column.
