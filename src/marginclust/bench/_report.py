@@ -230,7 +230,9 @@ def format_report(
                     text, signed = _gap(table, ours, dataset, source, measure)
                     if signed is not None:
                         n_cells += 1
-                        if signed < -shortfall:
+                        if (dataset, source, measure) in table.contradicted:
+                            text += " †"
+                        elif signed < -shortfall:
                             n_short += 1
                             text += " ▼"
                     rec["gap"] = text
@@ -246,6 +248,8 @@ def format_report(
             lines += _wide_table(records, datasets)
         lines.append("")
     lines += _footer(rows, table, summaries, seed, n_short, n_cells, shortfall)
+    for (dataset, method, measure), note in table.contradicted.items():
+        lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
     for label, source in pooled_from.items():
         members = ", ".join(f"`{m}`" for m in table.pooled[label])
         lines.append(
@@ -253,6 +257,22 @@ def format_report(
             f"compared with the published `{source}` column."
         )
     return "\n".join(lines)
+
+
+def _settings_per_run(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Per method, the most settings the paper protocol chose among in one run.
+
+    A "best" column is only as honest as the number of label-picked
+    candidates behind it, so reports print it.
+    """
+    per_run: Counter[tuple[Any, ...]] = Counter()
+    for r in rows:
+        if r.get("protocol") == "paper":
+            per_run[(r["method"], r["dataset"], r.get("run"))] += 1
+    out: dict[str, int] = {}
+    for (method, _, _), n in per_run.items():
+        out[method] = max(out.get(method, 0), n)
+    return out
 
 
 def _markdown(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
@@ -326,12 +346,15 @@ def _footer(
         + "; ".join(f"`{p}`: {', '.join(ds)}" for p, ds in sorted(by_prep.items()))
     )
     methods = list(dict.fromkeys(r["method"] for r in rows))
+    picked = _settings_per_run(rows)
     for m in methods:
         method = METHODS.get(m)
         if method is None:
             continue
         grid = json.dumps(_grid_run(rows, m), default=str)
         text = f"- `{m}`: grid {grid}; defaults {json.dumps(dict(method.defaults), default=str)}"
+        if picked.get(m, 0) > 1:
+            text += f"; paper column = best of {picked[m]} settings per run, picked with the labels"
         if method.notes:
             text += f". {method.notes}"
         lines.append(text)

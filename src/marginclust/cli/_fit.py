@@ -184,6 +184,9 @@ def add_parser(sub: Any) -> None:
                    help=f"no progress line for fits longer than {PROGRESS_DELAY:g} s")
     p.add_argument("--list-methods", action="store_true",
                    help="list the methods (soft / hard / binary only) and exit")
+    from ._search import add_search_arguments
+
+    add_search_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -311,11 +314,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             _say(f"note: {cls.__name__} has no verbose parameter; only the summary is printed")
     estimator = cls(**params)
+    from ._search import fit_estimator
+
     if args.verbose:
         _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
     start = time.perf_counter()
     with fit_progress(f"fitting {cls.__name__}", enabled=not args.no_progress and not args.verbose):
-        estimator.fit(X)
+        estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
     U = getattr(estimator, "memberships_", None)

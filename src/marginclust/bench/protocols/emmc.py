@@ -394,6 +394,16 @@ TABLE6_PUBLISHED = {
 }
 
 
+# The paper (Sec. 5.1) uses radial-basis hidden nodes and picks C from 2^-10..2^10;
+# the "fixed" variant keeps our earlier sigmoid nodes with C = 500 for comparison.
+TABLE56_C_GRID = [2.0**k for k in range(-10, 11)]
+TABLE56_QUICK_C = [2.0**-4, 1.0, 2.0**4]
+TABLE56_PROTOCOLS = {
+    "paper": {"activation": "gaussian"},
+    "fixed": {"activation": "sigmoid", "C": PAPER_C},
+}
+
+
 def _single_vs_multi(
     dataset: str,
     published: Mapping[int, Any],
@@ -402,29 +412,48 @@ def _single_vs_multi(
     table: Table,
     context: RunContext,
 ) -> list[dict[str, Any]]:
+    """Per L, run and output: the label-picked best C with Gaussian nodes, and the fixed variant."""
     from marginclust import EMMC
 
     X, y = _load(dataset, context)
     k = int(np.unique(y).size)
     Ls = list(quick_L) if context.quick else list(published)
     n_runs = 1 if context.quick else 3
+    C_grid = TABLE56_QUICK_C if context.quick else TABLE56_C_GRID
     rows = []
     for L, run, output in itertools.product(Ls, range(n_runs), ["single", "multi"]):
         seed = derive_seed(context.seed, table.name, L, run)
-        est = EMMC(k, n_hidden=L, C=PAPER_C, output=output, balance=balance, random_state=seed)
-        est, t, nw = timed_fit(est, X)
-        rows.append(
-            dict(
-                L=L,
-                run=run,
-                output=output,
-                time=t,
-                n_iter=est.n_iter_,
-                stop=est.stop_reason_,
-                n_warnings=nw,
-                **_scores(y, est.labels_),
-            )
-        )
+        for protocol, spec in TABLE56_PROTOCOLS.items():
+            Cs = [spec["C"]] if "C" in spec else C_grid
+            best: dict[str, Any] | None = None
+            for C in Cs:
+                est = EMMC(
+                    k,
+                    n_hidden=L,
+                    C=C,
+                    activation=spec["activation"],
+                    output=output,
+                    balance=balance,
+                    random_state=seed,
+                )
+                est, t, nw = timed_fit(est, X)
+                row = dict(
+                    L=L,
+                    run=run,
+                    output=output,
+                    protocol=protocol,
+                    C=C,
+                    n_settings=len(Cs),
+                    time=t,
+                    n_iter=est.n_iter_,
+                    stop=est.stop_reason_,
+                    n_warnings=nw,
+                    **_scores(y, est.labels_),
+                )
+                if best is None or row["acc"] > best["acc"]:
+                    best = row
+            assert best is not None
+            rows.append(best)
     return rows
 
 
@@ -433,36 +462,44 @@ def _report_single_multi(
 ) -> str:
     lines = _head(table)
     body = []
+    protocols = [p for p in TABLE56_PROTOCOLS if any(r.get("protocol", "fixed") == p for r in rows)]
     for L in sorted({r["L"] for r in rows}):
-        cells: list[Any] = [str(L)]
-        for i, output in enumerate(["single", "multi"]):
-            sel = [r for r in rows if r["L"] == L and r["output"] == output]
-            p = published.get(L, (None,) * 4)
-            cells += [
-                _mean(sel, "acc"),
-                p[2 * i],
-                _mean(sel, "time"),
-                p[2 * i + 1],
-                _mean(sel, "n_iter"),
-            ]
-        body.append(cells)
+        for protocol in protocols:
+            cells: list[Any] = [str(L), protocol]
+            for i, output in enumerate(["single", "multi"]):
+                sel = [
+                    r
+                    for r in rows
+                    if r["L"] == L
+                    and r["output"] == output
+                    and r.get("protocol", "fixed") == protocol
+                ]
+                p = published.get(L, (None,) * 4)
+                cells += [_mean(sel, "acc"), p[2 * i], _mean(sel, "time"), p[2 * i + 1]]
+            body.append(cells)
     lines += _md(
         [
             "L",
+            "protocol",
             "single acc",
             "paper",
             "time s",
             "paper",
-            "iter",
             "multi acc",
             "paper",
             "time s",
             "paper",
-            "iter",
         ],
         body,
     )
-    lines += ["", f"Mean over {len({r['run'] for r in rows})} runs. Notes: {table.notes}"]
+    n_settings = max((int(r.get("n_settings", 1)) for r in rows), default=1)
+    lines += [
+        "",
+        f"Mean over {len({r['run'] for r in rows})} runs. 'paper': Gaussian (radial-basis) "
+        f"hidden nodes, per run the best of {n_settings} values of C picked with the labels, "
+        "as the paper did; its time is the time of the picked fit. 'fixed': sigmoid nodes, "
+        f"C = {PAPER_C:g}, no label use. Notes: {table.notes}",
+    ]
     return "\n".join(lines)
 
 
@@ -480,7 +517,9 @@ register_table(
             "letter:A,B,C,D", TABLE5_PUBLISHED, 0.03, [100, 300], table, context
         ),
         report=lambda rows, table: _report_single_multi(rows, table, TABLE5_PUBLISHED),
-        notes="C = 500, balance 0.03 n, sigmoid nodes, k-means-in-ELM-space init.",
+        notes="balance 0.03 n, k-means-in-ELM-space init. A single output cannot represent "
+        "a many-cluster labelling (its 1..m targets order the clusters), so single-output "
+        "accuracy stays low for four clusters.",
     )
 )
 register_table(
@@ -497,7 +536,11 @@ register_table(
             "usps", TABLE6_PUBLISHED, 0.15, [200], table, context
         ),
         report=lambda rows, table: _report_single_multi(rows, table, TABLE6_PUBLISHED),
-        notes="C = 500, balance 0.15 n (Table 2), sigmoid nodes, k-means-in-ELM-space init.",
+        notes="balance 0.15 n (Table 2), k-means-in-ELM-space init. "
+        "Published 94.47% contested: multi-output EMMC at L = 1000 started from the true "
+        "labels converges to .975 (30/50/70% randomised: .962/.951/.932) but from its "
+        "label-free start to .684; the paper also reports this 536.61 s run as 94.47% "
+        "(Tables 6, 9) and 96.20% (Table 8). `marginclust bench --table reachability`.",
     )
 )
 
