@@ -194,3 +194,105 @@ def test_convergence_warning_at_max_iter():
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         est = BMMC(C=5.0, init=init, max_iter=1).fit(X)
     assert not est.converged_ and est.n_iter_ == 1
+
+
+# --------------------------------------------------------------------- issue 10 / 12 / 16
+def _pinned_blobs():
+    """The generated case of issue 16 that found the hangs and the collapse."""
+    return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_labels_invariant_to_uniform_rescaling(Est, k):
+    """Defaults are scale free: X * 1e-3 and X * 1e3 give the labels of X (issue 10)."""
+    import marginclust
+
+    if k == 3:
+        X, _ = make_blobs(90, 4, centers=3, cluster_std=1.0, random_state=0)
+    else:
+        X, _ = _pinned_blobs()
+    cls = getattr(marginclust, Est)
+    ref = cls(k, random_state=0).fit(X)
+    for s in (1e-3, 1e3):
+        est = cls(k, random_state=0).fit(X * s)
+        np.testing.assert_array_equal(est.labels_, ref.labels_)
+        # same problem in standardised units; iterates differ only by rounding, so the
+        # objectives agree to the solvers' relative tolerance (1e-3 bundle gap)
+        assert est.objective_ == pytest.approx(ref.objective_, rel=2e-3)
+        np.testing.assert_allclose(est.coef_ * s, ref.coef_, atol=0.05 * np.abs(ref.coef_).max())
+        assert est.data_scale_ == pytest.approx(ref.data_scale_ * s)
+    assert np.unique(ref.labels_).size == k
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+@pytest.mark.parametrize("s", [1e200, 1e-200])
+def test_overflowing_scale_is_a_clear_error_not_a_hang(Est, k, s):
+    """BMMC(3).fit(X * 1e200) hung > 150 s inside the QP (issue 16)."""
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    with pytest.raises(ValueError, match="Rescale your features"):
+        getattr(marginclust, Est)(k, random_state=0).fit(X * s)
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_extreme_but_finite_scales_work(Est):
+    import marginclust
+
+    X, y = _pinned_blobs()
+    for s in (1e-150, 1e150):
+        est = getattr(marginclust, Est)(2, random_state=0).fit(X * s)
+        assert adjusted_rand_index(y, est.labels_) == pytest.approx(1.0)
+
+
+def test_pairs_validated_with_one_cluster():
+    """An out-of-range must_link index was accepted when n_clusters=1 (issue 16)."""
+    X, _ = _pinned_blobs()
+    with pytest.raises(ValueError, match="must_link holds indices outside"):
+        BMMC(1).fit(X, must_link=[[0, 99]])
+    with pytest.raises(ValueError, match="cannot_link"):
+        BMMC(1).fit(X, cannot_link=[[0, 0]])
+    assert np.all(BMMC(1).fit(X, must_link=[[0, 1]]).labels_ == 0)
+
+
+def test_init_spellings():
+    X, _ = _pinned_blobs()
+    a = BMMC(init="k-means", random_state=0).fit(X)
+    with pytest.warns(FutureWarning, match="init='kmeans' is deprecated"):
+        b = BMMC(init="kmeans", random_state=0).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    for init in ("pca", "auto"):
+        assert np.unique(BMMC(init=init, random_state=0).fit(X).labels_).size == 2
+
+
+def test_score_and_transform():
+    X, _ = _pinned_blobs()
+    est = BMMC(random_state=0).fit(X)
+    # score is minus the objective: on the training data (no pairs) it is -objective_
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-9)
+    T = est.transform(X)
+    assert T.shape == (40, 2)
+    np.testing.assert_array_equal(np.argmax(T, axis=1), est.labels_)
+    k3 = BMMC(3, random_state=0).fit(make_blobs(90, 4, centers=3, random_state=0)[0])
+    Xk = make_blobs(90, 4, centers=3, random_state=0)[0]
+    assert k3.transform(Xk).shape == (90, 3)
+    np.testing.assert_array_equal(np.argmax(k3.transform(Xk), axis=1), k3.labels_)
+    assert k3.score(Xk) == pytest.approx(-k3.objective_, rel=1e-9)
+
+
+def test_verbose_prints_iterations(capsys):
+    X, _ = _pinned_blobs()
+    BMMC(verbose=1, random_state=0).fit(X)
+    err = capsys.readouterr().err
+    assert "BMMC CCCP iteration 1" in err
+
+
+def test_collapse_advice_names_this_methods_fix():
+    from marginclust.exceptions import ConvergenceWarning
+
+    X, _ = _pinned_blobs()
+    with pytest.warns(ConvergenceWarning, match="standardise the features"):
+        BMMC(3, random_state=0).fit(X)  # two blobs asked for three clusters

@@ -11,8 +11,8 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 from marginclust import EMMC
-from marginclust.estimators import _emmc
 from marginclust.exceptions import ConvergenceWarning
+from marginclust.objectives._elm_ridge import ELMRidgeProblem, relabel, repair_balance
 
 
 def _blobs(n=120, k=2, seed=0, std=0.6):
@@ -69,8 +69,8 @@ def test_labels_are_a_fixed_point_after_convergence(global_random_seed):
         if est.stop_reason_ != "converged":
             continue
         F = est.decision_function(X)
-        lab = _emmc.relabel(F, k, est.output_)
-        lab, _ = _emmc.repair_balance(lab, F, k, est.balance_, est.output_)
+        lab = relabel(F, k, est.output_)
+        lab, _ = repair_balance(lab, F, k, est.balance_, est.output_)
         np.testing.assert_array_equal(lab, est.labels_)
 
 
@@ -137,7 +137,7 @@ def test_balance_is_enforced_on_imbalanced_data():
         assert abs(counts[0] - counts[1]) <= l_max
 
 
-@pytest.mark.parametrize("init", ["kmeans-elm", "kmeans", "random"])
+@pytest.mark.parametrize("init", ["k-means-elm", "k-means", "random"])
 def test_inits_and_determinism(init):
     X, y = _blobs(n=90, k=3, seed=2)
     a = EMMC(3, n_hidden=30, C=1.0, init=init, random_state=7, max_iter=100).fit(X)
@@ -158,8 +158,8 @@ def test_sparse_input_equals_dense(rng):
     X, _ = _blobs(n=80, k=2, seed=5)
     X = np.abs(X)
     X[X < 2] = 0.0
-    a = EMMC(2, n_hidden=20, C=1.0, init="kmeans", random_state=0).fit(sp.csr_matrix(X))
-    b = EMMC(2, n_hidden=20, C=1.0, init="kmeans", random_state=0).fit(X)
+    a = EMMC(2, n_hidden=20, C=1.0, init="k-means", random_state=0).fit(sp.csr_matrix(X))
+    b = EMMC(2, n_hidden=20, C=1.0, init="k-means", random_state=0).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-8, atol=1e-10)
 
@@ -185,11 +185,11 @@ def test_cycle_is_detected_and_warned(monkeypatch):
     B = (np.arange(40) + 1) % 3
     state = {"i": 0}
 
-    def alternating(F, m, output):
+    def alternating(self, model):
         state["i"] += 1
         return (B if state["i"] % 2 else A).copy()
 
-    monkeypatch.setattr(_emmc, "relabel", alternating)
+    monkeypatch.setattr(ELMRidgeProblem, "assign", alternating)
     est = EMMC(3, n_hidden=10, init=A, random_state=0, max_iter=50)
     with pytest.warns(ConvergenceWarning, match="cycles"):
         est.fit(X)

@@ -22,14 +22,14 @@ def _two_blobs(n=80, seed=0, sizes=None):
 
 @pytest.mark.parametrize("cls", [IterSVR, IterSVM])
 @pytest.mark.parametrize("kernel", ["linear", "rbf"])
-@pytest.mark.parametrize("init", ["kmeans", "random"])
+@pytest.mark.parametrize("init", ["k-means", "random"])
 def test_recovers_two_blobs(global_random_seed, cls, kernel, init):
     X, y = _two_blobs(seed=global_random_seed)
     est = cls(kernel=kernel, C=1.0, init=init, random_state=global_random_seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X)
-    if init == "kmeans" or cls is IterSVR:
+    if init == "k-means" or cls is IterSVR:
         assert adjusted_rand_score(y, est.labels_) == 1.0
     counts = np.bincount(est.labels_, minlength=2)
     assert abs(counts[0] - counts[1]) <= est.balance_
@@ -51,7 +51,10 @@ def test_objective_matches_primal_value(cls):
     est = cls(C=2.0, gamma=0.3, random_state=0).fit(X)
     m = est.model_
     a = m.dual_coef_.ravel()
-    w2 = a @ rbf_kernel(m.support_vectors_, m.support_vectors_, gamma=0.3) @ a
+    # the model sees X centred and divided by x_scale_: gamma 0.3 in X's units
+    assert m.gamma == pytest.approx(0.3 * est.x_scale_**2)
+    sv = X[m.support_]
+    w2 = a @ rbf_kernel(sv, sv, gamma=0.3) @ a
     y = np.where(est.labels_ == 1, 1.0, -1.0)
     f = est.decision_function(X)
     loss = (

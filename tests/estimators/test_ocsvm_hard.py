@@ -10,7 +10,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
+from marginclust.objectives._weighted_ocsvm import fit_weighted_ocsvm
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_array_init_and_emptied_cluster():
 @pytest.mark.parametrize(
     "params,match",
     [
-        (dict(init="kmeans"), "init"),
+        (dict(init="k-medoids"), "init"),
         (dict(init=np.zeros(3, dtype=int)), "shape"),
         (dict(nu=2.0), "nu"),
         (dict(kernel="sigmoid"), "kernel"),
@@ -82,3 +82,11 @@ def test_bad_input():
         OCSVMHardClustering(2).fit(np.array([[0.0, np.nan], [1.0, 2.0], [2.0, 3.0]]))
     with pytest.raises(ValueError, match="n_clusters"):
         OCSVMHardClustering(5).fit(np.random.RandomState(0).randn(3, 2))
+
+
+def test_deprecated_init_spelling(blobs):
+    X, y = blobs
+    with pytest.warns(FutureWarning, match="k-means"):
+        m = OCSVMHardClustering(3, gamma=0.05, init="kmeans", random_state=0).fit(X)
+    ref = OCSVMHardClustering(3, gamma=0.05, init="k-means", random_state=0).fit(X)
+    assert_array_equal(m.labels_, ref.labels_)

@@ -436,15 +436,10 @@ def _json_default(value: Any) -> Any:
 
 
 def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> Iterator[Any]:
-    if enabled:
-        try:
-            from tqdm.auto import tqdm
-        except ImportError:
-            pass
-        else:
-            yield from tqdm(iterable, total=total, desc=desc, leave=False)
-            return
-    yield from iterable
+    # tqdm when installed, else a plain stderr line: never silent without the extra.
+    from marginclust.utils import progress
+
+    yield from progress(iterable, total=total, desc=desc, enabled=enabled)
 
 
 def system_info() -> dict[str, str]:
@@ -490,7 +485,7 @@ def run_table(
     data_home : str, default=None
         Directory of the shared CSV data sets (None: ``MARGINCLUST_DATA``).
     progress : bool, default=True
-        Show a tqdm progress bar when tqdm is installed.
+        Show a progress line on stderr (tqdm's bar when tqdm is installed).
 
     Returns
     -------
