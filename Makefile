@@ -12,7 +12,7 @@ endif
 # One BLAS thread per process: pytest runs two workers on two cores.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-long lint bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
 	$(THREADS) $(BIN)/python -m pytest -n 2 -q
+
+# Nightly-style property run (issue 16): many generated problems per property.
+test-long: $(VENV)/.installed-test
+	$(THREADS) MARGINCLUST_HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -n 2 -q tests/properties
 
 bench: $(VENV)/.installed-test
 	$(BIN)/marginclust bench --quick --out bench-results

@@ -40,6 +40,10 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
         "attr_dtypes": _float_attributes(est),
         "X_unchanged_by_fit": bool(np.array_equal(X, X0)),
     }
+    # the project's vocabulary: a fitted attribute named ``*moved_`` lists the training
+    # rows whose labels_ differ from predict(X_train) (e.g. EMMC's balance_moved_)
+    moved = [np.asarray(v).ravel() for k, v in vars(est).items() if k.endswith("moved_")]
+    rec["moved"] = np.unique(np.concatenate(moved)).astype(np.intp) if moved else None
     rec["predict"] = np.asarray(est.predict(X))
     if hasattr(est, "predict_proba"):
         rec["predict_proba"] = np.asarray(est.predict_proba(X))
@@ -55,8 +59,12 @@ def fit_record(
     dtype: str = "float64",
     random_state: int = 0,
     timeout: float | None = None,
+    repeat: int = 0,
 ) -> Outcome:
-    """Fit ``config`` on ``case`` (after ``transform``) in a guarded child; cached."""
+    """Fit ``config`` on ``case`` (after ``transform``) in a guarded child; cached.
+
+    ``repeat`` only changes the cache key (a second, independent fit).
+    """
     config = _BY_ID[config_id]
     return run_guarded(
         lambda: _collect(config, case, transform, dtype, random_state), timeout=timeout

@@ -21,8 +21,9 @@ import pickle
 import time
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["Outcome", "run_guarded", "default_timeout"]
 

@@ -63,6 +63,7 @@ VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("solver-fmsagp", {"solver": "fmsagp"}),
         ("solver-msagp", {"solver": "msagp"}),
         ("solver-agp", {"solver": "agp"}),
+        ("init-k-means++-soft", {"init": "k-means++-soft"}),
         ("init-dirichlet", {"init": "dirichlet"}),
         ("init-uniform-perturbed", {"init": "uniform-perturbed"}),
     ],
@@ -89,6 +90,7 @@ VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "WOCSVMClustering": [
         ("tax-duin", {"form": "tax-duin"}),
         ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
         # the default schedule (decay 0.95) takes ~20 s at n = 60: a faster one
         ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
         ("init-random-points", {"init": "random-points"}),
@@ -97,6 +99,7 @@ VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
     ],
     "OCSVMHardClustering": [
         ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
         ("init-random", {"init": "random"}),
         ("decision-normalized", {"decision_scale": "normalized"}),
     ],

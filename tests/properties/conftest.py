@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 _COMMON = dict(
@@ -27,3 +28,17 @@ _COMMON = dict(
 settings.register_profile("ci", max_examples=1, **_COMMON)
 settings.register_profile("long", max_examples=30, **_COMMON)
 settings.load_profile(os.environ.get("MARGINCLUST_HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """A pytest-timeout backstop (signal method: fails one test) for Python-level hangs.
+
+    Fits run in forked children under ``_guard.run_guarded``, which also stops hangs
+    inside compiled code; this only bounds what runs in the pytest process itself.
+    """
+    if not config.pluginmanager.hasplugin("timeout"):
+        return
+    seconds = 1800 if os.environ.get("MARGINCLUST_HYPOTHESIS_PROFILE") == "long" else 300
+    for item in items:
+        if "tests/properties" in str(item.fspath) and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(seconds, method="signal"))

@@ -43,7 +43,7 @@ def test_guard_returns_values_errors_and_warnings():
     import warnings
 
     def fn():
-        warnings.warn("overflow encountered", RuntimeWarning)
+        warnings.warn("overflow encountered", RuntimeWarning, stacklevel=1)
         return np.arange(3)
 
     out = run_guarded(fn, timeout=30)
