@@ -139,3 +139,14 @@ def test_verbose_prints_restart_lines(capsys):
     est.verbose = 1
     est.fit(X)
     assert capsys.readouterr().err.count("_Toy restart") == 2
+
+
+def test_dask_input_is_refused_not_computed():
+    da = pytest.importorskip("dask.array")
+
+    Xd = da.from_array(X, chunks=5)
+    with pytest.raises(TypeError, match="got a dask Array.*compute"):
+        _Toy(2).fit(Xd)
+    est = _Toy(2).fit(X)
+    with pytest.raises(TypeError, match="got a dask Array"):
+        est.predict(Xd)

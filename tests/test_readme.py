@@ -21,3 +21,48 @@ def test_readme_python_block_runs(index, tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(compile(code, f"README block {index}", "exec"), {})
+
+
+TEXT = README.read_text(encoding="utf-8")
+BASH = re.findall(r"```bash\n(.*?)```", TEXT, re.S)
+
+
+def _commands(prefix: str) -> list[str]:
+    lines = []
+    for block in BASH:
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line.startswith(prefix):
+                lines.append(line)
+    return lines
+
+
+def test_install_section_names_python_version_and_extras():
+    import tomllib
+
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text())["project"]
+    install = TEXT.split("## Install", 1)[1].split("\n## ", 1)[0]
+    assert project["requires-python"].lstrip(">=") in install
+    for extra in project["optional-dependencies"]:
+        if extra != "peers":  # documented in benchmarks/
+            assert f"`{extra}`" in install, extra
+
+
+def test_make_targets_in_readme_exist():
+    makefile = (README.parent / "Makefile").read_text()
+    targets = {ln.split(":")[0] for ln in makefile.splitlines() if re.match(r"^[a-z]+:", ln)}
+    used = {line.split()[1] for line in _commands("make ")}
+    assert {"demo", "test"} <= used
+    assert used <= targets
+
+
+def test_readme_command_lines_parse():
+    import shlex
+
+    from marginclust.cli import build_parser
+
+    lines = _commands("marginclust ")
+    assert len(lines) >= 8
+    parser = build_parser()
+    for line in lines:
+        parser.parse_args(shlex.split(line)[1:])  # SystemExit on an unknown option

@@ -33,6 +33,16 @@ from .utils import check_n_clusters, check_not_constant, degeneracy, report, spa
 __all__ = ["BaseClusterer", "SoftClusterMixin"]
 
 
+def _refuse_lazy(X: Any, name: str) -> None:
+    """Refuse a dask array: computing it silently could exhaust memory."""
+    if type(X).__module__.split(".")[0] == "dask":
+        raise TypeError(
+            f"{name} got a dask {type(X).__name__}; an in-memory estimator would compute "
+            "it whole. Pass a NumPy array or SciPy sparse matrix (e.g. X.compute() if it "
+            "fits in memory)."
+        )
+
+
 class BaseClusterer(ClusterMixin, BaseEstimator):
     """Template for marginclust clusterers (validation, restarts, best-of, warnings).
 
@@ -98,6 +108,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------- machinery
     def _validate_fit_data(self, X: Any) -> Any:
+        _refuse_lazy(X, type(self).__name__)
         X = validate_data(
             self,
             X,
@@ -112,6 +123,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     def _validate_predict_data(self, X: Any) -> Any:
         check_is_fitted(self)
+        _refuse_lazy(X, type(self).__name__)
         return validate_data(
             self, X, reset=False, accept_sparse=self._accept_sparse, dtype=list(self._dtypes)
         )
@@ -255,6 +267,11 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
+        if hasattr(self, "transform") and tags.transformer_tags is None:
+            # distances to centres or memberships, as KMeans.transform: a transformer too
+            from sklearn.utils import TransformerTags
+
+            tags.transformer_tags = TransformerTags()
         return tags
 
 

@@ -129,3 +129,34 @@ def dense_gradient_projection(
         "n_released": n_released,
         "converged": converged,
     }
+
+
+def literal_lloyd(
+    X: np.ndarray, centers: np.ndarray, thr: float, max_iter: int = 300
+) -> tuple[np.ndarray, np.ndarray, list[float], int]:
+    """Lloyd's K-means written literally (test oracle for ``solvers._lloyd.lloyd``).
+
+    Distances by broadcasting, centres recomputed from scratch as cluster means.
+    The first pass puts every point in its nearest centre (ties: lowest index);
+    afterwards a point moves to its nearest centre only when that is closer than
+    its own by more than ``thr``. Stops when no point moves. No cluster may empty.
+    Returns ``(labels, centres, history of J after each pass that moved, n_iter)``.
+    """
+    C = np.array(centers, dtype=np.float64)
+    labels = np.full(X.shape[0], -1)
+    history: list[float] = []
+    n_iter = 0
+    while n_iter < max_iter:
+        D = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+        moved = False
+        for i in range(X.shape[0]):
+            j = int(np.argmin(D[i]))
+            if labels[i] < 0 or D[i, labels[i]] - D[i, j] > thr:
+                moved = moved or labels[i] != j
+                labels[i] = j
+        if not moved:
+            break
+        n_iter += 1
+        C = np.array([X[labels == j].mean(axis=0) for j in range(C.shape[0])])
+        history.append(float(sum(((X[labels == j] - C[j]) ** 2).sum() for j in range(len(C)))))
+    return labels, C, history, n_iter

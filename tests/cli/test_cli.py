@@ -47,7 +47,7 @@ def test_fit_errors_are_clear(tmp_path, rng, capsys):
     assert main(["fit", str(src), "--method", "no-such"]) == 1
     assert "Unknown or unavailable method" in capsys.readouterr().err
     assert main(["fit", str(src), "--method", "fcm"]) == 1  # text column not named
-    assert "not a number" in capsys.readouterr().err
+    assert "not a finite number" in capsys.readouterr().err
     assert main(["fit", str(src), "--label-column", "kind", "--param", "nope=1"]) == 1
     assert "has no parameter" in capsys.readouterr().err
 

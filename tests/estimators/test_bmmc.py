@@ -194,3 +194,218 @@ def test_convergence_warning_at_max_iter():
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         est = BMMC(C=5.0, init=init, max_iter=1).fit(X)
     assert not est.converged_ and est.n_iter_ == 1
+
+
+# --------------------------------------------------------------------- issue 10 / 12 / 16
+def _pinned_blobs():
+    """The generated case of issue 16 that found the hangs and the collapse."""
+    return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_labels_invariant_to_uniform_rescaling(Est, k):
+    """Defaults are scale free: X * 1e-3 and X * 1e3 give the labels of X (issue 10)."""
+    import marginclust
+
+    if k == 3:
+        X, _ = make_blobs(90, 4, centers=3, cluster_std=1.0, random_state=0)
+    else:
+        X, _ = _pinned_blobs()
+    cls = getattr(marginclust, Est)
+    ref = cls(k, random_state=0).fit(X)
+    for s in (1e-3, 1e3):
+        est = cls(k, random_state=0).fit(X * s)
+        np.testing.assert_array_equal(est.labels_, ref.labels_)
+        # same problem in standardised units; iterates differ only by rounding, so the
+        # objectives agree to the solvers' relative tolerance (1e-3 bundle gap)
+        assert est.objective_ == pytest.approx(ref.objective_, rel=2e-3)
+        np.testing.assert_allclose(est.coef_ * s, ref.coef_, atol=0.05 * np.abs(ref.coef_).max())
+        assert est.data_scale_ == pytest.approx(ref.data_scale_ * s)
+    assert np.unique(ref.labels_).size == k
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+@pytest.mark.parametrize("s", [1e200, 1e-200])
+def test_overflowing_scale_is_a_clear_error_not_a_hang(Est, k, s):
+    """BMMC(3).fit(X * 1e200) hung > 150 s inside the QP (issue 16)."""
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    with pytest.raises(ValueError, match="Rescale your features"):
+        getattr(marginclust, Est)(k, random_state=0).fit(X * s)
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_extreme_but_finite_scales_work(Est):
+    import marginclust
+
+    X, y = _pinned_blobs()
+    for s in (1e-150, 1e150):
+        est = getattr(marginclust, Est)(2, random_state=0).fit(X * s)
+        assert adjusted_rand_index(y, est.labels_) == pytest.approx(1.0)
+
+
+def test_pairs_validated_with_one_cluster():
+    """An out-of-range must_link index was accepted when n_clusters=1 (issue 16)."""
+    X, _ = _pinned_blobs()
+    with pytest.raises(ValueError, match="must_link holds indices outside"):
+        BMMC(1).fit(X, must_link=[[0, 99]])
+    with pytest.raises(ValueError, match="cannot_link"):
+        BMMC(1).fit(X, cannot_link=[[0, 0]])
+    assert np.all(BMMC(1).fit(X, must_link=[[0, 1]]).labels_ == 0)
+
+
+def test_init_spellings():
+    X, _ = _pinned_blobs()
+    a = BMMC(init="k-means", random_state=0).fit(X)
+    with pytest.warns(FutureWarning, match="init='kmeans' is deprecated"):
+        b = BMMC(init="kmeans", random_state=0).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    for init in ("pca", "auto"):
+        assert np.unique(BMMC(init=init, random_state=0).fit(X).labels_).size == 2
+
+
+def test_score_and_transform():
+    X, _ = _pinned_blobs()
+    est = BMMC(random_state=0).fit(X)
+    # score is minus the objective: on the training data (no pairs) it is -objective_
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-9)
+    T = est.transform(X)
+    assert T.shape == (40, 2)
+    np.testing.assert_array_equal(np.argmax(T, axis=1), est.labels_)
+    k3 = BMMC(3, random_state=0).fit(make_blobs(90, 4, centers=3, random_state=0)[0])
+    Xk = make_blobs(90, 4, centers=3, random_state=0)[0]
+    assert k3.transform(Xk).shape == (90, 3)
+    np.testing.assert_array_equal(np.argmax(k3.transform(Xk), axis=1), k3.labels_)
+    assert k3.score(Xk) == pytest.approx(-k3.objective_, rel=1e-9)
+
+
+def test_verbose_prints_iterations(capsys):
+    X, _ = _pinned_blobs()
+    BMMC(verbose=1, random_state=0).fit(X)
+    err = capsys.readouterr().err
+    assert "BMMC CCCP iteration 1" in err
+
+
+def test_collapse_advice_names_this_methods_fix():
+    from marginclust.exceptions import ConvergenceWarning
+
+    X, _ = _pinned_blobs()
+    with pytest.warns(ConvergenceWarning, match="raise C"):
+        BMMC(3, random_state=0).fit(X)  # two blobs asked for three clusters
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pairs_help_on_overlapping_groups(seed):
+    """Issue 12: the README's pair example must show pairs helping.
+
+    Iris versicolor vs virginica overlap; BMMC alone splits them at CA 0.74.
+    Three labelled flowers per class, turned into must-link / cannot-link
+    pairs, pull the split toward the species.
+    """
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.metrics import clustering_accuracy
+
+    X, y = load_iris(return_X_y=True)
+    two = y > 0
+    Xt, yt = StandardScaler().fit_transform(X)[two], y[two]
+    rng = np.random.RandomState(seed)
+    seen = np.concatenate([rng.choice(np.flatnonzero(yt == c), 3, replace=False) for c in (1, 2)])
+    ml = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1 :] if yt[a] == yt[b]]
+    cl = [(a, b) for i, a in enumerate(seen) for b in seen[i + 1 :] if yt[a] != yt[b]]
+    plain = BMMC(random_state=0).fit(Xt)
+    semi = BMMC(random_state=0).fit(Xt, must_link=ml, cannot_link=cl)
+    ca_plain = clustering_accuracy(yt, plain.labels_)
+    ca_semi = clustering_accuracy(yt, semi.labels_)
+    assert ca_semi >= ca_plain + 0.1, (ca_plain, ca_semi)
+    L = semi.labels_
+    assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
+
+
+def test_passes_over_X_two_per_bundle_step(monkeypatch):
+    """Issue 11: scores already computed are reused (CCCP value / linearize / polish),
+    so the solve costs two passes over X per bundle step, plus one per fit for the
+    data scale and one for the final labels (init excluded: labels given)."""
+    from marginclust.objectives import _mmc
+
+    X, _ = _pinned_blobs()
+    calls = {"scores": 0, "back": 0}
+    raw, back = _mmc.LinearData.raw_scores, _mmc.LinearData.back
+
+    def count_raw(self, W):
+        before = len(self._cache)
+        hit = any(Wc.shape == W.shape and np.array_equal(Wc, W) for Wc, _ in self._cache)
+        calls["scores"] += not hit
+        assert before <= self._cache_size
+        return raw(self, W)
+
+    def count_back(self, Gc):
+        calls["back"] += 1
+        return back(self, Gc)
+
+    monkeypatch.setattr(_mmc.LinearData, "raw_scores", count_raw)
+    monkeypatch.setattr(_mmc.LinearData, "back", count_back)
+    init = (X[:, 0] > np.median(X[:, 0])).astype(int)
+    est = BMMC(init=init).fit(X)
+    steps = int(est.n_inner_iter_.sum())
+    # one plane (scores + back) at each CCCP warm start and at most one per bundle step
+    # (none at a step that stops on the gap); scores are computed only for new planes
+    assert est.n_iter_ <= calls["back"] <= steps + est.n_iter_
+    assert calls["scores"] <= calls["back"]
+
+
+@pytest.mark.filterwarnings("ignore::marginclust.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_label_free_grid_is_small_scale_free_and_fits(Est):
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    est = getattr(marginclust, Est)()
+    grid = est._label_free_grid(X)
+    assert grid == est._label_free_grid(X * 1e3)  # does not depend on the data's scale
+    n_settings = int(np.prod([len(v) for v in grid.values()]))
+    assert 1 < n_settings <= 12
+    assert est._n_scaled_params == ()
+    for C in grid["C"]:
+        for balance in grid["balance"]:
+            fitted = getattr(marginclust, Est)(C=C, balance=balance, random_state=0).fit(X)
+            assert fitted.labels_.shape == (40,)
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_large_common_offset_gives_the_same_answer(Est):
+    """Issue 16: X + 1e9 (timestamps) is translation of X; the model is centred."""
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    cls = getattr(marginclust, Est)
+    ref = cls(random_state=0).fit(X)
+    est = cls(random_state=0).fit(X + 1e9)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    np.testing.assert_array_equal(est.predict(X + 1e9), est.labels_)
+
+
+def test_readme_pair_example():
+    """The README's semi-supervised example (for the lead to paste): pairs from three
+    labelled flowers per species raise CA from 0.74 to above 0.85."""
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.metrics import clustering_accuracy
+
+    X, y = load_iris(return_X_y=True)
+    Xs = StandardScaler().fit_transform(X)
+    Xt, yt = Xs[y > 0], y[y > 0]
+    seen = [0, 1, 2, 50, 51, 52]
+    must = [(a, b) for a in seen for b in seen if a < b and yt[a] == yt[b]]
+    cannot = [(a, b) for a in seen for b in seen if a < b and yt[a] != yt[b]]
+    bmmc = BMMC(n_clusters=2, random_state=0).fit(Xt)
+    semi = BMMC(n_clusters=2, random_state=0).fit(Xt, must_link=must, cannot_link=cannot)
+    assert clustering_accuracy(yt, bmmc.labels_) < 0.8
+    assert clustering_accuracy(yt, semi.labels_) > 0.85
+    assert semi.n_clusters_found_ == 2 and np.bincount(semi.labels_).min() >= 30

@@ -10,7 +10,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
+from marginclust.objectives._weighted_ocsvm import fit_weighted_ocsvm
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_array_init_and_emptied_cluster():
 @pytest.mark.parametrize(
     "params,match",
     [
-        (dict(init="kmeans"), "init"),
+        (dict(init="k-medoids"), "init"),
         (dict(init=np.zeros(3, dtype=int)), "shape"),
         (dict(nu=2.0), "nu"),
         (dict(kernel="sigmoid"), "kernel"),
@@ -82,3 +82,57 @@ def test_bad_input():
         OCSVMHardClustering(2).fit(np.array([[0.0, np.nan], [1.0, 2.0], [2.0, 3.0]]))
     with pytest.raises(ValueError, match="n_clusters"):
         OCSVMHardClustering(5).fit(np.random.RandomState(0).randn(3, 2))
+
+
+def test_deprecated_init_spelling(blobs):
+    X, y = blobs
+    with pytest.warns(FutureWarning, match="k-means"):
+        m = OCSVMHardClustering(3, gamma=0.05, init="kmeans", random_state=0).fit(X)
+    ref = OCSVMHardClustering(3, gamma=0.05, init="k-means", random_state=0).fit(X)
+    assert_array_equal(m.labels_, ref.labels_)
+
+
+# Hostile-input cases of issue 16, pinned on make_blobs(40, 3, centers=2, cluster_std=0.6, rs=0).
+@pytest.fixture
+def blobs2():
+    return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("transform", [lambda X: X * 1e-150, lambda X: X * 1e150,
+                                       lambda X: X + 1e9, lambda X: X * 1e-4])
+def test_default_fit_is_scale_and_offset_free(blobs2, transform):
+    X, y = blobs2
+    ref = OCSVMHardClustering(2, random_state=0).fit(X)
+    m = OCSVMHardClustering(2, random_state=0).fit(transform(X))
+    assert adjusted_rand_score(y, ref.labels_) == 1.0
+    assert_array_equal(m.labels_, ref.labels_)
+    assert_array_equal(m.predict(transform(X)), ref.labels_)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_linear_kernel_mixed_scales_bounded_and_extreme_scales(blobs2):
+    """Mixed 1e-8 / 1e8 columns hung LIBSVM; X * 1e150 raised 'dual coefficients ... not finite'."""
+    X, y = blobs2
+    m = OCSVMHardClustering(2, kernel="linear", max_iter=20, random_state=0)
+    m.fit(X * np.array([1e-8, 1e8, 1.0]))
+    assert m.labels_.shape == (40,)
+    ref = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X)
+    big = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X * 1e150)
+    assert_array_equal(big.labels_, ref.labels_)
+
+
+def test_low_rank_matches_exact_on_blobs(blobs):
+    X, y = blobs
+    exact = OCSVMHardClustering(3, gamma=0.05, random_state=0, n_components=None).fit(X)
+    low = OCSVMHardClustering(3, gamma=0.05, random_state=0, n_components=40).fit(X)
+    assert adjusted_rand_score(exact.labels_, low.labels_) == 1.0
+
+
+def test_score_and_transform(blobs):
+    X, _ = blobs
+    m = OCSVMHardClustering(3, gamma=0.05, random_state=0).fit(X)
+    D = m.transform(X)
+    assert D.shape == (60, 3)
+    assert_array_equal(np.argmin(D, axis=1), m.labels_)
+    assert np.isclose(m.score(X) * 60, -m.objective_)

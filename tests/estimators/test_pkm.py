@@ -26,7 +26,10 @@ def blobs(global_random_seed):
 @pytest.mark.parametrize("solver", ["block", "fmsagp", "msagp", "agp"])
 def test_fitted_attributes_and_kmeans_fixed_point(blobs, solver):
     X, y = blobs
-    est = PKM(3, solver=solver, step=0.1, random_state=0).fit(X)
+    # the faithful solvers from a soft start (from the default hard start they may have
+    # nothing to do), the block solver from its default hard start (Lloyd steps)
+    init = "k-means++" if solver == "block" else "k-means++-soft"
+    est = PKM(3, solver=solver, step=0.1, init=init, random_state=0).fit(X)
     P, C = est.memberships_, est.cluster_centers_
     assert est.converged_
     assert P.shape == (90, 3) and C.shape == (3, 2)
@@ -80,7 +83,9 @@ def test_matches_lloyd_from_the_same_hard_start(blobs):
     assert adjusted_rand_score(km.labels_, est.labels_) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("init", ["kmeans++-soft", "dirichlet", "uniform-perturbed"])
+@pytest.mark.parametrize(
+    "init", ["k-means++", "k-means++-soft", "dirichlet", "uniform-perturbed"]
+)
 def test_initialisations_and_determinism(blobs, init):
     X, _ = blobs
     a = PKM(3, init=init, n_init=2, random_state=11).fit(X)
@@ -110,15 +115,19 @@ def test_float32_and_one_cluster(blobs):
     X, _ = blobs
     est = PKM(3, random_state=0).fit(X.astype(np.float32))
     assert est.cluster_centers_.dtype == np.float32
+    assert est.memberships_.shape == (90, 3)
     one = PKM(1).fit(X)
-    assert one.n_iter_ == 0 and np.all(one.labels_ == 0)
+    # the first assignment to the seed counts as an iteration, as in KMeans
+    assert one.n_iter_ == 1 and np.all(one.labels_ == 0)
     np.testing.assert_allclose(one.cluster_centers_[0], X.mean(axis=0))
 
 
 def test_max_iter_warns_with_advice(blobs):
     X, _ = blobs
     with pytest.warns(ConvergenceWarning, match="max_iter=5"):
-        est = PKM(3, solver="msagp", max_iter=5, random_state=0).fit(X)
+        est = PKM(
+            3, solver="msagp", init="k-means++-soft", max_iter=5, random_state=0
+        ).fit(X)
     assert est.n_iter_ == 5 and not est.converged_
 
 
@@ -147,7 +156,7 @@ def test_default_max_iter_scales_with_n_and_k(blobs):
         ({"tol": -1.0}, "tol must be >= 0"),
         ({"max_iter": 0}, "max_iter must be > 0"),
         ({"max_iter": 2.5}, "max_iter must be an integer"),
-        ({"init": "random"}, "init must be one of"),
+        ({"init": "random"}, "init must be one of|init must be"),
         ({"init": np.ones((5, 3)) / 3}, "shape"),
         ({"init": np.tile([1.0, 0.0, 0.0], (90, 1))}, "zero total membership"),
         ({"n_init": 0}, "n_init must be a positive integer"),
@@ -174,3 +183,55 @@ def test_predict_wrong_features(blobs):
     est = PKM(3, random_state=0).fit(X)
     with pytest.raises(ValueError, match="features"):
         est.predict(np.ones((3, 5)))
+
+
+def test_default_equals_kmeans_from_the_same_seeds():
+    # Issue 10: the default (hard k-means++ start, Lloyd steps) is K-means from the same seeds.
+    from sklearn.cluster import kmeans_plusplus
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X = StandardScaler().fit_transform(load_iris().data)
+    for seed in range(3):
+        C0, _ = kmeans_plusplus(X, 3, random_state=seed)
+        km = KMeans(3, init=C0, n_init=1, tol=0, algorithm="lloyd").fit(X)
+        est = PKM(3, init=C0).fit(X)
+        np.testing.assert_array_equal(est.labels_, km.labels_)
+        assert est.objective_ == pytest.approx(km.inertia_, rel=1e-9)
+        np.testing.assert_allclose(est.cluster_centers_, km.cluster_centers_, rtol=1e-9)
+
+
+def test_soft_init_alias_warns():
+    X, _ = make_blobs(30, 2, centers=2, random_state=0)
+    with pytest.warns(FutureWarning, match="k-means\\+\\+-soft"):
+        PKM(2, init="kmeans++-soft", random_state=0).fit(X)
+
+
+def test_transform_score_and_relocation_attribute(blobs):
+    X, _ = blobs
+    est = PKM(3, random_state=0).fit(X)
+    T = est.transform(X)
+    D = np.sqrt(((X[:, None, :] - est.cluster_centers_[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(T, D, rtol=1e-9, atol=1e-9)
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-9)
+    assert isinstance(est.n_relocated_, int)
+
+
+# X of issue 16
+_X16 = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)[0]
+
+
+@pytest.mark.parametrize("transform", ["offset", "tiny", "huge"])
+def test_offset_and_extreme_scales_give_the_same_partition(transform):
+    # Issue 16: X + 1e9 (predict differed on 42% of rows), X * 1e-150 (NaN with
+    # converged_=True), X * 1e200 (overflow warnings).
+    ref = PKM(2, random_state=0).fit(_X16)
+    Xt = {"offset": _X16 + 1e9, "tiny": _X16 * 1e-150, "huge": _X16 * 1e200}[transform]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = PKM(2, random_state=0).fit(Xt)
+        assert np.all(np.isfinite(est.memberships_)) and np.all(np.isfinite(est.cluster_centers_))
+        # the sum of squares at X * 1e200 (~1e400) is beyond the float range: inf, never NaN
+        assert np.isfinite(est.objective_) or (transform == "huge" and est.objective_ == np.inf)
+        assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
+        np.testing.assert_array_equal(est.predict(Xt), est.labels_)

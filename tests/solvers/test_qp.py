@@ -117,3 +117,26 @@ def test_active_set_matches_ipm_with_warm_starts(q, global_random_seed):
         assert model == pytest.approx(ref.lower_bound, rel=1e-6, abs=1e-8)
         assert bal.violation(t) <= 1e-8
         warm = (np.append(a.beta / 2.0, 0.0), a.rest)
+
+
+@pytest.mark.timeout(30)
+def test_non_finite_qp_data_is_an_error_not_a_hang():
+    from marginclust.solvers._qp import solve_bundle_dual, solve_qp_active_set, solve_qp_nonneg
+
+    Q = np.array([[0.0, 0.0], [0.0, np.inf]])
+    with pytest.raises(FloatingPointError, match="Rescale your features"):
+        solve_bundle_dual(
+            Q,
+            np.zeros(2),
+            np.zeros((2, 1)),
+            1.0,
+            np.zeros((0, 1)),
+            np.zeros(0),
+            np.zeros((0, 1)),
+            np.zeros(0),
+        )
+    H = np.array([[np.nan]])
+    with pytest.raises(FloatingPointError):
+        solve_qp_nonneg(H, [0.0], [[1.0]], [1.0], [True])
+    with pytest.raises(FloatingPointError):
+        solve_qp_active_set(H, [0.0], [[1.0]], [1.0], [True], [1.0])

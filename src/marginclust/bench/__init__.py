@@ -1,4 +1,10 @@
-"""Benchmark harness reproducing the papers' tables (never imported by the core)."""
+"""Benchmark harness reproducing the papers' tables (never imported by the core).
+
+The public API: :func:`run_table` runs (or resumes) a registered table and
+returns its rows, :func:`format_report` turns them into Markdown, and the
+registry (:class:`Table`, :class:`Method`, :class:`Measure`, :class:`Dataset`,
+``register_*``) describes the experiments.
+"""
 
 from ._registry import (
     DATASETS,
@@ -16,6 +22,8 @@ from ._registry import (
     register_method,
     register_table,
 )
+from ._report import format_report, summarize
+from ._runner import get_table, read_rows, run_table, system_info
 
 __all__ = [
     "DATASETS",
@@ -27,9 +35,15 @@ __all__ = [
     "Method",
     "RunContext",
     "Table",
+    "format_report",
+    "get_table",
     "load_protocols",
     "register_dataset",
     "register_measure",
     "register_method",
     "register_table",
+    "read_rows",
+    "run_table",
+    "summarize",
+    "system_info",
 ]

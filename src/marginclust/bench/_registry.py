@@ -162,6 +162,11 @@ class Table:
         Per run, the best paper-protocol setting over all those methods is
         kept; the column is compared with the published numbers of the first
         method.
+    contradicted : mapping, default={}
+        ``(dataset, method, measure) -> note`` for published cells that our
+        evidence says the stated method cannot produce: the reason and the
+        command that shows it. Reports print the note instead of a bare
+        shortfall marker.
     """
 
     name: str
@@ -181,6 +186,7 @@ class Table:
     notes: str = ""
     published_spread: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
     pooled: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
 
 
 DATASETS: dict[str, Dataset] = {}
@@ -197,6 +203,7 @@ PROTOCOL_MODULES: tuple[str, ...] = (
     "marginclust.bench.protocols.emmc",
     "marginclust.bench.protocols.bmmc",
     "marginclust.bench.protocols.wocsvm",
+    "marginclust.bench.protocols.reachability",
 )
 
 

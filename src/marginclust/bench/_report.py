@@ -97,7 +97,9 @@ def _cell(summary: Mapping[str, Any] | None, measure: str) -> str:
         return "n/a (binary method)"
     if stats["n"] == 0:
         return f"failed ({summary['n_failed']}/{summary['n_fits']})"
-    text = f"{_fmt(stats['mean'])} ± {_fmt(stats['std'])}"
+    # One run (or a deterministic method) has no spread to show.
+    spread = stats["std"] if stats["n"] > 1 and stats["std"] > 0 else None
+    text = _fmt(stats["mean"]) if spread is None else f"{_fmt(stats['mean'])} ± {_fmt(spread)}"
     if stats["n"] < summary["n_runs"]:
         text += f" ({stats['n']}/{summary['n_runs']} runs)"
     return text
@@ -108,7 +110,9 @@ def _published(table: Table, dataset: str, method: str, measure: str) -> str:
     if value is None:
         return "-"
     spread = table.published_spread.get((dataset, method, measure))
-    return _fmt(value) if spread is None else f"{_fmt(value)} ± {_fmt(spread)}"
+    if spread is None or not spread > 0:  # a published scalar, not "± 0.0000"
+        return _fmt(value)
+    return f"{_fmt(value)} ± {_fmt(spread)}"
 
 
 def _gap(
@@ -138,6 +142,7 @@ def format_report(
     seed: int | None = None,
     quick: bool = False,
     shortfall: float = 0.01,
+    layout: str = "wide",
 ) -> str:
     """A Markdown report of ``rows`` (a custom ``table.report`` is used when given).
 
@@ -153,11 +158,17 @@ def format_report(
         Whether the rows come from a ``--quick`` run (said in the heading).
     shortfall : float, default=0.01
         A gap below ``-shortfall`` counts as a shortfall in the summary line.
+    layout : {"wide", "long"}, default="wide"
+        ``"wide"``: a row per data set and columns per method (the paper's layout,
+        for rendered Markdown); ``"long"``: a row per data set and method with at
+        most six columns (for a terminal; what ``marginclust bench`` prints).
 
     Returns
     -------
     markdown : str
     """
+    if layout not in ("wide", "long"):
+        raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}.")
     if isinstance(table, str):
         from ._runner import get_table
 
@@ -187,7 +198,8 @@ def format_report(
         d for d in dict.fromkeys(k[0] for k in table.published)
         if d not in table.datasets and d not in datasets
     ]
-    protocols = [p for p in table.protocols if any(r["protocol"] == p for r in rows)]
+    protocols = [p for p in [*table.protocols, "label-free"]
+                 if any(r["protocol"] == p for r in rows)]
     extra = _published_methods(table, run_methods)
     lines = [f"## {table.name}: {table.title}" + (" (quick)" if quick else ""), ""]
     lines.append(f"Source: {table.source}.")
@@ -199,43 +211,50 @@ def format_report(
         lines.append("")
         with_published = {m for (_, m, s) in table.published if s == measure}
         with_published |= {p for p, m in pooled_from.items() if m in with_published}
-        header = ["dataset"]
-        for m in run_methods:
-            if "paper" in protocols:
-                header.append(f"{m} ours (paper)")
-            if "default" in protocols and m not in pooled_from:
-                header.append(f"{m} ours (default)")
-            if m in with_published:
-                header += [f"{m} published", f"{m} gap"]
-        if has_published:
-            header += [f"{m} published" for m in extra]
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
+        # One record per (data set, method): ours per protocol, published, gap.
+        records: list[tuple[str, str, dict[str, str]]] = []
         for dataset in datasets:
-            cells = [dataset]
             for m in run_methods:
+                rec: dict[str, str] = {}
                 if "paper" in protocols:
-                    cells.append(_cell(summaries.get((dataset, m, "paper")), measure))
+                    rec["ours (paper)"] = _cell(summaries.get((dataset, m, "paper")), measure)
                 if "default" in protocols and m not in pooled_from:
-                    cells.append(_cell(summaries.get((dataset, m, "default")), measure))
+                    rec["ours (default)"] = _cell(
+                        summaries.get((dataset, m, "default")), measure
+                    )
+                if "label-free" in protocols and m not in pooled_from:
+                    rec["ours (label-free)"] = _cell(
+                        summaries.get((dataset, m, "label-free")), measure
+                    )
                 if m in with_published:
                     source = pooled_from.get(m, m)
-                    cells.append(_published(table, dataset, source, measure))
+                    rec["published"] = _published(table, dataset, source, measure)
                     ours = summaries.get((dataset, m, "paper")) or summaries.get(
                         (dataset, m, "default")
                     )
                     text, signed = _gap(table, ours, dataset, source, measure)
                     if signed is not None:
                         n_cells += 1
-                        if signed < -shortfall:
+                        if (dataset, source, measure) in table.contradicted:
+                            text += " †"
+                        elif signed < -shortfall:
                             n_short += 1
                             text += " ▼"
-                    cells.append(text)
+                    rec["gap"] = text
+                records.append((dataset, m, rec))
             if has_published:
-                cells += [_published(table, dataset, m, measure) for m in extra]
-            lines.append("| " + " | ".join(cells) + " |")
+                for m in extra:
+                    records.append(
+                        (dataset, m, {"published": _published(table, dataset, m, measure)})
+                    )
+        if layout == "long":
+            lines += _long_table(records)
+        else:
+            lines += _wide_table(records, datasets)
         lines.append("")
     lines += _footer(rows, table, summaries, seed, n_short, n_cells, shortfall)
+    for (dataset, method, measure), note in table.contradicted.items():
+        lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
     for label, source in pooled_from.items():
         members = ", ".join(f"`{m}`" for m in table.pooled[label])
         lines.append(
@@ -243,6 +262,49 @@ def format_report(
             f"compared with the published `{source}` column."
         )
     return "\n".join(lines)
+
+
+def _settings_per_run(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Per method, the most settings the paper protocol chose among in one run.
+
+    A "best" column is only as honest as the number of label-picked
+    candidates behind it, so reports print it.
+    """
+    per_run: Counter[tuple[Any, ...]] = Counter()
+    for r in rows:
+        if r.get("protocol") == "paper":
+            per_run[(r["method"], r["dataset"], r.get("run"))] += 1
+    out: dict[str, int] = {}
+    for (method, _, _), n in per_run.items():
+        out[method] = max(out.get(method, 0), n)
+    return out
+
+
+def _markdown(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return lines
+
+
+def _wide_table(records: Sequence[tuple[str, str, dict[str, str]]], datasets: Sequence[str]
+                ) -> list[str]:
+    """A row per data set, a column per (method, quantity): the paper's layout."""
+    columns: list[tuple[str, str]] = []
+    for _, m, rec in records:
+        columns += [(m, q) for q in rec if (m, q) not in columns]
+    cells = {(d, m, q): v for d, m, rec in records for q, v in rec.items()}
+    body = [[d] + [cells.get((d, m, q), "-") for m, q in columns] for d in datasets]
+    return _markdown(["dataset"] + [f"{m} {q}" for m, q in columns], body)
+
+
+def _long_table(records: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]:
+    """A row per (data set, method) and at most six columns: readable in a terminal."""
+    quantities = list(dict.fromkeys(q for _, _, rec in records for q in rec))
+    body, previous = [], None
+    for d, m, rec in records:
+        body.append([d if d != previous else "", m] + [rec.get(q, "-") for q in quantities])
+        previous = d
+    return _markdown(["dataset", "method", *quantities], body)
 
 
 def _footer(
@@ -267,7 +329,10 @@ def _footer(
     lines.append(
         f"- Protocols: paper = per run, the grid setting with the best `{selection}` "
         "(chosen with the labels, as the papers did), mean ± std (population) over runs; "
-        "default = the method's defaults, no tuning."
+        "default = the method's defaults, no tuning"
+        + ("; label-free = StabilitySearch from the defaults over the estimator's "
+           "label-free grid, labels never seen (time = the whole search)."
+           if any(r.get("protocol") == "label-free" for r in rows) else ".")
     )
     lines.append(
         f"- Runs per cell: {', '.join(map(str, n_runs))}; seed: {seed}; each run's seed is "
@@ -278,7 +343,7 @@ def _footer(
             "- CA mapping: `ca_majority` maps each cluster to its majority class (SLMC eq. 16); "
             "`ca_hungarian` uses the best one-to-one mapping."
         )
-    preps = Counter()
+    preps: Counter[tuple[str, Any]] = Counter()
     for row in rows:
         preps[(row["dataset"], row.get("preprocessing"))] += 1
     by_prep: dict[str, list[str]] = defaultdict(list)
@@ -289,12 +354,15 @@ def _footer(
         + "; ".join(f"`{p}`: {', '.join(ds)}" for p, ds in sorted(by_prep.items()))
     )
     methods = list(dict.fromkeys(r["method"] for r in rows))
+    picked = _settings_per_run(rows)
     for m in methods:
         method = METHODS.get(m)
         if method is None:
             continue
-        grid = json.dumps({k: list(v) for k, v in method.grid.items()}, default=str)
+        grid = json.dumps(_grid_run(rows, m), default=str)
         text = f"- `{m}`: grid {grid}; defaults {json.dumps(dict(method.defaults), default=str)}"
+        if picked.get(m, 0) > 1:
+            text += f"; paper column = best of {picked[m]} settings per run, picked with the labels"
         if method.notes:
             text += f". {method.notes}"
         lines.append(text)
@@ -316,6 +384,30 @@ def _footer(
     if table.notes:
         lines.append(f"- Notes: {table.notes}")
     return lines
+
+
+def _grid_run(rows: Sequence[Mapping[str, Any]], method: str) -> dict[str, list[Any]]:
+    """The settings of ``method`` that the paper-protocol rows actually ran, per parameter."""
+    grid: dict[str, list[Any]] = {}
+    for row in rows:
+        if row["method"] != method or row.get("protocol") != "paper":
+            continue
+        params = row.get("params")
+        if isinstance(params, str):
+            try:
+                params = json.loads(params)
+            except ValueError:
+                continue
+        for key, value in (params or {}).items():
+            values = grid.setdefault(key, [])
+            if value not in values:
+                values.append(value)
+    for values in grid.values():
+        try:
+            values.sort()
+        except TypeError:
+            pass
+    return grid
 
 
 def _generic_custom(rows: Sequence[Mapping[str, Any]], table: Table) -> str:

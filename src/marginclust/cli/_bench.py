@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,87 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
     p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
     p.add_argument("--out", metavar="DIR", default=None, help="cache and results directory")
-    p.add_argument("--data-home", metavar="DIR", default=None, help="CSV data directory")
+    p.add_argument("--data-home", metavar="DIR", default=None,
+                   help="CSV data directory (default: $MARGINCLUST_DATA)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.set_defaults(func=run)
+
+
+def _out_dir(out: str | None) -> Path | None:
+    """Fail before any work when ``--out`` cannot be a results directory."""
+    if out is None:
+        return None
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"--out {out} exists and is not a directory; name a directory.")
+    if not path.exists() and not (path.parent if str(path.parent) else Path(".")).is_dir():
+        raise ValueError(f"--out {out}: the directory {path.parent} does not exist.")
+    return path
+
+
+def _needed_datasets(table: Any, quick: bool) -> list[str]:
+    from marginclust.bench._runner import _effective
+
+    try:
+        return list(_effective(table, quick)["datasets"])
+    except ValueError:
+        return list(table.datasets)
+
+
+def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str]:
+    """The data sets of ``table`` that cannot be found (bundled and synthetic sets always are)."""
+    from marginclust.bench._registry import DATASETS
+    from marginclust.bench._runner import parse_dataset
+    from marginclust.datasets._loaders import (
+        _SKLEARN,
+        _SYNTHETIC,
+        _csv_path,
+        _parse_name,
+        _resolve_home,
+    )
+
+    home = _resolve_home(data_home)
+    missing = []
+    for spec in _needed_datasets(table, quick):
+        name = parse_dataset(spec)[0]
+        if name in DATASETS:
+            try:
+                DATASETS[name].loader(data_home)
+            except (FileNotFoundError, OSError, ValueError):
+                missing.append(name)
+            continue
+        base = _parse_name(name)[0]
+        if base not in _SKLEARN and base not in _SYNTHETIC and _csv_path(home, base) is None:
+            missing.append(name)
+    return list(dict.fromkeys(missing))
+
+
+def _check_data(names: list[str], quick: bool, data_home: str | None) -> None:
+    """Without a usable data directory, fail before running, naming what is missing."""
+    from marginclust.bench._registry import TABLES
+    from marginclust.datasets._loaders import DATA_ENV, _resolve_home
+
+    missing = {n: missing_datasets(TABLES[n], quick, data_home) for n in names}
+    missing = {n: m for n, m in missing.items() if m}
+    if not missing:
+        return
+    sets = sorted({s for m in missing.values() for s in m})
+    home = _resolve_home(data_home)
+    shown = ", ".join(sets[:12]) + (" ..." if len(sets) > 12 else "")
+    if home is None or not home.is_dir():
+        where = (
+            "no data directory is configured" if home is None
+            else f"the data directory {home} does not exist"
+        )
+        raise ValueError(
+            f"{where}, and table(s) {', '.join(missing)} need the CSV data sets {shown}. "
+            f"Set the environment variable {DATA_ENV} or pass --data-home DIR "
+            "(a folder of <name>.csv.gz files with a 'label' column)."
+        )
+    print(
+        f"marginclust bench: warning: not in {home}: {shown}; their cells will read 'no data'.",
+        file=sys.stderr,
+    )
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -67,7 +146,13 @@ def run(args: argparse.Namespace) -> int:
         unknown = [n for n in names if n not in TABLES]
         if unknown:
             raise ValueError(f"Unknown table(s) {unknown}; run 'marginclust bench --list'.")
-    out = Path(args.out) if args.out else None
+    out = _out_dir(args.out)
+    _check_data(names, args.quick, args.data_home)
+    args.interrupt_hint = (
+        f"; rerun the same command to resume from the rows saved in {out}"
+        if out is not None
+        else "; nothing was saved: rerun with --out DIR to keep finished fits and resume"
+    )
     for name in names:
         table = TABLES[name]
         start = time.perf_counter()
@@ -81,9 +166,9 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
         elapsed = time.perf_counter() - start
-        report = format_report(rows, table, seed=args.seed, quick=args.quick)
-        report += f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
-        print(report)
+        tail = f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
+        report = format_report(rows, table, seed=args.seed, quick=args.quick) + tail
+        print(format_report(rows, table, seed=args.seed, quick=args.quick, layout="long") + tail)
         if out is not None:
             suffix = "-quick" if args.quick else ""
             (out / f"{name}{suffix}.md").write_text(report, encoding="utf-8")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["DEMO_DATASETS", "DEMO_PARAMS", "add_parser", "run"]
+__all__ = ["CAPTION", "DEMO_DATASETS", "DEMO_PARAMS", "add_parser", "demo_figure", "run"]
 
 # Per-method demo parameters (each method's owner tunes its own entry).
 DEMO_PARAMS: dict[str, dict[str, Any]] = {
@@ -49,11 +49,14 @@ def add_parser(sub: Any) -> None:
         "(scikit-learn's copies, standardised), print clustering accuracy and fit time, and "
         "write a figure of soft memberships and convergence curves.",
     )
-    p.add_argument("--out", default="demo-output", help="directory for demo.png")
+    p.add_argument("--out", default="demo-output", help="directory for demo.png "
+                   "(default: demo-output)")
     p.add_argument("--seed", type=int, default=0, help="random_state (default 0)")
     p.add_argument("--no-plot", action="store_true", help="skip the figure")
     p.add_argument(
-        "--methods", default=None, help="comma-separated class names to run (default: all)"
+        "--methods", default=None,
+        help="comma-separated method names, as 'fit --method' takes them (short names such "
+        "as fcm,slmc or class names; default: all)"
     )
     p.set_defaults(func=run)
 
@@ -62,7 +65,7 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     from marginclust.bench._preprocessing import preprocess
     from marginclust.datasets import load_dataset
 
-    X, y = load_dataset(name)
+    X, y = load_dataset(name)[:2]
     return preprocess(X, "standardize"), np.asarray(y)
 
 
@@ -90,15 +93,12 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) ->
 def _methods(selected: str | None) -> tuple[list[tuple[str, type]], list[str]]:
     import marginclust
 
-    from ._fit import clusterer_names
+    from ._fit import clusterer_names, resolve_method
 
     names = clusterer_names()
     if selected:
         wanted = [s.strip() for s in selected.split(",") if s.strip()]
-        unknown = [w for w in wanted if w not in names]
-        if unknown:
-            raise ValueError(f"Unknown method(s) {unknown}; choose from {names}.")
-        names = wanted
+        names = list(dict.fromkeys(resolve_method(w).__name__ for w in wanted))
     found, notes = [], []
     for name in names:
         try:
@@ -113,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
     from marginclust.metrics import clustering_accuracy
 
     total_start = time.perf_counter()
+    out = Path(args.out)
+    if not args.no_plot and out.exists() and not out.is_dir():
+        raise ValueError(f"--out {args.out} exists and is not a directory; name a directory.")
     methods, notes = _methods(args.methods)
     data = {name: _load(name) for name in DEMO_DATASETS}
     print(
@@ -158,45 +161,92 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figure(methods: list[tuple[str, type]], out: Path, seed: int) -> Path:
-    from marginclust.datasets import load_dataset
-    from marginclust.plotting import plot_convergence, plot_memberships
+CAPTION = (
+    "Each point mixes its clusters' colours by its memberships: blended colours are split "
+    "memberships (points between clusters). Cluster colours are matched across panels "
+    "(Hungarian pairing with the first panel). Bottom: each objective scaled to [0, 1] "
+    "against the fraction of its run (iteration counts in the legend)."
+)
+
+
+def demo_figure(X: np.ndarray, fitted: list[tuple[str, Any]]) -> Any:
+    """The demo's figure: a panel per soft method, then every method's convergence.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, 2)
+        The 2-D data the estimators were fitted on.
+    fitted : list of (name, estimator)
+        Fitted estimators; soft ones (``memberships_``) get a scatter panel, every
+        one with an ``objective_history_`` gets a curve.
+
+    Returns
+    -------
+    fig : matplotlib Figure
+    """
+    from marginclust.plotting import (
+        align_memberships,
+        method_styles,
+        plot_convergence,
+        plot_memberships,
+    )
     from marginclust.plotting._membership import _pyplot
 
     plt = _pyplot()
-    X, _ = load_dataset("slmc-four-gaussians")
-    soft, histories = [], {}
+    soft = [(n, e) for n, e in fitted if getattr(e, "memberships_", None) is not None]
+    histories = {}
+    for name, est in fitted:
+        history = getattr(est, "objective_history_", None)
+        if history is not None and np.isfinite(np.asarray(history, dtype=float)).any():
+            histories[name] = history
+    n = len(soft)
+    prow = -(-n // 5) if n else 0
+    ncols = max(1, -(-n // prow)) if n else 1
+    nrows = prow + (1 if histories else 0)
+    if nrows == 0:
+        raise ValueError("nothing to draw: no method produced memberships or a history.")
+    fig = plt.figure(figsize=(3.3 * max(ncols, 3), 3.3 * prow + (3.6 if histories else 0) + 0.9))
+    grid = fig.add_gridspec(nrows, ncols, height_ratios=[1.0] * prow + ([1.1] if histories
+                                                                          else []))
+    cmap = plt.get_cmap("tab10")
+    k_max = max((e.memberships_.shape[1] for _, e in soft), default=1)
+    palette = np.array([cmap(j % 10)[:3] for j in range(k_max)])
+    reference = None
+    for i, (name, est) in enumerate(soft):
+        U = np.asarray(est.memberships_)
+        if reference is None:
+            reference = U.argmax(axis=1)
+        else:
+            U = align_memberships(U, reference)
+        ax = fig.add_subplot(grid[i // ncols, i % ncols])
+        plot_memberships(X, U, ax=ax, palette=palette[: U.shape[1]],
+                         title=f"{name} (k={U.shape[1]})")
+    if histories:
+        plot_convergence(
+            histories, ax=fig.add_subplot(grid[nrows - 1, :]), x="fraction",
+            styles=method_styles(list(histories)),
+            title="Objective per iteration (each curve scaled to [0, 1])",
+        )
+    fig.suptitle("marginclust demo: SLMC's four-Gaussian set coloured by soft memberships")
+    fig.text(0.5, 0.01, CAPTION, ha="center", va="bottom", fontsize=8, wrap=True)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def _figure(methods: list[tuple[str, type]], out: Path, seed: int) -> Path:
+    from marginclust.datasets import load_dataset
+    from marginclust.plotting._membership import _pyplot
+
+    plt = _pyplot()
+    X = load_dataset("slmc-four-gaussians")[0]
+    fitted = []
     for name, cls in methods:
         max_k = getattr(cls, "_max_clusters", None)
         k = 4 if max_k is None else min(4, max_k)
-        res = _fit(cls, DEMO_PARAMS.get(name, {}), X, k, seed)
-        est = res.get("estimator")
-        if est is None:
-            continue
-        history = getattr(est, "objective_history_", None)
-        if history is not None and len(history) > 0:
-            histories[name] = history
-        if getattr(est, "memberships_", None) is not None:
-            soft.append((name, est))
-    ncols = max(1, min(4, len(soft)))
-    nrows = -(-len(soft) // ncols) + 1
-    fig = plt.figure(figsize=(3.4 * max(ncols, 3), 3.4 * nrows))
-    grid = fig.add_gridspec(nrows, ncols)
-    for i, (name, est) in enumerate(soft):
-        ax = fig.add_subplot(grid[i // ncols, i % ncols])
-        centers = getattr(est, "cluster_centers_", None)
-        if centers is None or np.ndim(centers) != 2 or np.shape(centers)[1] != X.shape[1]:
-            centers = None
-        plot_memberships(
-            X, est.memberships_, centers=centers, ax=ax,
-            title=f"{name} (k={est.memberships_.shape[1]})",
-        )
-    plot_convergence(
-        histories, ax=fig.add_subplot(grid[nrows - 1, :]),
-        title="Objective per iteration (each curve scaled to [0, 1])",
-    )
-    fig.suptitle("marginclust demo: SLMC four-Gaussian set coloured by soft memberships")
-    fig.tight_layout()
+        est = _fit(cls, DEMO_PARAMS.get(name, {}), X, k, seed).get("estimator")
+        if est is not None:
+            fitted.append((name, est))
+    fig = demo_figure(X, fitted)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "demo.png"
     fig.savefig(path, dpi=110)

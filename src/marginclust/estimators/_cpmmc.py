@@ -5,28 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from ..base import BaseClusterer
-from ..objectives._constraints import resolve_balance
 from ..objectives._mmc import MMCObjective
+from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
 from ..solvers._result import SolverResult
 from ..utils import check_max_iter, check_positive
-from ._bmmc import (
-    _check_init_qp,
-    _labels,
-    _linear_result,
-    _linear_scores,
-    _one_cluster,
+from ..utils._reporting import report
+from ._linear_mmc import (
+    LinearMMCBase,
+    MMCContext,
     initial_labels,
+    linear_result,
+    one_cluster_result,
 )
 
 __all__ = ["CPMMC"]
 
 
-class CPMMC(BaseClusterer):
+class CPMMC(LinearMMCBase):
     """Cutting-plane maximum margin clustering (binary and multiclass), the baseline of BMMC.
 
     Solves the same MMC problems as :class:`~marginclust.BMMC`.
@@ -62,7 +60,9 @@ class CPMMC(BaseClusterer):
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
     C : float, default=1.0
-        Weight of the mean hinge loss.
+        Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
+        (the centred data are divided by their root mean feature variance
+        ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
     tol : float, default=0.01
@@ -74,20 +74,28 @@ class CPMMC(BaseClusterer):
         Relative-decrease tolerance of CCCP.
     cccp_max_iter : int, default=30
         Maximum CCCP iterations (binary: per restricted problem; multiclass: in all).
-    init : {"auto", "kmeans", "pca"} or array-like of shape (n_samples,), default="kmeans"
-        Initial labels (signs / argmax of the first linearisation).
+    init : {"k-means", "pca", "auto"} or array-like of shape (n_samples,), default="k-means"
+        Initial labels (signs / argmax of the first linearisation), as in
+        :class:`~marginclust.BMMC`; ``"kmeans"`` is a deprecated alias of
+        ``"k-means"``.
     n_init : int, default=1
         Restarts.
     qp : {"auto", "active-set", "ipm", "clarabel"}, default="auto"
         QP solver (``"auto"``: the built-in active-set method, interior point fallback).
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation.
+    verbose : int, default=0
+        ``verbose > 0`` prints one line per cutting-plane (binary) or CCCP
+        (multiclass) iteration to stderr.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        Cluster labels.
     coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
+        Weights in the data's units.
     intercept_ : ndarray of shape (1,) or (n_clusters,)
+        Offsets.
     objective_ : float
         True MMC objective (eq. 3 / eq. 22) at the solution.
     objective_history_ : ndarray
@@ -104,7 +112,13 @@ class CPMMC(BaseClusterer):
     n_constraints_ : int
         Size of the final working set (multiclass: the largest one).
     converged_ : bool
+        Whether the stopping rule was met.
+    data_scale_ : float
+        Root mean feature variance of the training data (the unit of ``C``).
+    n_clusters_found_ : int
+        Non-empty clusters in ``labels_``.
     n_features_in_ : int
+        Number of features seen during fit.
 
     References
     ----------
@@ -112,10 +126,18 @@ class CPMMC(BaseClusterer):
     plane algorithm. SIAM SDM 2008.
     B. Zhao, F. Wang, C. Zhang. Efficient multiclass maximum margin clustering.
     ICML 2008.
-    """
 
-    _accept_sparse = ("csr", "csc", "coo")
-    _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (f = -1 everywhere)
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from marginclust import CPMMC
+    >>> X, y = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+    >>> est = CPMMC(n_clusters=2, random_state=0).fit(X)
+    >>> est.n_clusters_found_, est.transform(X).shape
+    (2, (40, 2))
+    >>> bool((CPMMC(random_state=0).fit(X * 1e-3).labels_ == est.labels_).all())
+    True
+    """
 
     def __init__(
         self,
@@ -127,10 +149,11 @@ class CPMMC(BaseClusterer):
         max_iter: int = 100,
         cccp_tol: float = 0.01,
         cccp_max_iter: int = 30,
-        init: Any = "kmeans",
+        init: Any = "k-means",
         n_init: int = 1,
         qp: str = "auto",
         random_state: Any = None,
+        verbose: int = 0,
     ) -> None:
         self.n_clusters = n_clusters
         self.C = C
@@ -143,6 +166,7 @@ class CPMMC(BaseClusterer):
         self.n_init = n_init
         self.qp = qp
         self.random_state = random_state
+        self.verbose = verbose
 
     def _check_params(self, X: Any) -> None:
         check_positive(self.C, "C")
@@ -150,20 +174,33 @@ class CPMMC(BaseClusterer):
         check_positive(self.cccp_tol, "cccp_tol")
         for name in ("max_iter", "cccp_max_iter"):
             check_max_iter(getattr(self, name), name)
-        resolve_balance(self.balance, X.shape[0])
-        _check_init_qp(self.init, self.qp)
+        self._check_common(X)
 
-    def _fit_one(self, X: Any, random_state: np.random.RandomState) -> SolverResult:
-        if self._n_clusters == 1:
-            res = _one_cluster(X)
-            x = {k: v for k, v in res.x.items() if k != "n_inner_iter_"}
-            x.update(n_cccp_iter_=np.zeros(0, dtype=np.intp), n_constraints_=0)
-            return SolverResult(
-                x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True
+    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
+        return self._make_context(X)
+
+    def _callback(self, what: str) -> Any:
+        def callback(it: int, value: float) -> None:
+            report(self.verbose, "CPMMC %s %d: objective %.6g", what, it, value)
+
+        return callback
+
+    def _fit_one(  # type: ignore[override]  # base names the first argument X (older contract)
+        self, context: Any, random_state: np.random.RandomState, **fit_params: Any
+    ) -> SolverResult:
+        X, obj = context.X, context.objective
+        if obj is None:  # n_clusters=1
+            return one_cluster_result(
+                X, {"n_cccp_iter_": np.zeros(0, dtype=np.intp), "n_constraints_": 0}
             )
-        n, k = X.shape[0], self._n_clusters
-        obj = MMCObjective(X, k, float(self.C), resolve_balance(self.balance, n) / n)
-        labels0 = initial_labels(X, k, self.init, random_state, obj.data)
+        k = self._n_clusters
+        labels0 = initial_labels(X, k, context.init, random_state, obj.data)
+        return self._solve(obj, labels0)
+
+    def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
+        """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
+        if self._n_clusters > 2:
+            return self._fit_multiclass(obj, labels0)
         solver = CuttingPlaneMMC(
             tol=self.tol,
             max_iter=self.max_iter,
@@ -171,11 +208,14 @@ class CPMMC(BaseClusterer):
             cccp_max_iter=self.cccp_max_iter,
             qp="active-set" if self.qp == "auto" else self.qp,
         )
-        if k > 2:
-            return self._fit_multiclass(X, obj, labels0)
-        res = solver.solve(obj, obj.zero(), signs0=2.0 * labels0 - 1.0)
-        return _linear_result(
-            X,
+        check_capabilities(obj, solver)
+        res = solver.solve(
+            obj,
+            obj.zero(),
+            signs0=2.0 * np.asarray(labels0) - 1.0,
+            callback=self._callback("cutting plane"),
+        )
+        return linear_result(
             obj,
             res,
             {
@@ -186,21 +226,20 @@ class CPMMC(BaseClusterer):
             f"by more than tol={self.tol}; increase max_iter or tol.",
         )
 
-    def _fit_multiclass(
-        self, X: Any, obj: MMCObjective, labels0: npt.NDArray[np.intp]
-    ) -> SolverResult:
+    def _fit_multiclass(self, obj: MMCObjective, labels0: np.ndarray) -> SolverResult:
         """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem."""
         inner = CuttingPlaneSVM(
             tol=self.tol,
             max_iter=self.max_iter,
             qp="active-set" if self.qp == "auto" else self.qp,
         )
-        res = CCCP(inner, tol=self.cccp_tol, max_iter=self.cccp_max_iter).solve(
-            obj, obj.zero(), first=obj.surrogate(labels0)
-        )
+        solver = CCCP(inner, tol=self.cccp_tol, max_iter=self.cccp_max_iter)
+        first = obj.surrogate(labels0)
+        check_capabilities(obj, solver)
+        check_capabilities(first, inner)
+        res = solver.solve(obj, obj.zero(), first=first, callback=self._callback("CCCP iteration"))
         n_inner = np.asarray(res.info["n_inner_iter"], dtype=np.intp)
-        return _linear_result(
-            X,
+        return linear_result(
             obj,
             res,
             {
@@ -211,21 +250,3 @@ class CPMMC(BaseClusterer):
             f"CPMMC: CCCP stopped at cccp_max_iter={self.cccp_max_iter} before the objective "
             f"changed by less than cccp_tol={self.cccp_tol}; increase cccp_max_iter.",
         )
-
-    def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
-        """Scores ``f(x) = w.x + b``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            New data.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,)
-        """
-        X = self._validate_predict_data(X)
-        return _linear_scores(X, self.coef_, self.intercept_)
-
-    def _predict(self, X: Any) -> npt.NDArray[np.intp]:
-        return _labels(_linear_scores(X, self.coef_, self.intercept_))

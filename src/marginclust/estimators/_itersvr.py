@@ -18,26 +18,80 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer
-from ..objectives._elm_ridge import repair_balance
-from ..solvers import SolverResult
-from ..utils import check_label_init, check_max_iter, check_positive_finite, check_unit_interval
-from ._emmc import initial_labels, resolve_balance
+from ..feature_maps import resolve_gamma
+from ..feature_maps._elm import _location_scale
+from ..objectives._elm_ridge import is_balanced, repair_balance, resolve_balance_count
+from ..solvers import LabelAlternation, SolverResult, kmeans_labels
+from ..utils import (
+    check_label_init,
+    check_max_iter,
+    check_positive_finite,
+    check_unit_interval,
+    resolve_alias,
+)
 
 __all__ = ["IterSVM", "IterSVR"]
 
-_INITS = ("kmeans", "random")
+_INITS = ("k-means", "random")
+_INIT_ALIASES = {"kmeans": "k-means"}
+
+
+class _SupervisedLabelProblem:
+    """IterSVR / IterSVM alternation for :class:`marginclust.solvers.LabelAlternation`.
+
+    ``fit_labels`` fits the supervised model to the labels ``+-1``; ``assign`` is
+    the sign of its output; ``repair`` the binary balance repair (exact for both
+    losses: the cost of moving a sample grows with its output's distance to the
+    boundary); ``objective`` is ``1/2 ||w||^2 + C * loss``.
+    """
+
+    def __init__(self, est: _IterBase, X: Any, random_state: np.random.RandomState) -> None:
+        self.est, self.X, self.random_state = est, X, random_state
+        self.n = X.shape[0]
+
+    def fit_labels(self, labels: npt.NDArray[np.intp]) -> tuple[Any, npt.NDArray[np.float64]]:
+        est = self.est
+        if np.unique(labels).size < 2:
+            # a one-class start: no model to fit; the repair then splits it by index
+            return None, np.zeros(self.n)
+        y = np.where(labels == 1, 1.0, -1.0)
+        model = est._make_model(self.random_state)
+        model.fit(self.X, y if est._regression else labels)
+        f = np.asarray(
+            model.predict(self.X) if est._regression else model.decision_function(self.X),
+            dtype=np.float64,
+        ).ravel()
+        return model, f
+
+    def objective(self, model: tuple[Any, npt.NDArray[np.float64]], labels: Any) -> float:
+        m, f = model
+        y = np.where(labels == 1, 1.0, -1.0)
+        return 0.5 * self.est._w_norm_sq(m, f) + float(self.est.C) * self.est._loss(f, y)
+
+    def assign(self, model: tuple[Any, npt.NDArray[np.float64]]) -> npt.NDArray[np.intp]:
+        return (model[1] > 0).astype(np.intp)
+
+    def repair(self, labels: Any, model: tuple[Any, npt.NDArray[np.float64]]) -> Any:
+        return repair_balance(labels, model[1], 2, self.est._balance, "binary")[0]
+
+    def is_feasible(self, labels: Any) -> bool:
+        return is_balanced(labels, 2, self.est._balance)
 
 
 class _IterBase(BaseClusterer):
-    """Shared loop of IterSVR / IterSVM (binary)."""
+    """Shared parameters and prediction of IterSVR / IterSVM (binary)."""
 
     _max_clusters: ClassVar[int] = 2
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
+    _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
+    # C multiplies a sum of losses over the samples.
+    _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
 
     def _check_params(self, X: Any) -> None:
         n = X.shape[0]
@@ -46,8 +100,39 @@ class _IterBase(BaseClusterer):
             raise ValueError(f"kernel must be 'linear' or 'rbf'; got {self.kernel!r}.")
         check_positive_finite(self.C, "C")
         check_max_iter(self.max_iter)
-        self._balance = resolve_balance(self.balance, n, m)
-        check_label_init(self.init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
+        self._balance = resolve_balance_count(self.balance, n, m)
+        self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
+        check_label_init(self._init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
+        g = self.gamma
+        if isinstance(g, str):
+            if g not in ("scale", "sigma0", "auto"):
+                raise ValueError(f"gamma must be a positive float, 'scale' or 'sigma0'; got {g!r}.")
+        else:
+            check_positive_finite(g, "gamma")
+
+    def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
+        """Once per fit: centre (dense) and scale X by one global factor, and resolve gamma.
+
+        The RBF model with a data-relative gamma is invariant to a translation and a
+        uniform rescaling of X, so this changes no result in exact arithmetic; it
+        keeps libsvm / liblinear finite on data with a large offset (X + 1e10) or an
+        extreme scale (X * 1e150).
+        """
+        mu, s = _location_scale(X)
+        if sp.issparse(X):
+            mu = np.zeros(X.shape[1])
+            Xs = (X * (1.0 / s)).tocsr()
+        else:
+            Xs = (np.asarray(X, dtype=np.float64) - mu) / s
+        g = self.gamma
+        if isinstance(g, str) and g == "auto":
+            gamma = s * s / X.shape[1]
+        elif isinstance(g, str):
+            gamma = resolve_gamma(g, Xs, random_state=getattr(self, "random_state", None))
+        else:
+            gamma = float(g) * s * s
+        self._gamma = gamma
+        return {"X": Xs, "mean": mu, "scale": s, "gamma": gamma}
 
     def _make_model(self, random_state: np.random.RandomState) -> Any:  # pragma: no cover
         raise NotImplementedError
@@ -65,59 +150,62 @@ class _IterBase(BaseClusterer):
         return float(a @ (f[model.support_] - b))
 
     def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
+        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
+        context = X
+        X = context["X"]
         n = X.shape[0]
+        common = {"x_mean_": context["mean"], "x_scale_": context["scale"]}
         if self._n_clusters == 1:
-            return _trivial_result(n, self._balance)
-        labels = initial_labels(self.init, X, 2, None, random_state)
-        if np.unique(labels).size < 2:
-            labels, _ = repair_balance(labels, np.zeros(n), 2, self._balance, "binary")
-        init_labels = labels
-        seen = {labels.tobytes()}
-        history: list[float] = []
-        converged = False
-        stop_reason = "max_iter"
-        model = None
-        for it in range(1, int(self.max_iter) + 1):  # noqa: B007 (used after the loop)
-            y = np.where(labels == 1, 1.0, -1.0)
-            model = self._make_model(random_state)
-            model.fit(X, y if self._regression else labels)
-            f = np.asarray(
-                model.predict(X) if self._regression else model.decision_function(X),
-                dtype=np.float64,
-            ).ravel()
-            history.append(0.5 * self._w_norm_sq(model, f) + float(self.C) * self._loss(f, y))
-            new = (f > 0).astype(np.intp)
-            new, _ = repair_balance(new, f, 2, self._balance, "binary")
-            if np.array_equal(new, labels):
-                converged, stop_reason = True, "converged"
-                break
-            key = new.tobytes()
-            if key in seen:
-                stop_reason = "cycle"
-                break
-            seen.add(key)
-            labels = new
-        message = ""
-        if stop_reason == "cycle":
-            message = (
-                f"{type(self).__name__}'s relabelling returned to an earlier labeling (a "
-                f"cycle); stopped after {it} iterations. Try another C or init."
-            )
+            return _trivial_result(n, self._balance, common)
+        init = self._init
+        if not isinstance(init, str):
+            labels0 = np.asarray(init, dtype=np.intp).copy()
+        elif init == "random":
+            labels0 = random_state.randint(2, size=n).astype(np.intp)
+        else:
+            labels0 = kmeans_labels(X, 2, random_state)
+        solver = LabelAlternation(
+            max_iter=int(self.max_iter),
+            verbose=int(self.verbose),
+            name=type(self).__name__,
+        )
+        res = solver.solve(_SupervisedLabelProblem(self, X, random_state), labels0)
+        model, f = res.info["model"]
+        labels = res.x
+        message = res.message
+        if res.info["stop_reason"] == "cycle":
+            message += " Try another C or init."
         x = {
             "labels_": labels,
             "model_": model,
             "balance_": self._balance,
-            "stop_reason_": stop_reason,
-            "init_labels_": init_labels,
+            "balance_moved_": np.flatnonzero((f > 0).astype(np.intp) != labels),
+            "stop_reason_": res.info["stop_reason"],
+            "init_labels_": labels0,
+            **common,
         }
         return SolverResult(
             x=x,
-            objective=history[-1],
-            objective_history=np.asarray(history),
-            n_iter=it,
-            converged=converged,
+            objective=res.objective,
+            objective_history=res.objective_history,
+            n_iter=res.n_iter,
+            converged=res.converged,
+            stop_crit=res.stop_crit,
             message=message,
         )
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """C on a log grid and the RBF width around gamma='scale'."""
+        grid: dict[str, list[Any]] = {"C": [0.1, 1.0, 10.0]}
+        if self.kernel == "rbf":
+            g = resolve_gamma("scale", X)
+            grid["gamma"] = [g / 4, g, 4 * g]
+        return grid
+
+    def _standardise(self, X: Any) -> Any:
+        if sp.issparse(X):
+            return (X * (1.0 / self.x_scale_)).tocsr()
+        return (np.asarray(X, dtype=np.float64) - self.x_mean_) / self.x_scale_
 
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
         """Output of the last supervised fit; positive means cluster 1.
@@ -138,21 +226,24 @@ class _IterBase(BaseClusterer):
         m = self.model_
         if m is None:  # n_clusters=1
             return np.full(X.shape[0], -1.0)
-        out = m.predict(X) if self._regression else m.decision_function(X)
+        Xs = self._standardise(X)
+        out = m.predict(Xs) if self._regression else m.decision_function(Xs)
         return np.asarray(out, dtype=np.float64).ravel()
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return (self._decision(X) > 0).astype(np.intp)
 
 
-def _trivial_result(n: int, balance: int) -> SolverResult:
+def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): nothing to fit."""
     x = {
         "labels_": np.zeros(n, dtype=np.intp),
         "model_": None,
         "balance_": balance,
+        "balance_moved_": np.zeros(0, dtype=np.intp),
         "stop_reason_": "converged",
         "init_labels_": np.zeros(n, dtype=np.intp),
+        **common,
     }
     return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)
 
@@ -175,15 +266,20 @@ class IterSVR(_IterBase):
         SVR trade-off.
     epsilon : float, default=0.0
         Width of the insensitive zone; 0 gives the Laplacian loss of Zhang et al.
-    gamma : {"scale", "auto"} or float, default="scale"
-        RBF width (as in ``SVR``).
+    gamma : float or {"scale", "sigma0"}, default="scale"
+        RBF width, ``k(x, y) = exp(-gamma ||x - y||^2)`` in the units of ``X``
+        (see :func:`marginclust.feature_maps.resolve_gamma`; ``"auto"``, scikit-learn's
+        ``1 / n_features``, is still accepted).
     balance : float or int, default=0.03
         Class balance ``l``: a fraction of n_samples or an absolute count (see
         :class:`marginclust.EMMC`).
-    init : {"kmeans", "random"} or array-like, default="kmeans"
-        Initial labels.
+    init : {"k-means", "random"} or array-like, default="k-means"
+        Initial labels: one k-means run on X, uniform random labels, or given
+        labels 0/1 (``"kmeans"`` is a deprecated alias of ``"k-means"``).
     max_iter : int, default=50
         Maximum number of alternations.
+    verbose : int, default=0
+        ``verbose > 0`` prints one line per iteration to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed of the initialisation (and of ``LinearSVR``).
 
@@ -195,14 +291,27 @@ class IterSVR(_IterBase):
         The last fitted regressor.
     balance_ : int
         Resolved balance ``l``.
+    balance_moved_ : ndarray of int
+        Training rows whose ``labels_`` differ from ``predict(X_train)``: the rows the
+        class-balance repair moved against the sign of the final model's output.
+        ``fit_predict`` returns ``labels_`` (balanced); ``predict`` applies the sign
+        rule alone, as for any new sample.
+    x_mean_ : ndarray of shape (n_features_in_,)
+        Feature means subtracted before the supervised fits (zeros for sparse X).
+    x_scale_ : float
+        The global scale X is divided by (the root-mean-square feature spread), so
+        the models see centred data of unit spread: ``C`` and the defaults mean the
+        same for any offset and any uniform rescaling of X, and libsvm stays finite
+        on ``X + 1e10`` or ``X * 1e150``.
     stop_reason_ : {"converged", "cycle", "max_iter"}
-        Why the alternation stopped.
+        Why the alternation stopped (:class:`marginclust.solvers.LabelAlternation`).
     init_labels_ : ndarray of shape (n_samples,)
-        Initial labels.
+        Initial labels (an initialisation that violates the balance is first
+        repaired by the outputs of a fit to it).
     objective_ : float
         ``1/2 ||w||^2 + C sum_i max(0, |f_i - y_i| - epsilon)`` of the last fit.
     objective_history_ : ndarray of shape (n_iter_,)
-        Objective of every fit.
+        Objective of every fit, from the first labelling that meets the balance.
     n_iter_ : int
         Number of fits.
     converged_ : bool
@@ -211,6 +320,11 @@ class IterSVR(_IterBase):
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Feature names, when ``X`` has string column names.
+
+    References
+    ----------
+    K. Zhang, I. W. Tsang and J. T. Kwok, "Maximum margin clustering made
+    practical", ICML 2007; IEEE Trans. Neural Networks 20(4), 2009.
 
     Examples
     --------
@@ -233,8 +347,9 @@ class IterSVR(_IterBase):
         epsilon: float = 0.0,
         gamma: Any = "scale",
         balance: float | int = 0.03,
-        init: Any = "kmeans",
+        init: Any = "k-means",
         max_iter: int = 50,
+        verbose: int = 0,
         random_state: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -245,6 +360,7 @@ class IterSVR(_IterBase):
         self.balance = balance
         self.init = init
         self.max_iter = max_iter
+        self.verbose = verbose
         self.random_state = random_state
 
     def _check_params(self, X: Any) -> None:
@@ -260,7 +376,7 @@ class IterSVR(_IterBase):
                 max_iter=10000,
                 dual="auto",
             )
-        return SVR(kernel="rbf", C=self.C, epsilon=self.epsilon, gamma=self.gamma)
+        return SVR(kernel="rbf", C=self.C, epsilon=self.epsilon, gamma=self._gamma)
 
     def _loss(self, f: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
         return float(np.sum(np.maximum(np.abs(f - y) - self.epsilon, 0.0)))
@@ -281,14 +397,19 @@ class IterSVM(_IterBase):
         ``"linear"`` uses ``LinearSVC``, ``"rbf"`` uses ``SVC``.
     C : float, default=1.0
         SVM trade-off.
-    gamma : {"scale", "auto"} or float, default="scale"
-        RBF width (as in ``SVC``).
+    gamma : float or {"scale", "sigma0"}, default="scale"
+        RBF width, ``k(x, y) = exp(-gamma ||x - y||^2)`` in the units of ``X``
+        (see :func:`marginclust.feature_maps.resolve_gamma`; ``"auto"``, scikit-learn's
+        ``1 / n_features``, is still accepted).
     balance : float or int, default=0.03
         Class balance ``l`` (see :class:`IterSVR`).
-    init : {"kmeans", "random"} or array-like, default="kmeans"
-        Initial labels.
+    init : {"k-means", "random"} or array-like, default="k-means"
+        Initial labels: one k-means run on X, uniform random labels, or given
+        labels 0/1 (``"kmeans"`` is a deprecated alias of ``"k-means"``).
     max_iter : int, default=50
         Maximum number of alternations.
+    verbose : int, default=0
+        ``verbose > 0`` prints one line per iteration to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed of the initialisation (and of ``LinearSVC``).
 
@@ -300,14 +421,27 @@ class IterSVM(_IterBase):
         The last fitted classifier.
     balance_ : int
         Resolved balance ``l``.
+    balance_moved_ : ndarray of int
+        Training rows whose ``labels_`` differ from ``predict(X_train)``: the rows the
+        class-balance repair moved against the sign of the final model's output.
+        ``fit_predict`` returns ``labels_`` (balanced); ``predict`` applies the sign
+        rule alone, as for any new sample.
+    x_mean_ : ndarray of shape (n_features_in_,)
+        Feature means subtracted before the supervised fits (zeros for sparse X).
+    x_scale_ : float
+        The global scale X is divided by (the root-mean-square feature spread), so
+        the models see centred data of unit spread: ``C`` and the defaults mean the
+        same for any offset and any uniform rescaling of X, and libsvm stays finite
+        on ``X + 1e10`` or ``X * 1e150``.
     stop_reason_ : {"converged", "cycle", "max_iter"}
-        Why the alternation stopped.
+        Why the alternation stopped (:class:`marginclust.solvers.LabelAlternation`).
     init_labels_ : ndarray of shape (n_samples,)
-        Initial labels.
+        Initial labels (an initialisation that violates the balance is first
+        repaired by the outputs of a fit to it).
     objective_ : float
         ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i f_i)`` of the last fit.
     objective_history_ : ndarray of shape (n_iter_,)
-        Objective of every fit.
+        Objective of every fit, from the first labelling that meets the balance.
     n_iter_ : int
         Number of fits.
     converged_ : bool
@@ -316,6 +450,23 @@ class IterSVM(_IterBase):
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Feature names, when ``X`` has string column names.
+
+    References
+    ----------
+    K. Zhang, I. W. Tsang and J. T. Kwok, "Maximum margin clustering made
+    practical", ICML 2007 (the hinge-loss variant it argues against); Q. Zhang,
+    S. Xia, Y. Liu and J. Zhang, "Extreme maximum margin clustering", IEICE
+    Trans. Inf. & Syst. E96-D(8), 2013, Table 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust import IterSVM
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(20, 2) - 3, rng.randn(20, 2) + 3])
+    >>> est = IterSVM(random_state=0).fit(X)
+    >>> sorted(np.bincount(est.labels_).tolist()), est.balance_moved_.size
+    ([20, 20], 0)
     """
 
     _regression = False
@@ -328,8 +479,9 @@ class IterSVM(_IterBase):
         C: float = 1.0,
         gamma: Any = "scale",
         balance: float | int = 0.03,
-        init: Any = "kmeans",
+        init: Any = "k-means",
         max_iter: int = 50,
+        verbose: int = 0,
         random_state: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -339,12 +491,13 @@ class IterSVM(_IterBase):
         self.balance = balance
         self.init = init
         self.max_iter = max_iter
+        self.verbose = verbose
         self.random_state = random_state
 
     def _make_model(self, random_state: np.random.RandomState) -> Any:
         if self.kernel == "linear":
             return LinearSVC(C=self.C, random_state=random_state.randint(2**31 - 1), max_iter=10000)
-        return SVC(kernel="rbf", C=self.C, gamma=self.gamma)
+        return SVC(kernel="rbf", C=self.C, gamma=self._gamma)
 
     def _loss(self, f: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
         return float(np.sum(np.maximum(1.0 - y * f, 0.0)))

@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
-from ..objectives._wocsvm import WOCSVMObjective, score_models
+from ..objectives._wocsvm import (
+    OneClassData,
+    WOCSVMObjective,
+    check_decision_scale,
+    check_ocsvm_params,
+    prepare_one_class_data,
+    random_partition,
+    score_models,
+)
 from ..solvers._result import SolverResult
-from ..utils import check_positive
-from ..utils._reporting import report
-from ._wocsvm import check_decision_scale, check_ocsvm_params, random_partition
+from ..utils import check_positive, report, resolve_alias
 
 __all__ = ["OCSVMHardClustering"]
 
+INITS = ("k-means", "random")
 
-class OCSVMHardClustering(BaseClusterer):
+
+class OCSVMHardClustering(TransformerMixin, BaseClusterer):
     """K-means-like clustering with one (Schölkopf) one-class SVM per cluster.
 
     Each iteration trains a one-class SVM on the samples of every cluster and
@@ -30,17 +40,25 @@ class OCSVMHardClustering(BaseClusterer):
 
     Parameters
     ----------
-    n_clusters : int, default=3
+    n_clusters : int, default=2
         Number of clusters.
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-        Kernel; RBF is ``exp(-gamma ||x - y||^2)`` (the paper's tau is gamma).
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient.
+        Kernel; RBF is ``exp(-gamma ||x - y||^2)`` (the paper's tau is gamma);
+        linear is ``gamma <x, y>``, solved in the primal (linear in n_samples).
+    gamma : float or {"scale", "sigma0"}, default="scale"
+        Kernel coefficient in the units of ``X`` or a data-relative rule (see
+        :func:`marginclust.feature_maps.resolve_gamma`). The data are centred and
+        scaled once per fit, so the default is invariant to ``c * X`` and ``X + t``.
     nu : float in (0, 1], default=0.9
         One-class SVM nu.
     init : {"k-means", "random"} or array-like of shape (n_samples,), default="k-means"
-        Initial partition: K-means labels, a random partition into equal parts,
-        or given labels.
+        Initial partition: K-means labels (scikit-learn's KMeans, one run), a
+        random partition into equal parts, or given labels. ``"kmeans"`` is a
+        deprecated spelling of ``"k-means"``.
+    n_components : int, "auto" or None, default="auto"
+        Low rank: Nystroem components (each machine is then a linear one-class
+        SVM in those features, linear in n_samples); "auto" is exact up to 5,000
+        samples and 300 components above; None is always exact.
     decision_scale : {"libsvm", "normalized"}, default="libsvm"
         Compare LIBSVM's own decision values (``nu n_k`` times eq. 6, as the
         paper's LIBSVM did) or eq. (6) with ``sum alpha = 1``.
@@ -53,16 +71,19 @@ class OCSVMHardClustering(BaseClusterer):
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation.
     verbose : int, default=0
-        Verbosity (through :mod:`logging`).
+        ``verbose > 0`` prints one line per reassignment to stderr.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
         Final partition.
-    models_ : list of WeightedOCSVM or None
-        One machine per cluster (None for a cluster that emptied).
+    models_ : list of WeightedOCSVM, LinearWeightedOCSVM or None
+        One machine per cluster (None for a cluster that emptied), in the
+        centred, scaled units (or Nystroem features) of the fit.
     gamma_ : float
-        Resolved kernel coefficient.
+        Resolved kernel coefficient, in the units of ``X``.
+    feature_map_ : Nystroem or None
+        The low-rank map, None for an exact fit.
     objective_history_ : ndarray
         ``-sum_i max_k s_k(x_i)`` after each reassignment.
     objective_ : float
@@ -73,19 +94,50 @@ class OCSVMHardClustering(BaseClusterer):
         Reassignment iterations.
     converged_ : bool
         Whether the partition stopped changing before ``max_iter``.
+    n_clusters_found_ : int
+        Non-empty clusters.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    WOCSVMClustering : The soft clustering of the same paper.
+
+    References
+    ----------
+    .. [1] F. Camastra and A. Verri, "A novel kernel method for clustering",
+       IEEE Trans. PAMI 27(5):801-805, 2005.
+    .. [2] M. Bicego and M. A. T. Figueiredo, "Soft clustering using weighted
+       one-class support vector machines", Pattern Recognition 42(1):27-32, 2009.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from marginclust import OCSVMHardClustering
+    >>> X, _ = make_blobs(n_samples=60, centers=2, cluster_std=0.6, random_state=0)
+    >>> model = OCSVMHardClustering(n_clusters=2, random_state=0).fit(X)
+    >>> sorted(map(int, np.bincount(model.labels_)))
+    [30, 30]
+    >>> bool((model.predict(X) == model.labels_).all())
+    True
     """
 
     _dtypes = (np.float64,)
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
+    _collapse_advice: ClassVar[str] = (
+        "Standardise the features, keep gamma='scale' (or lower gamma), use "
+        "init='k-means', or more n_init."
+    )
 
     def __init__(
         self,
-        n_clusters: int = 3,
+        n_clusters: int = 2,
         *,
         kernel: str = "rbf",
         gamma: Any = "scale",
         nu: float = 0.9,
         init: Any = "k-means",
+        n_components: Any = "auto",
         decision_scale: str = "libsvm",
         max_iter: int = 100,
         svm_tol: float = 1e-3,
@@ -98,6 +150,7 @@ class OCSVMHardClustering(BaseClusterer):
         self.gamma = gamma
         self.nu = nu
         self.init = init
+        self.n_components = n_components
         self.decision_scale = decision_scale
         self.max_iter = max_iter
         self.svm_tol = svm_tol
@@ -106,16 +159,12 @@ class OCSVMHardClustering(BaseClusterer):
         self.verbose = verbose
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
-        self._gamma, _ = check_ocsvm_params(self.kernel, self.gamma, self.nu, X)
+        check_ocsvm_params(self.kernel, self.nu)
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.svm_tol, "svm_tol")
         check_decision_scale(self.decision_scale)
-        if isinstance(self.init, str):
-            if self.init not in ("k-means", "random"):
-                raise ValueError(
-                    f"init must be 'k-means', 'random' or an array of labels; got {self.init!r}."
-                )
-        else:
+        self._init = init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
+        if not isinstance(init, str):
             self._check_init_labels(X.shape[0])
 
     def _check_init_labels(self, n: int) -> npt.NDArray[np.intp]:
@@ -126,51 +175,68 @@ class OCSVMHardClustering(BaseClusterer):
             raise ValueError(f"init labels must lie in 0 .. {self._n_clusters - 1}.")
         return lab.astype(np.intp)
 
+    def _prepare(self, X: npt.NDArray[np.float64], **fit_params: Any) -> OneClassData:
+        return prepare_one_class_data(
+            X,
+            kernel=self.kernel,
+            gamma=self.gamma,
+            n_components=self.n_components,
+            random_state=check_random_state(self.random_state),
+        )
+
     def _initial_labels(
-        self, X: npt.NDArray[np.float64], rng: np.random.RandomState
+        self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
     ) -> npt.NDArray[np.intp]:
-        n, K = X.shape[0], self._n_clusters
-        if not isinstance(self.init, str):
+        n, K = Z.shape[0], self._n_clusters
+        init = self._init
+        if not isinstance(init, str):
             return self._check_init_labels(n)
-        if self.init == "k-means":
+        if init == "k-means":
             km = KMeans(n_clusters=K, n_init=1, random_state=rng)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return km.fit(X).labels_.astype(np.intp)
+                return km.fit(Z).labels_.astype(np.intp)
         return random_partition(n, K, rng)
 
-    def _fit_one(
-        self, X: npt.NDArray[np.float64], random_state: np.random.RandomState, **fit_params: Any
+    def _fit_one(  # type: ignore[override]
+        self, data: OneClassData, random_state: np.random.RandomState
     ) -> SolverResult:
         K = self._n_clusters
+        n = data.X.shape[0]
         objective = WOCSVMObjective(
-            X,
+            data.X,
             K,
             form="scholkopf",
             nu=float(self.nu),
             kernel=self.kernel,
-            gamma=self._gamma,
+            gamma=data.gamma,
             svm_tol=float(self.svm_tol),
             decision_scale=self.decision_scale,
             refit_tol=0.0,
-            min_mass=0.5 / X.shape[0],
+            min_mass=0.5 / n,
+            K=data.K,
+            features=data.features,
         )
-        labels = self._initial_labels(X, random_state)
+        labels = self._initial_labels(data.X, random_state)
         params = None
         history: list[float] = []
         converged = False
         n_iter = 0
+        rows = np.arange(n)
         for n_iter in range(1, int(self.max_iter) + 1):  # noqa: B007
-            Z = np.zeros((X.shape[0], K))
-            Z[np.arange(X.shape[0]), labels] = 1.0
+            Z = np.zeros((n, K))
+            Z[rows, labels] = 1.0
             params = objective.m_step(Z, params)
             scores = objective.score(params)
             new = np.argmax(scores, axis=1)
-            history.append(-float(scores[np.arange(X.shape[0]), new].sum()))
+            history.append(-float(scores[rows, new].sum()))
+            report(self.verbose, "OC-SVM HC iteration %d: objective %.6g, %d moved",
+                   n_iter, history[-1], int(np.sum(new != labels)))
             if np.array_equal(new, labels):
                 converged = True
                 break
             labels = new
+        assert params is not None
         absorbed = list(params.removed) + [
             k for k in range(K) if k not in params.removed and not np.any(labels == k)
         ]
@@ -179,7 +245,9 @@ class OCSVMHardClustering(BaseClusterer):
             x={
                 "labels_": labels,
                 "models_": params.models,
-                "gamma_": self._gamma,
+                "gamma_": data.gamma_user,
+                "feature_map_": data.feature_map,
+                "_data": data,
                 "absorbed_clusters_": sorted(set(absorbed)),
             },
             objective=history[-1],
@@ -194,5 +262,42 @@ class OCSVMHardClustering(BaseClusterer):
             ),
         )
 
+    def _scores(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        F = self._data.transform(X)
+        return score_models(self.models_, F, "scholkopf", self.decision_scale)
+
     def _predict(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-        return np.argmax(score_models(self.models_, X, "scholkopf", self.decision_scale), axis=1)
+        return np.argmax(self._scores(X), axis=1)
+
+    def transform(self, X: Any) -> npt.NDArray[np.float64]:
+        """Minus each machine's decision value (smaller is nearer; argmin is the label).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        dissimilarity : ndarray of shape (n_samples, n_clusters)
+            ``-s_k(x)`` (``inf`` for an emptied cluster).
+        """
+        X = self._validate_predict_data(X)
+        return -self._scores(X)
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Mean of ``max_k s_k(x)`` over ``X``: minus the objective per sample (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        return float(np.max(self._scores(X), axis=1).mean())

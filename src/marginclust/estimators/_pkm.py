@@ -7,54 +7,36 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.metrics.pairwise import euclidean_distances
+from sklearn.base import TransformerMixin
+from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
+from ..solvers._frame import Frame, centred_frame
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
-from ..utils import check_memberships, check_positive
+from ..solvers._lloyd import lloyd
+from ..utils import check_memberships, check_positive, report, resolve_alias
 
 __all__ = ["PKM"]
 
-_INITS = ("kmeans++-soft", "dirichlet", "uniform-perturbed")
+_INITS = ("k-means++", "k-means++-soft", "dirichlet", "uniform-perturbed")
+_INIT_ALIASES = {"kmeans++": "k-means++", "kmeans++-soft": "k-means++-soft"}
 # Above this many samples the faithful solvers (n (K - 1) + r steps of O(n K d)) are slow.
 _FAITHFUL_WARN_SAMPLES = 2000
 
 
-def _kmeans_plusplus(
-    obj: PKMObjective, k: int, random_state: np.random.RandomState
-) -> npt.NDArray[np.float64]:
-    """Greedy k-means++ seeds (Arthur & Vassilvitskii 2007), in the objective's centred frame.
-
-    Each new seed is the best (lowest potential) of ``2 + int(log k)`` candidates
-    drawn with probability proportional to the squared distance to the nearest
-    seed so far. Prior validation of the data is assumed.
-    """
-    Xc, sq = obj.Xc, obj.sq_norms
-    n = Xc.shape[0]
-    n_trials = 2 + int(np.log(k))
-    centers = np.empty((k, Xc.shape[1]))
-    first = random_state.randint(n)
-    centers[0] = Xc[first]
-    closest = np.maximum(sq - 2.0 * Xc @ Xc[first] + sq[first], 0.0)
-    for c in range(1, k):
-        total = closest.sum()
-        if total <= 0:  # fewer distinct points than seeds so far: pick uniformly
-            cand = random_state.randint(n, size=n_trials)
-        else:
-            cum = np.cumsum(closest)
-            cand = np.searchsorted(cum, random_state.uniform(size=n_trials) * cum[-1])
-            cand = np.minimum(cand, n - 1)
-        d_cand = np.maximum(sq[None, :] - 2.0 * Xc[cand] @ Xc.T + sq[cand][:, None], 0.0)
-        d_cand = np.minimum(d_cand, closest[None, :])
-        best = int(np.argmin(d_cand.sum(axis=1)))
-        centers[c] = Xc[cand[best]]
-        closest = d_cand[best]
-    return centers
+def _sq_distances(Z: npt.NDArray[np.floating], C: npt.NDArray[np.float64]) -> npt.NDArray:
+    """Squared distances (n x K, float64) of rows of the working frame to centres in it."""
+    D = Z @ (-2.0 * C.T).astype(Z.dtype)
+    D = D.astype(np.float64, copy=False)
+    D += np.einsum("ij,ij->i", Z, Z, dtype=np.float64)[:, None]
+    D += np.einsum("kd,kd->k", C, C)[None, :]
+    np.maximum(D, 0.0, out=D)
+    return D
 
 
-class PKM(SoftClusterMixin, BaseClusterer):
+class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Probabilistic K-means: soft K-means solved by active gradient projection.
 
     Minimises ``J(P) = sum_ij p_ij ||x_i - c_j(P)||^2`` with ``c_j(P)`` the
@@ -66,7 +48,7 @@ class PKM(SoftClusterMixin, BaseClusterer):
 
     Parameters
     ----------
-    n_clusters : int, default=3
+    n_clusters : int, default=2
         Number of clusters.
     solver : {"block", "fmsagp", "msagp", "agp"}, default="block"
         ``"agp"``: Rosen's active gradient projection with the fixed step
@@ -77,33 +59,41 @@ class PKM(SoftClusterMixin, BaseClusterer):
         steps of O(n K d) each. ``"block"`` (our extension, the default) lets
         every row take its own maximal step and release its own violated
         constraint in the same iteration; J is concave, so this never increases
-        J, and it reaches a KKT point in a few dozen iterations (from a hard
-        partition its iterations are Lloyd's K-means steps). It takes larger,
-        less cautious steps than MSAGP: from an uninformative soft start
-        (``"dirichlet"``, ``"uniform-perturbed"``) all centres start near the
-        data mean and it can end in a markedly worse local minimum than MSAGP
-        (measured: 3x the SSE on the 210-sample Segmentation set), much as
-        Lloyd's algorithm from a random partition; use the default
-        ``init="kmeans++-soft"`` or ``n_init > 1`` with it.
+        J. From a hard partition (the default ``init="k-means++"``) its
+        iterations are exactly Lloyd's K-means steps, run by a chunked solver
+        whose iteration is one BLAS pass over X (as fast as scikit-learn's
+        KMeans). From an uninformative soft start (``"dirichlet"``,
+        ``"uniform-perturbed"``) all centres start near the data mean and it can
+        end in a markedly worse local minimum than MSAGP (measured: 3x the SSE
+        on the 210-sample Segmentation set).
     step : float, default=0.01
         Step length ``t`` of ``solver="agp"`` (ignored by the other solvers).
-    init : {"kmeans++-soft", "dirichlet", "uniform-perturbed"} or array-like \
-of shape (n_samples, n_clusters), default="kmeans++-soft"
-        Initial memberships. ``"kmeans++-soft"``: k-means++ seeds, then
-        ``p_ij`` proportional to ``1 / ||x_i - c_j||^2``; ``"dirichlet"``: rows
-        drawn from the flat Dirichlet distribution (random soft memberships, as
-        in the paper); ``"uniform-perturbed"``: ``1/K`` plus 10% uniform noise;
-        an array: rows on the simplex (used by every restart).
+    init : {"k-means++", "k-means++-soft", "dirichlet", "uniform-perturbed"} or \
+array-like, default="k-means++"
+        Start. ``"k-means++"``: scikit-learn's k-means++ seeds
+        (:func:`~sklearn.cluster.kmeans_plusplus`), each point a member of its
+        nearest seed (a hard start). ``"k-means++-soft"`` (formerly
+        ``"kmeans++-soft"``): the same seeds, then ``p_ij`` proportional to
+        ``1 / ||x_i - c_j||^2``. ``"dirichlet"``: rows drawn from the flat
+        Dirichlet distribution (random soft memberships, as in the paper);
+        ``"uniform-perturbed"``: ``1/K`` plus 10% uniform noise. An array of
+        shape ``(n_samples, n_clusters)``: memberships (rows on the simplex); of
+        shape ``(n_clusters, n_features)``: centres (a hard start, as for
+        ``"k-means++"``); when both shapes coincide it is read as memberships.
+        An array start is used by every restart.
     tol : float, default=1e-9
         A projected-gradient entry or KKT multiplier counts as zero when its
         size is at most ``tol`` times the mean squared distance of the data to
-        their mean.
+        their mean (for a hard partition: a point moves only if that much closer
+        to another centre).
     max_iter : int or None, default=None
         Maximum number of steps. None: 300 for ``"block"``, ``10 n K`` for
         ``"msagp"``/``"fmsagp"`` and ``500 n K`` for ``"agp"`` (the faithful
         solvers need at least ``n (K - 1)``).
     n_init : int, default=1
         Number of restarts; the one with the lowest J is kept.
+    verbose : int, default=0
+        Print the objective after each iteration (and per restart) to stderr.
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation. Pass an int for reproducible results.
 
@@ -112,20 +102,26 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
     memberships_ : ndarray of shape (n_samples, n_clusters)
         Final memberships P (hard, up to ties, at convergence).
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
-        Centres ``c_j(P)``.
+        Centres ``c_j(P)``, dtype of X.
     labels_ : ndarray of shape (n_samples,)
         ``argmax_j p_ij`` (ties to the lower index).
     objective_ : float
-        Final J.
+        Final J (the sum of squared distances to the centres at a hard point).
     objective_history_ : ndarray of shape (n_iter_,)
         J after each step (non-increasing).
     n_iter_ : int
         Number of steps of the kept restart.
     n_released_ : int
         Number of inequality constraints released (moves out of an active
-        ``p_ij = 0``) in the kept restart.
+        ``p_ij = 0``; for a hard start: points moved after the first
+        assignment) in the kept restart.
+    n_relocated_ : int
+        Clusters that emptied and were re-seeded with the point farthest from
+        its centre (as scikit-learn's KMeans does), in the kept restart.
     converged_ : bool
         Whether a KKT point was reached before ``max_iter``.
+    n_clusters_found_ : int
+        Number of non-empty clusters.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -138,7 +134,23 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
     -----
     For a new point with the centres fixed, the membership row minimising J is
     one-hot on the nearest centre (J is linear in that row), so ``predict``
-    returns the nearest centre and ``predict_proba`` returns that one-hot row.
+    returns the nearest centre, ``predict_proba`` returns that one-hot row,
+    ``transform`` returns the Euclidean distances to the centres and ``score``
+    is minus the sum of squared distances to the nearest centres.
+
+    The data are centred (and rescaled by a power of two) before any distance
+    is expanded, so a large common offset (``X + 1e9``) or an extreme scale
+    (``X * 1e-150``, ``X * 1e200``) gives the same partition as ``X``. Where the
+    sum of squared distances itself exceeds the float range (features beyond
+    about 1e154), ``objective_`` and ``score`` are infinite while the partition
+    and centres are exact.
+
+    References
+    ----------
+    Liu, Zhang, Chen, Yang, Wang and Zhao, "Probabilistic K-means clustering
+    via nonlinear programming" (the PKM paper; AGP, MSAGP and FMSAGP are its
+    Algorithms 1-3). Arthur and Vassilvitskii, "k-means++: the advantages of
+    careful seeding", SODA 2007.
 
     Examples
     --------
@@ -148,21 +160,30 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
     >>> pkm = PKM(n_clusters=2, random_state=0).fit(X)
     >>> int(pkm.labels_[0] == pkm.labels_[1]), int(pkm.labels_[0] != pkm.labels_[2])
     (1, 1)
+    >>> pkm.transform(X).shape
+    (4, 2)
+    >>> round(-pkm.score(X), 4)
+    0.01
     """
 
     # K = 1 is a valid (trivial) problem, as for KMeans; scikit-learn's checks use it.
     _min_clusters = 1
+    _collapse_advice = (
+        "Use init='k-means++' (the default) with n_init > 1, or fewer n_clusters if the data "
+        "have few distinct points."
+    )
 
     def __init__(
         self,
-        n_clusters: int = 3,
+        n_clusters: int = 2,
         *,
         solver: str = "block",
         step: float = 0.01,
-        init: Any = "kmeans++-soft",
+        init: Any = "k-means++",
         tol: float = 1e-9,
         max_iter: int | None = None,
         n_init: int = 1,
+        verbose: int = 0,
         random_state: Any = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -172,6 +193,7 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
         self.tol = tol
         self.max_iter = max_iter
         self.n_init = n_init
+        self.verbose = verbose
         self.random_state = random_state
 
     # ------------------------------------------------------------------ hooks
@@ -180,7 +202,8 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
             raise ValueError(f"solver must be one of {METHODS}; got {self.solver!r}.")
         check_positive(self.step, "step")
         check_positive(self.tol, "tol", strict=False)
-        n, k = X.shape[0], self._n_clusters
+        n, d = X.shape
+        k = self._n_clusters
         if self.max_iter is None:
             if self.solver == "block":
                 self._max_iter = 300
@@ -189,22 +212,25 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
             else:
                 self._max_iter = 10 * n * k
         else:
-            self._max_iter = check_positive(self.max_iter, "max_iter", integer=True)
+            self._max_iter = int(check_positive(self.max_iter, "max_iter", integer=True))
         if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(
-                    f"init must be one of {_INITS} or an array of memberships of shape "
-                    f"(n_samples, n_clusters); got {self.init!r}."
-                )
-            self._init = self.init
+            self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         else:
-            self._init = check_memberships(self.init, n, k, name="init")
-            empty = np.flatnonzero(self._init.sum(axis=0) <= 0)
-            if empty.size:
-                raise ValueError(
-                    f"init gives cluster(s) {empty.tolist()} zero total membership, so their "
-                    "centres are undefined; give every column some positive membership."
-                )
+            arr = np.asarray(self.init)
+            if arr.ndim == 2 and arr.shape == (k, d) and arr.shape != (n, k):
+                if arr.dtype.kind not in "fiu" or not np.all(np.isfinite(arr)):
+                    raise ValueError("An array of initial centres must be numeric and finite.")
+                self._init = ("centres", np.asarray(arr, dtype=np.float64))
+            else:
+                P = check_memberships(self.init, n, k, name="init")
+                empty = np.flatnonzero(P.sum(axis=0) <= 0)
+                if empty.size:
+                    raise ValueError(
+                        f"init gives cluster(s) {empty.tolist()} zero total membership, so "
+                        "their centres are undefined; give every column some positive "
+                        "membership."
+                    )
+                self._init = ("memberships", P)
         if self.solver != "block" and n > _FAITHFUL_WARN_SAMPLES:
             warnings.warn(
                 f"solver={self.solver!r} releases one constraint at a time: about "
@@ -214,62 +240,206 @@ of shape (n_samples, n_clusters), default="kmeans++-soft"
                 stacklevel=4,
             )
 
-    def _initial_memberships(
-        self, obj: PKMObjective, X: Any, random_state: np.random.RandomState
-    ) -> npt.NDArray[np.float64]:
-        n, k = X.shape[0], self._n_clusters
-        init = self._init
-        if not isinstance(init, str):
-            return init.copy()
-        if init == "dirichlet":
-            P = random_state.dirichlet(np.ones(k), size=n)
-        elif init == "uniform-perturbed":
-            P = 1.0 + 0.1 * random_state.uniform(-1.0, 1.0, size=(n, k))
-        else:  # kmeans++-soft
-            D = obj.sq_distances(_kmeans_plusplus(obj, k, random_state))
-            P = 1.0 / (D + 1e-12 * obj.scale)
-        P = np.maximum(P, 0.0)
-        P /= P.sum(axis=1, keepdims=True)
-        return P
+    def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
+        frame = centred_frame(X)
+        Z = frame.Z
+        # The tolerance unit: the mean squared distance of the data to their mean.
+        scale = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64)) / Z.shape[0]
+        if not scale > 0:
+            scale = 1.0
+        context: dict[str, Any] = {"frame": frame, "thr": float(self.tol) * scale}
+        hard = self._hard_start()
+        if not (hard and self.solver == "block"):
+            context["objective"] = PKMObjective(Z)
+        return context
 
-    def _fit_one(
-        self, X: Any, random_state: np.random.RandomState, **fit_params: Any
-    ) -> SolverResult:
-        obj = PKMObjective(X)
-        P0 = self._initial_memberships(obj, X, random_state)
-        res = active_gradient_projection(
-            obj,
-            P0,
-            method=self.solver,
-            step=float(self.step),
-            tol=float(self.tol),
-            max_iter=self._max_iter,
-        )
-        P = res.x
-        centers = obj.centers(P).astype(X.dtype, copy=False)
+    def _hard_start(self) -> bool:
+        init = self._init
+        if isinstance(init, str):
+            return init == "k-means++"
+        if init[0] == "centres":
+            return True
+        P = init[1]
+        return bool(np.all(P.max(axis=1) == 1.0))
+
+    def _seeds(self, frame: Frame, random_state: np.random.RandomState) -> npt.NDArray:
+        init = self._init
+        if not isinstance(init, str) and init[0] == "centres":
+            return frame.centers_to_frame(init[1])
+        seeds, _ = kmeans_plusplus(frame.Z, self._n_clusters, random_state=random_state)
+        return np.asarray(seeds, dtype=np.float64)
+
+    def _callback(self):  # type: ignore[no-untyped-def]
+        if not self.verbose:
+            return None
+
+        def cb(it: int, J: float) -> None:
+            report(self.verbose, "PKM iteration %d: objective %.6g", it, J)
+
+        return cb
+
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+        frame: Frame = context["frame"]
+        Z, k = frame.Z, self._n_clusters
+        init = self._init
+        if self.solver == "block" and self._hard_start():
+            if not isinstance(init, str) and init[0] == "memberships":
+                res = lloyd(
+                    Z,
+                    np.zeros((k, Z.shape[1])),
+                    labels=np.argmax(init[1], axis=1),
+                    thr=context["thr"],
+                    max_iter=self._max_iter,
+                    callback=self._callback(),
+                )
+            else:
+                res = lloyd(
+                    Z,
+                    self._seeds(frame, random_state),
+                    thr=context["thr"],
+                    max_iter=self._max_iter,
+                    callback=self._callback(),
+                )
+            labels, C = res.x
+            P = np.zeros((Z.shape[0], k))
+            P[np.arange(Z.shape[0]), labels] = 1.0
+            n_released = int(res.info["n_moved"])
+            n_relocated = int(res.info["n_relocated"])
+            objective, history = res.objective, res.objective_history
+            n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+            message = "" if converged else (
+                f"PKM stopped after max_iter={self._max_iter} Lloyd steps with points still "
+                "moving; increase max_iter."
+            )
+        else:
+            obj: PKMObjective = context["objective"]
+            P0 = self._initial_memberships(obj, frame, random_state)
+            res = active_gradient_projection(
+                obj,
+                P0,
+                method=self.solver,
+                step=float(self.step),
+                tol=float(self.tol),
+                max_iter=self._max_iter,
+                callback=self._callback(),
+            )
+            P = res.x
+            C = obj.centers(P)
+            n_released = int(res.info["n_released"])
+            n_relocated = 0
+            objective, history = res.objective, res.objective_history
+            n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+            message = "" if converged else (
+                f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
+                "reaching a KKT point; increase max_iter"
+                + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
+            )
         attrs = {
             "memberships_": P,
-            "cluster_centers_": centers,
+            "cluster_centers_": frame.centers_from_frame(C).astype(Z.dtype, copy=False),
             "labels_": np.argmax(P, axis=1).astype(np.intp),
-            "n_released_": int(res.info["n_released"]),
+            "n_released_": n_released,
+            "n_relocated_": n_relocated,
+            "_frame_mean": frame.mean,
+            "_frame_scale": frame.scale,
         }
+        # back to data units (two divisions: scale**2 may underflow); beyond the float
+        # range (features near 1e154 or more) the sum of squares is inf, the partition exact
+        sc = frame.scale
+        with np.errstate(over="ignore"):
+            hist = np.asarray(history, dtype=np.float64) / sc / sc
         return SolverResult(
             x=attrs,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=res.message,
+            objective=float(objective) / sc / sc,
+            objective_history=hist,
+            n_iter=n_iter,
+            converged=converged,
+            stop_crit=stop_crit,
+            message=message,
             info=res.info,
         )
 
+    def _initial_memberships(
+        self, obj: PKMObjective, frame: Frame, random_state: np.random.RandomState
+    ) -> npt.NDArray[np.float64]:
+        n, k = frame.Z.shape[0], self._n_clusters
+        init = self._init
+        if not isinstance(init, str):
+            if init[0] == "memberships":
+                return np.array(init[1], dtype=np.float64)
+            D = obj.sq_distances(frame.centers_to_frame(init[1]) - obj.mean_)
+        elif init == "dirichlet":
+            return random_state.dirichlet(np.ones(k), size=n)
+        elif init == "uniform-perturbed":
+            P = 1.0 + 0.1 * random_state.uniform(-1.0, 1.0, size=(n, k))
+            return P / P.sum(axis=1, keepdims=True)
+        else:
+            D = obj.sq_distances(self._seeds(frame, random_state) - obj.mean_)
+        if isinstance(init, str) and init == "k-means++-soft":
+            P = 1.0 / (D + 1e-12 * obj.scale)
+            return P / P.sum(axis=1, keepdims=True)
+        # hard start (k-means++ or given centres) for the faithful solvers
+        P = np.zeros((n, k))
+        P[np.arange(n), np.argmin(D, axis=1)] = 1.0
+        return P
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """PKM has no width or penalty to choose: only the start varies."""
+        return {"init": ["k-means++", "k-means++-soft"]}
+
+    # ------------------------------------------------------------ prediction
+    def _frame_distances(self, X: Any) -> npt.NDArray[np.float64]:
+        """Squared distances to the centres in the training frame (times ``scale**2``)."""
+        mean, scale = self._frame_mean, self._frame_scale
+        Z = X - mean.astype(X.dtype)
+        if scale != 1.0:
+            Z *= X.dtype.type(scale)
+        C = (np.asarray(self.cluster_centers_, dtype=np.float64) - mean) * scale
+        return _sq_distances(Z, C)
+
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
-        D = euclidean_distances(X, self.cluster_centers_, squared=True)
-        return np.argmin(D, axis=1).astype(np.intp)
+        return np.argmin(self._frame_distances(X), axis=1).astype(np.intp)
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
         labels = self._predict(X)
         U = np.zeros((labels.shape[0], self.cluster_centers_.shape[0]), dtype=np.float64)
         U[np.arange(labels.shape[0]), labels] = 1.0
         return U
+
+    def transform(self, X: Any) -> npt.NDArray[np.float64]:
+        """Euclidean distances of each sample to each centre.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        distances : ndarray of shape (n_samples, n_clusters)
+            In the dtype of ``X``.
+        """
+        X = self._validate_predict_data(X)
+        D = np.sqrt(self._frame_distances(X)) / self._frame_scale
+        return D.astype(X.dtype, copy=False)
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the PKM objective of ``X`` with the fitted centres (higher is better).
+
+        For new data the optimal memberships are one-hot on the nearest centre,
+        so this is minus the sum of squared distances to the nearest centres.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        sc = self._frame_scale
+        return -float(self._frame_distances(X).min(axis=1).sum()) / sc / sc

@@ -3,147 +3,79 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
+from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
+from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..objectives._wocsvm import WOCSVMObjective, e_step, score_models
+from ..objectives._wocsvm import (
+    FORMS,
+    OneClassData,
+    WOCSVMObjective,
+    check_decision_scale,
+    check_ocsvm_params,
+    e_step,
+    prepare_one_class_data,
+    random_partition,
+    score_models,
+)
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
-from ..solvers._weighted_ocsvm import FORMS, KERNELS
-from ..utils import check_memberships, check_positive
-from ..utils._reporting import report
+from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
 
-__all__ = [
-    "WOCSVMClustering",
-    "check_decision_scale",
-    "check_ocsvm_params",
-    "random_partition",
-    "resolve_gamma",
-]
+__all__ = ["WOCSVMClustering"]
 
-INITS = ("gmm", "random-weights", "random-points")
+INITS = ("gmm", "k-means", "random-weights", "random-points")
 
 
-def resolve_gamma(gamma: Any, X: npt.NDArray[np.floating]) -> float:
-    """Kernel coefficient from ``"scale"`` (``1 / (d Var X)``), ``"auto"`` (``1/d``) or a number.
-
-    Parameters
-    ----------
-    gamma : {"scale", "auto"} or float
-        The parameter.
-    X : ndarray of shape (n_samples, n_features)
-        Training data.
-
-    Returns
-    -------
-    gamma : float
-        Positive kernel coefficient.
-    """
-    if isinstance(gamma, str):
-        if gamma == "scale":
-            var = float(X.var())
-            return 1.0 / (X.shape[1] * var) if var > 0 else 1.0
-        if gamma == "auto":
-            return 1.0 / X.shape[1]
-        raise ValueError(f"gamma must be 'scale', 'auto' or a positive number; got {gamma!r}.")
-    return check_positive(gamma, "gamma")
+@dataclass
+class _Context:
+    data: OneClassData
+    temperatures: npt.NDArray[np.float64]
+    nu: float
 
 
-def check_ocsvm_params(
-    kernel: Any, gamma: Any, nu: Any, X: npt.NDArray[np.floating]
-) -> tuple[float, float]:
-    """Validate the one-class SVM parameters shared by the WOC-SVM and OC-SVM clusterers.
-
-    Parameters
-    ----------
-    kernel : str
-        Kernel name; one of ``KERNELS``.
-    gamma : {"scale", "auto"} or float
-        Kernel coefficient (see :func:`resolve_gamma`).
-    nu : float
-        One-class SVM nu, in (0, 1].
-    X : ndarray of shape (n_samples, n_features)
-        Training data.
-
-    Returns
-    -------
-    gamma : float
-        Resolved kernel coefficient.
-    nu : float
-        Validated nu.
-    """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
-    gamma_ = resolve_gamma(gamma, X)
-    nu_ = check_positive(nu, "nu")
-    if nu_ > 1:
-        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
-    return gamma_, nu_
-
-
-def check_decision_scale(decision_scale: Any) -> None:
-    """Check that ``decision_scale`` is ``"libsvm"`` or ``"normalized"``.
-
-    Parameters
-    ----------
-    decision_scale : object
-        The parameter value.
-    """
-    if decision_scale not in ("libsvm", "normalized"):
-        raise ValueError(
-            f"decision_scale must be 'libsvm' or 'normalized'; got {decision_scale!r}."
-        )
-
-
-def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
-    """Labels of a random partition of ``n`` samples into ``n_clusters`` near-equal parts.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples.
-    n_clusters : int
-        Number of parts.
-    rng : RandomState
-        Source of the permutation.
-
-    Returns
-    -------
-    labels : ndarray of shape (n,)
-    """
-    lab = np.empty(n, dtype=np.intp)
-    for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
-        lab[part] = k
-    return lab
-
-
-class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
+class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
     with the cluster's memberships as weights. The E-step turns the machines'
-    outputs into memberships ``z_ik ∝ gamma_k exp(s_k(x_i) / sigma)``, with
-    ``s_k = d_k`` (Schölkopf, eq. 13) or ``-||phi(x) - a_k||^2`` (Tax & Duin, eq. 12);
-    the M-step retrains each machine and sets ``gamma_k = mean_i z_ik``. With
-    ``annealing=True`` the scale goes from ``sigma_max`` down to ``sigma_min``
-    (``sigma <- decay * sigma``), each level run to convergence.
+    outputs into memberships ``z_ik ∝ w_k exp(s_k(x_i) / T)`` at temperature
+    ``T``, with ``s_k = d_k`` (Schölkopf, eq. 13) or ``-||phi(x) - a_k||^2``
+    (Tax & Duin, eq. 12); the M-step retrains each machine and sets the cluster
+    weight ``w_k = mean_i z_ik``. With ``annealing=True`` the temperature goes
+    from ``temperature_max`` down to ``temperature_min`` (``T <- decay * T``),
+    each level run to convergence.
+
+    The data are centred and scaled once per fit (RBF and polynomial kernels;
+    the linear kernel is only scaled), so the fit at the default ``gamma`` is
+    the same for ``X``, ``c * X`` and ``X + t``. With ``n_components`` the
+    kernel is replaced by a Nystroem map and each machine is a weighted
+    *linear* one-class SVM in those features: the cost becomes linear in
+    ``n_samples``.
 
     Parameters
     ----------
-    n_clusters : int, default=3
+    n_clusters : int, default=2
         Number of clusters.
     form : {"scholkopf", "tax-duin"}, default="scholkopf"
         Weighted one-class SVM: eq. (11) (hyperplane, LIBSVM) or eq. (10) (sphere).
     kernel : {"rbf", "linear", "poly"}, default="rbf"
-        Kernel. The RBF kernel is ``exp(-gamma ||x - y||^2)``; the paper's width
-        ``tau`` is this ``gamma``.
-    gamma : {"scale", "auto"} or float, default="scale"
-        Kernel coefficient; ``"scale"`` is ``1 / (n_features * X.var())``.
+        Kernel. RBF: ``exp(-gamma ||x - y||^2)`` (the paper's width ``tau`` is
+        this ``gamma``); linear: ``gamma <x, y>`` (scaled so the default is
+        scale-free; always solved in the primal, linear in ``n_samples``);
+        poly: ``(gamma <x, y>)^3``.
+    gamma : float or {"scale", "sigma0"}, default="scale"
+        Kernel coefficient in the units of ``X``, or a data-relative rule:
+        ``"scale"`` is ``1 / (n_features * X.var())``, ``"sigma0"`` is
+        ``1 / (2 sigma0^2)`` with ``sigma0`` the mean pairwise distance (see
+        :func:`marginclust.feature_maps.resolve_gamma`).
     nu : float in (0, 1], default=0.9
         Schölkopf's nu (the paper uses 0.69-0.99). For Tax & Duin with ``C=None``
         it sets ``C_k = 1 / (nu sum_i z_ik)``.
@@ -151,97 +83,141 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         Tax & Duin trade-off. When ``C * sum_i z_ik < 1`` (infeasible weights) it
         is raised to ``1 / sum_i z_ik`` for that fit and the repair is reported
         by a warning.
-    sigma : float, default=1.0
-        Similarity scale (the paper's value) when ``annealing=False``.
+    temperature : float, default=1.0
+        Temperature ``T`` of the E-step when ``annealing=False`` (the paper's
+        ``sigma``).
     annealing : bool, default=False
-        Deterministic annealing of ``sigma`` (Sec. 3.3).
-    sigma_max : float, default=5.0
-        First annealing scale.
-    sigma_min : float, default=0.1
-        Annealing stops once the scale is no longer above this.
-    decay : float, default=0.95
-        Annealing factor.
-    init : {"gmm", "random-weights", "random-points"} or array-like, default="gmm"
-        Initial weights of the machines: responsibilities of a Gaussian mixture,
-        independent uniform random weights, random disjoint subsets of points, or
-        an (n_samples, n_clusters) membership matrix.
+        Deterministic annealing of the temperature (Sec. 3.3).
+    temperature_max : float, default=5.0
+        First annealing temperature.
+    temperature_min : float, default=0.1
+        Annealing stops once the temperature is no longer above this.
+    decay : float in (0, 1), default=0.95
+        Annealing factor; the schedule may have at most 10,000 levels.
+    init : {"gmm", "k-means", "random-weights", "random-points"} or array-like, default="gmm"
+        Initial weights of the machines: responsibilities of a Gaussian mixture
+        (fitted on the centred, scaled data, so scale-free), the hard partition
+        of one scikit-learn KMeans run, independent uniform random weights,
+        random disjoint subsets of points, or an (n_samples, n_clusters)
+        membership matrix.
+    n_components : int, "auto" or None, default="auto"
+        Low rank: the number of Nystroem components (RBF or poly kernel).
+        ``"auto"`` is exact up to 5,000 samples and 300 components above;
+        ``None`` is always exact (time and memory grow as ``n_samples^2``).
     decision_scale : {"libsvm", "normalized"}, default="libsvm"
         Scale of the Schölkopf decision values in the E-step: LIBSVM's own
         (``nu * sum_i z_ik`` times eq. 6, as the paper's weighted LIBSVM), or
-        eq. (6) with ``sum alpha = 1``. With "normalized" at ``sigma=1`` every
-        run collapses into one cluster on Iris and Wine.
+        eq. (6) with ``sum alpha = 1``. With "normalized" at ``temperature=1``
+        every run collapses into one cluster on Iris and Wine.
     bound : {"sum", "n"}, default="sum"
         Upper bound of the Schölkopf multipliers: ``w_i / (nu sum w)`` (what a
         weighted LIBSVM solves) or the literal eq. (11) ``w_i / (nu n)``, which is
-        infeasible whenever a cluster's weight ``gamma_k < nu`` (then a
+        infeasible whenever a cluster's weight ``w_k < nu`` (then a
         ValueError is raised).
     tol : float, default=1e-5
-        A scale level stops when f_LL changes by at most ``tol * n_samples``.
+        A temperature level stops when f_LL changes by at most ``tol * n_samples``.
     max_iter : int, default=100
         Maximum EM iterations (per annealing level).
     svm_tol : float, default=1e-3
         LIBSVM tolerance (weights are rescaled to mean one before each fit).
     n_init : int, default=1
-        Restarts; the one with the largest final f_LL is kept.
+        Restarts; the non-degenerate one with the largest final f_LL is kept.
     random_state : int, RandomState instance or None, default=None
-        Seeds the initialisation.
+        Seeds the initialisation and the Nystroem landmarks.
     verbose : int, default=0
-        Verbosity (through :mod:`logging`).
+        ``verbose > 0`` prints one line per EM iteration to stderr.
+    sigma, sigma_max, sigma_min : float, default="deprecated"
+        Deprecated names of ``temperature``, ``temperature_max`` and
+        ``temperature_min`` (removed in 0.3).
 
     Attributes
     ----------
     memberships_ : ndarray of shape (n_samples, n_clusters)
-        Final memberships (rows on the simplex).
+        Final memberships (rows on the simplex); equal to ``predict_proba(X)``
+        on the training data up to round-off.
     labels_ : ndarray of shape (n_samples,)
         ``argmax`` of the memberships.
     weights_ : ndarray of shape (n_clusters,)
-        Cluster weights ``gamma_k`` used in the last E-step.
-    models_ : list of WeightedOCSVM or None
-        One fitted machine per cluster (None for a removed cluster).
-    sigma_ : float
-        Scale of the last E-step (``sigma``, or the last annealing level).
+        Cluster weights ``w_k`` used in the last E-step.
+    models_ : list of WeightedOCSVM, LinearWeightedOCSVM or None
+        One fitted machine per cluster (None for a removed cluster), in the
+        centred, scaled units (or Nystroem features) of the fit.
+    temperature_ : float
+        Temperature of the last E-step.
     gamma_ : float
-        Resolved kernel coefficient.
+        Resolved kernel coefficient, in the units of ``X``.
+    feature_map_ : Nystroem or None
+        The low-rank map (in centred, scaled units), None for an exact fit.
     objective_history_ : ndarray
         f_LL (eq. 16) after every E-step, across annealing levels. Not monotone.
-    sigma_history_ : ndarray
-        The scale of each entry of ``objective_history_``.
+    temperature_history_ : ndarray
+        The temperature of each entry of ``objective_history_``.
     objective_ : float
         ``-f_LL`` at the end (what restarts minimise).
     absorbed_clusters_ : list of int
         Clusters that own no sample at the end (emptied or absorbed).
+    n_clusters_found_ : int
+        Non-empty clusters (a ConvergenceWarning is raised when it is below
+        ``n_clusters``).
     n_fits_ : int
         One-class SVM trainings performed.
     n_iter_ : int
         EM iterations (over all levels).
     converged_ : bool
         Whether the last level converged (not oscillating, not at ``max_iter``).
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    OCSVMHardClustering : The hard-assignment baseline of the same paper.
 
     Notes
     -----
     f_LL is not guaranteed to increase: the M-step trains one-class SVMs rather
     than maximising f_LL. A period-2 oscillation of f_LL (reported by the paper)
     is detected and reported by a ConvergenceWarning naming it.
+
+    References
+    ----------
+    .. [1] M. Bicego and M. A. T. Figueiredo, "Soft clustering using weighted
+       one-class support vector machines", Pattern Recognition 42(1):27-32, 2009.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from marginclust import WOCSVMClustering
+    >>> X, _ = make_blobs(n_samples=60, centers=2, cluster_std=0.6, random_state=0)
+    >>> model = WOCSVMClustering(n_clusters=2, random_state=0).fit(X)
+    >>> model.memberships_.shape
+    (60, 2)
+    >>> sorted(map(int, np.bincount(model.labels_)))
+    [30, 30]
     """
 
     _dtypes = (np.float64,)
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
+    _collapse_advice: ClassVar[str] = (
+        "Standardise the features, keep gamma='scale' (or lower gamma), lower the "
+        "temperature, try init='random-points' or annealing=True, or more n_init."
+    )
 
     def __init__(
         self,
-        n_clusters: int = 3,
+        n_clusters: int = 2,
         *,
         form: str = "scholkopf",
         kernel: str = "rbf",
         gamma: Any = "scale",
         nu: float = 0.9,
         C: float | None = None,
-        sigma: float = 1.0,
+        temperature: float = 1.0,
         annealing: bool = False,
-        sigma_max: float = 5.0,
-        sigma_min: float = 0.1,
+        temperature_max: float = 5.0,
+        temperature_min: float = 0.1,
         decay: float = 0.95,
         init: Any = "gmm",
+        n_components: Any = "auto",
         decision_scale: str = "libsvm",
         bound: str = "sum",
         tol: float = 1e-5,
@@ -250,6 +226,9 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         n_init: int = 1,
         random_state: Any = None,
         verbose: int = 0,
+        sigma: Any = "deprecated",
+        sigma_max: Any = "deprecated",
+        sigma_min: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.form = form
@@ -257,12 +236,13 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         self.gamma = gamma
         self.nu = nu
         self.C = C
-        self.sigma = sigma
+        self.temperature = temperature
         self.annealing = annealing
-        self.sigma_max = sigma_max
-        self.sigma_min = sigma_min
+        self.temperature_max = temperature_max
+        self.temperature_min = temperature_min
         self.decay = decay
         self.init = init
+        self.n_components = n_components
         self.decision_scale = decision_scale
         self.bound = bound
         self.tol = tol
@@ -271,12 +251,29 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         self.n_init = n_init
         self.random_state = random_state
         self.verbose = verbose
+        self.sigma = sigma
+        self.sigma_max = sigma_max
+        self.sigma_min = sigma_min
 
     # ------------------------------------------------------------ validation
+    def _temperatures(self) -> npt.NDArray[np.float64]:
+        if not isinstance(self.annealing, bool | np.bool_):
+            raise ValueError(f"annealing must be True or False; got {self.annealing!r}.")
+        if self.annealing:
+            t_max = resolve_renamed(self, "sigma_max", "temperature_max")
+            t_min = resolve_renamed(self, "sigma_min", "temperature_min")
+            return annealing_schedule(
+                check_positive(t_max, "temperature_max"),
+                check_positive(t_min, "temperature_min"),
+                check_positive(self.decay, "decay"),
+            )
+        t = resolve_renamed(self, "sigma", "temperature")
+        return np.array([check_positive(t, "temperature")])
+
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
         if self.form not in FORMS:
             raise ValueError(f"form must be one of {FORMS}; got {self.form!r}.")
-        self._gamma, nu = check_ocsvm_params(self.kernel, self.gamma, self.nu, X)
+        nu = check_ocsvm_params(self.kernel, self.nu)
         if self.C is not None:
             check_positive(self.C, "C")
         check_positive(self.tol, "tol")
@@ -286,49 +283,60 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         if self.bound not in ("sum", "n"):
             raise ValueError(f"bound must be 'sum' or 'n'; got {self.bound!r}.")
         if self.bound == "n" and self.form == "scholkopf" and nu > 1.0 / self._n_clusters:
-            # eq. (11) needs sum_i z_ik >= nu n, i.e. gamma_k >= nu for every cluster
+            # eq. (11) needs sum_i z_ik >= nu n, i.e. w_k >= nu for every cluster
             raise ValueError(
                 f"bound='n' (the literal eq. 11, alpha_i <= w_i/(nu n)) needs every cluster "
-                f"weight gamma_k >= nu={nu}, impossible for {self._n_clusters} weights summing "
+                f"weight w_k >= nu={nu}, impossible for {self._n_clusters} weights summing "
                 "to 1. Use bound='sum' (LIBSVM's weighted bound w_i/(nu sum w)) or "
                 "nu <= 1/n_clusters."
             )
-        if not isinstance(self.annealing, bool | np.bool_):
-            raise ValueError(f"annealing must be True or False; got {self.annealing!r}.")
-        if self.annealing:
-            self._sigmas = annealing_schedule(
-                check_positive(self.sigma_max, "sigma_max"),
-                check_positive(self.sigma_min, "sigma_min"),
-                check_positive(self.decay, "decay"),
+        self._init = init = resolve_alias(self.init, "init", INITS)
+        if not isinstance(init, str):
+            check_memberships(init, X.shape[0], self._n_clusters)
+
+    def _prepare(self, X: npt.NDArray[np.float64], **fit_params: Any) -> _Context:
+        rng = check_random_state(self.random_state)
+        data = prepare_one_class_data(
+            X,
+            kernel=self.kernel,
+            gamma=self.gamma,
+            n_components=self.n_components,
+            random_state=rng,
+        )
+        if data.feature_map is not None and self.n_components == "auto":
+            report(
+                self.verbose,
+                "WOC-SVM: %d samples > %d, using a Nystroem map with %d components "
+                "(n_components=None for the exact kernel)",
+                X.shape[0],
+                5000,
+                data.features.shape[1] if data.features is not None else 0,
             )
-        else:
-            self._sigmas = np.array([check_positive(self.sigma, "sigma")])
-        if isinstance(self.init, str):
-            if self.init not in INITS:
-                raise ValueError(
-                    f"init must be one of {INITS} or an (n_samples, n_clusters) array; "
-                    f"got {self.init!r}."
-                )
-        else:
-            check_memberships(self.init, X.shape[0], self._n_clusters)
+        return _Context(data, self._temperatures(), float(self.nu))
 
     # ---------------------------------------------------------------- init
     def _initial_weights(
-        self, X: npt.NDArray[np.float64], rng: np.random.RandomState
+        self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
     ) -> npt.NDArray[np.float64]:
-        n, K = X.shape[0], self._n_clusters
-        if not isinstance(self.init, str):
-            return check_memberships(self.init, n, K)
-        if self.init == "gmm":
-            gmm = GaussianMixture(
-                n_components=K, reg_covar=1e-6 * max(float(X.var()), 1e-12) + 1e-6,
-                random_state=rng,
-            )
+        n, K = Z.shape[0], self._n_clusters
+        init = self._init
+        if not isinstance(init, str):
+            return check_memberships(init, n, K)
+        if init == "gmm":
+            # Z is centred with unit peak, so GaussianMixture's absolute reg_covar
+            # (1e-6) is relative to the data's spread: the init is scale-free.
+            gmm = GaussianMixture(n_components=K, random_state=rng)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                gmm.fit(X)
-            return gmm.predict_proba(X)
-        if self.init == "random-weights":
+                gmm.fit(Z)
+            return gmm.predict_proba(Z)
+        if init == "k-means":
+            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                lab = km.fit(Z).labels_
+            return np.eye(K)[lab]
+        if init == "random-weights":
             return rng.uniform(size=(n, K))
         # random-points: disjoint random subsets of equal size
         W = np.zeros((n, K))
@@ -336,27 +344,42 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         return W
 
     # ------------------------------------------------------------------ fit
-    def _fit_one(
-        self, X: npt.NDArray[np.float64], random_state: np.random.RandomState, **fit_params: Any
-    ) -> SolverResult:
-        objective = WOCSVMObjective(
-            X,
+    def _objective(self, data: OneClassData) -> WOCSVMObjective:
+        return WOCSVMObjective(
+            data.X,
             self._n_clusters,
             form=self.form,
             nu=float(self.nu),
             C=None if self.C is None else float(self.C),
             bound=self.bound,
             kernel=self.kernel,
-            gamma=self._gamma,
+            gamma=data.gamma,
             svm_tol=float(self.svm_tol),
             decision_scale=self.decision_scale,
+            K=data.K,
+            features=data.features,
         )
-        W0 = self._initial_weights(X, random_state)
+
+    def _fit_one(  # type: ignore[override]
+        self, context: _Context, random_state: np.random.RandomState
+    ) -> SolverResult:
+        data = context.data
+        objective = self._objective(data)
+        W0 = self._initial_weights(data.X, random_state)
+
+        def callback(it: int, f_ll: float, temperature: float) -> None:
+            report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",
+                   it, f_ll, temperature)
+
         solver = FixedPointEM(
-            self._sigmas, tol=float(self.tol), max_iter=int(self.max_iter), n_samples=X.shape[0]
+            context.temperatures,
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            n_samples=data.X.shape[0],
+            callback=callback if self.verbose else None,
         )
         res = solver.solve(objective, W0)
-        params, Z, sigma = res.x
+        params, Z, temperature = res.x
         labels = np.argmax(Z, axis=1)
         absorbed = [k for k in range(self._n_clusters) if not np.any(labels == k)]
         report(
@@ -380,9 +403,11 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
             "memberships_": Z,
             "weights_": np.exp(params.log_gamma),
             "models_": params.models,
-            "sigma_": sigma,
-            "gamma_": self._gamma,
-            "sigma_history_": res.info["sigma_history"],
+            "temperature_": temperature,
+            "gamma_": data.gamma_user,
+            "feature_map_": data.feature_map,
+            "_data": data,
+            "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),
         }
@@ -394,7 +419,7 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data.
+            Training data (dense).
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -407,9 +432,48 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         return self
 
     # -------------------------------------------------------------- predict
-    def _predict_memberships(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        scores = score_models(self.models_, X, self.form, self.decision_scale)
+    def _scores(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Log-similarities ``s_k(x) / T`` of validated samples."""
+        F = self._data.transform(X)
+        return score_models(self.models_, F, self.form, self.decision_scale) / self.temperature_
+
+    def _e_step(self, X: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], float]:
         with np.errstate(divide="ignore"):  # a removed cluster has weight 0
-            log_gamma = np.log(self.weights_)
-        Z, _ = e_step(scores / self.sigma_, log_gamma)
-        return Z
+            log_w = np.log(self.weights_)
+        return e_step(self._scores(X), log_w)
+
+    def _predict_memberships(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        return self._e_step(X)[0]
+
+    def transform(self, X: Any) -> npt.NDArray[np.float64]:
+        """Memberships of each sample (the same as :meth:`predict_proba`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        memberships : ndarray of shape (n_samples, n_clusters)
+        """
+        return self.predict_proba(X)
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Mean log-similarity f_LL (eq. 16) per sample of ``X``; higher is better.
+
+        ``-objective_`` is the same quantity summed over the training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        return self._e_step(X)[1] / X.shape[0]

@@ -42,7 +42,10 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
     ``mu`` and one *global* scale ``s``, the root-mean-square of the feature
     standard deviations (a single scale keeps the geometry of the data; scale
     heterogeneous features beforehand, e.g. with ``MinMaxScaler``, if that is
-    what you want).
+    what you want). The nodes are evaluated on the standardised input
+    ``(x - mu) / s`` (computed without overflow for any finite ``X``), so a large
+    common offset (``X + 1e9``) or an extreme scale (``X * 1e-150``, ``X * 1e200``)
+    gives the same layer as ``X``.
 
     - ``activation="sigmoid"``: ``h_l(x) = sigmoid(a_l . x + b_l)`` with
       ``a_l = weight_scale * w_l / (s sqrt(d))``, ``w_l ~ N(0, I_d)``, and
@@ -71,10 +74,17 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
+    mean_ : ndarray of shape (n_features_in_,)
+        Feature means ``mu``.
+    scale_ : float
+        The global scale ``s``.
     weights_ : ndarray of shape (n_features_in_, n_hidden)
-        Input weights ``a_l`` as columns (sigmoid) or centres (Gaussian).
+        Node parameters acting on the standardised input ``z = (x - mu) / s``:
+        input weights ``a_l s`` as columns (sigmoid) or centres ``(a_l - mu) / s``
+        (Gaussian).
     biases_ : ndarray of shape (n_hidden,)
-        Biases ``b_l`` (sigmoid) or widths ``b_l`` (Gaussian).
+        Biases ``weight_scale * u_l`` (sigmoid) or widths ``b_l s^2`` (Gaussian),
+        again for the standardised input.
     n_features_in_ : int
         Number of input features.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -133,39 +143,61 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         """
         self._check_params()
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
-        rng = check_random_state(self.random_state)
+        return self._draw(X, *_location_scale(X), check_random_state(self.random_state))
+
+    def _draw(
+        self, X: Any, mu: npt.NDArray[np.float64], s: float, rng: np.random.RandomState
+    ) -> ELMFeatures:
+        """Draw the nodes for validated ``X`` of known location ``mu`` and scale ``s``."""
         n, d = X.shape
         L = int(self.n_hidden)
         ws = float(self.weight_scale)
-        if sp.issparse(X):
-            mu, var = mean_variance_axis(X, axis=0)
-        else:
-            mu, var = X.mean(axis=0), X.var(axis=0)
-        s = float(np.sqrt(np.mean(var)))
-        if not np.isfinite(s) or s <= 0:
-            s = 1.0  # constant data: any scale works, keep the nodes finite
-        mu = np.asarray(mu, dtype=np.float64)
+        self.n_features_in_ = d
         if self.activation == "sigmoid":
-            W = rng.standard_normal((d, L)) * (ws / (s * np.sqrt(d)))
-            b = ws * rng.uniform(-1.0, 1.0, size=L) - mu @ W
+            W = rng.standard_normal((d, L)) * (ws / np.sqrt(d))
+            b = ws * rng.uniform(-1.0, 1.0, size=L)
         else:
             idx = rng.randint(n, size=L)
-            centres = X[idx]
-            centres = centres.toarray() if sp.issparse(centres) else np.asarray(centres)
-            W = (centres.astype(np.float64) + 0.1 * s * rng.standard_normal((L, d))).T.copy()
+            centres = self._standardise(X[idx], mu, s, np.float64)
+            W = (centres + 0.1 * rng.standard_normal((L, d))).T.copy()
             sub = rng.choice(n, size=min(n, 1000), replace=False)
-            d2 = _sq_dists(X[sub], W)
+            d2 = _sq_dists(self._standardise(X[sub], mu, s, np.float64), W)
             m2 = float(np.median(d2))
             if not np.isfinite(m2) or m2 <= 0:
                 m2 = float(np.mean(d2)) if np.mean(d2) > 0 else 1.0
             b = np.full(L, 1.0 / (ws**2 * m2))
+        self.mean_ = mu
+        self.scale_ = s
         self.weights_ = np.ascontiguousarray(W, dtype=np.float64)
         self.biases_ = np.asarray(b, dtype=np.float64)
         return self
 
-    def _transform(self, X: Any) -> npt.NDArray[np.float64]:
-        """Hidden-layer outputs of validated ``X`` (no input validation)."""
-        return elm_hidden(X, self.weights_, self.biases_, self.activation)
+    @staticmethod
+    def _standardise(X: Any, mu: npt.NDArray[np.float64], s: float, dtype: Any) -> Any:
+        """``(X - mu) / s`` as a dense array of ``dtype`` (sparse rows are densified)."""
+        if sp.issparse(X):
+            X = X.toarray()
+        Z = np.asarray(X, dtype=np.float64) - mu
+        Z *= 1.0 / s
+        return Z.astype(dtype, copy=False)
+
+    def _transform(self, X: Any, dtype: Any = np.float64) -> Any:
+        """Hidden-layer outputs of validated ``X`` (no input validation), in ``dtype``.
+
+        The input is standardised first, so a large common offset or an extreme
+        scale costs no precision (and float32 works for any finite ``X``).
+        Sparse ``X`` is not densified: the centring is folded into the biases.
+        """
+        W = self.weights_.astype(dtype, copy=False)
+        b = self.biases_.astype(dtype, copy=False)
+        mu, s = self.mean_, self.scale_
+        if sp.issparse(X):
+            Xs = (X * (1.0 / s)).astype(dtype)
+            if self.activation == "sigmoid":
+                shift = ((mu / s) @ self.weights_).astype(dtype)
+                return elm_hidden(Xs, W, b - shift, self.activation)
+            return elm_hidden(Xs, (self.weights_ + (mu / s)[:, None]).astype(dtype), b, "gaussian")
+        return elm_hidden(self._standardise(X, mu, s, dtype), W, b, self.activation)
 
     def transform(self, X: Any) -> npt.NDArray[np.float64]:
         """Map ``X`` to the hidden layer ``H`` (n_samples x n_hidden).
@@ -206,6 +238,41 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def _location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float64], float]:
+    """Feature means and the root-mean-square feature spread of ``X``, free of overflow.
+
+    The spread is accumulated on ``(X - mu) / c`` with ``c`` the largest absolute
+    centred value per block, so data near the float64 limits (1e-300, 1e300)
+    give a finite, positive scale. Constant data give scale 1.
+    """
+    n, d = X.shape
+    if sp.issparse(X):
+        peak = float(np.max(np.abs(X.data))) if X.nnz else 0.0
+        if peak == 0.0:
+            return np.zeros(d), 1.0
+        mu, var = mean_variance_axis((X * (1.0 / peak)).tocsr(), axis=0)
+        s = peak * float(np.sqrt(np.mean(var)))
+        mu = np.asarray(mu, dtype=np.float64) * peak
+        return mu, (s if np.isfinite(s) and s > 0 else 1.0)
+    with np.errstate(over="ignore"):
+        mu = np.mean(X, axis=0, dtype=np.float64)
+    if not np.all(np.isfinite(mu)):  # sums beyond 1e308: average the scaled values
+        peak = float(np.max(np.abs(X)))
+        mu = np.mean(np.asarray(X, dtype=np.float64) / peak, axis=0) * peak
+    peak = 0.0
+    for start in range(0, n, block_rows):
+        block = np.abs(np.asarray(X[start : start + block_rows], dtype=np.float64) - mu)
+        peak = max(peak, float(np.max(block)))
+    if not np.isfinite(peak) or peak == 0.0:
+        return mu, 1.0
+    ss = 0.0
+    for start in range(0, n, block_rows):
+        block = (np.asarray(X[start : start + block_rows], dtype=np.float64) - mu) / peak
+        ss += float(np.einsum("ij,ij->", block, block))
+    s = peak * float(np.sqrt(ss / (n * d)))
+    return mu, (s if np.isfinite(s) and s > 0 else 1.0)
 
 
 def elm_hidden(X: Any, weights: Any, biases: Any, activation: str) -> Any:

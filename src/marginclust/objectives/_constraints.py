@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -90,7 +91,7 @@ def resolve_balance(balance: object, n_samples: int) -> float:
         if balance < 0:
             raise ValueError(f"balance as an int is the bound l >= 0; got {balance}.")
         return float(balance)
-    if not np.isfinite(balance) or not 0.0 < float(balance) <= 1.0:
+    if not np.isfinite(float(balance)) or not 0.0 < float(balance) <= 1.0:
         raise ValueError(
             "balance as a float is a fraction of n_samples and must lie in (0, 1]; got "
             f"{balance!r}. Pass an int for an absolute bound."
@@ -139,7 +140,7 @@ class PairSet:
         return int(self.u.size)
 
 
-def make_pairs(must_link: object, cannot_link: object, n_samples: int) -> PairSet:
+def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
     """Validate and merge must-link (``z = +1``) and cannot-link (``z = -1``) pairs.
 
     Parameters

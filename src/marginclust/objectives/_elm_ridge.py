@@ -36,12 +36,19 @@ Prior validation of the inputs is assumed everywhere in this module.
 
 from __future__ import annotations
 
+import numbers
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
+from scipy.linalg.blas import dsyrk, ssyrk
 
 __all__ = [
+    "ELMRidgeProblem",
     "balance_feasible",
+    "is_balanced",
+    "resolve_balance_count",
     "emmc_objective",
     "factor_ridge",
     "labels_to_targets",
@@ -222,6 +229,12 @@ def relabel(F: Array, n_clusters: int, output: str) -> IntArray:
     return np.argmax(F, axis=1).astype(np.intp)
 
 
+def is_balanced(labels: IntArray, n_clusters: int, l_max: int) -> bool:
+    """Whether ``labels`` meet ``max_p N_p - min_q N_q <= l_max`` with no empty cluster."""
+    counts = np.bincount(labels, minlength=n_clusters)
+    return bool(counts.min() > 0 and counts.max() - counts.min() <= l_max)
+
+
 def balance_feasible(n: int, n_clusters: int, l_max: int) -> bool:
     """Whether cluster sizes can satisfy ``max N - min N <= l_max`` (and none is empty)."""
     if l_max < 0:
@@ -250,7 +263,8 @@ def repair_balance(
 
     While the constraint is violated, take the largest class p and the smallest
     class q and move the ``ceil((N_p - N_q - l_max) / 2)`` members of p that are
-    cheapest to move to q (two classes: the positives with the smallest output,
+    cheapest to move to q (at least one when q is empty, so no cluster stays
+    empty whatever ``l_max``; two classes: the positives with the smallest output,
     or the negatives with the largest; single output: the members of p whose
     output is closest to q's index, i.e. the smallest if ``p > q`` and the largest
     if ``p < q``; multi-output: the smallest ``F_ip - F_iq``). Every move lowers
@@ -284,9 +298,9 @@ def repair_balance(
         p = int(np.argmax(counts))
         q = int(np.argmin(counts))
         gap = int(counts[p] - counts[q])
-        if gap <= l_max:
+        if gap <= l_max and counts[q] > 0:
             return labels, n_moved
-        k = (gap - l_max + 1) // 2
+        k = max((gap - l_max + 1) // 2, 1)
         members = np.flatnonzero(labels == p)
         cost = _switch_cost(F, members, p, q, output)
         # stable order so ties are resolved by sample index (deterministic)
@@ -295,3 +309,216 @@ def repair_balance(
         counts[p] -= k
         counts[q] += k
         n_moved += k
+
+
+def resolve_balance_count(balance: Any, n: int, n_clusters: int) -> int:
+    """The allowed class-size spread ``l`` (an int) of a ``balance`` parameter.
+
+    A float in (0, 1] is a fraction of ``n``: ``l = floor(balance * n)``, raised to
+    the smallest feasible spread (1 when ``n_clusters`` does not divide ``n``).
+    An int is an absolute count and must be feasible. (The MMC objectives'
+    ``resolve_balance`` bounds a mean output instead; this one counts samples.)
+
+    Parameters
+    ----------
+    balance : float or int
+        The ``balance`` parameter.
+    n : int
+        Number of samples.
+    n_clusters : int
+        Number of clusters.
+
+    Returns
+    -------
+    l_max : int
+
+    Raises
+    ------
+    ValueError
+        On a value of the wrong type or range, or an absolute count that no
+        partition of ``n`` samples into ``n_clusters`` clusters can meet.
+    """
+    if isinstance(balance, bool) or not isinstance(balance, numbers.Real):
+        raise ValueError(
+            f"balance must be a float in (0, 1] (a fraction of n_samples) or a non-negative "
+            f"int (an absolute count); got {balance!r}."
+        )
+    if isinstance(balance, numbers.Integral):
+        l_max = int(balance)
+        if l_max < 0:
+            raise ValueError(f"balance as an absolute count must be >= 0; got {balance}.")
+        if not balance_feasible(n, n_clusters, l_max):
+            raise ValueError(
+                f"balance={balance} cannot be met: {n} samples cannot be split into "
+                f"{n_clusters} clusters whose sizes differ by at most {l_max}. Use "
+                f"balance >= 1 (or a fraction such as 0.03)."
+            )
+        return l_max
+    frac = float(balance)
+    if not np.isfinite(frac) or not 0.0 < frac <= 1.0:
+        raise ValueError(
+            f"balance as a fraction of n_samples must lie in (0, 1]; got {balance!r}. "
+            "Pass an int for an absolute count."
+        )
+    return max(int(np.floor(frac * n)), 0 if n % n_clusters == 0 else 1)
+
+
+class ELMRidgeProblem:
+    """EMMC's alternation problem for :class:`marginclust.solvers.LabelAlternation`.
+
+    ``fit_labels`` is the ridge fit of ``beta`` to the targets of the labels
+    (one Cholesky factor of ``I/C + H^T H``, or of ``I/C + H H^T`` in the dual
+    when ``L > n``, computed once since only the targets change); ``objective`` is
+    :func:`emmc_objective`; ``assign`` is :func:`relabel`; ``repair`` is
+    :func:`repair_balance`; ``is_feasible`` is :func:`is_balanced`.
+
+    ``H`` is either given (cached) or recomputed block by block by ``hidden`` in
+    every pass (memory O(L^2 + block x L)); then ``H^T T`` is updated from the
+    rows whose label changed only.
+
+    Parameters
+    ----------
+    hidden : callable
+        ``hidden(rows)`` returns the hidden-layer rows (``rows`` a slice or an
+        index array).
+    n_samples, n_hidden : int
+        n and L.
+    C : float
+        Trade-off of the squared loss.
+    n_clusters : int
+        m.
+    output : {"binary", "single", "multi"}
+        Target encoding (:func:`labels_to_targets`).
+    l_max : int
+        Allowed class-size spread.
+    H : ndarray of shape (n_samples, n_hidden), optional
+        The cached hidden layer (required when ``n_hidden > n_samples``).
+    block_rows : int, default=8192
+        Row-block size of the passes over ``H``.
+    labels0 : ndarray of shape (n_samples,), optional
+        The first labels ``fit_labels`` will see: when ``H`` is streamed, their
+        ``H^T T`` is accumulated in the same pass as the Gram matrix.
+    """
+
+    def __init__(
+        self,
+        hidden: Any,
+        n_samples: int,
+        n_hidden: int,
+        C: float,
+        n_clusters: int,
+        output: str,
+        l_max: int,
+        *,
+        H: Array | None = None,
+        block_rows: int = 8192,
+        labels0: IntArray | None = None,
+    ) -> None:
+        self.hidden = hidden
+        self.n, self.L, self.C = int(n_samples), int(n_hidden), float(C)
+        self.m, self.output, self.l_max = int(n_clusters), output, int(l_max)
+        self.H = H
+        self.block_rows = int(block_rows)
+        self.dual = self.L > self.n
+        self._labels: IntArray | None = None
+        self._T: Array | None = None
+        self._HtT: Array | None = None
+        if self.dual:
+            assert H is not None, "the dual path needs the cached hidden layer"
+            K = _syrk_add(np.zeros((self.n, self.n), order="F"), H)
+            _symmetrize(K)
+            self.K = K
+            self.factor = factor_ridge(K, self.C)
+        else:
+            G = np.zeros((self.L, self.L), order="F")
+            T0 = None
+            if labels0 is not None and H is None:
+                T0 = labels_to_targets(labels0, self.m, self.output)
+                HtT0 = np.zeros((self.L,) + T0.shape[1:])
+            for sl in self._blocks():
+                Hb = self._hblock(sl)
+                G = _syrk_add(G, Hb.T)
+                if T0 is not None:
+                    HtT0 += Hb.T @ T0[sl]
+            if T0 is not None and labels0 is not None:
+                self._labels, self._T, self._HtT = labels0.copy(), T0, HtT0
+            _symmetrize(G)
+            self.factor = factor_ridge(G, self.C)
+        self.dof = ridge_dof(self.factor, self.C)
+
+    def _blocks(self) -> Any:
+        for start in range(0, self.n, self.block_rows):
+            yield slice(start, min(start + self.block_rows, self.n))
+
+    def _hblock(self, rows: Any) -> Any:
+        return self.H[rows] if self.H is not None else self.hidden(rows)
+
+    def fit_labels(self, labels: IntArray) -> tuple[Array, Array, Array]:
+        """Ridge fit to the targets of ``labels``; returns ``(beta, F = H beta, T)``."""
+        T = labels_to_targets(labels, self.m, self.output)
+        if self.dual:
+            alpha = ridge_dual(self.factor, T)
+            F = self.K @ alpha
+            beta = self.H.T @ alpha  # type: ignore[union-attr]
+        else:
+            if self.H is not None:
+                HtT = self.H.T @ T
+            elif self._labels is None or self._HtT is None or self._T is None:
+                HtT = np.zeros((self.L,) + T.shape[1:])
+                for sl in self._blocks():
+                    HtT += self._hblock(sl).T @ T[sl]
+            else:
+                # only the changed rows move H^T T: recompute just those rows of H
+                HtT = self._HtT.copy()
+                idx = np.flatnonzero(labels != self._labels)
+                for start in range(0, idx.size, self.block_rows):
+                    rows = idx[start : start + self.block_rows]
+                    HtT += self._hblock(rows).T @ (T[rows] - self._T[rows])
+            self._labels, self._T, self._HtT = labels.copy(), T, HtT
+            beta = ridge_primal(self.factor, HtT)
+            F = np.empty_like(T)
+            for sl in self._blocks():
+                Hb = self._hblock(sl)
+                F[sl] = Hb @ beta.astype(Hb.dtype, copy=False)
+        return beta, F, T
+
+    def objective(self, model: tuple[Array, Array, Array], labels: IntArray) -> float:
+        """:func:`emmc_objective` of the fitted model at ``labels``."""
+        beta, F, T = model
+        return emmc_objective(beta, F, T, self.C)
+
+    def assign(self, model: tuple[Array, Array, Array]) -> IntArray:
+        """:func:`relabel` of the outputs."""
+        return relabel(model[1], self.m, self.output)
+
+    def repair(self, labels: IntArray, model: tuple[Array, Array, Array]) -> IntArray:
+        """:func:`repair_balance` ranked by the outputs."""
+        return repair_balance(labels, model[1], self.m, self.l_max, self.output)[0]
+
+    def is_feasible(self, labels: IntArray) -> bool:
+        """:func:`is_balanced`."""
+        return is_balanced(labels, self.m, self.l_max)
+
+
+def _syrk_add(G: Array, B: Any) -> Array:
+    """``G + B B^T`` (upper triangle) via BLAS syrk; ``G`` F-ordered, ``B`` ideally F-contiguous.
+
+    A C-contiguous row block ``H_b`` passed as ``H_b.T`` is F-contiguous, so
+    ``_syrk_add(G, H_b.T)`` adds ``H_b^T H_b`` without a copy. A float32 block is
+    multiplied in float32 and accumulated into the float64 ``G``.
+    """
+    if B.dtype == np.float32:
+        if not B.flags.f_contiguous:
+            B = np.asfortranarray(B)
+        G += ssyrk(1.0, B, trans=0, lower=0)
+        return G
+    B = np.asarray(B, dtype=np.float64)
+    if not B.flags.f_contiguous:
+        B = np.asfortranarray(B)
+    return dsyrk(1.0, B, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)  # type: ignore[no-any-return]
+
+
+def _symmetrize(G: Array) -> None:
+    """Copy the upper triangle of ``G`` to the lower one, in place."""
+    iu = np.triu_indices(G.shape[0], 1)
+    G[(iu[1], iu[0])] = G[iu]

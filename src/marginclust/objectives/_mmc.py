@@ -3,8 +3,11 @@
 Linear scores, one per output (``q = 1`` binary, ``q = k`` multiclass), written
 around the data mean so that the balance constraint only involves ``t``:
 
-    f_r(x) = w_r . (x - xbar) + t_r,     t_r = (1/n) sum_i f_r(x_i)
+    f_r(x) = w_r . (x - xbar) / scale + t_r,     t_r = (1/n) sum_i f_r(x_i)
 
+with ``scale`` a fixed positive number (1, or the data's root mean feature
+variance so that ``C`` means the same thing at any uniform rescaling of ``X``;
+see :class:`LinearData`).
 (the usual offset is ``b_r = t_r - w_r . xbar``; see :mod:`._constraints`).
 A parameter is the pair ``x = (W, t)`` with ``W`` of shape ``(q, d)`` and ``t``
 of shape ``(q,)``.
@@ -43,37 +46,105 @@ import scipy.sparse as sp
 
 from ._constraints import BalanceSet, PairSet, make_balance
 
-__all__ = ["MMCObjective", "MMCSurrogate", "LinearData"]
+__all__ = [
+    "LinearData",
+    "MMCObjective",
+    "MMCSurrogate",
+    "centred_sum_of_squares",
+    "data_scale",
+    "true_margin_loss",
+]
 
 Array = npt.NDArray[np.float64]
 Params = tuple[Array, Array]
 
 
 class LinearData:
-    """The data matrix with its mean, for centred products without centring ``X``.
+    """The data matrix with its mean and scale, for centred products without centring ``X``.
+
+    Scores are ``f_r(x) = W[r] . (x - xbar) / scale + t[r]``: with ``scale`` the
+    root mean feature variance of ``X`` (:func:`data_scale`), ``W`` lives in
+    units of standardised data, so one ``C`` means the same thing at any uniform
+    rescaling of ``X`` (``scale=1.0`` gives the plain model). The weights in the
+    data's own units are ``W / scale``.
+
+    The scores ``X W'`` of the last few ``W`` are kept (a pass over ``X`` is the
+    expensive step, and CCCP, the bundle method and the offset polish ask for the
+    scores of the same ``W`` several times; only ``t`` changes between them).
 
     Parameters
     ----------
     X : {ndarray, CSR matrix} of shape (n_samples, n_features)
         Validated data (prior validation is assumed).
+    scale : float or "auto", default=1.0
+        Divides the centred data; ``"auto"``: :func:`data_scale`.
     """
 
-    def __init__(self, X: Any) -> None:
+    _cache_size = 4
+
+    def __init__(self, X: Any, scale: float | str = 1.0) -> None:
         self.X = X.tocsr() if sp.issparse(X) else np.asarray(X)
         self.n, self.d = X.shape
         self.xbar = np.asarray(self.X.mean(axis=0), dtype=np.float64).ravel()
+        self.sum_sq = centred_sum_of_squares(self.X, self.xbar)
+        if isinstance(scale, str):
+            if scale != "auto":
+                raise ValueError(f"scale must be a positive float or 'auto'; got {scale!r}.")
+            scale = data_scale(self.sum_sq, self.n, self.d)
+        self.scale = float(scale)
+        self._cache: list[tuple[Array, Array]] = []
+
+    def raw_scores(self, W: Array) -> Array:
+        """``G[i, r] = W[r] . (x_i - xbar) / scale``, shape (n, q) (cached by ``W``)."""
+        for Wc, G in self._cache:
+            if Wc.shape == W.shape and np.array_equal(Wc, W):
+                return G
+        G = np.asarray(self.X @ W.T, dtype=np.float64)
+        G -= self.xbar @ W.T
+        if self.scale != 1.0:
+            G *= 1.0 / self.scale
+        G.setflags(write=False)
+        self._cache.insert(0, (np.array(W, dtype=np.float64), G))
+        del self._cache[self._cache_size :]
+        return G
 
     def scores(self, W: Array, t: Array) -> Array:
-        """``F[i, r] = W[r] . (x_i - xbar) + t[r]``, shape (n, q)."""
-        F = np.asarray(self.X @ W.T, dtype=np.float64)
-        F += t - self.xbar @ W.T
-        return F
+        """``F[i, r] = W[r] . (x_i - xbar) / scale + t[r]``, shape (n, q) (a new array)."""
+        return self.raw_scores(W) + t
 
     def back(self, Gc: Array) -> Array:
-        """``Gc' (X - xbar)``, shape (q, d)."""
+        """``Gc' (X - xbar) / scale``, shape (q, d)."""
         M = np.asarray(self.X.T @ Gc, dtype=np.float64)
         M -= np.outer(self.xbar, Gc.sum(axis=0))
+        if self.scale != 1.0:
+            M *= 1.0 / self.scale
         return M.T
+
+
+def centred_sum_of_squares(X: Any, xbar: Array, block: int = 65536) -> float:
+    """``sum_ij (x_ij - xbar_j)^2`` without a copy of ``X``.
+
+    Dense: centred in row blocks (no cancellation at a large common offset).
+    Sparse: ``X.data . X.data - n xbar . xbar`` (sparse data have no large offset;
+    clipped at 0 against rounding).
+    """
+    if sp.issparse(X):
+        data = np.asarray(X.data, dtype=np.float64)
+        return max(float(data @ data) - X.shape[0] * float(xbar @ xbar), 0.0)
+    total = 0.0
+    for start in range(0, X.shape[0], block):
+        B = np.asarray(X[start : start + block], dtype=np.float64) - xbar
+        total += float(np.einsum("ij,ij->", B, B))
+    return total
+
+
+def data_scale(sum_sq: float, n: int, d: int) -> float:
+    """Root mean feature variance ``sqrt(sum_ij (x_ij - xbar_j)^2 / (n d))`` (1 if zero).
+
+    1 for standardised data; multiplying ``X`` by ``s`` multiplies it by ``s``.
+    """
+    s = float(np.sqrt(sum_sq / (n * d))) if n * d else 0.0
+    return s if np.isfinite(s) and s > 0 else 1.0
 
 
 def _binary_true_loss(F: Array) -> float:
@@ -85,6 +156,15 @@ def _multi_true_loss(F: Array) -> float:
     M = F.max(axis=1, keepdims=True)
     # sum over r of max(0, 1 - M + f_r) counts the argmax term (= 1) once; remove it.
     return float((np.maximum(0.0, 1.0 - M + F).sum() - n) / (n * k))
+
+
+def true_margin_loss(F: Array) -> float:
+    """The true (non-convex) mean margin loss of scores ``F`` of shape (n, q).
+
+    One column: the binary ``mean max(0, 1 - |f|)``; ``k`` columns: the
+    multiclass loss of eqs. 20-22.
+    """
+    return _binary_true_loss(F) if F.shape[1] == 1 else _multi_true_loss(F)
 
 
 def _argmin_sum_of_hinges(a: Array, b: Array, w: Array, lo: float, hi: float) -> float:
@@ -305,7 +385,7 @@ class MMCSurrogate:
         if obj.multiclass:
             return x
         W, t = x
-        g = obj.scores((W, np.zeros(1)))[:, 0]
+        g = obj.data.raw_scores(W)[:, 0]
         n = g.size
         s = self._sign
         # terms w_j max(0, a_j + b_j t): hinge 1 - s_i (g_i + t), pairs |d + (1 - z) t|

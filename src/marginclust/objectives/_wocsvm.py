@@ -22,17 +22,46 @@ values are O(1/n) apart) and the clustering collapses into one cluster.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..solvers._weighted_ocsvm import WeightedOCSVM, fit_weighted_ocsvm, kernel_matrix
+from ._weighted_ocsvm import (
+    _BLOCK_ENTRIES,
+    FORMS,
+    KERNELS,
+    LinearWeightedOCSVM,
+    WeightedOCSVM,
+    fit_linear_weighted_ocsvm,
+    fit_weighted_ocsvm,
+    kernel_diag,
+    kernel_matrix,
+)
 
-__all__ = ["WOCSVMObjective", "WOCSVMParams", "e_step", "score_models"]
+Machine = WeightedOCSVM | LinearWeightedOCSVM
 
-# kernel matrices up to this many samples are cached for the E-step on the training data
-_CACHE_MAX_SAMPLES = 3000
+__all__ = [
+    "FORMS",
+    "KERNELS",
+    "OneClassData",
+    "WOCSVMObjective",
+    "WOCSVMParams",
+    "check_decision_scale",
+    "check_ocsvm_params",
+    "e_step",
+    "kernel_dots",
+    "prepare_one_class_data",
+    "random_partition",
+    "score_models",
+]
+
+# Kernel matrices up to this many samples (200 MB in float64, LIBSVM's default cache
+# size) are computed once per fit: the E-step is then one matrix product and LIBSVM
+# runs on the precomputed kernel. Above it, n_components="auto" switches to low rank.
+_CACHE_MAX_SAMPLES = 5000
 
 
 def e_step(
@@ -70,24 +99,91 @@ def e_step(
     return Z, float(norm[~dead].sum())
 
 
-def score_models(
-    models: list[WeightedOCSVM | None],
-    X: npt.NDArray[np.float64],
-    form: str,
-    decision_scale: str = "libsvm",
+def kernel_dots(
+    models: list[Machine | None],
+    X: npt.NDArray[np.floating],
+    K: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """``sigma * log S(x, k)`` for new samples: scaled ``d_k(x)`` or ``-||phi(x) - a_k||^2``.
+    """``sum_i alpha_ik k(x_i, x)`` for every sample and machine, one kernel pass for all.
+
+    The machines' support vectors are rows of the training data, so the kernel
+    between ``X`` and the union of the support vectors is computed once (in
+    row blocks) and multiplied by the (n_union, n_clusters) matrix of dual
+    coefficients: one kernel evaluation per (sample, support vector) pair
+    instead of one per machine. Linear machines (explicit features) need one
+    matrix product.
 
     Parameters
     ----------
-    models : list of WeightedOCSVM or None
+    models : list of WeightedOCSVM, LinearWeightedOCSVM or None
+        One machine per cluster (None: removed cluster, column of zeros).
+    X : ndarray of shape (n, n_features)
+        Samples (features of the samples for linear machines).
+    K : ndarray of shape (n, n_train) or None, default=None
+        Kernel between ``X`` and the training data, when already computed.
+
+    Returns
+    -------
+    dots : ndarray of shape (n, n_clusters)
+    """
+    n = X.shape[0]
+    out = np.zeros((n, len(models)))
+    live = [k for k, m in enumerate(models) if m is not None]
+    if not live:
+        return out
+    first = models[live[0]]
+    if isinstance(first, LinearWeightedOCSVM):
+        W = np.column_stack([models[k].coef for k in live])  # type: ignore[union-attr]
+        out[:, live] = X @ W
+        return out
+    exact = [models[k] for k in live]
+    assert all(isinstance(m, WeightedOCSVM) for m in exact)
+    if K is not None:
+        A = np.zeros((K.shape[1], len(live)))
+        for j, m in enumerate(exact):
+            A[m.support, j] = m.alpha  # type: ignore[union-attr]
+        out[:, live] = K @ A
+        return out
+    idx = np.unique(np.concatenate([m.support for m in exact]))  # type: ignore[union-attr]
+    Xu = np.empty((idx.size, X.shape[1]))
+    A = np.zeros((idx.size, len(live)))
+    for j, m in enumerate(exact):
+        pos = np.searchsorted(idx, m.support)  # type: ignore[union-attr]
+        Xu[pos] = m.support_vectors  # type: ignore[union-attr]
+        A[pos, j] = m.alpha  # type: ignore[union-attr]
+    kp = dict(kernel=first.kernel, gamma=first.gamma, degree=first.degree, coef0=first.coef0)
+    step = max(1, _BLOCK_ENTRIES // max(1, idx.size))
+    cols = np.asarray(live)
+    for start in range(0, n, step):
+        Kb = kernel_matrix(X[start : start + step], Xu, **kp)  # type: ignore[arg-type]
+        out[start : start + step, cols] = Kb @ A
+    return out
+
+
+def score_models(
+    models: list[Machine | None],
+    X: npt.NDArray[np.floating],
+    form: str,
+    decision_scale: str = "libsvm",
+    K: npt.NDArray[np.float64] | None = None,
+    diag: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """``sigma * log S(x, k)`` for samples: scaled ``d_k(x)`` or ``-||phi(x) - a_k||^2``.
+
+    Parameters
+    ----------
+    models : list of WeightedOCSVM, LinearWeightedOCSVM or None
         One machine per cluster (None: removed cluster, score ``-inf``).
     X : ndarray of shape (n, n_features)
-        Samples (validated).
+        Samples (validated; their features for linear machines).
     form : {"scholkopf", "tax-duin"}
         Which similarity (eq. 13 or eq. 12).
     decision_scale : {"libsvm", "normalized"}, default="libsvm"
         Scale of the Schölkopf decision values.
+    K : ndarray of shape (n, n_train) or None, default=None
+        Kernel between ``X`` and the training data, when already computed.
+    diag : ndarray of shape (n,) or None, default=None
+        ``k(x, x)`` when already computed (Tax & Duin).
 
     Returns
     -------
@@ -95,15 +191,25 @@ def score_models(
         Scores; divide by sigma for the log-similarities.
     """
     out = np.full((X.shape[0], len(models)), -np.inf)
+    dots = kernel_dots(models, X, K)
     for k, m in enumerate(models):
         if m is None:
             continue
         if form == "scholkopf":
-            s = m.decision_function(X)
+            s = dots[:, k] - m.rho
             if decision_scale == "libsvm":
                 s = s * m.native_scale
         else:
-            s = -m.squared_distance(X)
+            if diag is None:
+                if isinstance(m, LinearWeightedOCSVM):
+                    diag = np.einsum("ij,ij->i", X, X).astype(np.float64)
+                else:
+                    diag = kernel_diag(
+                        X, kernel=m.kernel, gamma=m.gamma, degree=m.degree, coef0=m.coef0
+                    )
+            s = -np.maximum(diag - 2.0 * dots[:, k] + m.center_sq_norm, 0.0)
+            if decision_scale == "libsvm":
+                s = s * m.native_scale
         out[:, k] = s
     return out
 
@@ -126,7 +232,7 @@ class WOCSVMParams:
         Clusters removed because their total membership vanished.
     """
 
-    models: list[WeightedOCSVM | None]
+    models: list[Machine | None]
     log_gamma: npt.NDArray[np.float64]
     weights_used: list[npt.NDArray[np.float64] | None] = field(default_factory=list)
     n_fits: int = 0
@@ -155,6 +261,13 @@ class WOCSVMObjective:
     min_mass : float, default=1e-8
         A cluster whose total membership ``sum_i z_ik`` falls below
         ``min_mass * n_samples`` is removed (absorbed by the others).
+    K : ndarray of shape (n_samples, n_samples) or None, default=None
+        The training kernel matrix when the caller computed it once per fit;
+        when None it is computed here for up to 5,000 samples.
+    features : ndarray of shape (n_samples, n_features_out) or None, default=None
+        Explicit features (e.g. a Nystroem map): the machines are then linear in
+        these features (:func:`fit_linear_weighted_ocsvm`), at a cost linear in
+        ``n_samples``; ``kernel`` and ``gamma`` are then already in the features.
     """
 
     def __init__(
@@ -174,12 +287,14 @@ class WOCSVMObjective:
         decision_scale: str = "libsvm",
         refit_tol: float = 1e-7,
         min_mass: float = 1e-8,
+        K: npt.NDArray[np.float64] | None = None,
+        features: npt.NDArray[np.floating] | None = None,
     ) -> None:
         self.X = X
         self.n_samples = X.shape[0]
         self.n_clusters = n_clusters
         self.form = form
-        self.svm_kwargs = dict(
+        self.svm_kwargs: dict[str, Any] = dict(
             form=form,
             nu=nu,
             C=C,
@@ -195,10 +310,17 @@ class WOCSVMObjective:
         self.decision_scale = decision_scale
         self.refit_tol = refit_tol
         self.min_mass = min_mass
+        self.features = features
         self._K: npt.NDArray[np.float64] | None = None
-        if self.n_samples <= _CACHE_MAX_SAMPLES:
-            self._K = kernel_matrix(X, X, **self.kparams)
-            self._diag = np.diag(self._K).copy()
+        self._diag: npt.NDArray[np.float64] | None = None
+        if features is not None:
+            self._diag = np.einsum("ij,ij->i", features, features).astype(np.float64)
+        else:
+            if K is None and self.n_samples <= _CACHE_MAX_SAMPLES:
+                K = kernel_matrix(X, X, **self.kparams)  # type: ignore[arg-type]
+            self._K = K
+            if K is not None:
+                self._diag = np.diag(K).copy()
         self.infeasible_repairs = 0
 
     # ----------------------------------------------------------------- M-step
@@ -223,7 +345,7 @@ class WOCSVMObjective:
         """
         K = self.n_clusters
         mass = Z.sum(axis=0)
-        models: list[WeightedOCSVM | None] = []
+        models: list[Machine | None] = []
         used: list[npt.NDArray[np.float64] | None] = []
         n_fits = 0 if previous is None else previous.n_fits
         removed = [] if previous is None else list(previous.removed)
@@ -250,7 +372,21 @@ class WOCSVMObjective:
                     # repair: the smallest feasible C (every alpha at its bound)
                     kwargs["C"] = 1.0 / mass[k]
                     self.infeasible_repairs += 1
-            models.append(fit_weighted_ocsvm(self.X, w, K=self._K, **kwargs))
+            if self.features is not None:
+                prev = None if previous is None else previous.models[k]
+                models.append(
+                    fit_linear_weighted_ocsvm(
+                        self.features,
+                        w,
+                        form=kwargs["form"],
+                        nu=kwargs["nu"],
+                        C=kwargs["C"],
+                        bound=kwargs["bound"],
+                        warm_start=prev if isinstance(prev, LinearWeightedOCSVM) else None,
+                    )
+                )
+            else:
+                models.append(fit_weighted_ocsvm(self.X, w, K=self._K, **kwargs))
             used.append(w.copy())
             n_fits += 1
         if previous is None:
@@ -281,23 +417,12 @@ class WOCSVMObjective:
         scores : ndarray of shape (n, n_clusters)
             ``-inf`` in the columns of removed clusters.
         """
-        if X is not None or self._K is None:
-            return score_models(
-                params.models, self.X if X is None else X, self.form, self.decision_scale
-            )
-        out = np.full((self.n_samples, self.n_clusters), -np.inf)
-        for k, m in enumerate(params.models):
-            if m is None:
-                continue
-            kdot = self._K[:, m.support] @ m.alpha
-            if self.form == "scholkopf":
-                s = kdot - m.rho
-                if self.decision_scale == "libsvm":
-                    s = s * m.native_scale
-            else:
-                s = -np.maximum(self._diag - 2 * kdot + m.center_sq_norm, 0.0)
-            out[:, k] = s
-        return out
+        if X is not None:
+            return score_models(params.models, X, self.form, self.decision_scale)
+        data = self.X if self.features is None else self.features
+        return score_models(
+            params.models, data, self.form, self.decision_scale, K=self._K, diag=self._diag
+        )
 
     def e_step(
         self,
@@ -324,3 +449,220 @@ class WOCSVMObjective:
             f_LL of eq. (16) on these samples.
         """
         return e_step(self.score(params, X) / sigma, params.log_gamma)
+
+
+# ---------------------------------------------------------------------------
+# Once-per-fit data preparation shared by WOC-SVM and OC-SVM hard clustering.
+# ---------------------------------------------------------------------------
+EXACT_MAX_SAMPLES = _CACHE_MAX_SAMPLES  # n_components="auto" switches to a Nystroem map above this
+AUTO_COMPONENTS = 300
+
+
+@dataclass
+class OneClassData:
+    """Training data in the units the machines see, and how to map new data there.
+
+    ``X`` is ``(X_user - shift) / scale``: RBF and polynomial machines see
+    centred data of unit peak, so fits are the same for ``X``, ``c X`` and
+    ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
+    so it is only scaled). ``gamma`` is the kernel coefficient in those units;
+    ``gamma_user = gamma / scale**2`` is the same kernel in the user's units.
+    ``features`` are explicit features (Nystroem map or the scaled data for the
+    linear kernel) when the machines are linear in them, else None; ``K`` the
+    kernel matrix of an exact fit on few samples.
+    """
+
+    X: npt.NDArray[np.float64]
+    shift: npt.NDArray[np.float64]
+    scale: float
+    kernel: str
+    gamma: float
+    gamma_user: float
+    features: npt.NDArray[np.float64] | None = None
+    feature_map: Any = None
+    K: npt.NDArray[np.float64] | None = None
+
+    def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Map new (validated) samples to what the machines score."""
+        Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale
+        if self.feature_map is not None:
+            return np.asarray(self.feature_map.transform(Z), dtype=np.float64)
+        if self.kernel == "linear":
+            return Z * np.sqrt(self.gamma)
+        return Z
+
+
+def check_ocsvm_params(kernel: Any, nu: Any) -> float:
+    """Validate the kernel name and ``nu`` in (0, 1]; return ``nu``.
+
+    Parameters
+    ----------
+    kernel : str
+        One of ``KERNELS``.
+    nu : float
+        One-class SVM nu.
+
+    Returns
+    -------
+    nu : float
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
+    if isinstance(nu, bool) or not isinstance(nu, int | float | np.integer | np.floating):
+        raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}.")
+    if not (np.isfinite(nu) and 0 < nu <= 1):
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    return float(nu)
+
+
+def check_decision_scale(decision_scale: Any) -> None:
+    """Check that ``decision_scale`` is ``"libsvm"`` or ``"normalized"``.
+
+    Parameters
+    ----------
+    decision_scale : object
+        The parameter value.
+    """
+    if decision_scale not in ("libsvm", "normalized"):
+        raise ValueError(
+            f"decision_scale must be 'libsvm' or 'normalized'; got {decision_scale!r}."
+        )
+
+
+def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+    """Labels of a random partition of ``n`` samples into ``n_clusters`` near-equal parts.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+    n_clusters : int
+        Number of parts.
+    rng : RandomState
+        Source of the permutation.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    lab = np.empty(n, dtype=np.intp)
+    for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
+        lab[part] = k
+    return lab
+
+
+def prepare_one_class_data(
+    X: npt.NDArray[np.floating],
+    *,
+    kernel: str,
+    gamma: Any,
+    n_components: Any,
+    random_state: Any,
+    cache_kernel: bool = True,
+) -> OneClassData:
+    """Centre and scale ``X`` once per fit, resolve ``gamma``, build features or the kernel.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated training data.
+    kernel : {"rbf", "linear", "poly"}
+        Kernel.
+    gamma : float or {"scale", "sigma0"}
+        Kernel coefficient in the user's units, or a data-relative rule
+        (:func:`marginclust.feature_maps.resolve_gamma`).
+    n_components : int, "auto" or None
+        Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
+        300 components) or None (exact). Ignored by the linear kernel, whose
+        machines are always linear in the (scaled) data.
+    random_state : RandomState
+        Seeds the Nystroem landmarks and the ``sigma0`` row sample.
+    cache_kernel : bool, default=True
+        Build the n x n kernel matrix for exact fits on at most 5,000 samples.
+
+    Returns
+    -------
+    data : OneClassData
+    """
+    from sklearn.kernel_approximation import Nystroem
+
+    from ..feature_maps import resolve_gamma
+
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        finite_mean = bool(np.all(np.isfinite(X.mean(axis=0))))
+    if not finite_mean:
+        raise ValueError(
+            "X has values so large that their mean overflows; rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if kernel == "linear":
+        shift = np.zeros(X.shape[1])
+        peak = float(np.max(np.abs(X)))
+        spread = float(np.max(X.max(axis=0) - X.min(axis=0)))
+        if spread <= 1e-9 * peak:
+            raise ValueError(
+                f"X has a common offset (values up to {peak:.3g}) that dwarfs its spread "
+                f"({spread:.3g}); the linear one-class SVM separates the data from the origin, "
+                "so it cannot see the clusters. Centre the features (e.g. StandardScaler) or "
+                "use kernel='rbf', which is translation-invariant."
+            )
+    else:
+        shift = X.mean(axis=0)
+        peak = float(np.max(np.abs(X - shift)))
+    if not np.isfinite(peak) or peak <= 0:
+        raise ValueError("X has no spread to scale by; its samples are all identical.")
+    Z = (X - shift) / peak
+    if isinstance(gamma, str) and gamma == "auto":
+        warnings.warn(
+            "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
+            "use gamma='scale' (the default) or a float.",
+            FutureWarning,
+            stacklevel=4,
+        )
+        gamma_user = 1.0 / X.shape[1]
+        g = gamma_user * peak * peak
+    elif isinstance(gamma, str):
+        g = resolve_gamma(gamma, Z, random_state=random_state)
+        gamma_user = g / (peak * peak)
+    else:
+        gamma_user = resolve_gamma(gamma, Z)
+        with np.errstate(over="ignore"):
+            g = gamma_user * peak * peak
+    if not (np.isfinite(g) and g > 0):
+        raise ValueError(
+            f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
+            "overflow or be constant. Rescale your features or use gamma='scale'."
+        )
+    data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
+    n = X.shape[0]
+    if kernel == "linear":
+        data.features = Z * np.sqrt(g)
+        return data
+    if isinstance(n_components, str):
+        if n_components != "auto":
+            raise ValueError(f"n_components must be an int, 'auto' or None; got {n_components!r}.")
+        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
+    if n_components is not None:
+        if (
+            isinstance(n_components, bool)
+            or not isinstance(n_components, int | np.integer)
+            or n_components < 1
+        ):
+            raise ValueError(
+                f"n_components must be a positive int, 'auto' or None; got {n_components!r}."
+            )
+        nys = Nystroem(
+            kernel=kernel,
+            gamma=g,
+            degree=3,
+            coef0=0.0,
+            n_components=min(int(n_components), n),
+            random_state=random_state,
+        )
+        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
+        data.feature_map = nys
+        return data
+    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
+    return data

@@ -2,5 +2,12 @@
 
 from ._convergence import plot_convergence
 from ._membership import membership_colors, plot_memberships
+from ._style import align_memberships, method_styles
 
-__all__ = ["membership_colors", "plot_convergence", "plot_memberships"]
+__all__ = [
+    "align_memberships",
+    "membership_colors",
+    "method_styles",
+    "plot_convergence",
+    "plot_memberships",
+]

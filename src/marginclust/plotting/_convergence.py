@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ._membership import _pyplot
+from ._style import method_styles
 
 __all__ = ["plot_convergence"]
 
@@ -17,6 +18,8 @@ def plot_convergence(
     *,
     ax: Any = None,
     relative: bool = True,
+    x: str = "iteration",
+    styles: Mapping[str, Mapping[str, Any]] | None = None,
     title: str | None = "Convergence",
 ) -> Any:
     """Plot each method's objective history against the iteration number.
@@ -30,18 +33,35 @@ def plot_convergence(
     relative : bool, default=True
         Plot ``(J_t - min J) / (max J - min J)`` so methods whose objectives
         differ in scale and sign share one axis (0 = lowest value reached).
+    x : {"iteration", "fraction"}, default="iteration"
+        ``"fraction"`` plots iteration ``t`` of a run of ``T`` iterations at
+        ``(t - 1) / (T - 1)``, so a 175-iteration run and a 5-iteration run use the
+        same width; the legend then gives each run's iteration count.
+    styles : mapping of str to dict, default=None
+        ``name -> Axes.plot keyword arguments`` (colour, line style, marker); None
+        uses :func:`method_styles`, one distinct look per method.
     title : str, default="Convergence"
         Axes title.
 
     Returns
     -------
     ax : matplotlib Axes
+
+    Examples
+    --------
+    >>> from marginclust.plotting import plot_convergence
+    >>> ax = plot_convergence({"A": [3.0, 2.0, 1.5], "B": [10, 9, 8, 7, 6]}, x="fraction")
+    >>> [line.get_label() for line in ax.get_lines()]
+    ['A (3 it.)', 'B (5 it.)']
     """
+    if x not in ("iteration", "fraction"):
+        raise ValueError(f"x must be 'iteration' or 'fraction'; got {x!r}.")
     plt = _pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4, 4))
-    styles = ["-", "--", ":", "-."]
-    for i, (name, history) in enumerate(histories.items()):
+    styles = dict(styles) if styles is not None else method_styles(list(histories))
+    drawn = 0
+    for name, history in histories.items():
         h = np.asarray(history, dtype=np.float64).ravel()
         h = h[np.isfinite(h)]
         if h.size == 0:
@@ -49,14 +69,18 @@ def plot_convergence(
         if relative:
             span = h.max() - h.min()
             h = (h - h.min()) / span if span > 0 else np.zeros_like(h)
-        ax.plot(
-            np.arange(1, h.size + 1), h, marker="o", ms=3, label=name,
-            color=plt.get_cmap("tab10")(i % 10), linestyle=styles[(i // 10) % len(styles)],
-        )
-    ax.set_xlabel("iteration")
+        t = np.arange(1, h.size + 1, dtype=np.float64)
+        label = name
+        if x == "fraction":
+            t = (t - 1) / (h.size - 1) if h.size > 1 else np.zeros(1)
+            label = f"{name} ({h.size} it.)"
+        style = {"ms": 3, "markevery": max(1, h.size // 12), **styles.get(name, {})}
+        ax.plot(t, h, label=label, **style)
+        drawn += 1
+    ax.set_xlabel("fraction of the run's iterations" if x == "fraction" else "iteration")
     ax.set_ylabel("normalised objective" if relative else "objective")
     if title:
         ax.set_title(title, fontsize=9)
-    if histories:
-        ax.legend(fontsize=7, ncol=2 if len(histories) > 6 else 1)
+    if drawn:
+        ax.legend(fontsize=7, ncol=2 if drawn > 6 else 1, handlelength=3.5)
     return ax

@@ -54,6 +54,7 @@ def plot_memberships(
     centers: npt.ArrayLike | None = None,
     ax: Any = None,
     title: str | None = None,
+    palette: npt.ArrayLike | None = None,
 ) -> Any:
     """Scatter the first two features, each point coloured by its memberships.
 
@@ -72,6 +73,10 @@ def plot_memberships(
         Axes to draw on (None: a new figure).
     title : str, default=None
         Axes title.
+    palette : array-like of shape (n_clusters, 3), default=None
+        Cluster colours (see :func:`membership_colors`); pass the same palette and
+        memberships aligned with :func:`align_memberships` to match colours across
+        panels.
 
     Returns
     -------
@@ -83,7 +88,7 @@ def plot_memberships(
         raise ValueError(f"X must have at least two columns to plot; got shape {X.shape}.")
     if ax is None:
         _, ax = plt.subplots(figsize=(4, 4))
-    ax.scatter(X[:, 0], X[:, 1], c=membership_colors(U), s=12, linewidths=0)
+    ax.scatter(X[:, 0], X[:, 1], c=membership_colors(U, palette), s=12, linewidths=0)
     if centers is not None:
         C = np.asarray(centers, dtype=np.float64)
         ax.scatter(C[:, 0], C[:, 1], marker="x", c="k", s=60)

@@ -28,11 +28,13 @@ import numpy.typing as npt
 
 from ._result import SolverResult
 
-__all__ = ["FixedPointEM", "annealing_schedule"]
+__all__ = ["MAX_LEVELS", "FixedPointEM", "annealing_schedule"]
+
+MAX_LEVELS = 10_000
 
 
 def annealing_schedule(sigma_max: float, sigma_min: float, decay: float) -> npt.NDArray[np.float64]:
-    """The scales of the annealing loop: ``sigma_max * decay**t`` while ``> sigma_min``.
+    """The temperatures of the annealing loop: ``sigma_max * decay**t`` while ``> sigma_min``.
 
     This is the paper's steps (2)-(5): run at ``sigma = sigma_max``, multiply by
     ``decay``, go on while ``sigma > sigma_min``.
@@ -54,19 +56,29 @@ def annealing_schedule(sigma_max: float, sigma_min: float, decay: float) -> npt.
     Raises
     ------
     ValueError
-        On a non-positive scale or a decay outside (0, 1).
+        On a non-positive scale, a decay outside (0, 1), or a schedule of more
+        than ``MAX_LEVELS`` levels (e.g. ``decay = 1 - 1e-9``).
     """
     if not (np.isfinite(sigma_max) and sigma_max > 0 and np.isfinite(sigma_min) and sigma_min > 0):
         raise ValueError(
-            f"sigma_max and sigma_min must be positive; got {sigma_max!r}, {sigma_min!r}."
+            "temperature_max and temperature_min must be positive and finite; got "
+            f"{sigma_max!r}, {sigma_min!r}."
         )
-    if not 0 < decay < 1:
+    if not (np.isfinite(decay) and 0 < decay < 1):
         raise ValueError(f"decay must be in (0, 1); got {decay!r}.")
     if sigma_max <= sigma_min:
         raise ValueError(
-            f"sigma_max={sigma_max} must be larger than sigma_min={sigma_min} for annealing."
+            f"temperature_max={sigma_max} must be larger than temperature_min={sigma_min} "
+            "for annealing."
         )
-    n = int(np.floor(np.log(sigma_min / sigma_max) / np.log(decay))) + 1
+    n_levels = np.floor(np.log(sigma_min / sigma_max) / np.log(decay)) + 1
+    if not n_levels <= MAX_LEVELS:
+        raise ValueError(
+            f"The annealing schedule from {sigma_max:g} down to {sigma_min:g} by decay={decay!r} "
+            f"has {n_levels:.3g} levels (at most {MAX_LEVELS} are allowed; the paper's 5 -> 0.1 "
+            "by 0.95 has 77). Use a smaller decay or a narrower range."
+        )
+    n = int(n_levels)
     sig = sigma_max * decay ** np.arange(n + 1)
     return sig[sig > sigma_min * (1 + 1e-12)]
 
@@ -85,7 +97,7 @@ class FixedPointEM:
     n_samples : int
         Used to make ``tol`` per-sample.
     callback : callable or None
-        ``callback(iteration, f_ll)``; returning True stops the run.
+        ``callback(iteration, f_ll, sigma)``; returning True stops the run.
     """
 
     required: ClassVar[tuple[str, ...]] = ("m_step", "e_step")
@@ -97,7 +109,7 @@ class FixedPointEM:
         tol: float,
         max_iter: int,
         n_samples: int,
-        callback: Callable[[int, float], bool | None] | None = None,
+        callback: Callable[[int, float, float], bool | None] | None = None,
     ) -> None:
         self.sigmas = np.atleast_1d(np.asarray(sigmas, dtype=np.float64))
         self.tol = tol
@@ -146,7 +158,7 @@ class FixedPointEM:
                 history.append(f_new)
                 sig_hist.append(sigma)
                 level.append(f_new)
-                if self.callback is not None and self.callback(n_iter, f_new):
+                if self.callback is not None and self.callback(n_iter, f_new, float(sigma)):
                     stop = True
                     break
                 if abs(f_new - f) <= atol:
@@ -173,14 +185,14 @@ class FixedPointEM:
             if osc_levels and osc_levels[-1] == last:
                 message = (
                     f"f_LL oscillates between two values ({history[-1]:.6g} and "
-                    f"{history[-2]:.6g}) at sigma={last:.4g} (the 2-cycle noted in Bicego & "
+                    f"{history[-2]:.6g}) at temperature={last:.4g} (the 2-cycle noted in Bicego & "
                     "Figueiredo, Sec. 3.2), so the loop stopped without converging. Try "
-                    "annealing=True, another init or a larger sigma."
+                    "annealing=True, another init or a larger temperature."
                 )
             else:
                 message = (
                     f"WOC-SVM clustering did not converge in max_iter={self.max_iter} "
-                    f"iterations at sigma={last:.4g}; increase max_iter or tol."
+                    f"iterations at temperature={last:.4g}; increase max_iter or tol."
                 )
         return SolverResult(
             x=(params, Z, float(self.sigmas[len(level_conv) - 1])),

@@ -71,9 +71,9 @@ class QPResult:
 
 def _solve_kkt(K: Array, rhs: Array) -> Array:
     try:
-        return np.linalg.solve(K, rhs)
+        return np.asarray(np.linalg.solve(K, rhs), dtype=np.float64)
     except np.linalg.LinAlgError:
-        return np.linalg.lstsq(K, rhs, rcond=None)[0]
+        return np.asarray(np.linalg.lstsq(K, rhs, rcond=None)[0], dtype=np.float64)
 
 
 def _max_step(v: Array, dv: Array) -> float:
@@ -114,8 +114,19 @@ def _qp_arrays(
     A = np.asarray(A, dtype=np.float64).reshape(-1, g.size)
     b = np.asarray(b, dtype=np.float64).ravel()
     nn = np.asarray(nonneg, dtype=bool)
+    _check_finite(H, g, A, b)
     scale = max(1.0, np.abs(H).max(initial=0.0), np.abs(g).max(initial=0.0))
     return H, g, A, b, nn, scale
+
+
+def _check_finite(*arrays: Any) -> None:
+    """Refuse NaN / inf in QP data: LAPACK may loop for a very long time on them."""
+    for arr in arrays:
+        if not np.all(np.isfinite(arr)):
+            raise FloatingPointError(
+                "The QP received non-finite numbers (an overflow in the data or the weights). "
+                "Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."
+            )
 
 
 def solve_qp_nonneg(
@@ -156,6 +167,11 @@ def solve_qp_nonneg(
     Returns
     -------
     result : QPResult
+
+    Raises
+    ------
+    FloatingPointError
+        If the QP data hold NaN or infinity.
     """
     H, g, A, b, nn, scale = _qp_arrays(H, g, A, b, nonneg)
     p, r = g.size, b.size
@@ -189,6 +205,8 @@ def solve_qp_nonneg(
             break
         K = K0.copy()
         K[idx, idx] += lam / zi
+        if not np.all(np.isfinite(K)):  # the barrier blew up: stop, report not converged
+            break
         try:
             lu = lu_factor(K, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):  # pragma: no cover - defensive
@@ -279,6 +297,8 @@ def solve_qp_active_set(
         K[:nF, nF:] = -AF.T
         K[nF:, :nF] = AF
         rhs = np.concatenate([-grad[F], np.zeros(r)])
+        if not (np.all(np.isfinite(K)) and np.all(np.isfinite(rhs))):
+            break  # not converged: the caller falls back to the interior point method
         try:
             sol = np.linalg.solve(K, rhs)
             resid = np.abs(K @ sol - rhs).max()
@@ -420,9 +440,15 @@ def solve_bundle_dual(
     Returns
     -------
     result : BundleQPResult
+
+    Raises
+    ------
+    FloatingPointError
+        If ``Q``, ``o``, ``Ct`` or ``C`` hold NaN or infinity.
     """
     Q = np.asarray(Q, dtype=np.float64)
     o = np.asarray(o, dtype=np.float64)
+    _check_finite(Q, o, Ct, np.asarray(C, dtype=np.float64))
     m = o.size
     Ct = np.asarray(Ct, dtype=np.float64).reshape(m, -1)
     q = Ct.shape[1]

@@ -47,6 +47,7 @@ weights ``w`` is ``nu' sum(w)`` times the normalised ``d(x)``; see
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -54,8 +55,16 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.svm import OneClassSVM
 
 from ..exceptions import InfeasibleProblemError
+from ..solvers._box_simplex_newton import solve_box_simplex_newton
 
-__all__ = ["WeightedOCSVM", "fit_weighted_ocsvm", "kernel_diag", "kernel_matrix"]
+__all__ = [
+    "LinearWeightedOCSVM",
+    "WeightedOCSVM",
+    "fit_linear_weighted_ocsvm",
+    "fit_weighted_ocsvm",
+    "kernel_diag",
+    "kernel_matrix",
+]
 
 FORMS = ("scholkopf", "tax-duin")
 KERNELS = ("rbf", "linear", "poly")
@@ -161,15 +170,20 @@ class WeightedOCSVM:
         Schölkopf: the offset of eq. (7) in the normalised scale. Tax & Duin:
         the squared radius ``R^2`` (mean squared distance of the free support
         vectors; NaN when there is none).
-    center_sq_norm : float
-        ``alpha^T K alpha`` (the squared norm of the centre, used by eq. 3).
     native_scale : float
-        ``nu' * sum(w)``: the factor between LIBSVM's own decision values and the
-        normalised ``d(x)`` (Schölkopf form).
+        Schölkopf: ``nu' * sum(w)``, the factor between LIBSVM's own decision
+        values and the normalised ``d(x)``. Tax & Duin: ``1 / (2 C)``, the same
+        factor for the squared distance: with an RBF kernel
+        ``-||phi(x) - a||^2 / 2`` is the Schölkopf ``d(x)`` plus a constant, and
+        ``1 / C = nu sum(w)`` when ``C`` is derived from ``nu``.
     kernel, gamma, degree, coef0
         Kernel definition.
     n_iter : int
         LIBSVM iterations (``n_iter_``), 0 when no solver call was needed.
+    known_center_sq_norm : float or None
+        ``alpha^T K alpha`` when the fit already computed it; otherwise the
+        property :attr:`center_sq_norm` computes it on first use (the default
+        Schölkopf path never needs it, so no kernel matrix is built after a fit).
     """
 
     form: str
@@ -177,13 +191,28 @@ class WeightedOCSVM:
     support: npt.NDArray[np.intp]
     alpha: npt.NDArray[np.float64]
     rho: float
-    center_sq_norm: float
     native_scale: float
     kernel: str
     gamma: float
     degree: int
     coef0: float
     n_iter: int = 0
+    known_center_sq_norm: float | None = None
+
+    @cached_property
+    def center_sq_norm(self) -> float:
+        """``alpha^T K alpha``, the squared norm of the centre (computed on first use)."""
+        if self.known_center_sq_norm is not None:
+            return self.known_center_sq_norm
+        Ksv = kernel_matrix(
+            self.support_vectors,
+            self.support_vectors,
+            kernel=self.kernel,
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+        )
+        return float(self.alpha @ Ksv @ self.alpha)
 
     def _kernel_dot(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
         """``sum_i alpha_i k(x_i, x)`` for every row, in row blocks."""
@@ -362,7 +391,7 @@ def fit_weighted_ocsvm(
             )
         libsvm_w = C_eff * wk
         nu_eff = min(1.0, 1.0 / (C_eff * total))
-        native_scale = 1.0
+        native_scale = 0.5 / C_eff
 
     Xk = X[keep]
     at_bound = nu_eff >= 1.0 - 1e-12
@@ -374,7 +403,10 @@ def fit_weighted_ocsvm(
     else:
         scale = libsvm_w.size / libsvm_w.sum()  # rescale to mean one (absolute tolerance)
         if K is not None or (form == "tax-duin" and kernel != "rbf"):
-            Kk = kernel_matrix(Xk, Xk, **kparams) if K is None else K[np.ix_(keep, keep)]
+            if K is None:
+                Kk = kernel_matrix(Xk, Xk, **kparams)
+            else:  # no copy when every sample is kept (soft memberships)
+                Kk = K if keep.size == n else K[np.ix_(keep, keep)]
             if form == "tax-duin" and kernel != "rbf":
                 d = np.diag(Kk).copy()
                 Kk = Kk - 0.5 * (d[:, None] + d[None, :])
@@ -399,26 +431,186 @@ def fit_weighted_ocsvm(
         if form == "scholkopf":
             rho_from_libsvm = float(np.ravel(svm.offset_)[0]) / norm
     Xsv = Xk[sv_idx]
-    Ksv = kernel_matrix(Xsv, Xsv, **kparams)
-    Ka = Ksv @ alpha
-    center_sq_norm = float(alpha @ Ka)
-    if form == "scholkopf":
-        # all at the bound: KKT only gives rho >= max_i (K alpha)_i; take the smallest
-        rho = float(Ka.max()) if keep.size == 1 or at_bound else rho_from_libsvm
+    center_sq_norm: float | None = None
+    if form == "scholkopf" and not (keep.size == 1 or at_bound):
+        rho = rho_from_libsvm  # the support-vector kernel matrix is not needed
     else:
-        ub = libsvm_w[sv_idx]  # C w_i
-        free = alpha < ub * (1 - 1e-6)
-        diag = np.diag(Ksv)
-        dist2 = diag - 2 * Ka + center_sq_norm
-        rho = float(dist2[free].mean()) if np.any(free) else float("nan")
+        Ksv = kernel_matrix(Xsv, Xsv, **kparams)
+        Ka = Ksv @ alpha
+        center_sq_norm = float(alpha @ Ka)
+        if form == "scholkopf":
+            # all at the bound: KKT only gives rho >= max_i (K alpha)_i; take the smallest
+            rho = float(Ka.max())
+        else:
+            ub = libsvm_w[sv_idx]  # C w_i
+            free = alpha < ub * (1 - 1e-6)
+            dist2 = np.diag(Ksv) - 2 * Ka + center_sq_norm
+            rho = float(dist2[free].mean()) if np.any(free) else float("nan")
     return WeightedOCSVM(
         form=form,
         support_vectors=Xsv,
         support=keep[sv_idx],
         alpha=alpha,
         rho=rho,
-        center_sq_norm=center_sq_norm,
         native_scale=float(native_scale),
         n_iter=n_iter,
+        known_center_sq_norm=center_sq_norm,
         **kparams,
+    )
+
+
+@dataclass(frozen=True)
+class LinearWeightedOCSVM:
+    """A weighted one-class SVM on explicit features ``f(x)``, normalised (``sum alpha = 1``).
+
+    The centre is ``coef = sum_i alpha_i f(x_i)``; with the features of a
+    Nystroem map this is the low-rank counterpart of :class:`WeightedOCSVM`.
+
+    Parameters
+    ----------
+    form : {"scholkopf", "tax-duin"}
+        Which problem was solved.
+    coef : ndarray of shape (n_features_out,)
+        ``sum_i alpha_i f(x_i)``.
+    rho : float
+        Schölkopf: the offset (``d(x) = f(x).coef - rho``). Tax & Duin: the
+        squared radius ``R^2``.
+    native_scale : float
+        ``nu' * sum(w)`` (Schölkopf), as :attr:`WeightedOCSVM.native_scale`.
+    n_iter : int
+        Newton steps of the solver.
+    gap : float
+        Certified duality gap of the solve.
+    """
+
+    form: str
+    coef: npt.NDArray[np.float64]
+    rho: float
+    native_scale: float
+    n_iter: int = 0
+    gap: float = 0.0
+
+    @property
+    def center_sq_norm(self) -> float:
+        """``||coef||^2``."""
+        return float(self.coef @ self.coef)
+
+    def decision_function(self, F: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Schölkopf: ``f(x).coef - rho``; Tax & Duin: ``R^2 - ||f(x) - coef||^2``.
+
+        Parameters
+        ----------
+        F : ndarray of shape (n, n_features_out)
+            Features of the samples.
+
+        Returns
+        -------
+        d : ndarray of shape (n,)
+        """
+        if self.form == "scholkopf":
+            return np.asarray(F @ self.coef, dtype=np.float64) - self.rho
+        return self.rho - self.squared_distance(F)
+
+    def squared_distance(self, F: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """``||f(x) - coef||^2`` for every row of ``F``.
+
+        Parameters
+        ----------
+        F : ndarray of shape (n, n_features_out)
+            Features of the samples.
+
+        Returns
+        -------
+        dist2 : ndarray of shape (n,)
+        """
+        q = np.einsum("ij,ij->i", F, F).astype(np.float64)
+        return np.maximum(q - 2.0 * np.asarray(F @ self.coef) + self.center_sq_norm, 0.0)
+
+
+def fit_linear_weighted_ocsvm(
+    F: npt.NDArray[np.floating],
+    w: npt.ArrayLike,
+    *,
+    form: str = "scholkopf",
+    nu: float = 0.5,
+    C: float | None = None,
+    bound: str = "sum",
+    tol: float = 1e-8,
+    warm_start: LinearWeightedOCSVM | None = None,
+) -> LinearWeightedOCSVM:
+    """Train a weighted one-class SVM with a linear kernel on explicit features ``F``.
+
+    Same problems and conventions as :func:`fit_weighted_ocsvm` (Schölkopf
+    eq. 11 with the bound ``w_i / (nu sum w)`` or ``w_i / (nu N)``; Tax & Duin
+    eq. 10 with the bound ``C w_i``), solved in the primal by
+    :func:`~marginclust.solvers._box_simplex_newton.solve_box_simplex_newton`:
+    cost linear in the number of samples.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n_samples, n_features_out)
+        Features (e.g. a Nystroem map of the data); prior validation assumed.
+    w : array-like of shape (n_samples,)
+        Non-negative weights; at least one positive.
+    form, nu, C, bound
+        As in :func:`fit_weighted_ocsvm`.
+    tol : float, default=1e-8
+        Duality-gap tolerance of the solver.
+    warm_start : LinearWeightedOCSVM or None, default=None
+        A previous solution to start from (EM iterations move the weights little).
+
+    Returns
+    -------
+    model : LinearWeightedOCSVM
+    """
+    n = F.shape[0]
+    w = _check_weights(w, n)
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}; got {form!r}.")
+    if not 0.0 < nu <= 1.0:
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    total = float(w.sum())
+    b: npt.NDArray[np.float64] | None = None
+    if form == "scholkopf":
+        if bound == "sum":
+            nu_eff = float(nu)
+        elif bound == "n":
+            nu_eff = float(nu) * n / total
+            if nu_eff > 1.0 + 1e-12:
+                raise InfeasibleProblemError(
+                    f"Eq. (11) is infeasible: the weights sum to {total:.6g} < nu * n = "
+                    f"{nu * n:.6g}. Use bound='sum', a smaller nu, or larger weights."
+                )
+            nu_eff = min(nu_eff, 1.0)
+        else:
+            raise ValueError(f"bound must be 'sum' or 'n'; got {bound!r}.")
+        u = w / (nu_eff * total)
+        native_scale = nu_eff * total
+    else:
+        C_eff = 1.0 / (nu * total) if C is None else float(C)
+        if C_eff * total < 1.0 - 1e-12:
+            raise InfeasibleProblemError(
+                f"Eq. (10) is infeasible: C * sum(w) = {C_eff * total:.6g} < 1. Increase C to "
+                f"at least {1.0 / total:.6g} or use larger weights."
+            )
+        u = C_eff * w
+        b = -0.5 * np.einsum("ij,ij->i", F, F).astype(np.float64)
+        native_scale = 0.5 / C_eff
+    if float(u.sum()) <= 1.0 + 1e-12:
+        # every multiplier at its upper bound (nu' = 1): alpha = u / sum u
+        a = u / u.sum()
+        coef = np.asarray(F.T @ a, dtype=np.float64)
+        pos = w > 0
+        c = np.asarray(F[pos] @ coef, dtype=np.float64)
+        if form == "scholkopf":
+            rho = float(c.max())  # the smallest offset the KKT conditions allow
+        else:
+            rho = float("nan")  # no free support vector defines the radius
+        return LinearWeightedOCSVM(form, coef, rho, float(native_scale))
+    sol = solve_box_simplex_newton(
+        F, u, b, w0=None if warm_start is None else warm_start.coef, tol=tol
+    )
+    rho = sol.rho if form == "scholkopf" else float(sol.w @ sol.w) - 2.0 * sol.rho
+    return LinearWeightedOCSVM(
+        form, sol.w, float(rho), float(native_scale), n_iter=sol.n_iter, gap=sol.gap
     )

@@ -1,0 +1,101 @@
+"""Candidate settings of a label-free search, and rescaling of n-scaled parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from numbers import Real
+from typing import Any
+
+from sklearn.model_selection import ParameterGrid
+
+__all__ = ["candidate_settings", "n_scaled_params", "scale_params"]
+
+
+def candidate_settings(
+    estimator: Any, param_grid: Mapping[str, Sequence[Any]] | Sequence[Any] | None, X: Any
+) -> tuple[list[dict[str, Any]], str]:
+    """The settings to compare and where they came from.
+
+    ``param_grid=None`` asks the estimator for its label-free grid
+    (``estimator._label_free_grid(X)``, computed from ``X`` only; for a Pipeline,
+    its last step's grid on the transformed rows); an empty or missing grid
+    means the defaults alone. Returns the list of settings and
+    ``"given"``, ``"estimator"`` or ``"defaults"``.
+    """
+    source = "given"
+    if param_grid is None:
+        param_grid = _declared_grid(estimator, X)
+        source = "estimator"
+        if not param_grid:
+            return [{}], "defaults"
+    settings = [dict(p) for p in ParameterGrid(param_grid)]  # type: ignore[arg-type]
+    if not settings:
+        raise ValueError("param_grid gives no setting; pass None or a non-empty grid.")
+    valid = set(estimator.get_params(deep=True))
+    unknown = sorted({k for s in settings for k in s} - valid)
+    if unknown:
+        raise ValueError(f"{type(estimator).__name__} has no parameter(s) {unknown}; "
+                         f"its parameters are {sorted(valid)}.")
+    return settings, source
+
+
+def _declared_grid(estimator: Any, X: Any) -> dict[str, list[Any]]:
+    """The estimator's label-free grid; for a Pipeline, its last step's grid computed on
+    the rows the earlier steps produce, with the step name as prefix."""
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        name, last = steps[-1]
+        hook = getattr(last, "_label_free_grid", None)
+        if not callable(hook):
+            return {}
+        if len(steps) > 1:
+            from sklearn.base import clone
+            from sklearn.pipeline import Pipeline
+
+            X = clone(Pipeline(list(steps[:-1]))).fit_transform(X)
+        return {f"{name}__{k}": list(v) for k, v in (hook(X) or {}).items()}
+    hook = getattr(estimator, "_label_free_grid", None)
+    return dict(hook(X) or {}) if callable(hook) else {}
+
+
+def n_scaled_params(estimator: Any) -> tuple[str, ...]:
+    """Names of the estimator's parameters that are sums over samples.
+
+    Read from the class attribute ``_n_scaled_params``; for a Pipeline, those of
+    its last step, prefixed with the step name.
+    """
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        name, last = steps[-1]
+        return tuple(f"{name}__{p}" for p in getattr(type(last), "_n_scaled_params", ()))
+    return tuple(getattr(type(estimator), "_n_scaled_params", ()))
+
+
+def scale_params(
+    estimator: Any, setting: Mapping[str, Any], n_fit: int, n_ref: int
+) -> dict[str, Any]:
+    """``setting`` for a fit on ``n_fit`` rows when its values are meant for ``n_ref`` rows.
+
+    Every n-scaled parameter (see :func:`n_scaled_params`) that is a real number
+    -- from the setting, or the estimator's current value -- is multiplied by
+    ``n_fit / n_ref``; other parameters are unchanged.
+
+    Examples
+    --------
+    >>> class Est:
+    ...     _n_scaled_params = ("C",)
+    ...     def get_params(self, deep=True):
+    ...         return {"C": 1.0, "m": 2.0}
+    >>> scale_params(Est(), {"m": 1.5}, 300, 100)
+    {'m': 1.5, 'C': 3.0}
+    """
+    out = dict(setting)
+    names = n_scaled_params(estimator)
+    if not names or n_fit == n_ref:
+        return out
+    current = estimator.get_params(deep=True)
+    for name in names:
+        value = out.get(name, current.get(name))
+        if isinstance(value, Real) and not isinstance(value, bool):
+            out[name] = float(value) * n_fit / n_ref
+    return out

@@ -1,0 +1,88 @@
+"""A centred, power-of-two-rescaled copy of X for translation-invariant squared-distance methods.
+
+Squared distances expanded as ``||x||^2 - 2 x.c + ||c||^2`` lose every digit when
+the data carry a large common offset (``X + 1e9``: timestamps), and overflow or
+underflow at extreme scales (``X * 1e200``, ``X * 1e-150``). Methods whose result
+does not change under translation and (up to a known factor) under uniform
+scaling work in the frame ``Z = (X - mean) * s``: centring removes the offset,
+and ``s``, a power of two (an exact multiplication), brings the largest centred
+entry into [1/2, 1), so squares neither overflow nor underflow. Squared
+distances in the data frame are those of Z divided by ``s**2``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Frame", "centred_frame"]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Data in the working frame ``Z = (X - mean) * scale`` and the map back."""
+
+    Z: npt.NDArray[np.floating]
+    mean: npt.NDArray[np.floating]
+    scale: float
+
+    def to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        """New data (same dtype) in the working frame."""
+        Z = X - self.mean.astype(X.dtype, copy=False)
+        if self.scale != 1.0:
+            Z *= X.dtype.type(self.scale)
+        return Z
+
+    def centers_to_frame(self, C: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Centres (data frame) in the working frame, float64."""
+        return (np.asarray(C, dtype=np.float64) - self.mean) * self.scale
+
+    def centers_from_frame(self, C: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Centres (working frame) back in the data frame, float64."""
+        return np.asarray(C, dtype=np.float64) / self.scale + self.mean
+
+
+def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
+    """Centre ``X`` (a copy, dtype kept) and rescale it by a power of two.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated dense data with finite entries.
+    name : str, default="X"
+        Name used in messages.
+
+    Returns
+    -------
+    frame : Frame
+
+    Raises
+    ------
+    ValueError
+        If the column means overflow (entries near the float maximum): rescale
+        the features.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = X.mean(axis=0, dtype=np.float64)
+    if not np.all(np.isfinite(mean)):
+        raise ValueError(
+            f"{name} has entries so large that their mean overflows. Rescale your "
+            "features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = X - mean.astype(X.dtype)
+        peak = float(max(Z.max(initial=0.0), -Z.min(initial=0.0)))
+    if not np.isfinite(peak):
+        raise ValueError(
+            f"{name} has a feature range that overflows. Rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    scale = 1.0
+    if peak > 0:
+        e = int(np.frexp(peak)[1])  # peak = f * 2**e with f in [0.5, 1)
+        if abs(e) > 16:  # otherwise squares are safe already: keep X's values exact
+            scale = float(np.ldexp(1.0, -e))
+            Z *= X.dtype.type(scale)
+    return Frame(Z=Z, mean=mean, scale=scale)

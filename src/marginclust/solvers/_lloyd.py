@@ -1,0 +1,259 @@
+"""Chunked Lloyd iterations for hard centre-based partitions (sum of squared distances).
+
+Minimises ``J(labels) = sum_i ||x_i - c_{label_i}||^2`` with ``c_j`` the mean of
+cluster j, by alternating the assignment step (each point to its nearest centre,
+if that is better than its own by more than ``thr``) and the centre step.
+
+One pass over X per iteration, by row blocks: a block's distances to the centres
+come from one BLAS product in the dtype of X (``-2 X_b C^T + ||c||^2``; the
+``||x||^2`` term does not change an argmin), then its argmin. The centre sums
+``S_j = sum_{i in j} x_i`` and counts are updated *incrementally* with the points
+that moved (a signed indicator product over the moved rows only), so once few
+points move an iteration costs little more than the distance product; the
+objective follows without another pass from
+``J = sum_i ||x_i||^2 - sum_j ||S_j||^2 / m_j`` (X centred beforehand keeps this
+well conditioned). Sums are kept in float64 whatever the dtype of X.
+
+An emptied cluster is re-seeded, as scikit-learn's KMeans does, with the point
+farthest from its own centre (taken from a cluster of two or more points); the
+move lowers J, so the objective history stays non-increasing.
+
+The iterates are those of the literal algorithm (distances by broadcasting,
+centres recomputed from scratch) up to rounding; ``tests/_oracles/pkm_dense.py``
+has that literal version and the tests compare both.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+from ._blocks import BlockRunner
+from ._result import SolverResult
+
+__all__ = ["chunk_rows_for", "lloyd"]
+
+Array = npt.NDArray[np.float64]
+
+
+def chunk_rows_for(n_features: int, itemsize: int, target_bytes: int = 1 << 19) -> int:
+    """Rows per block so that one block of X takes about ``target_bytes`` (cache-sized)."""
+    return int(max(256, min(16384, target_bytes // max(1, n_features * itemsize))))
+
+
+def _signed_sums(
+    Xm: npt.NDArray[np.floating],
+    new: npt.NDArray[np.intp],
+    old: npt.NDArray[np.intp],
+    k: int,
+) -> tuple[Array, Array]:
+    """Change of the centre sums and counts when rows ``Xm`` move from ``old`` to ``new``.
+
+    ``old == -1`` marks a row that had no cluster yet (the first pass).
+    """
+    r = np.arange(new.shape[0])
+    O = np.zeros((k, new.shape[0]), dtype=Xm.dtype)
+    O[new, r] = 1.0
+    had = old >= 0
+    O[old[had], r[had]] = -1.0
+    dS = (O @ Xm).astype(np.float64, copy=False)
+    dm = np.bincount(new, minlength=k).astype(np.float64)
+    if had.any():
+        dm -= np.bincount(old[had], minlength=k)
+    return dS, dm
+
+
+def _objective(S: Array, m: Array, total_sq: float) -> float:
+    alive = m > 0
+    return max(float(total_sq - np.sum(np.einsum("kd,kd->k", S[alive], S[alive]) / m[alive])), 0.0)
+
+
+def lloyd(
+    X: npt.NDArray[np.floating],
+    centers: npt.ArrayLike | None = None,
+    *,
+    labels: npt.ArrayLike | None = None,
+    thr: float = 0.0,
+    max_iter: int = 300,
+    chunk_rows: int | None = None,
+    callback: Callable[[int, float], bool | None] | None = None,
+    n_threads: int | None = None,
+) -> SolverResult:
+    """Lloyd's algorithm with a move threshold, one chunked pass over X per iteration.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Dense data, float64 or float32 (kept; products run in this dtype). Centre
+        the data first (subtract the mean) for accuracy.
+    centers : array-like of shape (n_clusters, n_features), default=None
+        Starting centres (in the frame of ``X``); the first pass assigns every
+        point to its nearest one. Give exactly one of ``centers`` and ``labels``.
+    labels : array-like of shape (n_samples,), default=None
+        Starting partition (integers in ``0 .. n_clusters - 1``, every cluster
+        non-empty); with it, pass ``centers`` only to fix ``n_clusters``.
+    thr : float, default=0.0
+        A point moves only if its nearest centre is closer than its own by more
+        than ``thr`` (squared distance); 0 is Lloyd's rule with ties kept.
+    max_iter : int, default=300
+        Maximum number of assignment passes that move a point.
+    chunk_rows : int, default=None
+        Rows per block (None: about 512 KiB of X per block).
+    callback : callable, default=None
+        ``callback(iteration, objective)`` after each iteration; True stops.
+    n_threads : int, default=None
+        Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
+        the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+
+    Returns
+    -------
+    result : SolverResult
+        ``x`` is ``(labels, centers)`` (centers float64, in the frame of X);
+        ``objective`` is J; ``info`` has ``n_moved`` (total moves after the
+        first assignment) and ``n_relocated`` (empty clusters re-seeded).
+    """
+    n, d = X.shape
+    if centers is None and labels is None:
+        raise ValueError("Give centers or labels.")
+    total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+    if labels is not None:
+        lab = np.array(labels, dtype=np.intp, copy=True)
+        k = int(lab.max()) + 1 if centers is None else int(np.shape(centers)[0])
+        S, m = _signed_sums(X, lab, np.full(n, -1, dtype=np.intp), k)
+        C = S / np.maximum(m, 1.0)[:, None]
+        first = False
+    else:
+        C = np.array(centers, dtype=np.float64, copy=True)
+        k = C.shape[0]
+        lab = np.full(n, -1, dtype=np.intp)
+        S = np.zeros((k, d))
+        m = np.zeros(k)
+        first = True
+    if chunk_rows is None:
+        chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
+    history: list[float] = []
+    n_iter = n_moved_total = n_relocated = 0
+    converged = False
+    J = float("nan")
+    ar = np.arange(min(chunk_rows, n))
+    step = chunk_rows
+
+    def work(M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+        """One pass over rows [lo0, hi0): move points, return the sums' change."""
+        dS = np.zeros((k, d))
+        dm = np.zeros(k)
+        n_moved = 0
+        for lo in range(lo0, hi0, step):
+            hi = min(lo + step, hi0)
+            # K x c: distances (minus ||x||^2) of the block, clusters along the short axis
+            G = M @ X[lo:hi].T
+            G += cc
+            old = lab[lo:hi]
+            if first:
+                cand = np.arange(hi - lo)
+                new_c = G.argmin(axis=0)
+            else:
+                best = G.min(axis=0)
+                own_idx = old * (hi - lo)
+                own_idx += ar[: hi - lo]
+                own = np.take(G, own_idx)
+                own -= best
+                cand = np.flatnonzero(own > thr)
+                if cand.size == 0:
+                    continue
+                new_c = G[:, cand].argmin(axis=0)
+            old_c = old[cand]
+            s, c = _signed_sums(X[lo + cand], new_c, old_c, k)
+            dS += s
+            dm += c
+            old[cand] = new_c
+            n_moved += cand.size
+        return dS, dm, n_moved
+
+    runner = BlockRunner(n, n_threads)
+    with runner:
+        while True:
+            M = (-2.0 * C).astype(X.dtype)
+            cc = np.einsum("kd,kd->k", C, C).astype(X.dtype)[:, None]
+            parts = runner.map(functools.partial(work, M, cc, first))
+            dS = sum((p[0] for p in parts), np.zeros((k, d)))
+            dm = sum((p[1] for p in parts), np.zeros(k))
+            n_moved = sum(p[2] for p in parts)
+            if n_moved == 0:
+                converged = True
+                break
+            if n_iter >= max_iter:
+                break
+            S += dS
+            m += dm
+            if not first:
+                n_moved_total += n_moved
+            first = False
+            n_iter += 1
+            if np.any(m <= 0):
+                n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
+            # counts are integers held exactly in float64
+            C = S / np.maximum(m, 1.0)[:, None]
+            J = _objective(S, m, total_sq)
+            history.append(J)
+            if callback is not None and callback(n_iter, J):
+                break
+    if not history:
+        J = _objective(S, m, total_sq)
+    return SolverResult(
+        x=(lab, C),
+        objective=J,
+        objective_history=np.asarray(history, dtype=np.float64),
+        n_iter=n_iter,
+        converged=converged,
+        stop_crit=0.0 if converged else float("nan"),
+        message=""
+        if converged
+        else f"Lloyd iterations stopped at max_iter={max_iter} with points still moving.",
+        info={"n_moved": n_moved_total, "n_relocated": n_relocated},
+    )
+
+
+def _relocate_empty(
+    X: npt.NDArray[np.floating],
+    lab: npt.NDArray[np.intp],
+    S: Array,
+    m: Array,
+    chunk_rows: int,
+) -> int:
+    """Move the points farthest from their centre into the empty clusters (in place).
+
+    Only points of clusters with at least two members, at a positive distance,
+    are taken, so no other cluster empties. Returns the number of clusters re-seeded.
+    """
+    empty = np.flatnonzero(m <= 0)
+    C = S / np.maximum(m, 1.0)[:, None]
+    dist = np.empty(X.shape[0])
+    for lo in range(0, X.shape[0], chunk_rows):
+        hi = min(lo + chunk_rows, X.shape[0])
+        diff = X[lo:hi] - C[lab[lo:hi]]
+        dist[lo:hi] = np.einsum("ij,ij->i", diff, diff)
+    # rows of singleton clusters cannot donate
+    dist[m[lab] < 2] = -1.0
+    order = np.argsort(dist)[::-1]
+    done = ptr = 0
+    for j in empty:
+        while ptr < order.shape[0]:
+            i = order[ptr]
+            ptr += 1
+            if dist[i] <= 0:
+                return done
+            a = lab[i]
+            if m[a] < 2:
+                continue
+            S[a] -= X[i]
+            m[a] -= 1
+            S[j] += X[i]
+            m[j] += 1
+            lab[i] = j
+            done += 1
+            break
+    return done

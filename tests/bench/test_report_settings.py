@@ -1,0 +1,41 @@
+"""Reports print how many label-picked settings stand behind a 'best' column."""
+
+from __future__ import annotations
+
+from marginclust.bench._report import _settings_per_run
+
+
+def test_settings_per_run_counts_paper_rows_only():
+    rows = [
+        {"method": "m", "dataset": "d", "run": r, "protocol": "paper", "params": {"C": c}}
+        for r in range(2)
+        for c in (1, 2, 3)
+    ]
+    rows += [{"method": "m", "dataset": "d", "run": 0, "protocol": "default", "params": {}}]
+    rows += [{"method": "k", "dataset": "d", "run": 0, "protocol": "paper", "params": {}}]
+    assert _settings_per_run(rows) == {"m": 3, "k": 1}
+
+
+def test_contradicted_published_cell_gets_its_note_not_a_shortfall_marker():
+    from marginclust.bench._registry import load_protocols
+    from marginclust.bench._report import format_report
+    from marginclust.bench._runner import get_table
+
+    load_protocols()
+    table = get_table("bmmc-table4")
+    rows = [
+        {
+            "dataset": "ionosphere",
+            "method": "kmeans",
+            "protocol": "paper",
+            "run": 0,
+            "params": {"n_init": 1},
+            "ca_majority": 0.50,  # far below the published .5428: would be a shortfall
+            "fit_time": 0.1,
+            "error": None,
+        }
+    ]
+    report = format_report(rows, table)
+    line = next(r for r in report.splitlines() if r.startswith("| ionosphere"))
+    assert "†" in line and "▼" not in line
+    assert "lowest value majority-mapped accuracy" in report

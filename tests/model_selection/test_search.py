@@ -1,0 +1,247 @@
+"""StabilitySearch: label-free, reproducible, finds K, drops collapse, budgets, rescales."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+
+from marginclust import FuzzyCMeans
+from marginclust.exceptions import ConvergenceWarning, NotFittedError
+from marginclust.model_selection import StabilitySearch, halving_schedule
+
+from ._helpers import (
+    CollapsibleKMeans,
+    ExplodingLabels,
+    GridKMeans,
+    SumLossKMeans,
+    blobs,
+)
+
+FCM_GRID = {"n_clusters": [2, 3, 4], "m": [1.5, 2.0]}
+
+
+def _search(**kw):
+    params = {"n_pairs": 3, "random_state": 0}
+    params.update(kw)
+    est = params.pop("estimator", FuzzyCMeans())
+    grid = params.pop("param_grid", FCM_GRID)
+    return StabilitySearch(est, grid, **params)
+
+
+def _same_results(a, b, rtol=0.0):
+    assert a.best_params_ == b.best_params_
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    for key in ("score", "tie_break_score", "degenerate", "n_clusters_found", "rank", "n_rows"):
+        np.testing.assert_allclose(np.asarray(a.results_[key], dtype=float),
+                                   np.asarray(b.results_[key], dtype=float), rtol=rtol)
+
+
+@pytest.mark.parametrize("scoring", ["stability", "silhouette"])
+def test_identical_with_or_without_y(scoring):
+    X, y = blobs(3, seed=0, return_y=True)
+    _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y))
+    _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y[::-1]))
+
+
+def test_y_is_never_read():
+    X = blobs(3, seed=1)
+    search = _search().fit(X, ExplodingLabels())
+    assert search.best_params_["n_clusters"] == 3
+    assert np.array_equal(search.fit_predict(X, ExplodingLabels()), search.labels_)
+
+
+def test_reproducible_with_random_state():
+    X = blobs(3, seed=2, std=1.5)
+    _same_results(_search(random_state=7).fit(X), _search(random_state=7).fit(X))
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_recovers_number_of_clusters(k):
+    X = blobs(k, n_per=40, seed=10 + k)
+    search = _search(estimator=KMeans(n_init=3), param_grid={"n_clusters": [2, 3, 4, 5, 6]})
+    search.fit(X)
+    assert search.best_params_ == {"n_clusters": k}
+    assert search.n_clusters_found_ == k
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_recovers_number_of_clusters_with_fcm(k):
+    X = blobs(k, n_per=40, seed=20 + k)
+    search = _search(param_grid={"n_clusters": [2, 3, 4, 5]}).fit(X)
+    assert search.best_params_ == {"n_clusters": k}
+
+
+def test_degenerate_settings_dropped_before_scoring():
+    X = blobs(3, seed=3)
+    search = _search(estimator=CollapsibleKMeans(3),
+                     param_grid={"collapse": [True, False], "n_clusters": [3]}).fit(X)
+    res = search.results_
+    assert res["degenerate"] == [True, False]
+    assert np.isnan(res["score"][0])  # never scored
+    assert res["n_fits"][0] == 1  # one fit showed the collapse; no pairs were spent
+    assert res["n_clusters_found"][0] == 1
+    assert search.best_params_ == {"collapse": False, "n_clusters": 3}
+    assert res["rank"] == [2, 1]
+
+
+def test_every_setting_collapsed_warns_and_picks_nothing():
+    X = blobs(3, seed=4)
+    search = _search(estimator=CollapsibleKMeans(3, collapse=True),
+                     param_grid={"n_clusters": [2, 3]})
+    with pytest.warns(ConvergenceWarning, match="Every setting .* collapsed"):
+        search.fit(X)
+    assert search.best_params_ is None and search.best_estimator_ is None
+    assert not hasattr(search, "labels_")
+    assert all(search.results_["degenerate"])
+    with pytest.raises(NotFittedError, match="every setting collapsed"):
+        search.predict(X)
+
+
+def test_results_table_and_attributes():
+    X = blobs(3, seed=5)
+    search = _search().fit(X)
+    res = search.results_
+    n = 6
+    assert all(len(v) == n for v in res.values())
+    assert sorted(res["rank"]) == list(range(1, n + 1))
+    best = res["rank"].index(1)
+    assert search.best_index_ == best and search.best_params_ == res["params"][best]
+    assert search.best_score_ == res["score"][best]
+    assert all(s > 0 for s in res["seconds"]) and all(f == 7 for f in res["n_fits"])
+    np.testing.assert_array_equal(search.labels_, search.predict(X))
+    U = search.predict_proba(X)
+    np.testing.assert_allclose(U.sum(axis=1), 1.0)
+    assert search.grid_source_ == "given"
+    assert search.cost_ == pytest.approx(n * (1 + 3))
+
+
+def test_predict_proba_only_when_the_estimator_has_it():
+    assert hasattr(StabilitySearch(FuzzyCMeans()), "predict_proba")
+    assert not hasattr(StabilitySearch(KMeans()), "predict_proba")
+    X = blobs(2, seed=6)
+    search = _search(estimator=KMeans(n_init=2), param_grid={"n_clusters": [2, 3]}).fit(X)
+    assert not hasattr(search, "predict_proba")
+
+
+def test_invariant_to_uniform_rescaling_for_a_scale_free_estimator():
+    X = blobs(3, seed=7, std=1.2)
+    ref = _search().fit(X)
+    for c in (1e-3, 1e3):
+        _same_results(ref, _search().fit(X * c), rtol=1e-12)  # rounding of the scaling
+
+
+def test_grid_from_the_estimator_hook_and_defaults_fallback():
+    X = blobs(3, seed=8)
+    search = _search(estimator=GridKMeans(), param_grid=None).fit(X)
+    assert search.grid_source_ == "estimator"
+    assert [p["n_clusters"] for p in search.results_["params"]] == [2, 3, 4]
+    assert search.best_params_ == {"n_clusters": 3}
+    plain = _search(estimator=CollapsibleKMeans(3), param_grid=None).fit(X)
+    assert plain.grid_source_ == "defaults" and plain.results_["params"] == [{}]
+
+
+def test_n_scaled_parameters_rescaled_for_every_fit():
+    X = blobs(3, n_per=100, seed=9)
+    SumLossKMeans.fits.clear()
+    search = _search(estimator=SumLossKMeans(3), param_grid={"C": [2.0]}, subsample=100,
+                     n_pairs=2).fit(X)
+    # grid values are meant for the 100 search rows: halves use C*50/100, the refit C*300/100
+    seen = set(SumLossKMeans.fits)
+    assert seen == {(2.0, 100), (1.0, 50), (6.0, 300)}
+    assert search.best_params_ == {"C": 2.0}
+    assert search.best_estimator_.C == pytest.approx(6.0)
+    assert search.labels_.shape == (300,)
+
+
+def test_budget_uses_successive_halving():
+    X = blobs(3, n_per=150, seed=11)
+    grid = {"n_clusters": [2, 3, 4, 5, 6, 7]}
+    full = _search(estimator=KMeans(n_init=2), param_grid=grid).fit(X)
+    halved = _search(estimator=KMeans(n_init=2), param_grid=grid, budget=20).fit(X)
+    assert len(halved.schedule_) > 1 and len(full.schedule_) == 1
+    # cost in fits on all rows: 6 settings x (1 + 3 pairs) on a third, then 2 on all rows
+    assert halved.cost_ == pytest.approx(6 * 4 / 3 + 2 * 4) and full.cost_ == 6 * 4
+    assert [tuple(r) for r in halved.schedule_] == [(6, 150), (2, 450)]
+    assert halved.best_params_ == full.best_params_ == {"n_clusters": 3}
+    # eliminated settings stop at the first rung
+    assert sorted(halved.results_["iter"]) == [0, 0, 0, 0, 1, 1]
+
+
+def test_budget_too_small_warns():
+    X = blobs(3, n_per=30, seed=12)
+    with pytest.warns(UserWarning, match="No successive-halving schedule fits"):
+        _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 3]}, budget=1).fit(X)
+
+
+def test_halving_schedule_cost_model():
+    schedule, ok = halving_schedule(27, 2700, fits_per_setting=2.0, budget=30)
+    assert ok
+    # exhaustive costs 54 fits, one halving 27*2/3 + 9*2 = 36, two 3 * 6 = 18
+    assert [r.n_candidates for r in schedule] == [27, 9, 3]
+    assert [r.n_rows for r in schedule] == [300, 900, 2700]
+    assert halving_schedule(27, 2700, fits_per_setting=2.0, budget=54)[0] == [(27, 2700)]
+
+
+@pytest.mark.parametrize("scoring", ["silhouette", "calinski_harabasz", "xie_beni"])
+def test_geometric_scorings(scoring):
+    X = blobs(4, n_per=40, seed=13)
+    search = _search(scoring=scoring, param_grid={"n_clusters": [2, 3, 4, 5]}).fit(X)
+    assert search.best_params_ == {"n_clusters": 4}
+    assert all(n == 1 for n in search.results_["n_fits"])
+
+
+def test_verbose_prints_progress(capsys):
+    _search(verbose=1, param_grid={"n_clusters": [2, 3]}).fit(blobs(3, seed=14))
+    err = capsys.readouterr().err
+    assert "rung 1" in err and "picked" in err
+
+
+def test_quiet_by_default(capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _search(param_grid={"n_clusters": [2, 3]}).fit(blobs(3, seed=15))
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"scoring": "accuracy"}, "scoring must be"),
+        ({"tie_break": "stability"}, "tie_break must be"),
+        ({"n_pairs": 0}, "n_pairs must be"),
+        ({"subsample": 1.5}, "subsample must be"),
+        ({"factor": 1}, "factor must be"),
+        ({"budget": -1}, "budget must be"),
+        ({"param_grid": {"nope": [1]}}, "has no parameter"),
+    ],
+)
+def test_bad_parameters(kw, match):
+    with pytest.raises(ValueError, match=match):
+        _search(**kw).fit(blobs(2, seed=16))
+
+
+def test_pipeline_takes_its_last_steps_grid_on_transformed_rows():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = blobs(3, seed=17) * [1.0, 1e4]
+    search = _search(estimator=make_pipeline(StandardScaler(), GridKMeans()),
+                     param_grid=None).fit(X)
+    assert search.grid_source_ == "estimator"
+    assert search.best_params_ == {"gridkmeans__n_clusters": 3}
+    assert search.n_clusters_found_ == 3
+
+
+def test_a_half_that_cannot_be_fitted_scores_worst_not_crash():
+    """KMeans(n_clusters=13) fits the 24 rows but not a half of 12: its pairs score -1."""
+    X = blobs(2, n_per=12, seed=18)
+    search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 13]},
+                     n_pairs=2, tie_break=None).fit(X)
+    res = search.results_
+    assert res["score"][0] > 0.9
+    assert res["error"] == [None, None]
+    assert not res["degenerate"][1] and res["score"][1] == -1.0
+    assert search.best_params_ == {"n_clusters": 2}

@@ -1,0 +1,80 @@
+"""Chunked Lloyd solver: same iterates as the literal oracle, monotone, relocation, dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+
+from marginclust.solvers._lloyd import lloyd
+from tests._oracles.pkm_dense import literal_lloyd
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("chunk_rows", [7, None])
+def test_same_iterates_as_literal_lloyd(seed, chunk_rows):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(120, 3) + rng.randint(0, 3, size=(120, 1))  # overlapping groups: many steps
+    X -= X.mean(axis=0)
+    C0 = X[rng.choice(120, size=4, replace=False)]
+    thr = 1e-9 * float((X**2).sum(axis=1).mean())
+    lab_ref, C_ref, hist_ref, n_ref = literal_lloyd(X, C0, thr)
+    res = lloyd(X, C0, thr=thr, chunk_rows=chunk_rows)
+    labels, C = res.x
+    assert res.converged and res.n_iter == n_ref > 2
+    np.testing.assert_array_equal(labels, lab_ref)
+    np.testing.assert_allclose(C, C_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(res.objective_history, hist_ref, rtol=1e-10)
+    assert res.objective == pytest.approx(hist_ref[-1], rel=1e-10)
+    assert np.all(np.diff(res.objective_history) <= 0)
+
+
+def test_start_from_labels_matches_start_from_their_centres():
+    X, y = make_blobs(200, 4, centers=3, cluster_std=3.0, random_state=0)
+    X -= X.mean(axis=0)
+    lab0 = np.random.RandomState(0).randint(3, size=200)
+    C0 = np.array([X[lab0 == j].mean(axis=0) for j in range(3)])
+    a = lloyd(X, np.zeros((3, 4)), labels=lab0)
+    b = lloyd(X, C0)
+    np.testing.assert_array_equal(a.x[0], b.x[0])
+    assert a.objective == pytest.approx(b.objective, rel=1e-12)
+
+
+def test_empty_cluster_is_reseeded_with_the_farthest_point():
+    X, _ = make_blobs(60, 2, centers=2, cluster_std=1.0, random_state=0)
+    X -= X.mean(axis=0)
+    C0 = np.vstack([X[:2], [[1e3, 1e3]]])  # the third seed attracts no point
+    res = lloyd(X, C0)
+    labels, C = res.x
+    assert res.info["n_relocated"] >= 1
+    assert np.bincount(labels, minlength=3).min() >= 1
+    assert np.all(np.isfinite(C))
+    assert np.all(np.diff(res.objective_history) <= 1e-12 * res.objective_history[0])
+
+
+def test_float32_kept_and_agrees_with_float64():
+    X, _ = make_blobs(500, 5, centers=4, cluster_std=1.0, random_state=3)
+    X -= X.mean(axis=0)
+    C0 = X[[0, 100, 200, 300]]
+    a = lloyd(X, C0)
+    b = lloyd(X.astype(np.float32), C0)
+    np.testing.assert_array_equal(a.x[0], b.x[0])
+    assert b.objective == pytest.approx(a.objective, rel=1e-5)
+
+
+def test_max_iter_stops_without_convergence():
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 2)
+    res = lloyd(X, X[:5], max_iter=1)
+    assert res.n_iter == 1 and not res.converged and "max_iter=1" in res.message
+
+
+def test_two_threads_give_the_same_partition():
+    X, _ = make_blobs(40000, 3, centers=5, cluster_std=3.0, random_state=0)
+    X -= X.mean(axis=0)
+    C0 = X[:5].copy()
+    a = lloyd(X, C0, n_threads=1)
+    b = lloyd(X, C0, n_threads=2)
+    np.testing.assert_array_equal(a.x[0], b.x[0])
+    assert a.n_iter == b.n_iter
+    assert b.objective == pytest.approx(a.objective, rel=1e-10)
