@@ -210,6 +210,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         one-hot memberships in which each empty cluster is seeded at the point
         farthest from its cluster's mean, as scikit-learn's KMeans relocates
         empty clusters; the re-seeded run is kept when it finds more clusters.
+        Clusters that stay empty are numbered last (labels ``0 ..
+        n_clusters_found_ - 1``).
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -391,6 +393,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             if np.unique(np.argmax(res1.x[2], axis=1)).size > found:
                 res = res1
         U, coef, F = res.x
+        sizes = np.bincount(np.argmax(F, axis=1), minlength=K)
+        if np.any(sizes == 0):  # still collapsed: number the non-empty clusters first
+            order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
+            U, coef, F = U[:, order], coef[:, order], F[:, order]
         labels = np.argmax(F, axis=1)
         x = {"labels_": labels, "memberships_": U, "decision_values_": F,
              "n_reseeds_": n_reseeds}
