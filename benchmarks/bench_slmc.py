@@ -14,7 +14,8 @@ seconds on a shared machine are inflated.
    ``n_components=None`` (exact, one Cholesky per sweep) against the default
    ``n_components="auto"`` (rank 500 above 2,000 rows): seconds and Hungarian CA.
 3. ``--memory``: peak traced memory (tracemalloc) of one low-rank fit at
-   ``--n-memory`` rows (1e6 by default; run it once, alone).
+   ``--n-memory`` rows (1e6 by default; run it once, alone), ``--memory-iters``
+   sweeps (the peak is reached in the first), ``--memory-dtype`` input.
 
 Usage::
 
@@ -132,16 +133,16 @@ def exact_case(n_rows: int | None, repeats: int, threads: int) -> None:
               f"{est.n_components_} |", flush=True)
 
 
-def memory_case(n: int, d: int, K: int, L: int, dtype: str) -> None:
+def memory_case(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
     X, _ = make_blobs(n, d, centers=K, cluster_std=4.0, random_state=0)
     if dtype == "float32":
         X = X.astype(np.float32)
     tracemalloc.start()
-    t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=20, random_state=0).fit(X))
+    t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=iters, random_state=0).fit(X))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"\n### Memory: n={n:,} x {d} ({dtype} input, {X.nbytes / 2**30:.2f} GiB, not "
-          f"counted), K={K}, L={L}, max_iter=20: peak traced {peak / 2**30:.2f} GiB, "
+          f"counted), K={K}, L={L}, max_iter={iters}: peak traced {peak / 2**30:.2f} GiB, "
           f"{t:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
 
 
@@ -159,6 +160,8 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--n-memory", type=int, default=1_000_000)
     ap.add_argument("--memory-dtype", default="float32")
+    ap.add_argument("--memory-iters", type=int, default=3,
+                    help="sweeps of the memory fit (the peak is reached in the first)")
     args = ap.parse_args()
     if args.quick:
         args.n, args.repeats, args.threads = 20_000, 1, [1]
@@ -172,7 +175,7 @@ def main() -> None:
                        threads)
     if args.memory:
         memory_case(args.n_memory, args.features, args.clusters, args.rank,
-                    args.memory_dtype)
+                    args.memory_dtype, args.memory_iters)
 
 
 if __name__ == "__main__":
