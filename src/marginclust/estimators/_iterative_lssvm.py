@@ -285,7 +285,7 @@ n_features_in_
         return (self._decision_values(X) > self.threshold_).astype(np.intp)
 
     def score(self, X: Any, y: Any = None) -> float:
-        """Minus the LS-SVM objective on ``X`` with the predicted labels (higher is better).
+        """Return minus the LS-SVM objective on ``X`` with the predicted labels (higher is better).
 
         ``-(||w||^2 + lam * sum_i (f(x_i) - y_i)^2)`` with ``y_i = +1`` where
         ``predict`` gives 1, else -1.
@@ -300,6 +300,7 @@ n_features_in_
         Returns
         -------
         score : float
+            ``-J`` on ``X``.
         """
         X = self._validate_predict_data(X)
         f = self._decision_values(X)

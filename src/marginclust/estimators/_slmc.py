@@ -217,8 +217,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     See Also
     --------
-    marginclust.FuzzyCMeans : the initialisation.
-    marginclust.IterativeLSSVM : the paper's binary LS-SVM baseline.
+    marginclust.FuzzyCMeans : The initialisation.
+    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
 
     References
     ----------
@@ -442,7 +442,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         return np.argmax(self._decision_values(X), axis=1)
 
     def transform(self, X: Any) -> npt.NDArray[np.floating]:
-        """Memberships of ``X`` (the U-step of the fitted ``f``), like ``predict_proba``.
+        """Return the memberships of ``X`` (the U-step of the fitted ``f``), as ``predict_proba``.
 
         Parameters
         ----------
@@ -457,7 +457,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         return self.predict_proba(X)
 
     def score(self, X: Any, y: Any = None) -> float:
-        """Minus the SLMC objective of the fitted ``f`` on ``X`` (higher is better).
+        """Return minus the SLMC objective of the fitted ``f`` on ``X`` (higher is better).
 
         ``-(||f||^2 + lam * sum_i sum_k u_ik^m ||f(x_i) - e_k||^2)`` with the
         optimal memberships of ``X`` (the U-step); on the training data of a
@@ -473,6 +473,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            ``-J`` on ``X``.
         """
         X = self._validate_predict_data(X)
         F = self._decision_values(X)
