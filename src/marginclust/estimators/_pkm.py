@@ -244,7 +244,7 @@ array-like, default="k-means++"
         frame = centred_frame(X)
         Z = frame.Z
         # The tolerance unit: the mean squared distance of the data to their mean.
-        scale = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64)) / Z.shape[0]
+        scale = frame.sq_total / Z.shape[0]
         if not scale > 0:
             scale = 1.0
         context: dict[str, Any] = {"frame": frame, "thr": float(self.tol) * scale}
@@ -291,6 +291,7 @@ array-like, default="k-means++"
                     thr=context["thr"],
                     max_iter=self._max_iter,
                     callback=self._callback(),
+                    total_sq=frame.sq_total,
                 )
             else:
                 res = lloyd(
@@ -299,10 +300,12 @@ array-like, default="k-means++"
                     thr=context["thr"],
                     max_iter=self._max_iter,
                     callback=self._callback(),
+                    total_sq=frame.sq_total,
                 )
             labels, C = res.x
             P = np.zeros((Z.shape[0], k))
             P[np.arange(Z.shape[0]), labels] = 1.0
+            labels_out = labels
             n_released = int(res.info["n_moved"])
             n_relocated = int(res.info["n_relocated"])
             objective, history = res.objective, res.objective_history
@@ -325,6 +328,7 @@ array-like, default="k-means++"
             )
             P = res.x
             C = obj.centers(P)
+            labels_out = np.argmax(P, axis=1)
             n_released = int(res.info["n_released"])
             n_relocated = 0
             objective, history = res.objective, res.objective_history
@@ -337,7 +341,7 @@ array-like, default="k-means++"
         attrs = {
             "memberships_": P,
             "cluster_centers_": frame.centers_from_frame(C).astype(Z.dtype, copy=False),
-            "labels_": np.argmax(P, axis=1).astype(np.intp),
+            "labels_": labels_out.astype(np.intp, copy=False),
             "n_released_": n_released,
             "n_relocated_": n_relocated,
             "_frame_mean": frame.mean,

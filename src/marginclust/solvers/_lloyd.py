@@ -81,6 +81,7 @@ def lloyd(
     chunk_rows: int | None = None,
     callback: Callable[[int, float], bool | None] | None = None,
     n_threads: int | None = None,
+    total_sq: float | None = None,
 ) -> SolverResult:
     """Lloyd's algorithm with a move threshold, one chunked pass over X per iteration.
 
@@ -107,6 +108,8 @@ def lloyd(
     n_threads : int, default=None
         Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
         the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+    total_sq : float, default=None
+        ``sum_ij X_ij^2`` if already known (saves a pass).
 
     Returns
     -------
@@ -118,7 +121,8 @@ def lloyd(
     n, d = X.shape
     if centers is None and labels is None:
         raise ValueError("Give centers or labels.")
-    total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+    if total_sq is None:
+        total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
     if labels is not None:
         lab = np.array(labels, dtype=np.intp, copy=True)
         k = int(lab.max()) + 1 if centers is None else int(np.shape(centers)[0])
