@@ -147,10 +147,10 @@ array-like, default="k-means++"
 
     References
     ----------
-    Liu, Zhang, Chen, Yang, Wang and Zhao, "Probabilistic K-means clustering
-    via nonlinear programming" (the PKM paper; AGP, MSAGP and FMSAGP are its
-    Algorithms 1-3). Arthur and Vassilvitskii, "k-means++: the advantages of
-    careful seeding", SODA 2007.
+    "Probabilistic K-means Clustering via Nonlinear Programming" (the PKM
+    paper, ``papers/pkm-probabilistic-kmeans.txt``; AGP, MSAGP and FMSAGP are
+    its Section 3 algorithms). D. Arthur and S. Vassilvitskii, "k-means++: the
+    advantages of careful seeding", SODA 2007.
 
     Examples
     --------
