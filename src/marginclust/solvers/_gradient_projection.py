@@ -343,14 +343,12 @@ def active_gradient_projection(
         P, J, J0, history, n_iter, n_released, converged, stop_crit = _faithful(
             objective, P, method, float(step), thr, max_iter, callback
         )
-    faithful = method != "block"
-
     message = ""
     if not converged:
+        # generic: the estimator words its own advice in its parameters
         message = (
-            f"PKM ({method}) stopped after max_iter={max_iter} steps before reaching a KKT "
-            f"point; increase max_iter"
-            + (" or use solver='block' (much faster)." if faithful else ".")
+            f"Gradient projection ({method}) stopped after max_iter={max_iter} steps before "
+            "reaching a KKT point."
         )
     return SolverResult(
         x=P,
