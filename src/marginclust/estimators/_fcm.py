@@ -23,7 +23,7 @@ from ..objectives._fcm import (
     squared_distances,
 )
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
+from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._fuzzy import fuzzy_alternation
 from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
 
@@ -309,6 +309,8 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
             init = frame.centers_to_frame(init).astype(X.dtype)
         context["init"] = init
         self._set_kernel(context)
+        if context["gamma"] is None:  # kernel distances are bounded: any scale is fine
+            check_objective_scale(X, frame)
         return context
 
     def _set_kernel(self, context: dict[str, Any]) -> None:

@@ -13,7 +13,7 @@ from sklearn.cluster import kmeans_plusplus
 from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
+from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import lloyd
 from ..utils import check_memberships, check_positive, report, resolve_alias
@@ -100,7 +100,7 @@ array-like, default="k-means++"
     Attributes
     ----------
     memberships_ : ndarray of shape (n_samples, n_clusters)
-        Final memberships P (hard, up to ties, at convergence).
+        Final memberships P (hard, up to ties, at convergence), dtype of X.
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         Centres ``c_j(P)``, dtype of X.
     labels_ : ndarray of shape (n_samples,)
@@ -140,10 +140,9 @@ array-like, default="k-means++"
 
     The data are centred (and rescaled by a power of two) before any distance
     is expanded, so a large common offset (``X + 1e9``) or an extreme scale
-    (``X * 1e-150``, ``X * 1e200``) gives the same partition as ``X``. Where the
-    sum of squared distances itself exceeds the float range (features beyond
-    about 1e154), ``objective_`` and ``score`` are infinite while the partition
-    and centres are exact.
+    (``X * 1e-150``) gives the same partition as ``X``. Data whose sum of squared
+    distances exceeds the float range (features beyond about 1e154) are refused
+    with the advice to rescale.
 
     References
     ----------
@@ -242,6 +241,7 @@ array-like, default="k-means++"
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         frame = centred_frame(X)
+        check_objective_scale(X, frame)
         Z = frame.Z
         # The tolerance unit: the mean squared distance of the data to their mean.
         scale = frame.sq_total / Z.shape[0]
@@ -339,7 +339,7 @@ array-like, default="k-means++"
                 + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
             )
         attrs = {
-            "memberships_": P,
+            "memberships_": P.astype(Z.dtype, copy=False),
             "cluster_centers_": frame.centers_from_frame(C).astype(Z.dtype, copy=False),
             "labels_": labels_out.astype(np.intp, copy=False),
             "n_released_": n_released,
@@ -406,7 +406,7 @@ array-like, default="k-means++"
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
         labels = self._predict(X)
-        U = np.zeros((labels.shape[0], self.cluster_centers_.shape[0]), dtype=np.float64)
+        U = np.zeros((labels.shape[0], self.cluster_centers_.shape[0]), dtype=X.dtype)
         U[np.arange(labels.shape[0]), labels] = 1.0
         return U
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Frame", "centred_frame"]
+__all__ = ["Frame", "centred_frame", "check_objective_scale"]
 
 
 @dataclass(frozen=True)
@@ -94,3 +94,20 @@ def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
         Z *= X.dtype.type(scale)
     sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
     return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq)
+
+
+def check_objective_scale(X: npt.NDArray[np.floating], frame: Frame) -> None:
+    """Refuse data whose sum of squared distances overflows in the units of X.
+
+    The working frame keeps every computation finite, but an objective (sum of
+    squared distances) beyond the float range cannot be reported; say so.
+    """
+    s = frame.scale
+    with np.errstate(over="ignore"):
+        total = frame.sq_total / s / s
+    if not np.isfinite(total):
+        spread = float(np.sqrt(frame.sq_total / max(frame.Z.size, 1))) / s
+        raise ValueError(
+            f"X has features of size about {spread:.3g}: the sum of squared distances "
+            "overflows. Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
