@@ -129,6 +129,8 @@ def test_max_iter_warns_with_advice(blobs):
             3, solver="msagp", init="k-means++-soft", max_iter=5, random_state=0
         ).fit(X)
     assert est.n_iter_ == 5 and not est.converged_
+    with pytest.warns(ConvergenceWarning, match="solver='block'"):
+        PKM(3, solver="msagp", init="k-means++-soft", max_iter=5, random_state=0).fit(X)
 
 
 def test_faithful_solver_warns_on_large_data():
