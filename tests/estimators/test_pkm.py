@@ -240,3 +240,18 @@ def test_offset_and_extreme_scales_give_the_same_partition(transform):
         assert np.isfinite(est.objective_)
         assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
         np.testing.assert_array_equal(est.predict(Xt), est.labels_)
+
+
+@pytest.mark.parametrize("init", ["dirichlet", "uniform-perturbed"])
+def test_soft_start_that_empties_a_cluster_is_recovered(init):
+    # issue 16 pinned case: the block solver from a soft start emptied a cluster on three
+    # well-separated blobs (EmptyClusterError on every restart). Now the memberships are
+    # hardened to the nearest live centre and Lloyd steps re-seed the empty cluster.
+    X, _ = make_blobs(32, 2, centers=3, cluster_std=0.6, random_state=62501)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = PKM(3, init=init, random_state=0).fit(X)
+    assert est.n_clusters_found_ == 3
+    assert np.all(np.isfinite(est.cluster_centers_))
+    h = est.objective_history_
+    assert np.all(np.diff(h) <= 1e-12 * h[0])

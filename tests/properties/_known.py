@@ -34,12 +34,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "kernel='linear' is x^T y + 1: at X * 1e-6 the constant swamps the data (ARI 0)"
     ),
     # ---------------------------------------------------------------- labels (fit refused)
-    ("PKM-init-dirichlet", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
-    ("PKM-init-uniform-perturbed", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
     # ---------------------------------------------------------------- extremes
     ("IterativeLSSVM-linear", "extremes:x1e-150"): "predict(X_train) != labels_ (22/40 rows)",
     ("IterativeLSSVM-linear", "extremes:x1e150"): "LinAlgError (leading minor)",

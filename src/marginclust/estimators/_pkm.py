@@ -327,12 +327,36 @@ array-like, default="k-means++"
                 callback=self._callback(),
             )
             P = res.x
-            C = obj.centers(P)
-            labels_out = np.argmax(P, axis=1)
             n_released = int(res.info["n_released"])
             n_relocated = 0
             objective, history = res.objective, res.objective_history
             n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+            if res.info.get("emptied"):
+                # A cluster lost all membership. Harden: every point to its nearest live
+                # centre (J is concave, so this does not increase it), then Lloyd steps,
+                # which first re-seed the empty cluster with the worst-fitted point.
+                mass = P.sum(axis=0)
+                alive = np.flatnonzero(mass > 1e-300)
+                C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
+                labels0 = alive[np.argmin(_sq_distances(Z, C_alive), axis=1)]
+                res = lloyd(
+                    Z,
+                    np.zeros((k, Z.shape[1])),
+                    labels=labels0,
+                    thr=context["thr"],
+                    max_iter=max(1, self._max_iter - n_iter),
+                    callback=self._callback(),
+                    total_sq=frame.sq_total,
+                )
+                labels_h, C_h = res.x
+                P = np.zeros((Z.shape[0], k))
+                P[np.arange(Z.shape[0]), labels_h] = 1.0
+                n_relocated = int(res.info["n_relocated"])
+                history = np.concatenate([history, res.objective_history])
+                objective, n_iter = res.objective, n_iter + res.n_iter
+                converged, stop_crit = res.converged, res.stop_crit
+            C = obj.centers(P)
+            labels_out = np.argmax(P, axis=1)
             message = "" if converged else (
                 f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
                 "reaching a KKT point; increase max_iter"
