@@ -165,6 +165,44 @@ def compare(
         print(line, flush=True)
 
 
+def init_check(base: Any) -> None:
+    """The "pca" start of the current code beside the former one: same labels? how fast?"""
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.datasets import load_dataset
+    from marginclust.estimators._linear_mmc import initial_labels
+
+    old = importlib.import_module("marginclust_base.estimators._bmmc")
+    rng = np.random.RandomState(0)
+    sets: list[tuple[str, Any, np.ndarray]] = [
+        ("CSR 20000 x 1e5", *sparse_two_topics(20_000, 100_000, 50, rng)),
+        ("dense 50000 x 100", *two_gaussians(50_000, 100, rng)),
+    ]
+    for name in ["iris", "wine", "seeds", "glass", "ionosphere", "heart_statlog", "wdbc",
+                 "segmentation"]:  # fmt: skip
+        X, y = load_dataset(name)[:2]
+        sets.append((name, StandardScaler().fit_transform(X), y))
+    print("\n## init='pca': current vs former start (seeds 0, 1; 1 BLAS thread)")
+    print("| data | ARI(former, current) | start CA former | current | s former | current |")
+    print("|---|---|---|---|---|---|")
+    with threadpool_limits(1):
+        for name, X, y in sets:
+            k, out = int(np.unique(y).size), []
+            for seed in (0, 1):
+                tic = time.perf_counter()
+                a = old.initial_labels(X, k, "pca", np.random.RandomState(seed))
+                ta = time.perf_counter() - tic
+                tic = time.perf_counter()
+                b = initial_labels(X, k, "pca", np.random.RandomState(seed), LinearData(X, "auto"))
+                tb = time.perf_counter() - tic
+                out.append(
+                    (adjusted_rand_index(a, b), clustering_accuracy(y, a),
+                     clustering_accuracy(y, b), ta, tb)
+                )  # fmt: skip
+            o = np.mean(out, axis=0)
+            print(f"| {name} | {o[0]:.3f} | {o[1]:.3f} | {o[2]:.3f} | {o[3]:.2f} | {o[4]:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-src", default=None, help="src/ of the code to compare with")
@@ -173,9 +211,16 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="1e6 rows (one repetition each)")
     parser.add_argument("--sparse-C", type=float, default=100.0, help="C of the former code")
     parser.add_argument("--only", choices=["dense", "sparse"], default=None)
+    parser.add_argument(
+        "--init-check", action="store_true", help="only compare the 'pca' starts (needs data)"
+    )
     args = parser.parse_args()
     base = load_baseline(args.baseline_src) if args.baseline_src else None
     print(f"load average before: {os.getloadavg()}")
+    if args.init_check:
+        init_check(base)
+        print(f"\nload average after: {os.getloadavg()}")
+        return
     print(
         "\n| data | threads | ours (s) | init share | CCCP / bundle iter | CA | today (s) "
         "| init share | CCCP / bundle iter | today / ours | ARI(ours, today) | LinearSVC (s) "

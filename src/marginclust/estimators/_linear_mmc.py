@@ -111,6 +111,12 @@ def principal_scores(
     V = random_state.standard_normal((data.d, r + 2))
     for _ in range(n_iter):
         V, _ = np.linalg.qr(op(V))
+    if len(terms) == 1:
+        # plain PCA: Rayleigh-Ritz from the scores themselves (V' S V = U'U / n), one
+        # pass over X instead of three; the scores are U times the Ritz vectors
+        U = np.asarray(X @ V, dtype=np.float64) - xbar @ V
+        Rt = np.linalg.svd(U, full_matrices=False)[2]
+        return np.asarray(U @ Rt[:r].T, dtype=np.float64)
     # Rayleigh-Ritz on the small subspace to order the directions
     evals, evecs = np.linalg.eigh(V.T @ op(V))
     V = V @ evecs[:, ::-1][:, :r]
