@@ -299,6 +299,12 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         if self._n_clusters == 1:
             return MMCContext(X, init, pairs, None)
         data = LinearData(X, scale="auto")
+        if X.dtype == np.float32 and data.sum_sq >= float(np.finfo(np.float32).max):
+            raise ValueError(
+                f"X (float32) has squared norms up to {data.sum_sq:.3g}, beyond float32's range "
+                "(K-means would overflow). Rescale your features (e.g. "
+                "sklearn.preprocessing.StandardScaler) or pass float64 data."
+            )
         obj = MMCObjective(
             X,
             self._n_clusters,
