@@ -6,6 +6,9 @@ Run (from the repository root, ``PYTHONPATH=src``)::
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --quick   # < 1 min
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src           # 1e5 rows
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --big     # 1e6 rows, once
+    python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --init-check  # the start
+
+(``--big --only sparse`` / ``--only dense`` runs one of the two 1e6 problems.)
 
 What is compared, like with like:
 
