@@ -64,7 +64,8 @@ def _blobs(n: int) -> np.ndarray:
 
 
 def exact_vs_peer(sizes, repeats, threads) -> None:
-    print(f"\n## 1. Exact WOC-SVM (3 clusters, gamma='scale', nu=0.9) vs one OneClassSVM ({_load()})")
+    print("\n## 1. Exact WOC-SVM (3 clusters, gamma='scale', nu=0.9) vs one OneClassSVM "
+          f"({_load()})")
     print("| threads | n | WOC-SVM s (median) | OneClassSVM s (median) | ratio | SVM fits |")
     print("|---|---|---|---|---|---|")
     for t in threads:

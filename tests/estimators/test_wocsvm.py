@@ -245,7 +245,7 @@ def blobs2():
 
 @pytest.mark.parametrize("scale", [1e-150, 1e-4, 1e-3, 1.0, 1e3, 1e150])
 def test_default_fit_is_scale_free(blobs2, scale):
-    """GMM init on centred, unit-peak data: X * 1e-4 gave ARI 0.02 before, X * 1e-150 one cluster."""
+    """GMM init on centred, unit-peak data (X * 1e-4 gave ARI 0.02, X * 1e-150 one cluster)."""
     X, y = blobs2
     ref = WOCSVMClustering(2, random_state=0).fit(X)
     m = WOCSVMClustering(2, random_state=0).fit(X * scale)

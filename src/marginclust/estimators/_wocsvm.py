@@ -457,7 +457,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         -------
         memberships : ndarray of shape (n_samples, n_clusters)
         """
-        return self.predict_proba(X)
+        return np.asarray(self.predict_proba(X), dtype=np.float64)
 
     def score(self, X: Any, y: Any = None) -> float:
         """Mean log-similarity f_LL (eq. 16) per sample of ``X``; higher is better.

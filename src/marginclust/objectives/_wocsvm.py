@@ -136,26 +136,28 @@ def kernel_dots(
         W = np.column_stack([models[k].coef for k in live])  # type: ignore[union-attr]
         out[:, live] = X @ W
         return out
-    exact = [models[k] for k in live]
-    assert all(isinstance(m, WeightedOCSVM) for m in exact)
+    exact = [m for m in models if isinstance(m, WeightedOCSVM)]
+    assert isinstance(first, WeightedOCSVM) and len(exact) == len(live)
     if K is not None:
         A = np.zeros((K.shape[1], len(live)))
         for j, m in enumerate(exact):
-            A[m.support, j] = m.alpha  # type: ignore[union-attr]
+            A[m.support, j] = m.alpha
         out[:, live] = K @ A
         return out
-    idx = np.unique(np.concatenate([m.support for m in exact]))  # type: ignore[union-attr]
+    idx = np.unique(np.concatenate([m.support for m in exact]))
     Xu = np.empty((idx.size, X.shape[1]))
     A = np.zeros((idx.size, len(live)))
     for j, m in enumerate(exact):
-        pos = np.searchsorted(idx, m.support)  # type: ignore[union-attr]
-        Xu[pos] = m.support_vectors  # type: ignore[union-attr]
-        A[pos, j] = m.alpha  # type: ignore[union-attr]
-    kp = dict(kernel=first.kernel, gamma=first.gamma, degree=first.degree, coef0=first.coef0)
+        pos = np.searchsorted(idx, m.support)
+        Xu[pos] = m.support_vectors
+        A[pos, j] = m.alpha
+    kp: dict[str, Any] = dict(
+        kernel=first.kernel, gamma=first.gamma, degree=first.degree, coef0=first.coef0
+    )
     step = max(1, _BLOCK_ENTRIES // max(1, idx.size))
     cols = np.asarray(live)
     for start in range(0, n, step):
-        Kb = kernel_matrix(X[start : start + step], Xu, **kp)  # type: ignore[arg-type]
+        Kb = kernel_matrix(X[start : start + step], Xu, **kp)
         out[start : start + step, cols] = Kb @ A
     return out
 
@@ -317,7 +319,7 @@ class WOCSVMObjective:
             self._diag = np.einsum("ij,ij->i", features, features).astype(np.float64)
         else:
             if K is None and self.n_samples <= _CACHE_MAX_SAMPLES:
-                K = kernel_matrix(X, X, **self.kparams)  # type: ignore[arg-type]
+                K = kernel_matrix(X, X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
             self._K = K
             if K is not None:
                 self._diag = np.diag(K).copy()
@@ -357,14 +359,15 @@ class WOCSVMObjective:
                 if k not in removed:
                     removed.append(k)
                 continue
+            prev_w = None if previous is None else previous.weights_used[k]
             if (
                 previous is not None
                 and previous.models[k] is not None
-                and previous.weights_used[k] is not None
-                and np.max(np.abs(previous.weights_used[k] - w)) <= self.refit_tol
+                and prev_w is not None
+                and np.max(np.abs(prev_w - w)) <= self.refit_tol
             ):
                 models.append(previous.models[k])
-                used.append(previous.weights_used[k])
+                used.append(prev_w)
                 continue
             kwargs = dict(self.svm_kwargs)
             if self.form == "tax-duin" and kwargs["C"] is not None:

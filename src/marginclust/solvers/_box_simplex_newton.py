@@ -116,10 +116,14 @@ def _rho_and_a(
             break
         rho += (1.0 - total) / slope
     a = u * np.clip((rho - c) / mu, 0.0, 1.0)
+    # exact feasibility (a correction of round-off size): scale down an excess, or
+    # spread a deficit over the slack to the upper bounds
     total = float(a.sum())
-    if total > 0:
-        a *= 1.0 / total  # exact feasibility (a relative correction near 1e-15)
-        np.minimum(a, u, out=a)
+    if total > 1.0:
+        a *= 1.0 / total
+    elif total < 1.0:
+        slack = u - a
+        a += (1.0 - total) / float(slack.sum()) * slack
     return rho, a
 
 
