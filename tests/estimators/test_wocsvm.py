@@ -352,3 +352,26 @@ _CONFIGS = [
 @parametrize_with_checks(_CONFIGS)
 def test_sklearn_checks_on_other_configurations(estimator, check):
     check(estimator)
+
+
+def test_label_free_grid_is_small_and_scale_relative(blobs2):
+    X, _ = blobs2
+    grid = WOCSVMClustering(2)._label_free_grid(X)
+    grid_big = WOCSVMClustering(2)._label_free_grid(X * 1e3)
+    assert np.prod([len(v) for v in grid.values()]) <= 12
+    assert_allclose(np.array(grid["gamma"]) * 1e-6, grid_big["gamma"], rtol=1e-9)
+    assert "temperature" in WOCSVMClustering._n_scaled_params
+
+
+def test_readme_example_standardised_wine_does_not_collapse():
+    """Issue 12: gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
+    wine; the defaults do not."""
+    from sklearn.datasets import load_wine
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)
+    pipe = make_pipeline(StandardScaler(), WOCSVMClustering(n_clusters=3, random_state=0))
+    labels = pipe.fit_predict(X)
+    assert len(np.unique(labels)) == 3
+    assert adjusted_rand_score(y, labels) > 0.8

@@ -184,6 +184,16 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
             random_state=check_random_state(self.random_state),
         )
 
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
+        if self.kernel == "linear":
+            return {"nu": [0.8, 0.9, 0.95]}
+        g = prepare_one_class_data(
+            np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0",
+            n_components=None, random_state=0, cache_kernel=False,
+        ).gamma_user
+        return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
+
     def _initial_labels(
         self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
     ) -> npt.NDArray[np.intp]:
