@@ -47,6 +47,7 @@ __all__ = [
     "FORMS",
     "KERNELS",
     "OneClassData",
+    "OneClassHardProblem",
     "WOCSVMObjective",
     "WOCSVMParams",
     "check_decision_scale",
@@ -669,3 +670,63 @@ def prepare_one_class_data(
     if cache_kernel and n <= _CACHE_MAX_SAMPLES:
         data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
     return data
+
+
+class OneClassHardProblem:
+    """OC-SVM hard clustering as a label-alternation problem (for ``LabelAlternation``).
+
+    ``fit_labels`` trains one Schölkopf one-class SVM per cluster on its members
+    (the M-step of :class:`WOCSVMObjective` with 0/1 weights), ``assign`` moves
+    every sample to the machine that scores it highest, and the objective is
+    ``J(t, machines) = -sum_i s_{t_i}(x_i)``. There is no constraint (``repair``
+    is the identity). The M-step does not minimise ``J`` exactly (a one-class
+    SVM is not fitted to maximise its members' scores), so ``J`` need not
+    decrease; cycles are detected by the solver.
+
+    Parameters
+    ----------
+    objective : WOCSVMObjective
+        The machines' model (Schölkopf form, ``refit_tol=0``).
+    """
+
+    def __init__(self, objective: WOCSVMObjective) -> None:
+        self.model = objective
+        self.n_samples = objective.n_samples
+        self.rows = np.arange(self.n_samples)
+        self._params: WOCSVMParams | None = None
+        self._scores: tuple[int, npt.NDArray[np.float64]] | None = None
+
+    def fit_labels(self, labels: npt.NDArray[np.intp]) -> WOCSVMParams:
+        """Train one machine per cluster on its members; emptied clusters are removed."""
+        Z = np.zeros((self.n_samples, self.model.n_clusters))
+        Z[self.rows, labels] = 1.0
+        self._params = self.model.m_step(Z, self._params)
+        return self._params
+
+    def scores(self, params: WOCSVMParams) -> npt.NDArray[np.float64]:
+        """Decision values of every sample for every machine (cached per model)."""
+        if self._scores is None or self._scores[0] != id(params):
+            self._scores = (id(params), self.model.score(params))
+        return self._scores[1]
+
+    def objective_value(self, params: WOCSVMParams, labels: npt.NDArray[np.intp]) -> float:
+        """``-sum_i s_{t_i}(x_i)``."""
+        return -float(self.scores(params)[self.rows, labels].sum())
+
+    def objective(self, params: WOCSVMParams, labels: npt.NDArray[np.intp]) -> float:
+        """``J(labels, params)`` (the solver's name for :meth:`objective_value`)."""
+        return self.objective_value(params, labels)
+
+    def assign(self, params: WOCSVMParams) -> npt.NDArray[np.intp]:
+        """The machine that scores each sample highest."""
+        return np.asarray(np.argmax(self.scores(params), axis=1), dtype=np.intp)
+
+    def repair(
+        self, labels: npt.NDArray[np.intp], params: WOCSVMParams
+    ) -> npt.NDArray[np.intp]:
+        """No constraint: the labels unchanged."""
+        return labels
+
+    def is_feasible(self, labels: npt.NDArray[np.intp]) -> bool:
+        """Every labelling is feasible."""
+        return True
