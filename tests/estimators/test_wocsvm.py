@@ -10,9 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.estimators._wocsvm import WOCSVMClustering
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.objectives._wocsvm import WOCSVMObjective, e_step
@@ -334,24 +332,6 @@ def test_verbose_prints_iterations(blobs2, capsys):
     WOCSVMClustering(2, random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
     assert "iteration 1" in err and "f_LL" in err
-
-
-# scikit-learn's estimator checks on the non-default configurations (the defaults run in
-# tests/test_common.py): Tax & Duin, linear kernel, annealing, low rank, other inits;
-# OC-SVM hard clustering with the linear kernel and low rank.
-_CONFIGS = [
-    WOCSVMClustering(form="tax-duin"),
-    WOCSVMClustering(kernel="linear"),
-    WOCSVMClustering(annealing=True, temperature_max=2.0, temperature_min=0.5, decay=0.6),
-    WOCSVMClustering(n_components=20, init="random-points"),
-    OCSVMHardClustering(kernel="linear"),
-    OCSVMHardClustering(n_components=20, init="random"),
-]
-
-
-@parametrize_with_checks(_CONFIGS)
-def test_sklearn_checks_on_other_configurations(estimator, check):
-    check(estimator)
 
 
 def test_label_free_grid_is_small_and_scale_relative(blobs2):
