@@ -466,7 +466,8 @@ AUTO_COMPONENTS = 300
 class OneClassData:
     """Training data in the units the machines see, and how to map new data there.
 
-    ``X`` is ``(X_user - shift) / scale``: RBF and polynomial machines see
+    ``X`` is ``(X_user - shift) / scale`` (times ``sqrt(gamma)`` for the linear
+    kernel, whose ``gamma`` is then already in the data): RBF and polynomial machines see
     centred data of unit peak, so fits are the same for ``X``, ``c X`` and
     ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
     so it is only scaled). ``gamma`` is the kernel coefficient in those units;
@@ -577,8 +578,9 @@ def prepare_one_class_data(
         (:func:`marginclust.feature_maps.resolve_gamma`).
     n_components : int, "auto" or None
         Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
-        300 components) or None (exact). Ignored by the linear kernel, whose
-        machines are always linear in the (scaled) data.
+        300 components) or None (exact). Ignored by the linear kernel: on the
+        scaled data it runs LIBSVM on the precomputed kernel up to 5,000
+        samples and the primal solver (linear in n) above.
     random_state : RandomState
         Seeds the Nystroem landmarks and the ``sigma0`` row sample.
     cache_kernel : bool, default=True
@@ -641,7 +643,12 @@ def prepare_one_class_data(
     data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
     n = X.shape[0]
     if kernel == "linear":
-        data.features = Z * np.sqrt(g)
+        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
+        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+            data.X = F
+            data.K = kernel_matrix(F, F, kernel="linear")
+        else:  # linear in n: the machines are solved in the primal on these features
+            data.features = F
         return data
     if isinstance(n_components, str):
         if n_components != "auto":

@@ -32,6 +32,8 @@ import numpy.typing as npt
 
 __all__ = ["BoxSimplexSolution", "solve_box_simplex_newton"]
 
+_VECTOR_MAX = 4096  # up to this many samples rho is located by one vectorised pass
+
 
 @dataclass(frozen=True)
 class BoxSimplexSolution:
@@ -96,7 +98,15 @@ def _rho_and_a(
         return lo if lo >= 0 and g(float(cs[lo]) + shift) <= 1.0 else -1
 
     # the crossing lies between the largest breakpoint with g <= 1 and the next one
-    cands_lo = [float(cs[j]) + sh for sh in (0.0, mu) for j in [last_below(sh)] if j >= 0]
+    if n <= _VECTOR_MAX:  # few samples: g at every breakpoint at once (no Python loop)
+        bp = np.concatenate([cs, cs + mu])
+        k1 = np.searchsorted(cs, bp, side="left")
+        k2 = np.searchsorted(cs, bp - mu, side="left")
+        gb = (bp * (U[k1] - U[k2]) - (V[k1] - V[k2]) + mu * U[k2]) / mu
+        below = bp[gb <= 1.0]
+        cands_lo = [float(below.max())] if below.size else []
+    else:
+        cands_lo = [float(cs[j]) + sh for sh in (0.0, mu) for j in [last_below(sh)] if j >= 0]
     lo = max(cands_lo) if cands_lo else float(cs[0])
     nxt = [float(v) for v in (cs[np.searchsorted(cs, lo, side="right"):][:1])]
     nxt += [float(v) + mu for v in (cs[np.searchsorted(cs, lo - mu, side="right"):][:1])]
