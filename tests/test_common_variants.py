@@ -18,7 +18,33 @@ from tests.properties._registry import CONFIGS, SMALL
 from tests.test_common import EXPECTED_FAILED_CHECKS, TEST_PARAMS
 
 # variant id -> {check name: written reason}
-VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {}
+_PKM_N_ITER = (
+    "issue 16 finding for the PKM engineer: the one-constraint-at-a-time solvers take no step "
+    "when the k-means++ start is already stationary, so n_iter_ = 0 (scikit-learn expects >= 1)"
+)
+_SLMC_LINEAR = (
+    "issue 16 finding for the SLMC engineer: with kernel='linear' (x^T y + 1) SLMC leaves "
+    "cluster 0 empty on check_clustering's three standardised blobs"
+)
+_WOC_NORMALIZED = (
+    "documented limitation: with decision_scale='normalized' at temperature=1 the fit "
+    "collapses into one cluster (WOCSVMClustering docstring); the default 'libsvm' passes"
+)
+VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {
+    "OCSVMHardClustering-low-rank-nystroem": {
+        "check_dtype_object": (
+            "issue 16 finding for the OCSVMHardClustering engineer: the low-rank "
+            "box-simplex Newton solver divides by a zero weight sum "
+            "(solvers/_box_simplex_newton.py: H -= outer(v, v) / d.sum()), a RuntimeWarning"
+        ),
+    },
+    "PKM-solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "PKM-solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "PKM-solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "SLMC-linear": {"check_clustering": _SLMC_LINEAR},
+    "SLMC-linear-low-rank": {"check_clustering": _SLMC_LINEAR},
+    "WOCSVMClustering-decision-normalized": {"check_clustering": _WOC_NORMALIZED},
+}
 
 
 def _variant_configs():
