@@ -31,22 +31,29 @@ KNOWN: dict[tuple[str, str], str] = {
     ("SLMC-linear*", "scale"): (
         "kernel='linear' is x^T y + 1: at X * 1e-6 the constant swamps the data (ARI 0)"
     ),
-    # ---------------------------------------------------------------- labels (fit refused)
-    ("PKM-init-dirichlet", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
-    ("PKM-init-uniform-perturbed", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
+    # ---------------------------------------------------------------- fit refused
+    # (every one-fit category fails on the pinned problem: the fit itself raises)
+    **{
+        (f"PKM-init-{init}", category): (
+            "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
+        )
+        for init in ("dirichlet", "uniform-perturbed")
+        for category in ("labels", "predict", "input", "monotone", "simplex")
+    },
     # ---------------------------------------------------------------- extremes
     ("FuzzyCMeans-*", "extremes:x1e200"): "overflow RuntimeWarning (squared distances)",
     ("PKM-default", "extremes:x1e200"): "NaN objective with converged_=True",
 }
 
 # category -> generated problems that found a failure (run as @example on every config)
+_PKM_EMPTY = [
+    Case(seed=62501, n=32, d=2, k=3, std=0.6),  # found by tests/properties exploration
+    Case(seed=9304, n=46, d=3, k=3, std=1.0),  # found by the long profile
+]
 PINNED: dict[str, list[Case]] = {
     # PKM init="dirichlet" / "uniform-perturbed": EmptyClusterError
-    "labels": [Case(seed=62501, n=32, d=2, k=3, std=0.6)],
+    category: _PKM_EMPTY
+    for category in ("labels", "predict", "input", "monotone", "simplex")
 }
 
 
