@@ -25,24 +25,11 @@ STANDARD3 = Case(seed=1, n=60, d=4, k=3, std=1.0)
 
 KNOWN: dict[tuple[str, str], str] = {
     # ---------------------------------------------------------------- dtype
-    ("PKM-*", "dtype"): "memberships_ / predict_proba are float64 for float32 input",
     ("SLMC-*", "dtype"): "memberships_ / predict_proba are float64 for float32 input",
     # ---------------------------------------------------------------- scale
     ("SLMC-linear*", "scale"): (
         "kernel='linear' is x^T y + 1: at X * 1e-6 the constant swamps the data (ARI 0)"
     ),
-    # ---------------------------------------------------------------- fit refused
-    # (every one-fit category fails on the pinned problem: the fit itself raises)
-    **{
-        (f"PKM-init-{init}", category): (
-            "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-        )
-        for init in ("dirichlet", "uniform-perturbed")
-        for category in ("labels", "predict", "input", "monotone", "simplex")
-    },
-    # ---------------------------------------------------------------- extremes
-    ("FuzzyCMeans-*", "extremes:x1e200"): "overflow RuntimeWarning (squared distances)",
-    ("PKM-default", "extremes:x1e200"): "NaN objective with converged_=True",
 }
 
 # category -> generated problems that found a failure (run as @example on every config)
