@@ -171,6 +171,76 @@ def _fmt(v: float) -> str:
     return "n/a" if v is None or not np.isfinite(v) else f"{v:.3f}"
 
 
+COLS = ["default", "search", "median", "oracle", "kmeans"]
+
+
+def _cell_means(cell: list[dict[str, Any]]) -> dict[str, float]:
+    """Per column, the mean over seeds; a search that picked nothing (every setting
+    collapsed) is left out of its mean, and a set where no seed picked gets NaN."""
+    out = {}
+    for c in COLS:
+        vals = [float(r[c]) for r in cell if r.get(c) is not None and np.isfinite(r[c])]
+        out[c] = float(np.mean(vals)) if vals else np.nan
+    return out
+
+
+def print_tables(rows: list[dict[str, Any]], methods: list[str], datasets: list[str]) -> None:
+    """The per-set table and the per-method summary (Markdown, on stdout)."""
+    print()
+    print("| data set | method | grid | default | search | median | oracle | KMeans "
+          "| collapsed | s default | s search | pick (first seed) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for method in methods:
+        for name in datasets:
+            cell = [r for r in rows if r["method"] == method and r["dataset"] == name]
+            if not cell:
+                continue
+            mean = _cell_means(cell)
+            t_def = np.nanmean([r.get("t_default", np.nan) for r in cell])
+            t_s = np.nanmean([r.get("t_search", np.nan) for r in cell])
+            print(f"| {name} | {method} | {cell[0]['grid']} | "
+                  + " | ".join(_fmt(mean[c]) for c in COLS)
+                  + f" | {', '.join(r['collapsed'] for r in cell)} | {t_def:.2f} | {t_s:.1f} | "
+                  f"{cell[0].get('pick', '-')} |")
+    print()
+    print("| method | sets | mean default | mean search | mean median | mean oracle "
+          "| mean KMeans | search vs KMeans W/T/L | default vs KMeans W/T/L | search / oracle "
+          "| no pick |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for method in methods:
+        per_set = []
+        no_pick = 0
+        for name in datasets:
+            cell = [r for r in rows if r["method"] == method and r["dataset"] == name]
+            if cell:
+                per_set.append(_cell_means(cell))
+                no_pick += sum(r.get("pick") == "all collapsed" for r in cell)
+        if not per_set:
+            continue
+
+        def wtl(col: str, sets: list[dict[str, float]] = per_set) -> str:
+            # a set without any pick counts as a loss
+            w = sum(bool(s[col] > s["kmeans"] + 0.005) for s in sets)
+            t = sum(bool(abs(s[col] - s["kmeans"]) <= 0.005) for s in sets)
+            return f"{w}/{t}/{len(sets) - w - t}"
+
+        # means over the sets; a set where the search picked nothing counts with
+        # the default's CA (what the user falls back to after the warning)
+        search = [s["search"] if np.isfinite(s["search"]) else s["default"] for s in per_set]
+        means = {c: float(np.nanmean([s[c] for s in per_set])) for c in COLS}
+        means["search"] = float(np.nanmean(search))
+        ratio = float(np.nanmean([a / s["oracle"] for a, s in zip(search, per_set,
+                                                                   strict=True)]))
+        print(f"| {method} | {len(per_set)} | " + " | ".join(_fmt(means[c]) for c in COLS)
+              + f" | {wtl('search')} | {wtl('default')} | {_fmt(ratio)} | {no_pick} |")
+    print("\nW/T/L: search (or default) beats / ties (within 0.005) / loses to KMeans(n_init=10) "
+          "on the set's mean over seeds; a set where no seed's search picked anything is a "
+          "loss, and counts with the default's CA in 'mean search'. 'no pick' = searches "
+          "where every setting collapsed (a warning, no silent pick). '*' grid = the bench "
+          f"fallback grid (the estimator declares no _label_free_grid yet). loadavg "
+          f"{os.getloadavg()}.")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="iris + wine, 1 seed, 2 pairs, "
@@ -182,7 +252,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-rows", type=int, default=1000, help="search subsample cap")
     p.add_argument("--scoring", default="stability")
     p.add_argument("--json", default=None, help="also write the rows here")
+    p.add_argument("--from-json", default=None, help="only print the tables of saved rows")
     args = p.parse_args(argv)
+    if args.from_json:
+        with open(args.from_json, encoding="utf-8") as fh:
+            saved = json.load(fh)
+        print_tables(saved, list(dict.fromkeys(r["method"] for r in saved)),
+                     list(dict.fromkeys(r["dataset"] for r in saved)))
+        return 0
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -216,49 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"collapsed {row['collapsed']} pick {row.get('pick')} "
                       f"t_search {row.get('t_search', float('nan')):.1f}s "
                       f"{row.get('error', '')}", file=sys.stderr, flush=True)
-    cols = ["default", "search", "median", "oracle", "kmeans"]
-    print()
-    print("| data set | method | grid | default | search | median | oracle | KMeans "
-          "| collapsed | s default | s search | pick (seed 0) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for method in methods:
-        mine = [r for r in rows if r["method"] == method]
-        for name in datasets:
-            cell = [r for r in mine if r["dataset"] == name]
-            if not cell:
-                continue
-            mean = {c: float(np.nanmean([r[c] for r in cell])) if any(
-                np.isfinite(r[c]) for r in cell) else np.nan for c in cols}
-            t_def = np.nanmean([r.get("t_default", np.nan) for r in cell])
-            t_s = np.nanmean([r.get("t_search", np.nan) for r in cell])
-            print(f"| {name} | {method} | {cell[0]['grid']} | "
-                  + " | ".join(_fmt(mean[c]) for c in cols)
-                  + f" | {', '.join(r['collapsed'] for r in cell)} | {t_def:.2f} | {t_s:.1f} | "
-                  f"{cell[0].get('pick', '-')} |")
-    print()
-    print("| method | mean default | mean search | mean median | mean oracle | mean KMeans "
-          "| search vs KMeans W/T/L | default vs KMeans W/T/L | search / oracle |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for method in methods:
-        per_set = []
-        for name in datasets:
-            cell = [r for r in rows if r["method"] == method and r["dataset"] == name]
-            if cell:
-                per_set.append({c: np.nanmean([r[c] for r in cell]) for c in cols})
-        if not per_set:
-            continue
-
-        def wtl(col: str, sets: list[dict[str, float]] = per_set) -> str:
-            w = sum(s[col] > s["kmeans"] + 0.005 for s in sets)
-            loss = sum(s[col] < s["kmeans"] - 0.005 for s in sets)
-            return f"{w}/{len(sets) - w - loss}/{loss}"
-
-        means = {c: float(np.nanmean([s[c] for s in per_set])) for c in cols}
-        ratio = float(np.nanmean([s["search"] / s["oracle"] for s in per_set]))
-        print(f"| {method} | " + " | ".join(_fmt(means[c]) for c in cols)
-              + f" | {wtl('search')} | {wtl('default')} | {_fmt(ratio)} |")
-    print(f"\nloadavg at end {os.getloadavg()}; '*' grid = the bench fallback grid (the "
-          "estimator declares no _label_free_grid yet).")
+    print_tables(rows, methods, datasets)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(rows, fh, default=str, indent=1)

@@ -221,3 +221,27 @@ def test_quiet_by_default(capsys):
 def test_bad_parameters(kw, match):
     with pytest.raises(ValueError, match=match):
         _search(**kw).fit(blobs(2, seed=16))
+
+
+def test_pipeline_takes_its_last_steps_grid_on_transformed_rows():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X = blobs(3, seed=17) * [1.0, 1e4]
+    search = _search(estimator=make_pipeline(StandardScaler(), GridKMeans()),
+                     param_grid=None).fit(X)
+    assert search.grid_source_ == "estimator"
+    assert search.best_params_ == {"gridkmeans__n_clusters": 3}
+    assert search.n_clusters_found_ == 3
+
+
+def test_a_half_that_cannot_be_fitted_scores_worst_not_crash():
+    """KMeans(n_clusters=13) fits the 24 rows but not a half of 12: its pairs score -1."""
+    X = blobs(2, n_per=12, seed=18)
+    search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 13]},
+                     n_pairs=2, tie_break=None).fit(X)
+    res = search.results_
+    assert res["score"][0] > 0.9
+    assert res["error"] == [None, None]
+    assert not res["degenerate"][1] and res["score"][1] == -1.0
+    assert search.best_params_ == {"n_clusters": 2}

@@ -198,7 +198,8 @@ def format_report(
         d for d in dict.fromkeys(k[0] for k in table.published)
         if d not in table.datasets and d not in datasets
     ]
-    protocols = [p for p in table.protocols if any(r["protocol"] == p for r in rows)]
+    protocols = [p for p in [*table.protocols, "label-free"]
+                 if any(r["protocol"] == p for r in rows)]
     extra = _published_methods(table, run_methods)
     lines = [f"## {table.name}: {table.title}" + (" (quick)" if quick else ""), ""]
     lines.append(f"Source: {table.source}.")
@@ -220,6 +221,10 @@ def format_report(
                 if "default" in protocols and m not in pooled_from:
                     rec["ours (default)"] = _cell(
                         summaries.get((dataset, m, "default")), measure
+                    )
+                if "label-free" in protocols and m not in pooled_from:
+                    rec["ours (label-free)"] = _cell(
+                        summaries.get((dataset, m, "label-free")), measure
                     )
                 if m in with_published:
                     source = pooled_from.get(m, m)
@@ -324,7 +329,10 @@ def _footer(
     lines.append(
         f"- Protocols: paper = per run, the grid setting with the best `{selection}` "
         "(chosen with the labels, as the papers did), mean ± std (population) over runs; "
-        "default = the method's defaults, no tuning."
+        "default = the method's defaults, no tuning"
+        + ("; label-free = StabilitySearch from the defaults over the estimator's "
+           "label-free grid, labels never seen (time = the whole search)."
+           if any(r.get("protocol") == "label-free" for r in rows) else ".")
     )
     lines.append(
         f"- Runs per cell: {', '.join(map(str, n_runs))}; seed: {seed}; each run's seed is "

@@ -6,7 +6,10 @@ A :class:`~marginclust.bench.Table` is expanded into jobs
 * the ``"paper"`` protocol runs every setting of the method's grid in every run
   (the report keeps, per run, the setting with the best value of the table's
   first measure, chosen with the labels as the papers did);
-* the ``"default"`` protocol runs the method's label-free defaults only.
+* the ``"default"`` protocol runs the method's label-free defaults only;
+* the ``"label-free"`` protocol (``label_free=True``) runs
+  :class:`~marginclust.model_selection.StabilitySearch` from the defaults over
+  the estimator's own label-free grid; the labels only score the refitted pick.
 
 All settings of one run share the seed ``derive_seed(seed, dataset, method, run)``.
 Only ``fit`` is timed (:func:`time.perf_counter`); measures are computed after.
@@ -37,6 +40,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 
+from ._label_free import LABEL_FREE, label_free_search, searched_estimator
 from ._preprocessing import preprocess
 from ._registry import (
     DATASETS,
@@ -267,22 +271,30 @@ def _effective(table: Table, quick: bool) -> dict[str, Any]:
     }
 
 
-def expand_jobs(table: Table, *, quick: bool = False, seed: int = 0) -> list[Job]:
-    """Every job of a grid table, in a deterministic order."""
+def expand_jobs(
+    table: Table, *, quick: bool = False, seed: int = 0, label_free: bool = False
+) -> list[Job]:
+    """Every job of a grid table, in a deterministic order.
+
+    ``label_free=True`` adds the ``"label-free"`` protocol (one search per run).
+    """
     eff = _effective(table, quick)
+    protocols = list(table.protocols)
+    if label_free and LABEL_FREE not in protocols:
+        protocols.append(LABEL_FREE)
     jobs = []
     for dataset in eff["datasets"]:
         for name in eff["methods"]:
             method: Method = METHODS[name]
-            for protocol in table.protocols:
+            for protocol in protocols:
                 if protocol == "paper":
                     settings = _settings(eff["grids"][name])
-                elif protocol == "default":
+                elif protocol in ("default", LABEL_FREE):
                     settings = [dict(method.defaults)]
                 else:
                     raise ValueError(
                         f"Table {table.name!r}: unknown protocol {protocol!r} "
-                        "(use 'paper' or 'default')."
+                        "(use 'paper', 'default' or 'label-free')."
                     )
                 for run in range(eff["n_runs"]):
                     run_seed = derive_seed(seed, dataset, name, run)
@@ -360,9 +372,13 @@ def run_job(
                     f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
                     f"and this data set has {n_clusters} clusters"
                 )
+            if job.protocol == LABEL_FREE:  # X only; y reaches the measures after the pick
+                estimator = label_free_search(estimator, job.seed)
             start = time.perf_counter()
             estimator.fit(X)
             row["fit_time"] = time.perf_counter() - start
+            if job.protocol == LABEL_FREE:
+                estimator, row["params"] = searched_estimator(estimator)
         except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
             row["error"] = f"{type(exc).__name__}: {exc}"
             estimator = None
@@ -467,6 +483,7 @@ def run_table(
     out_dir: str | Path | None = None,
     data_home: str | None = None,
     progress: bool = True,
+    label_free: bool = False,
 ) -> list[dict[str, Any]]:
     """Run (or resume) a table and return its rows.
 
@@ -486,6 +503,9 @@ def run_table(
         Directory of the shared CSV data sets (None: ``MARGINCLUST_DATA``).
     progress : bool, default=True
         Show a progress line on stderr (tqdm's bar when tqdm is installed).
+    label_free : bool, default=False
+        Also run the ``"label-free"`` protocol (a StabilitySearch per run; its
+        ``fit_time`` is the whole search) for the report's label-free column.
 
     Returns
     -------
@@ -504,7 +524,7 @@ def run_table(
     if table.run is not None:
         return _run_custom(table, quick, seed, n_jobs, out_dir, data_home, out_path, version)
 
-    jobs = expand_jobs(table, quick=quick, seed=seed)
+    jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free)
     measures = list(table.measures)
     for name in measures:
         if name not in MEASURES:

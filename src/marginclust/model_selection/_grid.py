@@ -17,14 +17,14 @@ def candidate_settings(
     """The settings to compare and where they came from.
 
     ``param_grid=None`` asks the estimator for its label-free grid
-    (``estimator._label_free_grid(X)``, computed from ``X`` only); an empty or
-    missing grid means the defaults alone. Returns the list of settings and
+    (``estimator._label_free_grid(X)``, computed from ``X`` only; for a Pipeline,
+    its last step's grid on the transformed rows); an empty or missing grid
+    means the defaults alone. Returns the list of settings and
     ``"given"``, ``"estimator"`` or ``"defaults"``.
     """
     source = "given"
     if param_grid is None:
-        hook = getattr(estimator, "_label_free_grid", None)
-        param_grid = hook(X) if callable(hook) else {}
+        param_grid = _declared_grid(estimator, X)
         source = "estimator"
         if not param_grid:
             return [{}], "defaults"
@@ -37,6 +37,25 @@ def candidate_settings(
         raise ValueError(f"{type(estimator).__name__} has no parameter(s) {unknown}; "
                          f"its parameters are {sorted(valid)}.")
     return settings, source
+
+
+def _declared_grid(estimator: Any, X: Any) -> dict[str, list[Any]]:
+    """The estimator's label-free grid; for a Pipeline, its last step's grid computed on
+    the rows the earlier steps produce, with the step name as prefix."""
+    steps = getattr(estimator, "steps", None)
+    if steps:
+        name, last = steps[-1]
+        hook = getattr(last, "_label_free_grid", None)
+        if not callable(hook):
+            return {}
+        if len(steps) > 1:
+            from sklearn.base import clone
+            from sklearn.pipeline import Pipeline
+
+            X = clone(Pipeline(list(steps[:-1]))).fit_transform(X)
+        return {f"{name}__{k}": list(v) for k, v in (hook(X) or {}).items()}
+    hook = getattr(estimator, "_label_free_grid", None)
+    return dict(hook(X) or {}) if callable(hook) else {}
 
 
 def n_scaled_params(estimator: Any) -> tuple[str, ...]:

@@ -189,6 +189,15 @@ def stability_scorer(estimator: Any, X: Any, y: Any = None) -> float:
     score : float
         In ``[-1, 1]`` (greater is better).
 
+    Notes
+    -----
+    Stability measures reproducibility, not correctness (Ben-David, von Luxburg
+    and Pal 2006). On nested structure (two close groups beside a far one)
+    fewer clusters can be just as reproducible, and a grid search on this score
+    alone then prefers the smaller ``n_clusters``;
+    :class:`~marginclust.model_selection.StabilitySearch` breaks such ties with
+    a geometric index.
+
     References
     ----------
     T. Lange, V. Roth, M. L. Braun and J. M. Buhmann, "Stability-based validation

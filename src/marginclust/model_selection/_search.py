@@ -99,11 +99,15 @@ def _evaluate(
         values = []
         for a, b in pairs:
             fitted = []
-            for part in (a, b):
-                e, t, w = _fit(estimator, scale_params(estimator, setting, part.size, n_ref),
-                               X[part])
-                seconds, n_fits, n_conv = seconds + t, n_fits + 1, n_conv + w
-                fitted.append((e, _labels(e, X[part])))
+            try:
+                for part in (a, b):
+                    e, t, w = _fit(estimator,
+                                   scale_params(estimator, setting, part.size, n_ref), X[part])
+                    seconds, n_fits, n_conv = seconds + t, n_fits + 1, n_conv + w
+                    fitted.append((e, _labels(e, X[part])))
+            except Exception:  # noqa: BLE001 - a half this setting cannot fit is unstable
+                values.append(worst)
+                continue
             (ea, la), (eb, lb) = fitted
             if _bad(la, k) or _bad(lb, k):
                 values.append(worst)
