@@ -256,6 +256,8 @@ class EMMC(BaseClusterer):
         "Use a smaller balance (e.g. 0.03, which bounds the cluster-size spread), "
         "output='multi', a lower C or fewer n_hidden."
     )
+    # the hidden layer sees (X - mean) / scale: labels unchanged by a common offset
+    _translation_invariant: ClassVar[bool] = True
     # C multiplies a sum of squared residuals over the samples (the paper's eq. 11).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
 

@@ -90,6 +90,8 @@ class _IterBase(BaseClusterer):
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
     _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
+    # the models see (X - mean) / scale (dense X), for both kernels
+    _translation_invariant: ClassVar[bool] = True
     # C multiplies a sum of losses over the samples.
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
 
