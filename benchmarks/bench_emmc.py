@@ -2,7 +2,7 @@
 
 Issue 11: EMMC's fit on USPS was dominated (83-89 %) by its initialisation,
 ``KMeans(n_init=10)`` on the 9298 x 1000 hidden layer. The init is now the best
-of three k-means runs on a 2000-row subsample of the float32 hidden layer,
+of five k-means runs on a 2000-row subsample of the float32 hidden layer,
 polished by at most 10 Lloyd iterations on all rows. This script measures,
 in ONE process, INTERLEAVED (same seeds, same data, threadpoolctl 1 and 2 BLAS
 threads, median of the repeats):

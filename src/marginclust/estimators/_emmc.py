@@ -51,10 +51,10 @@ def initial_labels(
     (``features``: the cached layer, or a callable mapping rows of ``X`` to it;
     the paper's best scheme); ``"k-means"``: k-means on ``X``; ``"random"``:
     uniform random labels; an array: given labels. k-means is
-    :func:`marginclust.solvers.kmeans_labels`: centres from the best of three runs
+    :func:`marginclust.solvers.kmeans_labels`: centres from the best of five runs
     on a 2000-row subsample, polished by at most 10 Lloyd iterations on all rows.
     On USPS (L = 1000) that gives the start accuracy of ``KMeans(n_init=10)`` on
-    the layer (66.7-67.1 % over 5 seeds) at about a tenth of its cost; restarts
+    the layer (66.2-67.4 % over 5 seeds) at about a tenth of its cost; restarts
     come from EMMC's own ``n_init``.
     """
     n = X.shape[0]
@@ -133,7 +133,7 @@ class EMMC(BaseClusterer):
     init : {"k-means-elm", "k-means", "random"} or array-like, default="k-means-elm"
         Initial labels: k-means on the hidden layer (the paper's best scheme),
         k-means on X, uniform random labels, or given labels. k-means is the best
-        of three runs on a 2000-row subsample polished by at most 10 Lloyd
+        of five runs on a 2000-row subsample polished by at most 10 Lloyd
         iterations on all rows (:func:`marginclust.solvers.kmeans_labels`). ``"kmeans-elm"`` and
         ``"kmeans"`` are deprecated aliases.
     tol : float, default=0.0

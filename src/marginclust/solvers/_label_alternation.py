@@ -206,7 +206,7 @@ def kmeans_labels(
     random_state: np.random.RandomState,
     *,
     transform: Any = None,
-    n_init: int = 3,
+    n_init: int = 5,
     seed_rows: int = 2000,
     polish_iter: int = 10,
     max_rows: int = _KMEANS_MAX_ROWS,
@@ -219,9 +219,8 @@ def kmeans_labels(
     ``polish_iter`` Lloyd iterations on all rows (at most ``max_rows`` drawn at
     random, the rest assigned) polish them. On USPS's 9298 x 1000 hidden layer
     this costs less than one full k-means run and gives the start accuracy of ten
-    (66.7-67.1 % over 5 seeds with three seeding runs, 66.0-67.4 % with five; one
-    full run alone lands at 60.5 % for one seed in five; three runs on 1000 rows
-    at 59.4-61.1 % for two; assigning without the polish gives 64.5-67.4 %). ``transform``
+    (66.2-67.4 % over 5 seeds, mean 67.0; one run alone lands at 60.5 % for one
+    seed in five; assigning without the polish gives 64.5-67.4 %). ``transform``
     (rows -> features, e.g. a random hidden layer) moves it to another space,
     computed block by block for the assignment.
     Duplicate points (fewer distinct points than clusters) do not leak
@@ -237,7 +236,7 @@ def kmeans_labels(
         Seeds the row samples and k-means.
     transform : callable, optional
         Maps a row block of ``X`` to the features k-means runs on.
-    n_init : int, default=3
+    n_init : int, default=5
         k-means runs on the seeding subsample.
     seed_rows : int, default=2000
         Size of the seeding subsample (at least 50 rows per cluster).
