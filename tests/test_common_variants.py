@@ -24,10 +24,6 @@ _PKM_N_ITER = (
     "issue 16 finding for the PKM engineer: the one-constraint-at-a-time solvers take no step "
     "when the k-means++ start is already stationary, so n_iter_ = 0 (scikit-learn expects >= 1)"
 )
-_SLMC_LINEAR = (
-    "issue 16 finding for the SLMC engineer: with kernel='linear' (x^T y + 1) SLMC leaves "
-    "cluster 0 empty on check_clustering's three standardised blobs"
-)
 _WOC_NORMALIZED = (
     "documented limitation: with decision_scale='normalized' at temperature=1 the fit "
     "collapses into one cluster (WOCSVMClustering docstring); the default 'libsvm' passes"
@@ -36,8 +32,6 @@ VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {
     "PKM-solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
     "PKM-solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
     "PKM-solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
-    "SLMC-linear": {"check_clustering": _SLMC_LINEAR},
-    "SLMC-linear-low-rank": {"check_clustering": _SLMC_LINEAR},
     "WOCSVMClustering-decision-normalized": {"check_clustering": _WOC_NORMALIZED},
 }
 
