@@ -12,7 +12,7 @@ endif
 # One BLAS thread per process: pytest runs two workers on two cores.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-long lint bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,plot,bench,qp]"
+	$(BIN)/python -m pip install --quiet -e ".[test,plot,bench,qp,docs]"
 	touch $@
 
 demo: $(VENV)/.installed-demo
@@ -33,8 +33,22 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
 	$(THREADS) $(BIN)/python -m pytest -n 2 -q
 
+# The documentation site (Sphinx + numpydoc + sphinx-gallery); warnings are errors.
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.installed-docs
+	$(THREADS) MPLBACKEND=Agg $(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
+	@echo "Open docs/_build/html/index.html"
+
+# Nightly-style property run (issue 16): many generated problems per property.
+test-long: $(VENV)/.installed-test
+	$(THREADS) MARGINCLUST_HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -n 2 -q tests/properties
+
 bench: $(VENV)/.installed-test
 	$(BIN)/marginclust bench --quick --out bench-results
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info demo-output bench-results
+	rm -rf $(VENV) build dist src/*.egg-info demo-output bench-results \
+		docs/_build docs/generated docs/auto_examples docs/api.rst

@@ -1,85 +1,67 @@
-"""Speed of BMMC beside CPMMC, IterSVR and K-means, and BMMC's scaling to a million samples.
+"""BMMC speed: against its former code ("today") and against LinearSVC on the final labels.
 
-Run: ``MARGINCLUST_DATA=../shared/datasets python benchmarks/bench_bmmc.py [--big]``
+Run (from the repository root, ``PYTHONPATH=src``)::
 
-1. Table 7 data (ionosphere, letter A-B, satimage 1-2, USPS 1-4; min-max scaled):
-   best-of-``--reps`` ``fit`` seconds of BMMC, CPMMC (binary only), IterSVR (binary
-   only) and K-means (one initialisation), with 1 and 2 BLAS threads
-   (threadpoolctl), beside the paper's MATLAB seconds (Table 7) and the ratio.
-2. Linear scaling: dense two-Gaussian data, 100 features, n = 1e4, 1e5 (and 1e6
-   with ``--big``; target < 60 s), BMMC binary, ``init="pca"``.
-3. Sparse: 1e6 x 1e5 CSR with 50 non-zeros per row (``--big``; target < 180 s),
-   BMMC binary, ``init="pca"``; never densified.
+    git archive <old-commit> src | tar -x -C /tmp/mmc_base      # the code to compare with
+    python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --quick   # < 1 min
+    python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src           # 1e5 rows
+    python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --big     # 1e6 rows, once
 
-Timings taken while other jobs share the machine are inflated; the script
-prints the load average so the reader can judge.
+What is compared, like with like:
+
+- **ours vs today**: the same binary BMMC problem, solved by the current code and
+  by the code under ``--baseline-src`` (imported in this process as the package
+  ``marginclust_base``), interleaved, same seed, same ``init="pca"``. The current
+  code divides the centred data by their root mean feature variance ``s``, so its
+  ``C`` means ``C_old * s**2``: it is given ``C = C_old * s**2`` and solves the same
+  problem (the labels are printed as agreeing or not). Without
+  ``--baseline-src`` only the LinearSVC comparison runs.
+- **ours vs LinearSVC**: scikit-learn's ``LinearSVC(loss="hinge")`` trained on
+  BMMC's final labels with the same regularisation (``C_svc = C_old / n``), i.e.
+  the supervised linear SVM a user who had the labels would train: the cost of
+  one convex problem against BMMC's whole non-convex fit.
+
+Each cell is the median of ``--reps`` interleaved runs with 1 and 2 BLAS threads
+(threadpoolctl); ratios are printed, with the load average before and after
+(timings on a shared machine are inflated; ratios taken interleaved much less).
+The init's share of the fit is measured by timing ``initial_labels``.
+
+Data: dense two Gaussians (d = 100, the clusters 6 apart on one axis) and a
+sparse two-topic CSR matrix (d = 1e5, 50 non-zeros per row, 10 of them in a
+class-specific block of 1,000 features; never densified).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import sys
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
-from marginclust import BMMC, CPMMC
-from marginclust.metrics import clustering_accuracy
-
-PAPER_SECONDS = {  # Table 7 (MATLAB R2012b, 2.5 GHz Core i7)
-    "ionosphere": {"kmeans": 0.047, "itersvr": 1.132, "cpmmc": 0.052, "bmmc": 0.021},
-    "letter:A,B": {"kmeans": 0.031, "itersvr": 15.765, "cpmmc": 0.077, "bmmc": 0.033},
-    "satimage:1,2": {"kmeans": 0.109, "itersvr": 37.954, "cpmmc": 0.128, "bmmc": 0.040},
-    "usps:1,2,3,4": {"kmeans": 0.967, "cpmmc": 25.319, "bmmc": 0.571},
-}
+from marginclust import BMMC
+from marginclust.estimators import _bmmc as ours_bmmc
+from marginclust.metrics import adjusted_rand_index, clustering_accuracy
+from marginclust.objectives._mmc import LinearData
 
 
-def _time(make, X, reps):
-    best, est = np.inf, None
-    for _ in range(reps):
-        est = make()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tic = time.perf_counter()
-            est.fit(X)
-            best = min(best, time.perf_counter() - tic)
-    return best, est
-
-
-def table7(reps: int) -> None:
-    from sklearn.cluster import KMeans
-
-    from marginclust import IterSVR
-    from marginclust.bench._runner import load_data
-
-    print(f"\n## Table 7 data: fit seconds (best of {reps}), ours vs paper")
-    print("| data set | method | threads | ours (s) | paper (s) | ours/paper | CA |")
-    print("|---|---|---|---|---|---|---|")
-    for ds, paper in PAPER_SECONDS.items():
-        X, y, _ = load_data(ds, "minmax")
-        k = int(np.unique(y).size)
-        makers = {
-            "bmmc": lambda k=k: BMMC(k, random_state=0),
-            "cpmmc": (lambda: CPMMC(2, random_state=0)) if k == 2 else None,
-            "itersvr": (lambda: IterSVR(2, random_state=0)) if k == 2 else None,
-            "kmeans": lambda k=k: KMeans(k, n_init=1, random_state=0),
-        }
-        for method, make in makers.items():
-            if make is None:
-                continue
-            for threads in (1, 2):
-                with threadpool_limits(threads):
-                    t, est = _time(make, X, reps if method != "itersvr" else 1)
-                p = paper.get(method)
-                ratio = "-" if p is None else f"{t / p:.2f}"
-                ca = clustering_accuracy(y, est.labels_, mapping="majority")
-                print(
-                    f"| {ds} | {method} | {threads} | {t:.3f} | {p if p else '-'} | {ratio} "
-                    f"| {ca:.4f} |"
-                )
+def load_baseline(src: str) -> Any:
+    """Import the package under ``src/marginclust`` as ``marginclust_base``."""
+    path = os.path.join(src, "marginclust", "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "marginclust_base", path, submodule_search_locations=[os.path.dirname(path)]
+    )
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["marginclust_base"] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def two_gaussians(n: int, d: int, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
@@ -101,64 +83,127 @@ def sparse_two_topics(
     return sp.csr_matrix((vals, cols.ravel(), indptr), shape=(n, d)), y
 
 
-def scaling(sizes: list[int]) -> None:
-    print("\n## Dense binary scaling (d = 100, init='pca', 1 BLAS thread)")
-    print("| n | fit (s) | CCCP iter | bundle iter | CA |")
-    print("|---|---|---|---|---|")
-    rng = np.random.RandomState(0)
-    times = []
-    for n in sizes:
-        X, y = two_gaussians(n, 100, rng)
-        with threadpool_limits(1):
-            t, est = _time(lambda: BMMC(init="pca", random_state=0), X, 1)
-        times.append(t)
+class InitTimer:
+    """Wraps a module's ``initial_labels`` to accumulate its seconds."""
+
+    def __init__(self, module: Any) -> None:
+        self.module, self.seconds = module, 0.0
+        self.orig = module.initial_labels
+
+        def timed(*args: Any, **kw: Any) -> Any:
+            tic = time.perf_counter()
+            out = self.orig(*args, **kw)
+            self.seconds += time.perf_counter() - tic
+            return out
+
+        module.initial_labels = timed
+
+
+def fit_timed(make: Any, X: Any, timer: InitTimer | None) -> tuple[float, float, Any]:
+    if timer is not None:
+        timer.seconds = 0.0
+    est = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tic = time.perf_counter()
+        est.fit(X)
+        t = time.perf_counter() - tic
+    return t, (timer.seconds if timer is not None else float("nan")), est
+
+
+def compare(
+    name: str, X: Any, y: np.ndarray, C_old: float, reps: int, base: Any, threads_list: Any
+) -> None:
+    from sklearn.svm import LinearSVC
+
+    n = X.shape[0]
+    s = LinearData(X, scale="auto").scale
+    C_new = C_old * s * s
+    t_ours = InitTimer(ours_bmmc)
+    # the former estimator module itself (the package's lazy names point to "marginclust")
+    base_mod = importlib.import_module("marginclust_base.estimators._bmmc") if base else None
+    t_base = InitTimer(base_mod) if base_mod is not None else None
+    for threads in threads_list:
+        rows: dict[str, list[float]] = {"ours": [], "ours_init": [], "base": [], "base_init": []}
+        rows["svc"] = []
+        est = est_b = None
+        with threadpool_limits(threads):
+            for _ in range(reps):
+                t, ti, est = fit_timed(lambda: BMMC(C=C_new, init="pca", random_state=0), X, t_ours)
+                rows["ours"].append(t)
+                rows["ours_init"].append(ti)
+                if base is not None:
+                    t, ti, est_b = fit_timed(
+                        lambda: base_mod.BMMC(C=C_old, init="pca", random_state=0), X, t_base
+                    )
+                    rows["base"].append(t)
+                    rows["base_init"].append(ti)
+                assert est is not None
+                svc = LinearSVC(C=C_old / n, loss="hinge", dual=True, max_iter=5000)
+                tic = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    svc.fit(X, est.labels_)
+                rows["svc"].append(time.perf_counter() - tic)
+        med = {k: float(np.median(v)) if v else float("nan") for k, v in rows.items()}
+        assert est is not None
         ca = clustering_accuracy(y, est.labels_, mapping="majority")
-        print(f"| {n} | {t:.2f} | {est.n_iter_} | {int(est.n_inner_iter_.sum())} | {ca:.4f} |")
-        del X
-    if len(sizes) >= 2:
-        slope = np.polyfit(np.log(sizes), np.log(times), 1)[0]
-        print(f"\nlog-log slope of time vs n: {slope:.2f}")
-
-
-def sparse_big(n: int, d: int, nnz: int, C: float = 100.0) -> None:
-    print(
-        f"\n## Sparse binary: {n} x {d}, {nnz} non-zeros per row (init='pca', C={C}, 1 BLAS thread)"
-    )
-    rng = np.random.RandomState(0)
-    tic = time.perf_counter()
-    X, y = sparse_two_topics(n, d, nnz, rng)
-    print(f"data generated in {time.perf_counter() - tic:.1f} s (nnz = {X.nnz})")
-    with threadpool_limits(1):
-        t, est = _time(lambda: BMMC(C=C, init="pca", random_state=0), X, 1)
-    ca = clustering_accuracy(y, est.labels_, mapping="majority")
-    print(
-        f"fit {t:.1f} s (target < 180 s), CCCP iter {est.n_iter_}, bundle iter "
-        f"{int(est.n_inner_iter_.sum())}, CA {ca:.4f}"
-    )
+        line = (
+            f"| {name} | {threads} | {med['ours']:.2f} | {med['ours_init'] / med['ours']:.0%} "
+            f"| {est.n_iter_} / {int(est.n_inner_iter_.sum())} | {ca:.4f} "
+        )
+        if base is not None and est_b is not None:
+            agree = adjusted_rand_index(est_b.labels_, est.labels_)
+            line += (
+                f"| {med['base']:.2f} | {med['base_init'] / med['base']:.0%} "
+                f"| {est_b.n_iter_} / {int(est_b.n_inner_iter_.sum())} "
+                f"| **{med['base'] / med['ours']:.2f}x** | {agree:.3f} "
+            )
+        else:
+            line += "| - | - | - | - | - "
+        line += f"| {med['svc']:.2f} | {med['ours'] / med['svc']:.2f} |"
+        print(line, flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline-src", default=None, help="src/ of the code to compare with")
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--big", action="store_true", help="run the 1e6-sample problems")
-    parser.add_argument("--skip-table7", action="store_true")
-    parser.add_argument("--skip-scaling", action="store_true")
-    parser.add_argument(
-        "--sparse-C",
-        type=float,
-        default=100.0,
-        help="C of the sparse run: its scores are ~0.05 at C=1 (every sample inside the "
-        "margin), where the MMC optimum puts all samples on one side",
-    )
+    parser.add_argument("--quick", action="store_true", help="small sizes, < 1 minute")
+    parser.add_argument("--big", action="store_true", help="1e6 rows (one repetition each)")
+    parser.add_argument("--sparse-C", type=float, default=100.0, help="C of the former code")
+    parser.add_argument("--only", choices=["dense", "sparse"], default=None)
     args = parser.parse_args()
-    print(f"load average: {os.getloadavg()}")
-    if not args.skip_table7:
-        table7(args.reps)
-    if not args.skip_scaling:
-        scaling([10_000, 100_000, 1_000_000] if args.big else [10_000, 30_000, 100_000])
-    if args.big:
-        sparse_big(1_000_000, 100_000, 50, args.sparse_C)
-    print(f"\nload average: {os.getloadavg()}")
+    base = load_baseline(args.baseline_src) if args.baseline_src else None
+    print(f"load average before: {os.getloadavg()}")
+    print(
+        "\n| data | threads | ours (s) | init share | CCCP / bundle iter | CA | today (s) "
+        "| init share | CCCP / bundle iter | today / ours | ARI(ours, today) | LinearSVC (s) "
+        "| ours / LinearSVC |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rng = np.random.RandomState(0)
+    threads_list: tuple[int, ...] = (1, 2)
+    if args.quick:
+        dense_n, sparse_n, reps = [10_000], [10_000], max(1, min(args.reps, 3))
+    elif args.big:
+        dense_n, sparse_n, reps = [1_000_000], [1_000_000], 1
+        threads_list = (1,)  # run each 1e6 fit once on a shared machine
+    else:
+        dense_n, sparse_n, reps = [100_000], [100_000], args.reps
+    if args.only == "sparse":
+        dense_n = []
+    if args.only == "dense":
+        sparse_n = []
+    for n in dense_n:
+        X, y = two_gaussians(n, 100, rng)
+        compare(f"dense {n} x 100", X, y, 1.0, reps, base, threads_list)
+        del X
+    for n in sparse_n:
+        Xs, y = sparse_two_topics(n, 100_000, 50, rng)
+        compare(f"CSR {n} x 1e5 (50 nnz/row)", Xs, y, args.sparse_C, reps, base, threads_list)
+        del Xs
+    print(f"\nload average after: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

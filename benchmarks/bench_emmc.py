@@ -1,177 +1,117 @@
-"""EMMC speed and memory: USPS (9298 x 256, 10 clusters, L = 1000) and 1,000,000 x 50 (L = 500).
+"""EMMC speed on USPS (9298 x 256, 10 clusters, L = 1000): init share, old init, KMeans peer.
 
-Each case runs in its own subprocess so its peak RSS (``ru_maxrss``) is its own.
-Wall-clock and process CPU time of ``fit`` are both printed: on a shared machine the
-CPU time (all threads of the process) is the fairer number for one BLAS thread.
-BLAS threads are limited with threadpoolctl (1 and 2 threads for USPS).
+Issue 11: EMMC's fit on USPS was dominated (83-89 %) by its initialisation,
+``KMeans(n_init=10)`` on the 9298 x 1000 hidden layer. The init is now one
+k-means run (k-means++ seeding) on the float32 hidden layer. This script measures,
+in ONE process, INTERLEAVED (same seeds, same data, threadpoolctl 1 and 2 BLAS
+threads, median of the repeats):
 
-    python benchmarks/bench_emmc.py            # both cases
-    python benchmarks/bench_emmc.py --case usps
-    python benchmarks/bench_emmc.py --case large --n 1000000
+- ``new``: ``EMMC(10, n_hidden=1000, C=500, balance=0.15, output=...)`` at its
+  default init, with the init's own time (timed by wrapping the init function)
+  and its share of the fit;
+- ``old``: the same EMMC started from the old init, ``KMeans(n_init=10)`` on the
+  float64 hidden layer of the same random layer (time = layer + k-means + fit);
+- ``peer``: what a user would run instead, scikit-learn ``KMeans(10, n_init=10)``
+  on X.
 
-Paper (MATLAB, i5-2400): USPS, L = 1000, single output: 94.47 % in 536.61 s (15.46
-iterations on average; Tables 6 and 9). Targets here: USPS < 20 s; the large case
-< 5 minutes and < 4 GiB peak RSS.
+Each row prints seconds, the ratio old / new and peer / new, the start and final
+clustering accuracy (Hungarian), and ``os.getloadavg()``.
+
+    python benchmarks/bench_emmc.py --quick        # < 1 min on a quiet machine
+    python benchmarks/bench_emmc.py --repeats 3    # both outputs, 3 repeats
+
+Paper (MATLAB, i5-2400): USPS, L = 1000, single output: 94.47 % in 536.61 s
+(cross-machine; Tables 6 and 9).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
-import subprocess
-import sys
 import time
 import warnings
 
 import numpy as np
 
 
-def _peak_rss_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
-
-
-def case_usps(threads: int, output: str, seed: int) -> dict:
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="one repeat, multi output only")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    from sklearn.cluster import KMeans
     from threadpoolctl import threadpool_limits
 
     from marginclust import EMMC
     from marginclust.datasets import load_dataset
-    from marginclust.metrics import clustering_accuracy, rand_index
-
-    X, y = load_dataset("usps")
-    with threadpool_limits(threads), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = EMMC(10, n_hidden=1000, C=500.0, balance=0.15, output=output, random_state=seed)
-        t0, c0 = time.perf_counter(), time.process_time()
-        est.fit(X)
-        t, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return dict(
-        case="usps",
-        output=output,
-        threads=threads,
-        seed=seed,
-        acc=100 * clustering_accuracy(y, est.labels_, mapping="hungarian"),
-        ri=rand_index(y, est.labels_),
-        n_iter=est.n_iter_,
-        stop=est.stop_reason_,
-        time=t,
-        cpu=cpu,
-        peak_rss_gib=_peak_rss_gib(),
-    )
-
-
-def case_large(n: int, threads: int, seed: int) -> dict:
-    from threadpoolctl import threadpool_limits
-
-    from marginclust import EMMC
+    from marginclust.estimators import _emmc
     from marginclust.metrics import clustering_accuracy
 
-    rng = np.random.RandomState(seed)
-    k, d = 5, 50
-    centers = rng.randn(k, d) * 0.3  # overlapping clusters, so EMMC iterates
-    y = rng.randint(k, size=n)
-    X = centers[y]
-    X += rng.randn(n, d)
-    with threadpool_limits(threads), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        # tol=1e-4: stop when at most 100 of 1e6 labels change in an iteration
-        est = EMMC(
-            k, n_hidden=500, C=500.0, balance=0.03, output="multi", tol=1e-4, random_state=seed
-        )
-        t0, c0 = time.perf_counter(), time.process_time()
-        est.fit(X)
-        t, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return dict(
-        case="large",
-        n=n,
-        d=d,
-        k=k,
-        L=500,
-        threads=threads,
-        acc=100 * clustering_accuracy(y, est.labels_, mapping="hungarian"),
-        n_iter=est.n_iter_,
-        stop=est.stop_reason_,
-        time=t,
-        cpu=cpu,
-        peak_rss_gib=_peak_rss_gib(),
-        data_gib=X.nbytes / 2**30,
-    )
+    X, y = load_dataset("usps")
+    repeats = 1 if a.quick else a.repeats
+    outputs = ["multi"] if a.quick else ["multi", "single"]
 
+    def ca(labels: np.ndarray) -> float:
+        return 100.0 * clustering_accuracy(y, labels)
 
-def _spawn(args: list[str]) -> dict:
-    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2")
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", *args], capture_output=True, text=True, env=env
-    )
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    init_time: list[float] = []
+    real_init = _emmc.initial_labels
 
+    def timed_init(*args, **kw):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        out = real_init(*args, **kw)
+        init_time.append(time.perf_counter() - t0)
+        return out
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--case", choices=["usps", "large", "all"], default="all")
-    p.add_argument("--n", type=int, default=1_000_000)
-    p.add_argument("--threads", type=int, default=0, help="0: run 1 and 2")
-    p.add_argument("--output", default="single")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    a = p.parse_args()
-    if a.child:
-        if a.case == "usps":
-            res = case_usps(a.threads or 1, a.output, a.seed)
-        else:
-            res = case_large(a.n, a.threads or 1, a.seed)
-        print(json.dumps(res))
-        return
-    threads = [a.threads] if a.threads else [1, 2]
-    if a.case in ("usps", "all"):
-        print("USPS 9298 x 256, 10 clusters, L = 1000, C = 500, balance 0.15 n")
-        print("paper (MATLAB): single output 94.47 % in 536.61 s (15.46 it); multi 94.89 %")
-        for output in ["single", "multi"]:
-            for th in threads:
-                r = _spawn(
-                    [
-                        "--case",
-                        "usps",
-                        "--threads",
-                        str(th),
-                        "--output",
-                        output,
-                        "--seed",
-                        str(a.seed),
-                    ]
-                )
+    _emmc.initial_labels = timed_init
+    warnings.simplefilter("ignore")
+    print(f"USPS {X.shape[0]} x {X.shape[1]}, 10 clusters, L = 1000, C = 500, balance 0.15 n")
+    for threads in (1, 2):
+        for output in outputs:
+            rows: dict[str, list[tuple[float, ...]]] = {"new": [], "old": [], "peer": []}
+            for r in range(repeats):
+                seed = a.seed + r
+                kw = dict(n_hidden=1000, C=500.0, balance=0.15, output=output, random_state=seed)
+                with threadpool_limits(threads):
+                    # new: default init
+                    init_time.clear()
+                    t0 = time.perf_counter()
+                    est = EMMC(10, **kw).fit(X)
+                    t_new = time.perf_counter() - t0
+                    rows["new"].append((t_new, init_time[0], ca(est.init_labels_), ca(est.labels_)))
+                    # old: KMeans(n_init=10) on the float64 layer of the same draw
+                    t0 = time.perf_counter()
+                    H = est.feature_map_.transform(X)
+                    km = KMeans(10, n_init=10, random_state=seed).fit(H)
+                    t_init_old = time.perf_counter() - t0
+                    del H
+                    t1 = time.perf_counter()
+                    old = EMMC(10, init=km.labels_, **kw).fit(X)
+                    t_old = t_init_old + time.perf_counter() - t1
+                    rows["old"].append((t_old, t_init_old, ca(km.labels_), ca(old.labels_)))
+                    # peer: KMeans(n_init=10) on X
+                    t0 = time.perf_counter()
+                    pk = KMeans(10, n_init=10, random_state=seed).fit(X)
+                    t_peer = time.perf_counter() - t0
+                    rows["peer"].append((t_peer, t_peer, ca(pk.labels_), ca(pk.labels_)))
+            med = {k: np.median(np.asarray(v), axis=0) for k, v in rows.items()}
+            new = med["new"]
+            load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+            print(f"threads={threads} output={output} repeats={repeats} (load {load})")
+            for name in ("new", "old", "peer"):
+                t, ti, ca0, ca1 = med[name]
+                what = {
+                    "new": "EMMC, init k-means-elm (new)",
+                    "old": "EMMC, init KMeans(n_init=10) on H",
+                    "peer": "sklearn KMeans(n_init=10) on X",
+                }[name]
+                extra = f"init {ti:6.2f} s ({100 * ti / t:4.1f} %)" if name != "peer" else " " * 21
                 print(
-                    f"  {output:6s} threads={th}: acc {r['acc']:.2f} %  RI {r['ri']:.3f}  "
-                    f"iter {r['n_iter']} ({r['stop']})  wall {r['time']:.2f} s  "
-                    f"CPU {r['cpu']:.2f} s  (paper/ours wall {536.61 / r['time']:.0f}x)  "
-                    f"peak RSS {r['peak_rss_gib']:.2f} GiB"
+                    f"  {what:36s} fit {t:6.2f} s  {extra}  x{t / new[0]:5.2f} of new  "
+                    f"start CA {ca0:5.2f}  final CA {ca1:5.2f}"
                 )
-    if a.case in ("large", "all"):
-        print(
-            f"Synthetic {a.n} x 50, 5 overlapping Gaussian clusters, L = 500, multi output, "
-            "C = 500, tol = 1e-4 (H streamed in float32 blocks of 8192 rows)"
-        )
-        r = _spawn(
-            [
-                "--case",
-                "large",
-                "--n",
-                str(a.n),
-                "--threads",
-                str(threads[-1]),
-                "--seed",
-                str(a.seed),
-            ]
-        )
-        print(
-            f"  threads={r['threads']}: acc {r['acc']:.2f} %  iter {r['n_iter']} ({r['stop']})  "
-            f"wall {r['time']:.1f} s  CPU {r['cpu']:.1f} s (target < 300)  "
-            f"peak RSS {r['peak_rss_gib']:.2f} GiB "
-            f"(target < 4; the data alone {r['data_gib']:.2f} GiB)"
-        )
+    _emmc.initial_labels = real_init
 
 
 if __name__ == "__main__":

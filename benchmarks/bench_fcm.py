@@ -1,21 +1,23 @@
-"""Fuzzy c-means fit time: marginclust beside scikit-fuzzy and fuzzy-c-means.
+"""Fuzzy c-means: cost of one iteration against one GEMM, and fit time against scikit-fuzzy.
 
-Same data, same m, same iteration cap and the same tolerance value, timed with
-threadpoolctl limiting BLAS to 1 and to 2 threads. Two modes:
+Issue 11 targets, measured like with like, interleaved in one process (ours, peer,
+ours, peer, ...; medians of ``--repeat``; the load average printed beside each row):
 
-- ``fixed``: every implementation runs exactly ``max_iter`` iterations (tol 0; the
-  fuzzy-c-means package validates ``error >= 1e-9`` in its constructor, so its
-  ``error`` is set to 0 afterwards; it draws its own random initial memberships).
-  marginclust and scikit-fuzzy start from the same initial memberships, so their
-  final centres must agree: the script prints the largest difference as a
-  correctness check. This mode compares cost per iteration.
-- ``tol``: each runs to its own stopping rule with ``tol = 1e-5`` (marginclust: largest
-  membership change; scikit-fuzzy and fuzzy-c-means: Frobenius norm of the change).
+1. **One iteration <= 3x one GEMM** at 1e6 x 10, K = 5: the per-iteration time of
+   ``FuzzyCMeans(5, init=V0, tol=0, max_iter=N)`` is ``(t(N = 1 + r) - t(N = 1)) / r``
+   (set-up cancels), against the time of the unavoidable product ``X @ V.T``
+   (n x d times d x K, the input dtype) on the same data.
+2. **At least 8x scikit-fuzzy** (``skfuzzy.cmeans``) at 20k x 10, K = 5: the same
+   initial memberships ``U0`` (Dirichlet, seed 0) and the same stopping rule: both
+   run exactly ``max_iter`` iterations (``tol = 0`` / ``error = 0``), so both compute
+   the same iterates; the largest centre difference is printed as a check. A second
+   row lets each stop at its own rule with tolerance 1e-5 (ours: largest membership
+   change; scikit-fuzzy: Frobenius norm of the change).
 
-Run: ``.venv/bin/python benchmarks/bench_fcm.py [--quick]``. Peers are optional
-(extra ``peers``); missing ones are reported and skipped. Timings taken while other
-jobs run on the machine are inflated; compare the ratios, which are measured in the
-same run.
+Usage::
+
+    python benchmarks/bench_fcm.py --quick     # 2e5-row GEMM ratio, 20k skfuzzy, 1 thread
+    python benchmarks/bench_fcm.py             # 1e6 rows, 1 and 2 threads
 """
 
 from __future__ import annotations
@@ -24,13 +26,11 @@ import argparse
 import os
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from marginclust import FuzzyCMeans
-from marginclust.datasets import load_dataset
 from marginclust.exceptions import ConvergenceWarning
 
 try:
@@ -39,137 +39,98 @@ try:
     HAVE_SKFUZZY = True
 except ImportError:  # pragma: no cover - optional peer
     HAVE_SKFUZZY = False
-try:
-    from fcmeans import FCM as FCMPackage
-
-    HAVE_FCMEANS = True
-except ImportError:  # pragma: no cover - optional peer
-    HAVE_FCMEANS = False
 
 
-def datasets(quick: bool):
-    out = []
-    X, y = load_dataset("sk-iris")
-    out.append(("iris", X, 3))
-    try:
-        X, y = load_dataset("pendigits_train")
-        out.append(("pendigits_train", X, 10))
-    except FileNotFoundError:
-        print("pendigits_train not found (set MARGINCLUST_DATA); skipped")
+def make_data(n: int, d: int = 10, k: int = 5, dtype=np.float64) -> np.ndarray:
     rng = np.random.RandomState(0)
-    n = 20_000 if quick else 100_000
-    centres = rng.randn(5, 10) * 3
-    Xs = centres[rng.randint(0, 5, size=n)] + rng.randn(n, 10)
-    out.append((f"synthetic_{n // 1000}k_x10", Xs, 5))
-    return out
+    centres = rng.randn(k, d) * 3
+    X = centres[rng.randint(0, k, size=n)] + rng.randn(n, d)
+    return np.ascontiguousarray(X, dtype=dtype)
 
 
-def best_time(fn, repeats, *args):
-    times, result = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn(*args)
-        times.append(time.perf_counter() - t0)
-    return min(times), result
-
-
-def run_ours(X, U0, k, m, tol, max_iter):
+def _fit_time(X, init, k, max_iter, tol=0.0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = FuzzyCMeans(k, m=m, init=U0, tol=tol, max_iter=max_iter).fit(X)
-    return est.cluster_centers_, est.n_iter_
+        est = FuzzyCMeans(k, init=init, tol=tol, max_iter=max_iter)
+        t0 = time.perf_counter()
+        est.fit(X)
+        return time.perf_counter() - t0, est
 
 
-def run_skfuzzy(X, U0, k, m, tol, max_iter):
-    cntr, u, u0, d, jm, p, fpc = skfuzzy.cluster.cmeans(
-        X.T, k, m, error=tol, maxiter=max_iter, init=U0.T, seed=0
+def iteration_vs_gemm(n: int, threads: int, repeat: int, dtype, k: int = 5, r: int = 5):
+    X = make_data(n, k=k, dtype=dtype)
+    V0 = X[np.random.RandomState(1).choice(n, k, replace=False)]
+    t_iter, t_gemm = [], []
+    with threadpool_limits(limits=threads, user_api="blas"):
+        for _ in range(repeat):
+            t1, _ = _fit_time(X, V0, k, 1)
+            tr, _ = _fit_time(X, V0, k, 1 + r)
+            t_iter.append((tr - t1) / r)
+            t0 = time.perf_counter()
+            X @ V0.T
+            t_gemm.append(time.perf_counter() - t0)
+    it, gm = float(np.median(t_iter)), float(np.median(t_gemm))
+    load = "/".join(f"{v:.1f}" for v in os.getloadavg())
+    print(
+        f"| {n} x 10, K={k} | {np.dtype(dtype).name} | {threads} | {it * 1e3:.1f} | "
+        f"{gm * 1e3:.1f} | **{it / gm:.2f}** | {load} |",
+        flush=True,
     )
-    return cntr, p
 
 
-def run_fcmeans(X, U0, k, m, tol, max_iter):
-    fcm = FCMPackage(n_clusters=k, m=m, max_iter=max_iter, error=max(tol, 1e-9), random_state=0)
-    if tol == 0:
-        fcm.error = 0.0  # its validator demands >= 1e-9; assigning after construction forces
-        # exactly max_iter iterations, like the other two in "fixed" mode
-    fcm.fit(X)
-    return fcm.centers, None
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20k synthetic rows, 1 repeat")
-    args = parser.parse_args(argv)
-    os.environ.setdefault(
-        "MARGINCLUST_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "datasets")
-    )
-    if not HAVE_SKFUZZY:
-        print("scikit-fuzzy is not installed: skipped (pip install scikit-fuzzy)")
-    if not HAVE_FCMEANS:
+def versus_skfuzzy(n: int, threads: int, repeat: int, k: int = 5, m: float = 2.0):
+    X = make_data(n, k=k)
+    U0 = np.random.RandomState(0).dirichlet(np.ones(k), size=n)
+    for mode, tol, max_iter in (("fixed 100 iterations", 0.0, 100), ("own rule, 1e-5", 1e-5, 300)):
+        t_ours, t_sk = [], []
+        with threadpool_limits(limits=threads, user_api="blas"):
+            for _ in range(repeat):
+                t, est = _fit_time(X, U0, k, max_iter, tol)
+                t_ours.append(t)
+                t0 = time.perf_counter()
+                cntr, _, _, _, _, p, _ = skfuzzy.cluster.cmeans(
+                    X.T, k, m, error=tol, maxiter=max_iter, init=U0.T, seed=0
+                )
+                t_sk.append(time.perf_counter() - t0)
+        diff = float(np.max(np.abs(cntr - est.cluster_centers_)))
+        ratio = float(np.median(np.array(t_sk) / np.array(t_ours)))
+        load = "/".join(f"{v:.1f}" for v in os.getloadavg())
         print(
-            "fuzzy-c-means is not installed: skipped (it pins numpy<2; install with "
-            "pip install --no-deps fuzzy-c-means pydantic 'typer<0.10' tabulate)"
+            f"| {n} x 10, K={k} | {mode} | {threads} | {np.median(t_ours):.3f} "
+            f"({est.n_iter_}) | {np.median(t_sk):.3f} ({int(p)}) | **{ratio:.1f}x** | "
+            f"{diff:.1e} | {load} |",
+            flush=True,
         )
-    m = 2.0
-    rows = []
-    for name, X, k in datasets(args.quick):
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        U0 = np.random.RandomState(0).dirichlet(np.ones(k), size=X.shape[0])
-        big = X.shape[0] > 50_000
-        repeats = 1 if (args.quick or big) else 3
-        for mode, tol, max_iter in (("fixed", 0.0, 30 if big else 100), ("tol", 1e-5, 300)):
-            for threads in (1, 2):
-                with threadpool_limits(limits=threads, user_api="blas"):
-                    t_ours, (c_ours, it_ours) = best_time(
-                        run_ours, repeats, X, U0, k, m, tol, max_iter
-                    )
-                    row = {
-                        "data": name, "n": X.shape[0], "d": X.shape[1], "k": k, "mode": mode,
-                        "threads": threads, "ours_s": t_ours, "ours_iter": it_ours,
-                    }
-                    if HAVE_SKFUZZY:
-                        t_sk, (c_sk, it_sk) = best_time(
-                            run_skfuzzy, repeats, X, U0, k, m, tol, max_iter
-                        )
-                        row.update(skfuzzy_s=t_sk, skfuzzy_iter=int(it_sk))
-                        if mode == "fixed":
-                            row["max_centre_diff"] = float(np.max(np.abs(c_sk - c_ours)))
-                    if HAVE_FCMEANS:
-                        t_fc, _ = best_time(
-                            run_fcmeans, repeats, X, U0, k, m, tol, max_iter
-                        )
-                        row["fcmeans_s"] = t_fc
-                rows.append(row)
-                print(_fmt(row), flush=True)
-    print()
-    print("| data | n x d, k | mode | BLAS threads | ours s (iter) | skfuzzy s (iter) | "
-          "fcmeans s | skfuzzy/ours | fcmeans/ours | centre diff |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(_md(r))
 
 
-def _fmt(r):
-    parts = [f"{r['data']:>20s} {r['mode']:>5s} thr={r['threads']} ours={r['ours_s']:.4f}s"
-             f" ({r['ours_iter']} it)"]
-    if "skfuzzy_s" in r:
-        parts.append(f"skfuzzy={r['skfuzzy_s']:.4f}s ({r['skfuzzy_iter']} it) "
-                     f"ratio={r['skfuzzy_s'] / r['ours_s']:.2f}")
-    if "fcmeans_s" in r:
-        parts.append(f"fcmeans={r['fcmeans_s']:.4f}s ratio={r['fcmeans_s'] / r['ours_s']:.2f}")
-    if "max_centre_diff" in r:
-        parts.append(f"centre diff={r['max_centre_diff']:.2e}")
-    return "  ".join(parts)
-
-
-def _md(r):
-    sk = f"{r['skfuzzy_s']:.4f} ({r['skfuzzy_iter']})" if "skfuzzy_s" in r else "n/a"
-    fc = f"{r['fcmeans_s']:.4f}" if "fcmeans_s" in r else "n/a"
-    rs = f"{r['skfuzzy_s'] / r['ours_s']:.2f}" if "skfuzzy_s" in r else "n/a"
-    rf = f"{r['fcmeans_s'] / r['ours_s']:.2f}" if "fcmeans_s" in r else "n/a"
-    diff = f"{r['max_centre_diff']:.1e}" if "max_centre_diff" in r else ""
-    return (f"| {r['data']} | {r['n']} x {r['d']}, {r['k']} | {r['mode']} | {r['threads']} | "
-            f"{r['ours_s']:.4f} ({r['ours_iter']}) | {sk} | {fc} | {rs} | {rf} | {diff} |")
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--n-gemm", type=int, default=1_000_000)
+    parser.add_argument("--n-peer", type=int, default=20_000)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n_gemm, args.threads, args.repeat = 200_000, [1], 3
+    print(f"load at start {os.getloadavg()}")
+    print("\n### One FCM iteration vs one GEMM (X @ V.T)\n")
+    print("| data | dtype | threads | ms / iteration | ms / GEMM | ratio (target <= 3) | load |")
+    print("|---|---|---|---|---|---|---|")
+    for threads in args.threads:
+        for dtype in (np.float64, np.float32):
+            iteration_vs_gemm(args.n_gemm, threads, args.repeat, dtype)
+    if not HAVE_SKFUZZY:
+        print("\nscikit-fuzzy is not installed: peer comparison skipped")
+        return
+    print("\n### FuzzyCMeans vs scikit-fuzzy cmeans, same U0\n")
+    print(
+        "| data | stopping | threads | ours s (iters) | skfuzzy s (iters) | "
+        "skfuzzy / ours (target >= 8) | max centre diff | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for threads in args.threads:
+        versus_skfuzzy(args.n_peer, threads, args.repeat)
 
 
 if __name__ == "__main__":

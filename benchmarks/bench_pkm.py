@@ -1,4 +1,4 @@
-"""PKM (default path) against scikit-learn KMeans, like with like, interleaved; and PKM's faithful solvers.
+"""PKM (default path) vs scikit-learn KMeans, like with like, interleaved; PKM faithful solvers.
 
 Speed (issue 11). For each data set and BLAS thread count, in one process:
 

@@ -267,6 +267,11 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
+        if hasattr(self, "transform") and tags.transformer_tags is None:
+            # distances to centres or memberships, as KMeans.transform: a transformer too
+            from sklearn.utils import TransformerTags
+
+            tags.transformer_tags = TransformerTags()
         return tags
 
 

@@ -293,3 +293,15 @@ def test_list_methods_says_soft_hard_binary(capsys):
     assert rows["fcm"].endswith(" soft") and rows["slmc"].endswith(" soft")
     assert rows["kernel-kmeans"].endswith(" hard")
     assert rows["itersvr"].endswith("hard, binary only")
+
+
+def test_large_exact_kernel_fit_points_to_low_rank(tmp_path, rng, capsys, monkeypatch):
+    monkeypatch.setattr(fit_cli, "EXACT_KERNEL_NOTE_ROWS", 30)  # keep the test small
+    src = tmp_path / "in.csv"
+    _blobs(src, rng, label=False)
+    out = str(tmp_path / "o.csv")
+    assert main(["fit", str(src), "--method", "slmc", "--n-clusters", "2", "--out", out]) == 0
+    assert "--param n_components=300" in capsys.readouterr().err
+    assert main(["fit", str(src), "--method", "slmc", "--n-clusters", "2", "--out", out,
+                 "--param", "n_components=20"]) == 0
+    assert "n_components=300" not in capsys.readouterr().err

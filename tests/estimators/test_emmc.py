@@ -246,3 +246,174 @@ def test_bad_data():
         EMMC(2).fit(np.ones((10, 2)))
     with pytest.raises(ValueError, match="cannot be met"):
         EMMC(3, balance=0).fit(np.random.RandomState(0).randn(10, 2))
+
+
+# ------------------------------------------------------------------ issue 16 / issue 12
+def _issue_blobs():
+    """The pinned example of issue 16."""
+    return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+
+
+def test_binary_objective_history_monotone_on_many_random_problems():
+    """J after each ridge fit never increases for two clusters, whatever the start.
+
+    Issue 16: with a start that violates the balance the first recorded J was the
+    unconstrained fit's (lower than any feasible one) and rose at the next step in
+    142 of 200 problems. The solver now repairs such a start first and records J
+    from the first feasible labelling on.
+    """
+    rng = np.random.RandomState(0)
+    n_rises = 0
+    n_repaired = 0
+    for trial in range(200):
+        n = int(rng.randint(20, 60))
+        X = rng.randn(n, int(rng.randint(1, 5))) * rng.choice([0.1, 1.0, 10.0])
+        init = ["random", "k-means", "k-means-elm"][trial % 3]
+        if trial % 4 == 0:  # an unbalanced labelling given by the user
+            init = (rng.rand(n) < 0.15).astype(int)
+            init[0], init[1] = 0, 1
+        est = EMMC(
+            2,
+            n_hidden=int(rng.randint(5, 30)),
+            C=float(10.0 ** rng.uniform(-2, 3)),
+            activation=["sigmoid", "gaussian"][trial % 2],
+            output=["single", "multi"][(trial // 2) % 2],
+            balance=float(rng.choice([0.03, 0.15])),
+            init=init,
+            max_iter=100,
+            random_state=trial,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X)
+        counts = np.bincount(est.init_labels_, minlength=2)
+        n_repaired += counts.max() - counts.min() > est.balance_
+        h = est.objective_history_
+        n_rises += bool(np.any(np.diff(h) > 1e-9 * np.abs(h[:-1]) + 1e-12))
+        assert est.objective_ == pytest.approx(h[-1])
+    assert n_repaired > 20  # the infeasible starts that used to break the claim were tried
+    assert n_rises == 0
+
+
+def test_objective_history_is_the_tested_objective():
+    """objective_history_[-1] is emmc_objective of the final weights, outputs and labels."""
+    from marginclust.objectives._elm_ridge import emmc_objective, labels_to_targets
+
+    X, _ = _issue_blobs()
+    for output, k in [("single", 2), ("multi", 3), ("single", 3)]:
+        est = EMMC(k, n_hidden=15, C=3.0, output=output, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X)
+        F = est.decision_function(X)
+        T = labels_to_targets(est.labels_, k, est.output_)
+        assert est.objective_ == pytest.approx(emmc_objective(est.coef_, F, T, 3.0), rel=1e-10)
+
+
+@pytest.mark.parametrize("transform", ["offset", "small", "large", "1e-3", "1e3"])
+@pytest.mark.parametrize("streamed", [False, True])
+def test_extreme_scales_and_offsets_give_the_same_labels(transform, streamed):
+    """X + 1e9, X * 1e-150, X * 1e200 (also float32 streaming): the labels of X, no warning."""
+
+    class Streaming32(EMMC):
+        _max_cache_bytes = 0
+        _block_rows = 16
+        _stream_dtype = np.float32
+
+    X, _ = _issue_blobs()
+    cls = Streaming32 if streamed else EMMC
+    ref = cls(2, n_hidden=20, random_state=0).fit(X)
+    Xt = {
+        "offset": X + 1e9,
+        "small": X * 1e-150,
+        "large": X * 1e200,
+        "1e-3": X * 1e-3,
+        "1e3": X * 1e3,
+    }[transform]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = cls(2, n_hidden=20, random_state=0).fit(Xt)
+    assert np.all(np.isfinite(est.objective_history_))
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    np.testing.assert_array_equal(est.predict(Xt), ref.predict(X))
+
+
+def test_balance_moved_names_the_rows_predict_disagrees_on():
+    """Issue 12: labels_ (balanced) vs predict(X_train) (no balance) differ exactly there."""
+    X, _ = make_blobs(n_samples=[70, 30], centers=[[-3, 0], [3, 0]], random_state=0)
+    est = EMMC(2, n_hidden=20, C=1.0, balance=0.03, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X)
+    moved = np.flatnonzero(est.predict(X) != est.labels_)
+    assert moved.size > 0  # a 70/30 split cannot meet a 3-sample spread without moves
+    np.testing.assert_array_equal(est.balance_moved_, moved)
+    np.testing.assert_array_equal(est.fit_predict(X), est.labels_)
+
+
+def test_score_is_minus_the_objective_when_nothing_moved():
+    X, _ = _issue_blobs()
+    est = EMMC(2, n_hidden=15, C=2.0, random_state=0).fit(X)
+    assert est.balance_moved_.size == 0 and est.converged_
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-10)
+    assert est.score(X[:10]) > est.score(X)  # fewer samples, smaller loss
+
+
+def test_init_spellings_and_aliases():
+    X, _ = _issue_blobs()
+    for old, new in [("kmeans-elm", "k-means-elm"), ("kmeans", "k-means")]:
+        a = EMMC(2, n_hidden=10, init=new, random_state=0).fit(X)
+        with pytest.warns(FutureWarning, match=new):
+            b = EMMC(2, n_hidden=10, init=old, random_state=0).fit(X)
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert EMMC().n_clusters == 2 and EMMC().init == "k-means-elm"
+
+
+def test_duplicates_do_not_leak_kmeans_warning():
+    """Fewer distinct points than clusters: no scikit-learn warning from the k-means start."""
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 15, axis=0)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        est = EMMC(3, n_hidden=10, random_state=0).fit(X)
+    assert not [w for w in rec if "sklearn" in str(w.filename) or "distinct" in str(w.message)]
+    assert np.bincount(est.labels_, minlength=3).min() > 0  # no empty cluster
+
+
+def test_verbose_prints_iterations(capsys):
+    X, _ = _issue_blobs()
+    EMMC(2, n_hidden=10, init="random", verbose=1, random_state=0).fit(X)
+    err = capsys.readouterr().err
+    assert "EMMC iteration 1: objective" in err and "restart 1/1" in err
+    EMMC(2, n_hidden=10, random_state=0).fit(X)
+    assert capsys.readouterr().err == ""
+
+
+def test_label_free_grid_is_small_and_label_free():
+    X, _ = _issue_blobs()
+    grid = EMMC()._label_free_grid(X)
+    assert set(grid) == {"C", "n_hidden"}
+    assert np.prod([len(v) for v in grid.values()]) <= 12
+    assert max(grid["n_hidden"]) <= X.shape[0] // 2
+    assert 100.0 / X.shape[0] in grid["C"]  # the default C="auto" is a grid point
+
+
+def test_label_free_defaults_resolve_per_sample_and_from_the_start():
+    """C="auto" is 100 / n (a weight on the mean residual); balance="auto" is the start's spread."""
+    X, y = make_blobs(n_samples=[70, 30], centers=[[-3, 0], [3, 0]], random_state=0)
+    est = EMMC(2, n_hidden=20, random_state=0).fit(X)
+    assert est.C_ == pytest.approx(100.0 / 100)
+    counts = np.bincount(est.init_labels_, minlength=2)
+    assert est.balance_ == max(3, counts.max() - counts.min())
+    # the natural 70/30 split is kept; the paper's 0.03 n forces ~50/50 and loses it
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        forced = EMMC(2, n_hidden=20, balance=0.03, random_state=0).fit(X)
+    assert adjusted_rand_score(y, forced.labels_) < 0.5
+    # the default means the same on twice the data (C_ * n constant)
+    big = EMMC(2, n_hidden=20, random_state=0).fit(np.vstack([X, X]))
+    assert big.C_ * 200 == pytest.approx(est.C_ * 100)
+    with pytest.raises(ValueError, match="C must"):
+        EMMC(C="big").fit(X)
+    with pytest.raises(ValueError, match="balance"):
+        EMMC(balance="even").fit(X)

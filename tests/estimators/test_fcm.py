@@ -17,6 +17,11 @@ from marginclust.objectives._fcm import (
 )
 
 
+def _g(sigma):
+    """gamma of an RBF width sigma."""
+    return 1.0 / (2.0 * sigma**2)
+
+
 def _blobs(seed=0, n=60, d=3, k=3):
     rng = np.random.RandomState(seed)
     centers = rng.randn(k, d) * 4
@@ -68,7 +73,7 @@ def test_agrees_with_literal_oracle(m, sigma):
     X, _ = _blobs(1, n=25, d=2, k=3)
     V0 = X[[0, 5, 10]] + 0.01
     Est = FuzzyCMeans if sigma is None else KernelFuzzyCMeans
-    params = {} if sigma is None else {"sigma": sigma}
+    params = {} if sigma is None else {"gamma": _g(sigma)}
     est = Est(3, m=m, init=V0, max_iter=7, tol=0.0, **params)
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         est.fit(X)
@@ -174,7 +179,7 @@ def test_objective_history_non_increasing(Est, m, global_random_seed):
 
 def test_kernel_fcm_small_sigma_monotone_and_finite():
     X, _ = _blobs(6, n=60)
-    est = KernelFuzzyCMeans(3, sigma=0.05, random_state=0, max_iter=100)
+    est = KernelFuzzyCMeans(3, gamma=_g(0.05), random_state=0, max_iter=100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X)
@@ -199,7 +204,7 @@ def test_sample_weight_equals_repeated_rows(Est):
     X, _ = _blobs(8, n=30)
     w = np.random.RandomState(0).randint(0, 4, size=30)
     V0 = X[[0, 1, 2]] + 0.1
-    params = {} if Est is FuzzyCMeans else {"sigma": 3.0}
+    params = {} if Est is FuzzyCMeans else {"gamma": _g(3.0)}
     a = Est(3, init=V0, tol=1e-10, max_iter=1000, **params).fit(X, sample_weight=w)
     Xr = np.repeat(X, w, axis=0)
     b = Est(3, init=V0, tol=1e-10, max_iter=1000, **params).fit(Xr)
@@ -264,7 +269,11 @@ def test_kernel_sigma_default_is_mean_pairwise_distance():
     X, _ = _blobs(13)
     est = KernelFuzzyCMeans(3, random_state=0).fit(X)
     assert est.sigma_ == pytest.approx(np.mean(pdist(X)))
-    assert KernelFuzzyCMeans(3, sigma=0.7, random_state=0).fit(X).sigma_ == 0.7
+    assert est.gamma_ == pytest.approx(_g(np.mean(pdist(X))))
+    assert KernelFuzzyCMeans(3, gamma=0.7, random_state=0).fit(X).gamma_ == 0.7
+    with pytest.warns(FutureWarning, match="sigma"):  # the deprecated width still works
+        old = KernelFuzzyCMeans(3, sigma=0.7, random_state=0).fit(X)
+    assert old.sigma_ == pytest.approx(0.7) and old.gamma_ == pytest.approx(_g(0.7))
 
 
 def test_convergence_warning():
@@ -297,8 +306,8 @@ def test_bad_init_memberships_and_sigma_and_weights():
     X, _ = _blobs(16)
     with pytest.raises(ValueError, match="sum to 1"):
         FuzzyCMeans(3, init=np.full((60, 3), 0.5)).fit(X)
-    with pytest.raises(ValueError, match="sigma"):
-        KernelFuzzyCMeans(3, sigma=0.0).fit(X)
+    with pytest.raises(ValueError, match="gamma"):
+        KernelFuzzyCMeans(3, gamma=0.0).fit(X)
     with pytest.raises(ValueError, match="sample_weight"):
         FuzzyCMeans(3).fit(X, sample_weight=-np.ones(60))
     with pytest.raises(ValueError, match="sample_weight"):
@@ -392,3 +401,71 @@ def test_kernel_centre_fast_path_matches_log_space():
             warnings.simplefilter("error")
             got = kernel_fcm_centers(X, U, 2.0, K, w, V, D2, gamma)
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+
+
+# --------------------------------------------------- issue 16: offset and scale
+_X16 = __import__("sklearn.datasets", fromlist=["make_blobs"]).make_blobs(
+    40, 3, centers=2, cluster_std=0.6, random_state=0
+)[0]
+
+
+@pytest.mark.parametrize("Est", [FuzzyCMeans, KernelFuzzyCMeans])
+@pytest.mark.parametrize("transform", ["offset", "tiny", "huge"])
+def test_offset_and_extreme_scales_give_the_same_memberships(Est, transform):
+    # FuzzyCMeans(2).fit(X + 1e9) gave ARI 0; X * 1e200 gave NaN with converged_=True.
+    ref = Est(2, random_state=0).fit(_X16)
+    Xt = {"offset": _X16 + 1e9, "tiny": _X16 * 1e-150, "huge": _X16 * 1e200}[transform]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = Est(2, random_state=0).fit(Xt)
+        np.testing.assert_allclose(est.memberships_, ref.memberships_, atol=1e-6)
+        np.testing.assert_array_equal(est.predict(Xt), est.labels_)
+        np.testing.assert_allclose(est.predict_proba(Xt), est.memberships_, atol=1e-6)
+    assert not np.isnan(est.objective_)
+
+
+def test_kernel_fcm_refit_after_set_params_on_data_with_vanishing_sigma0():
+    # Issue 16: a refit after set_params on data whose mean pairwise distance is 0 in
+    # float64 (here it underflows: distances ~1e-170 squared) was refused with an
+    # unhelpful message. sigma0 is now computed in the rescaled frame: it fits.
+    est = KernelFuzzyCMeans(2, random_state=0).fit(_X16)
+    ref_labels = est.labels_.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.set_params(m=2.0).fit(_X16 * 1e-170)
+    np.testing.assert_array_equal(est.labels_, ref_labels)
+    # truly coincident samples are refused with advice, before gamma is computed
+    with pytest.raises(ValueError, match="identical"):
+        est.fit(np.ones((10, 2)))
+
+
+@pytest.mark.parametrize("Est", [FuzzyCMeans, KernelFuzzyCMeans])
+def test_transform_is_memberships_and_score_is_minus_objective(Est):
+    X, _ = _blobs(3)
+    est = Est(3, random_state=0, tol=1e-10, max_iter=1000).fit(X)
+    np.testing.assert_allclose(est.transform(X), est.predict_proba(X))
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-6)
+    assert Est().n_clusters == 2
+
+
+def test_one_pass_solver_float32_and_alias():
+    X, _ = _blobs(4, n=500)
+    a = FuzzyCMeans(3, random_state=0).fit(X)
+    b = FuzzyCMeans(3, random_state=0).fit(X.astype(np.float32))
+    assert b.memberships_.dtype == np.float32
+    np.testing.assert_allclose(a.memberships_, b.memberships_, atol=1e-3)
+    with pytest.warns(FutureWarning, match="k-means\\+\\+"):
+        FuzzyCMeans(3, init="kmeans++", random_state=0).fit(X)
+
+
+def test_solver_two_threads_same_memberships():
+    from marginclust.solvers._fuzzy import fuzzy_alternation
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40000, 3) + rng.randint(0, 3, size=(40000, 1)) * 3.0
+    X -= X.mean(axis=0)
+    w = np.ones(40000)
+    a = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20)
+    b = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20, n_threads=2)
+    np.testing.assert_allclose(a.x[0], b.x[0], atol=1e-10)
+    assert a.n_iter == b.n_iter

@@ -86,3 +86,71 @@ def test_bad_parameters(rng, params, match):
     X, _ = _two_blobs(rng)
     with pytest.raises(ValueError, match=match):
         IterativeLSSVM(**params).fit(X)
+
+
+def _issue16_blobs():
+    from sklearn.datasets import make_blobs
+
+    return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("n_components", [None, 10])
+@pytest.mark.parametrize("init", ["random", "k-means", "k-means++"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_predict_on_training_data_equals_labels(kernel, n_components, init, seed):
+    # issue 16: predict(X_train) differed from labels_ on up to 40% of rows
+    rng = np.random.RandomState(seed)
+    X = rng.randn(40, 3)  # structureless: many near-ties of the decision values
+    est = IterativeLSSVM(kernel=kernel, n_components=n_components, init=init,
+                         random_state=seed).fit(X)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    np.testing.assert_array_equal(est.labels_, (est.decision_values_ > est.threshold_))
+    assert est.n_tied_moved_ == 0
+
+
+@pytest.mark.parametrize("offset", [1e9, 1e10])
+def test_large_common_offset_changes_nothing(offset):
+    # issue 16: IterativeLSSVM failed silently on X + 1e9
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = _issue16_blobs()
+    ref = IterativeLSSVM(random_state=0).fit(X)
+    est = IterativeLSSVM(random_state=0).fit(X + offset)
+    assert adjusted_rand_score(y, ref.labels_) == 1.0
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+
+
+@pytest.mark.parametrize("factor", [1e-3, 1e3])
+def test_defaults_are_scale_invariant(factor):
+    X, _ = _issue16_blobs()
+    ref = IterativeLSSVM(random_state=0).fit(X)
+    np.testing.assert_array_equal(IterativeLSSVM(random_state=0).fit(X * factor).labels_,
+                                  ref.labels_)
+
+
+def test_score_grid_and_hostile_scales():
+    X, _ = _issue16_blobs()
+    est = IterativeLSSVM(random_state=0).fit(X)
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-8)
+    grid = est._label_free_grid(X)
+    assert 1 < np.prod([len(v) for v in grid.values()]) <= 12
+    with pytest.raises(ValueError, match="Rescale"):
+        IterativeLSSVM(kernel="linear").fit(X * 1e150)
+    Z = X.copy()
+    Z[:, 0] *= 1e-8
+    Z[:, 1] *= 1e8
+    for kernel in ("rbf", "linear"):
+        e = IterativeLSSVM(kernel=kernel, random_state=0).fit(Z)
+        np.testing.assert_array_equal(e.predict(Z), e.labels_)
+
+
+def test_tied_decision_values_are_reported_not_hidden():
+    # issue 16: with duplicated rows the balance constraint splits identical points, whose
+    # decision values tie; predict could not reproduce that split (up to 40% of rows).
+    X = np.vstack([np.zeros((30, 2)), np.ones((10, 2))])
+    est = IterativeLSSVM(balance=0.0, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert est.n_tied_moved_ > 0  # documented: rows the final thresholding moved
+    # identical rows share a label
+    assert np.unique(est.labels_[:30]).size == 1 and np.unique(est.labels_[30:]).size == 1

@@ -106,3 +106,83 @@ def test_bad_parameters(cls, params, match):
 def test_bad_epsilon():
     with pytest.raises(ValueError, match="epsilon"):
         IterSVR(epsilon=-0.1).fit(np.random.RandomState(0).randn(10, 2))
+
+
+# ------------------------------------------------------------------ issue 16 / issue 12
+def _issue_blobs():
+    """The pinned example of issue 16."""
+    return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("transform", ["offset", "1e-3", "1e3", "small", "large"])
+@pytest.mark.timeout(60)
+def test_offsets_and_scales_give_the_labels_of_X(cls, kernel, transform):
+    """X + 1e10 used to fail in libsvm ("dual coefficients ... not finite"), linear IterSVM
+    hung on X * 1e150; the models now see X centred and divided by one global scale."""
+    X, _ = _issue_blobs()
+    Xt = {
+        "offset": X + 1e10,
+        "1e-3": X * 1e-3,
+        "1e3": X * 1e3,
+        "small": X * 1e-150,
+        "large": X * 1e150,
+    }[transform]
+    ref = cls(kernel=kernel, random_state=0).fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = cls(kernel=kernel, random_state=0).fit(Xt)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    np.testing.assert_array_equal(est.predict(Xt), ref.predict(X))
+    assert np.all(np.isfinite(est.objective_history_))
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+def test_set_params_refit_on_other_data(cls):
+    """Issue 16: IterSVM(C=1e-3) refit on other data failed with "number of classes has to
+    be greater than one" (the relabelling put every sample on one side): the repair now
+    never leaves a cluster empty."""
+    X, _ = _issue_blobs()
+    est = cls(random_state=0).fit(X)
+    other = np.random.RandomState(1).randn(30, 3)
+    for params in [{"C": 1e-3}, {"balance": 1.0}, {"C": 1e-3, "balance": 1.0}]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.set_params(**params).fit(other)
+        assert np.bincount(est.labels_, minlength=2).min() >= 1
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+def test_balance_moved_names_the_rows_predict_disagrees_on(cls):
+    """Issue 12: labels_ are balanced, predict applies the sign rule; balance_moved_ says where."""
+    X, _ = _two_blobs(sizes=[70, 30])
+    est = cls(C=1.0, balance=0.03, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X)
+    moved = np.flatnonzero(est.predict(X) != est.labels_)
+    assert moved.size > 0
+    np.testing.assert_array_equal(est.balance_moved_, moved)
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+def test_init_alias_and_verbose(cls, capsys):
+    X, _ = _issue_blobs()
+    a = cls(init="k-means", random_state=0).fit(X)
+    with pytest.warns(FutureWarning, match="k-means"):
+        b = cls(init="kmeans", random_state=0).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert capsys.readouterr().err == ""
+    cls(verbose=1, random_state=0).fit(X)
+    assert f"{cls.__name__} iteration 1: objective" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+def test_infeasible_start_is_repaired_before_the_history(cls):
+    X, _ = _issue_blobs()
+    init = np.zeros(40, dtype=int)
+    init[:3] = 1
+    est = cls(init=init, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.init_labels_, init)
+    assert abs(np.diff(np.bincount(est.labels_))[0]) <= est.balance_

@@ -17,6 +17,11 @@ def _blobs(seed=0, n=60, d=2, k=3):
     return centers[y] + rng.randn(n, d), y
 
 
+def _g(sigma):
+    """gamma of an RBF width sigma."""
+    return 1.0 / (2.0 * sigma**2)
+
+
 def _literal(X, V, sigma, n_iter):
     """Literal loop: nearest-centre labels, kernel-weighted member means."""
     V = V.astype(float).copy()
@@ -34,7 +39,7 @@ def _literal(X, V, sigma, n_iter):
 def test_agrees_with_literal_oracle(sigma):
     X, _ = _blobs(1, n=40)
     V0 = X[[0, 1, 2]].copy()
-    est = KernelKMeans(3, sigma=sigma, init=V0, max_iter=5, tol=0.0)
+    est = KernelKMeans(3, gamma=_g(sigma), init=V0, max_iter=5, tol=0.0)
     with pytest.warns(ConvergenceWarning):
         est.fit(X)
     lab, V = _literal(X, V0, sigma, 5)
@@ -45,7 +50,7 @@ def test_agrees_with_literal_oracle(sigma):
 def test_wide_kernel_equals_lloyd_kmeans():
     X, _ = _blobs(2, n=100, k=4)
     V0 = X[[0, 10, 20, 30]].copy()
-    ours = KernelKMeans(4, sigma=1e5, init=V0, tol=1e-12, max_iter=100).fit(X)
+    ours = KernelKMeans(4, gamma=_g(1e5), init=V0, tol=1e-12, max_iter=100).fit(X)
     ref = KMeans(4, init=V0, n_init=1, algorithm="lloyd", tol=0, max_iter=100).fit(X)
     np.testing.assert_array_equal(ours.labels_, ref.labels_)
     np.testing.assert_allclose(ours.cluster_centers_, ref.cluster_centers_, rtol=1e-6)
@@ -54,8 +59,8 @@ def test_wide_kernel_equals_lloyd_kmeans():
 def test_objective_history_non_increasing(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     X = rng.randn(120, 3) + rng.randint(0, 4, size=(120, 1)) * 1.5
-    for sigma in (0.5, 1.0, None):
-        est = KernelKMeans(4, sigma=sigma, random_state=global_random_seed, tol=0,
+    for gamma in (_g(0.5), _g(1.0), "sigma0"):
+        est = KernelKMeans(4, gamma=gamma, random_state=global_random_seed, tol=0,
                            max_iter=300)
         import warnings
 
@@ -73,7 +78,7 @@ def test_objective_history_non_increasing(global_random_seed):
 def test_empty_cluster_is_relocated():
     X, _ = _blobs(3, n=60)
     V0 = np.vstack([X[[0, 1]], [[1e3, 1e3]]])  # third centre far from everything
-    est = KernelKMeans(3, sigma=2.0, init=V0).fit(X)
+    est = KernelKMeans(3, gamma=_g(2.0), init=V0).fit(X)
     assert np.unique(est.labels_).size == 3
     assert np.all(np.diff(est.objective_history_) <= 1e-10 * est.objective_history_[:-1])
 
@@ -82,9 +87,9 @@ def test_sample_weight_equals_repeated_rows():
     X, _ = _blobs(4, n=30)
     w = np.random.RandomState(1).randint(0, 4, size=30)
     V0 = X[[0, 1, 2]] + 0.1
-    a = KernelKMeans(3, sigma=2.0, init=V0, tol=1e-9, max_iter=500).fit(X, sample_weight=w)
+    a = KernelKMeans(3, gamma=_g(2.0), init=V0, tol=1e-9, max_iter=500).fit(X, sample_weight=w)
     Xr = np.repeat(X, w, axis=0)
-    b = KernelKMeans(3, sigma=2.0, init=V0, tol=1e-9, max_iter=500).fit(Xr)
+    b = KernelKMeans(3, gamma=_g(2.0), init=V0, tol=1e-9, max_iter=500).fit(Xr)
     np.testing.assert_allclose(a.cluster_centers_, b.cluster_centers_, rtol=1e-9)
     np.testing.assert_array_equal(a.predict(Xr), b.labels_)
     assert a.objective_ == pytest.approx(b.objective_, rel=1e-9)
@@ -106,7 +111,7 @@ def test_outlier_robust_centres():
     rng = np.random.RandomState(6)
     X = np.vstack([rng.randn(50, 2), rng.randn(50, 2) + [8, 0], [[4, 40]]])
     V0 = np.array([[0.0, 0.0], [8.0, 0.0]])
-    km = KernelKMeans(2, sigma=2.0, init=V0).fit(X)
+    km = KernelKMeans(2, gamma=_g(2.0), init=V0).fit(X)
     lloyd = KMeans(2, init=V0, n_init=1).fit(X)
     shift_kernel = np.abs(km.cluster_centers_[:, 1]).max()
     shift_mean = np.abs(lloyd.cluster_centers_[:, 1]).max()
@@ -115,10 +120,44 @@ def test_outlier_robust_centres():
 
 @pytest.mark.parametrize(
     "params, match",
-    [({"sigma": -1.0}, "sigma"), ({"init": np.zeros((60, 3))}, "init"),
+    [({"gamma": -1.0}, "gamma"), ({"init": np.zeros((60, 3))}, "init"),
      ({"max_iter": 0}, "max_iter"), ({"tol": -1e-3}, "tol"), ({"init": "x"}, "init")],
 )
 def test_bad_params(params, match):
     X, _ = _blobs(7)
     with pytest.raises(ValueError, match=match):
         KernelKMeans(**{"n_clusters": 3, **params}).fit(X)
+
+
+_X16 = __import__("sklearn.datasets", fromlist=["make_blobs"]).make_blobs(
+    40, 3, centers=2, cluster_std=0.6, random_state=0
+)[0]
+
+
+@pytest.mark.parametrize("transform", ["offset", "tiny", "huge"])
+def test_offset_and_extreme_scales_give_the_same_partition(transform):
+    # Issue 16: KernelKMeans put X + 1e9 in one cluster; X * 1e200 gave NaN.
+    import warnings
+
+    from sklearn.metrics import adjusted_rand_score
+
+    ref = KernelKMeans(2, random_state=0).fit(_X16)
+    Xt = {"offset": _X16 + 1e9, "tiny": _X16 * 1e-150, "huge": _X16 * 1e200}[transform]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = KernelKMeans(2, random_state=0).fit(Xt)
+        assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
+        np.testing.assert_array_equal(est.predict(Xt), est.labels_)
+    assert est.objective_ == pytest.approx(ref.objective_, rel=1e-6)
+
+
+def test_transform_score_and_deprecated_sigma():
+    X = _X16
+    est = KernelKMeans(2, random_state=0).fit(X)
+    T = est.transform(X)
+    assert T.shape == (40, 2)
+    np.testing.assert_array_equal(T.argmin(axis=1), est.labels_)
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-9)
+    with pytest.warns(FutureWarning, match="sigma"):
+        old = KernelKMeans(2, sigma=2.0, random_state=0).fit(X)
+    assert old.gamma_ == pytest.approx(_g(2.0))

@@ -90,3 +90,49 @@ def test_deprecated_init_spelling(blobs):
         m = OCSVMHardClustering(3, gamma=0.05, init="kmeans", random_state=0).fit(X)
     ref = OCSVMHardClustering(3, gamma=0.05, init="k-means", random_state=0).fit(X)
     assert_array_equal(m.labels_, ref.labels_)
+
+
+# Hostile-input cases of issue 16, pinned on make_blobs(40, 3, centers=2, cluster_std=0.6, rs=0).
+@pytest.fixture
+def blobs2():
+    return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("transform", [lambda X: X * 1e-150, lambda X: X * 1e150,
+                                       lambda X: X + 1e9, lambda X: X * 1e-4])
+def test_default_fit_is_scale_and_offset_free(blobs2, transform):
+    X, y = blobs2
+    ref = OCSVMHardClustering(2, random_state=0).fit(X)
+    m = OCSVMHardClustering(2, random_state=0).fit(transform(X))
+    assert adjusted_rand_score(y, ref.labels_) == 1.0
+    assert_array_equal(m.labels_, ref.labels_)
+    assert_array_equal(m.predict(transform(X)), ref.labels_)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_linear_kernel_mixed_scales_bounded_and_extreme_scales(blobs2):
+    """Mixed 1e-8 / 1e8 columns hung LIBSVM; X * 1e150 raised 'dual coefficients ... not finite'."""
+    X, y = blobs2
+    m = OCSVMHardClustering(2, kernel="linear", max_iter=20, random_state=0)
+    m.fit(X * np.array([1e-8, 1e8, 1.0]))
+    assert m.labels_.shape == (40,)
+    ref = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X)
+    big = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X * 1e150)
+    assert_array_equal(big.labels_, ref.labels_)
+
+
+def test_low_rank_matches_exact_on_blobs(blobs):
+    X, y = blobs
+    exact = OCSVMHardClustering(3, gamma=0.05, random_state=0, n_components=None).fit(X)
+    low = OCSVMHardClustering(3, gamma=0.05, random_state=0, n_components=40).fit(X)
+    assert adjusted_rand_score(exact.labels_, low.labels_) == 1.0
+
+
+def test_score_and_transform(blobs):
+    X, _ = blobs
+    m = OCSVMHardClustering(3, gamma=0.05, random_state=0).fit(X)
+    D = m.transform(X)
+    assert D.shape == (60, 3)
+    assert_array_equal(np.argmin(D, axis=1), m.labels_)
+    assert np.isclose(m.score(X) * 60, -m.objective_)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from marginclust.estimators import _slmc as slmc_module
+from marginclust.estimators import _kernel_model as kernel_model
 from marginclust.estimators._slmc import SLMC
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.objectives._slmc import objective, u_step
@@ -21,8 +21,8 @@ def _blobs(rng, n_per=20, K=3, d=2, spread=0.6):
     return X, y
 
 
-def _rbf(X, Y, sigma):
-    return np.exp(-cdist(X, Y, "sqeuclidean") / (2 * sigma**2))
+def _rbf(X, Y, gamma):
+    return np.exp(-gamma * cdist(X, Y, "sqeuclidean"))
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
@@ -44,8 +44,8 @@ def test_objective_never_increases(rng, kernel, m, lam, n_components):
 
 def test_final_objective_matches_attributes(rng):
     X, _ = _blobs(rng)
-    est = SLMC(3, lam=2.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
-    Kmat = _rbf(X, X, est.sigma_)
+    est = SLMC(3, lam=2.0, gamma="scale", init="k-means", random_state=0).fit(X)
+    Kmat = _rbf(X, X, est.gamma_)
     J = objective(Kmat, est.dual_coef_, est.memberships_, 2.0, 2.0)
     assert J == pytest.approx(est.objective_, rel=1e-9)
     np.testing.assert_allclose(est.decision_values_, Kmat @ est.dual_coef_, atol=1e-10)
@@ -66,7 +66,7 @@ def test_linear_low_rank_equals_exact(rng):
 def test_full_rank_nystroem_equals_exact(rng):
     X, _ = _blobs(rng, n_per=10)
     U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
-    kw = dict(lam=2.0, sigma_scale=0.5, init=U0, max_iter=15, random_state=0)
+    kw = dict(lam=2.0, gamma="scale", init=U0, max_iter=15, random_state=0)
     exact = SLMC(3, **kw).fit(X)
     low = SLMC(3, n_components=X.shape[0], **kw).fit(X)  # every sample a landmark
     assert low.feature_map_.n_output_features_ > 0.8 * X.shape[0]
@@ -77,7 +77,7 @@ def test_full_rank_nystroem_equals_exact(rng):
 
 def test_proposition1_and_out_of_sample(rng):
     X, _ = _blobs(rng)
-    est = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
+    est = SLMC(3, lam=5.0, gamma="scale", init="k-means", random_state=0).fit(X)
     np.testing.assert_array_equal(est.labels_, np.argmax(est.memberships_, axis=1))
     np.testing.assert_array_equal(est.labels_, np.argmax(est.decision_values_, axis=1))
     np.testing.assert_array_equal(est.predict(X), est.labels_)
@@ -89,17 +89,17 @@ def test_proposition1_and_out_of_sample(rng):
     np.testing.assert_allclose(P, u_step(F, 2.0))
     np.testing.assert_array_equal(est.predict(Xnew), np.argmax(P, axis=1))
     # f(x_new) = alpha k(X, x_new)
-    np.testing.assert_allclose(F, _rbf(Xnew, X, est.sigma_) @ est.dual_coef_, atol=1e-10)
+    np.testing.assert_allclose(F, _rbf(Xnew, X, est.gamma_) @ est.dual_coef_, atol=1e-10)
 
 
 def test_separates_blobs_and_low_rank_close(rng):
     from sklearn.metrics import adjusted_rand_score
 
     X, y = _blobs(rng, n_per=30)
-    exact = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=1).fit(X)
-    low = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", n_components=40,
+    exact = SLMC(3, lam=5.0, gamma="scale", init="k-means", random_state=1).fit(X)
+    low = SLMC(3, lam=5.0, gamma="scale", init="k-means", n_components=40,
                random_state=1).fit(X)
-    rff = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", n_components=200, low_rank="rff",
+    rff = SLMC(3, lam=5.0, gamma="scale", init="k-means", n_components=200, low_rank="rff",
                random_state=1).fit(X)
     assert adjusted_rand_score(y, exact.labels_) > 0.9
     assert adjusted_rand_score(exact.labels_, low.labels_) > 0.9
@@ -109,7 +109,7 @@ def test_separates_blobs_and_low_rank_close(rng):
 def test_precomputed_and_callable_kernels_match_rbf(rng):
     X, _ = _blobs(rng, n_per=10)
     U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
-    ref = SLMC(3, sigma=1.3, sigma_scale=1.0, lam=2.0, init=U0).fit(X)
+    ref = SLMC(3, gamma=1.3, lam=2.0, init=U0).fit(X)
     pre = SLMC(3, kernel="precomputed", lam=2.0, init=U0).fit(_rbf(X, X, 1.3))
     cal = SLMC(3, kernel=lambda A, B: _rbf(A, B, 1.3), lam=2.0, init=U0).fit(X)
     for est in (pre, cal):
@@ -121,7 +121,7 @@ def test_precomputed_and_callable_kernels_match_rbf(rng):
 
 def test_determinism_and_restarts(rng):
     X, _ = _blobs(rng)
-    kw = dict(lam=5.0, sigma_scale=0.5, init="random", n_init=3, random_state=7)
+    kw = dict(lam=5.0, gamma="scale", init="random", n_init=3, random_state=7)
     a = SLMC(3, **kw).fit(X)
     b = SLMC(3, **kw).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
@@ -136,7 +136,7 @@ def test_stopping_rule_does_not_stop_on_near_uniform_init(rng):
     # in the first sweeps. The rule on U and J with min_iter must not stop there.
     X, y = _blobs(rng, n_per=30, K=2, d=5)
     U0 = 0.5 + 1e-6 * np.where(y == 0, 1.0, -1.0)[:, None] * np.array([[1.0, -1.0]])
-    est = SLMC(2, lam=5.0, sigma_scale=0.5, init=U0, tol=1e-5, random_state=0).fit(X)
+    est = SLMC(2, lam=5.0, gamma="scale", init=U0, tol=1e-5, random_state=0).fit(X)
     assert est.converged_
     assert est.n_iter_ >= est.min_iter
     assert np.abs(est.memberships_ - 0.5).max() > 0.3
@@ -153,7 +153,7 @@ def test_collapse_is_detected_and_warned(rng):
     X, _ = _blobs(rng)
     # a very wide kernel and strong regularisation collapse every point into one cluster
     with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
-        est = SLMC(3, lam=0.01, sigma_scale=50.0, init="random", random_state=0).fit(X)
+        est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(X)
     assert np.unique(est.labels_).size < 3
 
 
@@ -164,10 +164,13 @@ def test_collapse_is_detected_and_warned(rng):
         ({"lam": -1.0}, "lam"),
         ({"m": 1.0}, "m must be > 1"),
         ({"kernel": "poly"}, "kernel"),
-        ({"init": "kmeans++"}, "init"),
+        ({"init": "kmeans+++"}, "init"),
+        ({"gamma": -1.0}, "gamma"),
+        ({"gamma": "median"}, "gamma"),
+        ({"n_components": "full"}, "n_components"),
+        ({"dtype": "int8"}, "dtype"),
         ({"init": np.ones((3, 3)) / 3}, "shape"),
         ({"sigma": -1.0}, "sigma"),
-        ({"sigma_scale": 0}, "sigma_scale"),
         ({"n_components": 0}, "n_components"),
         ({"low_rank": "svd"}, "low_rank"),
         ({"max_iter": 0}, "max_iter"),
@@ -190,16 +193,16 @@ def test_bad_data(rng):
         SLMC(3, kernel="precomputed").fit(X)
     with pytest.raises(ValueError, match="precomputed"):
         SLMC(3, kernel="precomputed", n_components=5).fit(_rbf(X, X, 1.0))
-    est = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0).fit(X)
+    est = SLMC(3, lam=5.0, gamma="scale", init="k-means", random_state=0).fit(X)
     with pytest.raises(ValueError):
         est.predict(X[:, :1])
 
 
 def test_exact_mode_refuses_too_large_data(rng, monkeypatch):
     X, _ = _blobs(rng)
-    monkeypatch.setattr(slmc_module, "exact_memory_limit", lambda: 1000)
+    monkeypatch.setattr(kernel_model, "exact_memory_limit", lambda: 1000)
     with pytest.raises(ValueError, match="n_components"):
-        SLMC(3).fit(X)
+        SLMC(3, n_components=None).fit(X)
     low = SLMC(3, n_components=10, init="k-means", max_iter=3, random_state=0)
     with pytest.warns(ConvergenceWarning):
         low.fit(X)  # low-rank mode still runs
@@ -208,16 +211,27 @@ def test_exact_mode_refuses_too_large_data(rng, monkeypatch):
 def test_fcm_initialisations(rng):
     X, y = _blobs(rng)
     for init in ("fcm", "fcm-sharp"):
-        est = SLMC(3, lam=5.0, sigma_scale=0.5, init=init, random_state=0).fit(X)
+        est = SLMC(3, lam=5.0, gamma="scale", init=init, random_state=0).fit(X)
         assert np.unique(est.labels_).size == 3
 
 
 def test_float32_input(rng):
     X, _ = _blobs(rng)
-    a = SLMC(3, lam=5.0, sigma_scale=0.5, init="k-means", random_state=0)
+    a = SLMC(3, lam=5.0, gamma="scale", init="k-means", random_state=0)
     a.fit(X.astype(np.float32))
     assert a.memberships_.dtype == np.float64
     assert np.all(np.isfinite(a.predict_proba(X.astype(np.float32))))
+    # low rank: float32 data (or dtype="float32") give float32 features, same clustering
+    kw = dict(lam=5.0, init="k-means", n_components=30, random_state=0)
+    lo64 = SLMC(3, **kw).fit(X)
+    lo32 = SLMC(3, **kw).fit(X.astype(np.float32))
+    asked = SLMC(3, dtype="float32", **kw).fit(X)
+    assert lo64.feature_map_.transform(X).dtype == np.float64
+    assert lo32.feature_map_.transform(X.astype(np.float32)).dtype == np.float32
+    assert asked.feature_map_.transform(X).dtype == np.float32
+    np.testing.assert_array_equal(lo32.labels_, lo64.labels_)
+    np.testing.assert_allclose(lo32.objective_, lo64.objective_, rtol=1e-4)
+    np.testing.assert_array_equal(asked.predict(X), asked.labels_)
 
 
 def test_plot_memberships_smoke(rng, tmp_path):
@@ -227,7 +241,7 @@ def test_plot_memberships_smoke(rng, tmp_path):
     X, _ = _blobs(rng, n_per=10)
     colors = membership_colors(np.eye(3)[[0, 1, 2]], palette=np.eye(3))
     np.testing.assert_array_equal(colors, np.eye(3))
-    fig = plot_slmc_cluster_numbers(X, ks=(2, 3), lam=5.0, sigma_scale=0.5, init="k-means")
+    fig = plot_slmc_cluster_numbers(X, ks=(2, 3), lam=5.0, gamma="scale", init="k-means")
     fig.savefig(tmp_path / "fig.png")
     assert (tmp_path / "fig.png").stat().st_size > 0
 
@@ -240,8 +254,7 @@ def test_harness_settings_and_standardized_wrapper(rng):
     )
 
     assert len(PAPER_SETTINGS) == 30
-    assert parse_setting("rbf lam=5 sigma=0.5x") == {"kernel": "rbf", "lam": 5.0,
-                                                      "sigma_scale": 0.5}
+    assert parse_setting("rbf lam=5 sigma=0.5x")["lam"] == 5.0
     X, _ = _blobs(rng)
     est = make_slmc(n_clusters=3, random_state=0, setting="linear lam=0.1", init="k-means")
     assert est.kernel == "linear" and est.lam == 0.1
@@ -269,3 +282,128 @@ def test_alternating_driver_needs_both_criteria_and_min_iter():
     assert res.converged and res.n_iter == 7
     res = AlternatingMinimizer(max_iter=20).solve(Toy(), 0, callback=lambda it, v: it == 4)
     assert not res.converged and res.n_iter == 4 and "callback" in res.message
+
+
+# ---------------------------------------------------------------- issue 16 / 12 cases
+def _issue16_blobs():
+    from sklearn.datasets import make_blobs
+
+    X, y = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+    return X, y
+
+
+def _mixed(X):
+    Z = X.copy()
+    Z[:, 0] *= 1e-8
+    Z[:, 1] *= 1e8
+    return Z
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("n_components", [None, 10])
+@pytest.mark.parametrize("case", ["offset", "mixed"])
+def test_hostile_inputs_no_linalg_error(kernel, n_components, case):
+    # issue 16: X + 1e10 and mixed 1e-8 / 1e8 columns raised LinAlgError
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = _issue16_blobs()
+    Z = X + 1e10 if case == "offset" else _mixed(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est = SLMC(2, kernel=kernel, n_components=n_components, random_state=0).fit(Z)
+    assert np.all(np.isfinite(est.memberships_))
+    np.testing.assert_array_equal(est.predict(Z), est.labels_)
+    if case == "offset" and kernel == "rbf":  # centring: the offset changes nothing
+        ref = SLMC(2, kernel=kernel, n_components=n_components, random_state=0).fit(X)
+        assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
+
+
+def test_linear_kernel_overflowing_scale_is_a_clear_error():
+    # issue 16: X * 1e150 with a linear kernel raised LinAlgError
+    X, _ = _issue16_blobs()
+    for n_components in (None, 5):
+        with pytest.raises(ValueError, match="Rescale your features"):
+            SLMC(2, kernel="linear", n_components=n_components).fit(X * 1e150)
+    with pytest.raises(ValueError, match="Rescale your features"):
+        SLMC(2).fit(X * 1e160)
+
+
+@pytest.mark.parametrize("factor", [1e-3, 1e3, 1e-150, 1e150])
+def test_defaults_are_scale_invariant(factor):
+    X, y = _issue16_blobs()
+    ref = SLMC(2, random_state=0).fit(X)
+    est = SLMC(2, random_state=0).fit(X * factor)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+
+
+def test_convergence_warning_names_real_parameters():
+    # issue 12: the warning named tol_x, which is not an SLMC parameter
+    X, _ = _issue16_blobs()
+    with pytest.warns(ConvergenceWarning, match="tol_memberships") as rec:
+        SLMC(2, init="random", max_iter=1, min_iter=1, random_state=0).fit(X)
+    assert not any("tol_x" in str(w.message) for w in rec)
+
+
+def test_verbose_prints_sweeps_to_stderr(capsys):
+    X, _ = _issue16_blobs()
+    SLMC(2, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert "SLMC sweep 1: objective" in err
+
+
+def test_auto_switches_to_low_rank_above_documented_size(monkeypatch, capsys):
+    X, _ = _issue16_blobs()
+    monkeypatch.setattr(kernel_model, "EXACT_MAX_SAMPLES", 30)
+    monkeypatch.setattr(kernel_model, "AUTO_COMPONENTS", 12)
+    est = SLMC(2, random_state=0, verbose=1).fit(X)
+    assert est.n_components_ == 12 and est.dual_coef_ is None
+    assert "n_components='auto'" in capsys.readouterr().err
+    assert SLMC(2, random_state=0).fit(X[:30]).n_components_ is None
+    assert SLMC(2, n_components=None, random_state=0).fit(X).n_components_ is None
+
+
+def test_deprecated_width_parameters_still_work():
+    X, _ = _issue16_blobs()
+    from marginclust.feature_maps import resolve_gamma
+
+    with pytest.warns(FutureWarning, match="sigma"):
+        old = SLMC(2, sigma=1.5, random_state=0).fit(X)
+    assert old.gamma_ == pytest.approx(1 / (2 * 1.5**2))
+    with pytest.warns(FutureWarning, match="sigma_scale"):
+        old = SLMC(2, sigma_scale=0.5, random_state=0).fit(X)
+    g0 = resolve_gamma("sigma0", X - X.mean(0), random_state=0)
+    assert old.gamma_ == pytest.approx(g0 / 0.25)
+    with pytest.warns(FutureWarning, match="init"):
+        SLMC(2, init="kmeans", random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("init", ["k-means++", "k-means", "fcm", "fcm-sharp", "random"])
+def test_every_init_spelling_separates_blobs(init):
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = _issue16_blobs()
+    est = SLMC(2, init=init, random_state=0).fit(X)
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+
+
+@pytest.mark.parametrize("n_components", [None, 15])
+def test_score_is_minus_objective_and_transform_is_memberships(n_components):
+    X, _ = _issue16_blobs()
+    est = SLMC(2, n_components=n_components, random_state=0, tol=0, tol_memberships=0,
+               max_iter=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X)
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-8)
+    np.testing.assert_allclose(est.transform(X), est.predict_proba(X))
+    np.testing.assert_allclose(est.transform(X), est.memberships_, atol=1e-8)
+
+
+def test_label_free_grid_is_small_label_free_and_scale_relative():
+    X, _ = _issue16_blobs()
+    grid = SLMC(2)._label_free_grid(X)
+    n_settings = int(np.prod([len(v) for v in grid.values()]))
+    assert 1 < n_settings <= 12
+    g1 = SLMC(2)._label_free_grid(X * 10.0)["gamma"]
+    np.testing.assert_allclose(np.array(g1) * 100.0, grid["gamma"])
+    assert SLMC._n_scaled_params == ("lam",)

@@ -10,7 +10,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.estimators._wocsvm import WOCSVMClustering
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.objectives._wocsvm import WOCSVMObjective, e_step
@@ -230,3 +232,123 @@ def test_removed_cluster_predicts_finite(blobs):
     P = m.predict_proba(X[:7] + 0.1)
     assert np.all(np.isfinite(P)) and np.all(P[:, 2] == 0.0)
     assert_allclose(P.sum(axis=1), 1.0)
+
+
+# ----------------------------------------------------------------------------
+# Hostile-input cases found by the property-based run (issue 16), pinned on
+# X = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0).
+# ----------------------------------------------------------------------------
+@pytest.fixture
+def blobs2():
+    return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-4, 1e-3, 1.0, 1e3, 1e150])
+def test_default_fit_is_scale_free(blobs2, scale):
+    """GMM init on centred, unit-peak data (X * 1e-4 gave ARI 0.02, X * 1e-150 one cluster)."""
+    X, y = blobs2
+    ref = WOCSVMClustering(2, random_state=0).fit(X)
+    m = WOCSVMClustering(2, random_state=0).fit(X * scale)
+    assert adjusted_rand_score(y, m.labels_) == 1.0
+    assert_array_equal(m.labels_, ref.labels_)
+    assert_allclose(m.memberships_, ref.memberships_, atol=1e-6)
+    assert_allclose(m.gamma_ * scale**2, ref.gamma_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("offset", [1e9, -1e9])
+def test_large_common_offset_is_centred(blobs2, offset):
+    X, y = blobs2
+    ref = WOCSVMClustering(2, random_state=0).fit(X)
+    m = WOCSVMClustering(2, random_state=0).fit(X + offset)
+    assert_array_equal(m.labels_, ref.labels_)
+    assert_array_equal(m.predict(X + offset), ref.labels_)
+
+
+@pytest.mark.parametrize("params", [{}, {"n_components": 20}, {"kernel": "linear"},
+                                    {"form": "tax-duin"}, {"annealing": True, "decay": 0.7}])
+def test_predict_proba_on_training_data_equals_memberships(blobs2, params):
+    """It differed by 7e-4: the E-step and predict_proba now share one scoring path."""
+    X, _ = blobs2
+    m = WOCSVMClustering(2, random_state=0, **params).fit(X)
+    assert_allclose(m.predict_proba(X), m.memberships_, atol=1e-12)
+    assert_allclose(m.transform(X), m.memberships_, atol=1e-12)
+    assert_array_equal(m.predict(X), m.labels_)
+    assert_allclose(m.score(X) * X.shape[0], -m.objective_, rtol=1e-10)
+
+
+def test_unbounded_annealing_schedule_is_refused(blobs2):
+    """decay = 1 - 1e-9 asked for ~4e9 levels and raised MemoryError."""
+    X, _ = blobs2
+    with pytest.raises(ValueError, match="levels"):
+        WOCSVMClustering(2, annealing=True, decay=1 - 1e-9).fit(X)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_linear_kernel_mixed_column_scales_is_bounded(blobs2):
+    """Columns at 1e-8 and 1e8 hung LIBSVM; the linear kernel is now solved in the primal."""
+    X, y = blobs2
+    Xm = X * np.array([1e-8, 1e8, 1.0])
+    m = WOCSVMClustering(2, kernel="linear", max_iter=10, random_state=0).fit(Xm)
+    assert m.labels_.shape == (40,)
+    assert np.all(np.isfinite(m.memberships_))
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e150])
+def test_linear_kernel_extreme_scales(blobs2, scale):
+    """X * 1e150 raised LIBSVM's 'dual coefficients ... not finite'; the linear kernel is scaled."""
+    X, _ = blobs2
+    ref = WOCSVMClustering(2, kernel="linear", random_state=0).fit(X)
+    m = WOCSVMClustering(2, kernel="linear", random_state=0).fit(X * scale)
+    assert_array_equal(m.labels_, ref.labels_)
+
+
+def test_linear_kernel_offset_gives_clear_error(blobs2):
+    X, _ = blobs2
+    with pytest.raises(ValueError, match="Centre the features"):
+        WOCSVMClustering(2, kernel="linear").fit(X + 1e12)
+
+
+def test_overflowing_data_gives_clear_error(blobs2):
+    X, _ = blobs2
+    with pytest.raises(ValueError, match="[Rr]escale"):
+        WOCSVMClustering(2).fit(X * 1e307)
+
+
+def test_deprecated_sigma_names_still_work(blobs2):
+    X, _ = blobs2
+    with pytest.warns(FutureWarning, match="temperature"):
+        old = WOCSVMClustering(2, sigma=0.5, random_state=0).fit(X)
+    new = WOCSVMClustering(2, temperature=0.5, random_state=0).fit(X)
+    assert_allclose(old.memberships_, new.memberships_)
+    with pytest.warns(FutureWarning, match="temperature_max"):
+        old = WOCSVMClustering(2, annealing=True, sigma_max=2.0, decay=0.7,
+                               random_state=0).fit(X)
+    new = WOCSVMClustering(2, annealing=True, temperature_max=2.0, decay=0.7,
+                           random_state=0).fit(X)
+    assert_allclose(old.temperature_history_, new.temperature_history_)
+
+
+def test_verbose_prints_iterations(blobs2, capsys):
+    X, _ = blobs2
+    WOCSVMClustering(2, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert "iteration 1" in err and "f_LL" in err
+
+
+# scikit-learn's estimator checks on the non-default configurations (the defaults run in
+# tests/test_common.py): Tax & Duin, linear kernel, annealing, low rank, other inits;
+# OC-SVM hard clustering with the linear kernel and low rank.
+_CONFIGS = [
+    WOCSVMClustering(form="tax-duin"),
+    WOCSVMClustering(kernel="linear"),
+    WOCSVMClustering(annealing=True, temperature_max=2.0, temperature_min=0.5, decay=0.6),
+    WOCSVMClustering(n_components=20, init="random-points"),
+    OCSVMHardClustering(kernel="linear"),
+    OCSVMHardClustering(n_components=20, init="random"),
+]
+
+
+@parametrize_with_checks(_CONFIGS)
+def test_sklearn_checks_on_other_configurations(estimator, check):
+    check(estimator)

@@ -14,9 +14,13 @@ def _rbf(X, Y, sigma):
     return np.exp(-cdist(X, Y, "sqeuclidean") / (2 * sigma**2))
 
 
+def _g(sigma):
+    return 1.0 / (2.0 * sigma**2)
+
+
 def test_full_rank_nystroem_reproduces_training_kernel(rng):
     X = rng.randn(30, 3)
-    fmap = LowRankKernelMap(sigma=1.5, n_components=30, random_state=0).fit(X)
+    fmap = LowRankKernelMap(gamma=_g(1.5), n_components=30, random_state=0).fit(X)
     Phi = fmap.transform(X)
     np.testing.assert_allclose(Phi @ Phi.T, _rbf(X, X, 1.5), atol=1e-6)
 
@@ -35,7 +39,7 @@ def test_nystroem_is_exact_on_landmarks_and_callable_kernel(rng):
 
 def test_random_fourier_features_approximate_rbf(rng):
     X = rng.randn(20, 2)
-    fmap = LowRankKernelMap(sigma=1.0, n_components=20000, method="rff", random_state=0).fit(X)
+    fmap = LowRankKernelMap(gamma=_g(1.0), n_components=20000, method="rff", random_state=0).fit(X)
     P = fmap.transform(X)
     # Hoeffding-type error of order 1/sqrt(L) ~ 0.01
     assert np.abs(P @ P.T - _rbf(X, X, 1.0)).max() < 0.05
@@ -50,7 +54,8 @@ def test_linear_features_are_exact(rng):
 def test_blockwise_transform_equals_one_block(rng, monkeypatch):
     X = rng.randn(50, 3)
     for method in ("nystroem", "rff"):
-        fmap = LowRankKernelMap(sigma=1.0, n_components=12, method=method, random_state=1).fit(X)
+        fmap = LowRankKernelMap(gamma=_g(1.0), n_components=12, method=method,
+                                random_state=1).fit(X)
         full = fmap.transform(X)
         monkeypatch.setattr(_low_rank, "_BLOCK_ROWS", 7)
         np.testing.assert_allclose(fmap.transform(X), full, rtol=1e-12, atol=1e-15)
@@ -70,10 +75,30 @@ def test_determinism(rng):
         ({"kernel": "poly"}, "kernel"),
         ({"method": "svd"}, "method"),
         ({"n_components": 0}, "n_components"),
-        ({"sigma": 0.0}, "sigma"),
+        ({"gamma": 0.0}, "gamma"),
+        ({"dtype": "int32"}, "dtype"),
         ({"kernel": lambda A, B: A @ B.T, "method": "rff"}, "RBF kernel only"),
     ],
 )
 def test_bad_parameters(rng, params, match):
     with pytest.raises(ValueError, match=match):
         LowRankKernelMap(**params).fit(rng.randn(10, 2))
+
+
+def test_float32_features_match_float64(rng):
+    X = rng.randn(60, 4)
+    for method in ("nystroem", "rff"):
+        f64 = LowRankKernelMap(gamma=0.3, n_components=20, method=method, random_state=0).fit(X)
+        P64 = f64.transform(X)
+        P32 = f64.transform(X.astype(np.float32))
+        asked = f64.set_params(dtype="float32").transform(X)
+        assert P64.dtype == np.float64 and P32.dtype == np.float32 and asked.dtype == np.float32
+        np.testing.assert_allclose(P32, P64, atol=1e-4)
+
+
+def test_rbf_gamma_matches_definition_and_ignores_offset(rng):
+    from marginclust.feature_maps._low_rank import rbf_kernel_gamma
+
+    X = rng.randn(15, 3)
+    np.testing.assert_allclose(rbf_kernel_gamma(X, X, 0.7), _rbf(X, X, np.sqrt(1 / 1.4)),
+                               atol=1e-12)

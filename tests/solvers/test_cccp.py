@@ -77,3 +77,32 @@ def test_cccp_dense_sparse_identical_path():
         out.append(CCCP(BundleMethod(tol=1e-4)).solve(obj, obj.zero(), first=obj.surrogate(labels)))
     np.testing.assert_allclose(out[0].objective_history, out[1].objective_history, rtol=1e-10)
     np.testing.assert_allclose(out[0].x[0], out[1].x[0], atol=1e-8)
+
+
+def test_mmc_solvers_implement_the_solver_protocol():
+    """Issue 13: the Solver protocol (solve(objective, x0, *, callback), ``required``) and
+    the capability check hold for every MMC solver with the objective it is used on."""
+    import inspect
+
+    from marginclust.objectives._mmc import MMCObjective
+    from marginclust.solvers._base import Solver, check_capabilities
+    from marginclust.solvers._bundle import BundleMethod
+    from marginclust.solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
+
+    X = np.random.RandomState(0).randn(20, 3)
+    binary, multi = MMCObjective(X, 2, 1.0, 0.1), MMCObjective(X, 3, 1.0, 0.1)
+    sub = multi.surrogate(np.arange(20) % 3)
+    cases = [
+        (BundleMethod(), sub),
+        (CCCP(BundleMethod()), multi),
+        (CuttingPlaneMMC(), binary),
+        (CuttingPlaneSVM(), sub),
+    ]
+    for solver, objective in cases:
+        assert isinstance(solver, Solver)
+        params = inspect.signature(solver.solve).parameters
+        assert list(params)[:2] == ["objective", "x0"]
+        assert params["callback"].kind is inspect.Parameter.KEYWORD_ONLY
+        check_capabilities(objective, solver)
+        with pytest.raises(TypeError, match="needs the objective to provide"):
+            check_capabilities(object(), solver)

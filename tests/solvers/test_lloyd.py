@@ -67,3 +67,14 @@ def test_max_iter_stops_without_convergence():
     X = rng.randn(300, 2)
     res = lloyd(X, X[:5], max_iter=1)
     assert res.n_iter == 1 and not res.converged and "max_iter=1" in res.message
+
+
+def test_two_threads_give_the_same_partition():
+    X, _ = make_blobs(40000, 3, centers=5, cluster_std=3.0, random_state=0)
+    X -= X.mean(axis=0)
+    C0 = X[:5].copy()
+    a = lloyd(X, C0, n_threads=1)
+    b = lloyd(X, C0, n_threads=2)
+    np.testing.assert_array_equal(a.x[0], b.x[0])
+    assert a.n_iter == b.n_iter
+    assert b.objective == pytest.approx(a.objective, rel=1e-10)

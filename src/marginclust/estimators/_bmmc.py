@@ -41,10 +41,11 @@ class BMMC(LinearMMCBase):
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
     C : float, default=1.0
-        Weight of the mean hinge loss (the paper's ``C``; the loss is divided by
-        ``n``, by ``nk`` for multiclass). ``C`` is not scale free: when the scores
-        stay far inside the margin (small ``C`` for the data's scale) the MMC
-        optimum may put every sample on one side; raise ``C`` then.
+        Weight of the mean hinge loss (the loss is divided by ``n``, by ``nk`` for
+        multiclass). Scale free: the centred data are divided by their root mean
+        feature variance ``data_scale_`` before the fit, so one ``C`` means the
+        same thing for any ``n`` and any uniform rescaling of ``X`` (the paper's
+        ``C`` on raw data is ``C / data_scale_**2``).
     balance : int or float, default=0.1
         The ``l`` of eq. (3)/(21): an int is the absolute bound on
         ``|sum_i f(x_i)|`` (resp. on ``|sum_i f_p(x_i) - sum_i f_q(x_i)|``); a
@@ -61,12 +62,13 @@ class BMMC(LinearMMCBase):
         Bundle method stops when (best value - model minimum) <= inner_tol * best value.
     inner_max_iter : int, default=200
         Maximum bundle steps per CCCP iteration.
-    init : {"auto", "kmeans", "pca"} or array-like of shape (n_samples,), default="auto"
+    init : {"auto", "k-means", "pca"} or array-like of shape (n_samples,), default="auto"
         Initial labels (they define the first convex subproblem, so the trivial
-        solution ``w = 0`` is never the starting point): K-means labels, or a
-        principal-direction split (constraint-aware with pairs), or given labels;
-        ``"auto"`` is ``"pca"`` with pairs and ``"kmeans"`` without (see
-        :func:`initial_labels`).
+        solution ``w = 0`` is never the starting point): ``"k-means"``: one
+        scikit-learn K-means run; ``"pca"``: K-means on a few principal
+        directions (constraint-aware with pairs; cheap on large sparse data);
+        ``"auto"``: ``"pca"`` with pairs or sparse ``X``, else ``"k-means"``; or
+        given labels. ``"kmeans"`` is a deprecated alias of ``"k-means"``.
     n_init : int, default=1
         Restarts (different K-means seeds); the lowest objective is kept.
     qp : {"auto", "active-set", "ipm", "clarabel"}, default="auto"
@@ -77,7 +79,7 @@ class BMMC(LinearMMCBase):
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation.
     verbose : int, default=0
-        Verbosity (logging).
+        ``verbose > 0`` prints one line per CCCP iteration to stderr.
 
     Attributes
     ----------
@@ -97,12 +99,21 @@ class BMMC(LinearMMCBase):
         Bundle steps of each CCCP iteration.
     converged_ : bool
         Whether CCCP met its stopping rule.
+    data_scale_ : float
+        Root mean feature variance of the training data (the unit of ``C``).
+    n_clusters_found_ : int
+        Non-empty clusters in ``labels_``.
     n_features_in_ : int
         Number of features seen during fit.
 
+    See Also
+    --------
+    CPMMC : the cutting-plane solver of the same problems.
+
     Notes
     -----
-    Written around the data mean: ``f(x) = w.(x - xbar) + t`` with ``t`` the mean
+    Written around the data mean: ``f(x) = w.(x - xbar) / s + t`` (``s =
+    data_scale_``) with ``t`` the mean
     score, so the balance constraint is the box ``|t| <= l/n`` (binary) or
     ``|t_p - t_q| <= l/n`` (multiclass, with ``sum_r t_r = 0`` since a common shift
     does not change the labels), and the bundle QP only involves ``t``. The
@@ -118,6 +129,28 @@ class BMMC(LinearMMCBase):
     clustering via the bundle method. IEEE Access 7, 2019.
     C. H. Teo, S. V. N. Vishwanathan, A. J. Smola, Q. V. Le. Bundle methods for
     regularized risk minimization. JMLR 11, 2010.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from marginclust import BMMC
+    >>> X, y = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+    >>> est = BMMC(n_clusters=2, random_state=0).fit(X)
+    >>> est.n_clusters_found_
+    2
+    >>> bool((est.predict(X) == est.labels_).all())
+    True
+
+    The default ``C`` is scale free: rescaling ``X`` leaves the labels unchanged.
+
+    >>> bool((BMMC(random_state=0).fit(X * 1e3).labels_ == est.labels_).all())
+    True
+
+    Must-link / cannot-link pairs (indices into the rows of ``X``):
+
+    >>> semi = BMMC(random_state=0).fit(X, must_link=[[0, 1]], cannot_link=[[0, 2]])
+    >>> semi.transform(X).shape
+    (40, 2)
     """
 
     def __init__(
@@ -203,6 +236,10 @@ class BMMC(LinearMMCBase):
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs
         )
+        return self._solve(obj, labels0)
+
+    def _solve(self, obj: Any, labels0: Any) -> SolverResult:
+        """CCCP + bundle from the labels ``labels0``."""
         solver = self._solver()
         first = obj.surrogate(labels0)
         check_capabilities(obj, solver)

@@ -60,7 +60,9 @@ class CPMMC(LinearMMCBase):
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
     C : float, default=1.0
-        Weight of the mean hinge loss.
+        Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
+        (the centred data are divided by their root mean feature variance
+        ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
     tol : float, default=0.01
@@ -72,20 +74,28 @@ class CPMMC(LinearMMCBase):
         Relative-decrease tolerance of CCCP.
     cccp_max_iter : int, default=30
         Maximum CCCP iterations (binary: per restricted problem; multiclass: in all).
-    init : {"auto", "kmeans", "pca"} or array-like of shape (n_samples,), default="kmeans"
-        Initial labels (signs / argmax of the first linearisation).
+    init : {"k-means", "pca", "auto"} or array-like of shape (n_samples,), default="k-means"
+        Initial labels (signs / argmax of the first linearisation), as in
+        :class:`~marginclust.BMMC`; ``"kmeans"`` is a deprecated alias of
+        ``"k-means"``.
     n_init : int, default=1
         Restarts.
     qp : {"auto", "active-set", "ipm", "clarabel"}, default="auto"
         QP solver (``"auto"``: the built-in active-set method, interior point fallback).
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation.
+    verbose : int, default=0
+        ``verbose > 0`` prints one line per cutting-plane (binary) or CCCP
+        (multiclass) iteration to stderr.
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        Cluster labels.
     coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
+        Weights in the data's units.
     intercept_ : ndarray of shape (1,) or (n_clusters,)
+        Offsets.
     objective_ : float
         True MMC objective (eq. 3 / eq. 22) at the solution.
     objective_history_ : ndarray
@@ -102,7 +112,13 @@ class CPMMC(LinearMMCBase):
     n_constraints_ : int
         Size of the final working set (multiclass: the largest one).
     converged_ : bool
+        Whether the stopping rule was met.
+    data_scale_ : float
+        Root mean feature variance of the training data (the unit of ``C``).
+    n_clusters_found_ : int
+        Non-empty clusters in ``labels_``.
     n_features_in_ : int
+        Number of features seen during fit.
 
     References
     ----------
@@ -110,6 +126,17 @@ class CPMMC(LinearMMCBase):
     plane algorithm. SIAM SDM 2008.
     B. Zhao, F. Wang, C. Zhang. Efficient multiclass maximum margin clustering.
     ICML 2008.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from marginclust import CPMMC
+    >>> X, y = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
+    >>> est = CPMMC(n_clusters=2, random_state=0).fit(X)
+    >>> est.n_clusters_found_, est.transform(X).shape
+    (2, (40, 2))
+    >>> bool((CPMMC(random_state=0).fit(X * 1e-3).labels_ == est.labels_).all())
+    True
     """
 
     def __init__(
@@ -168,7 +195,11 @@ class CPMMC(LinearMMCBase):
             )
         k = self._n_clusters
         labels0 = initial_labels(X, k, context.init, random_state, obj.data)
-        if k > 2:
+        return self._solve(obj, labels0)
+
+    def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
+        """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
+        if self._n_clusters > 2:
             return self._fit_multiclass(obj, labels0)
         solver = CuttingPlaneMMC(
             tol=self.tol,
@@ -179,7 +210,10 @@ class CPMMC(LinearMMCBase):
         )
         check_capabilities(obj, solver)
         res = solver.solve(
-            obj, obj.zero(), signs0=2.0 * labels0 - 1.0, callback=self._callback("cutting plane")
+            obj,
+            obj.zero(),
+            signs0=2.0 * np.asarray(labels0) - 1.0,
+            callback=self._callback("cutting plane"),
         )
         return linear_result(
             obj,

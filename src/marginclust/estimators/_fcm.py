@@ -1,7 +1,8 @@
 """Fuzzy c-means and kernel fuzzy c-means (RBF kernel, centres in data space).
 
-The math (objective, closed-form steps) lives in :mod:`marginclust.objectives._fcm`;
-this module holds the alternating loop and the public estimators.
+The math (objective, closed-form steps) lives in :mod:`marginclust.objectives._fcm`,
+the one-pass alternating loop in :mod:`marginclust.solvers._fuzzy`; this module
+holds parameter checks and the public estimators.
 """
 
 from __future__ import annotations
@@ -11,19 +12,20 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..feature_maps._kernel import mean_pairwise_distance
+from ..feature_maps import resolve_gamma
 from ..objectives._fcm import (
-    fcm_centers,
     kernel_distances,
-    kernel_fcm_centers,
     memberships_from_distances,
     squared_distances,
 )
 from ..solvers import SolverResult
-from ..utils import check_memberships, check_positive
+from ..solvers._frame import Frame, centred_frame
+from ..solvers._fuzzy import fuzzy_alternation
+from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
 
 __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans"]
 
@@ -58,12 +60,7 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
 def check_init(init: Any, n_clusters: int, X: np.ndarray) -> None:
     """Check ``init`` (a known string, centres (K, d) or memberships (n, K))."""
     if isinstance(init, str):
-        if init not in ("k-means++", "random"):
-            raise ValueError(
-                f"init must be 'k-means++', 'random' or an array of initial centres "
-                f"(n_clusters, n_features) or memberships (n_samples, n_clusters); "
-                f"got {init!r}."
-            )
+        resolve_alias(init, "init", ("k-means++", "random"), {"kmeans++": "k-means++"})
         return
     arr = np.asarray(init)
     n, d = X.shape
@@ -89,7 +86,7 @@ def initial_point(
     """Return ``(centres, None)`` or ``(None, memberships)`` for one restart."""
     n, d = X.shape
     if isinstance(init, str):
-        if init == "k-means++":
+        if init in ("k-means++", "kmeans++"):
             centres, _ = kmeans_plusplus(
                 X, n_clusters, sample_weight=sample_weight, random_state=random_state
             )
@@ -111,132 +108,67 @@ def initial_point(
     return None, U.astype(X.dtype)
 
 
-def _check_common_params(est: Any) -> None:
+def check_iteration_params(est: Any) -> None:
     check_positive(est.max_iter, "max_iter", integer=True)
     check_positive(est.tol, "tol", strict=False)
 
 
-def _check_sigma(sigma: Any) -> None:
-    if sigma is not None:
-        check_positive(sigma, "sigma")
+def _sigma_to_gamma(sigma: Any) -> Any:
+    """The deprecated ``sigma`` (RBF width) as ``gamma = 1 / (2 sigma^2)``; None: the default."""
+    if sigma is None:
+        return "sigma0"
+    check_positive(sigma, "sigma")
+    return 1.0 / (2.0 * float(sigma) ** 2)
 
 
-def _resolve_sigma(est: Any, X: np.ndarray) -> float:
-    if est.sigma is not None:
-        return float(est.sigma)
-    rs = est.random_state if isinstance(est.random_state, numbers.Integral) else 0
-    sigma0 = mean_pairwise_distance(X, random_state=rs)
-    if not sigma0 > 0:
-        raise ValueError("The mean pairwise distance of X is 0; pass sigma explicitly.")
-    return sigma0
+def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
+    """``gamma`` at the default ``"sigma0"`` times 1/4 .. 4 (widths sigma0 * 2 .. sigma0 / 2)."""
+    Xv = np.asarray(X, dtype=np.float64)
+    rs = int(random_state) if isinstance(random_state, numbers.Integral) else 0
+    g = resolve_gamma("sigma0", Xv - Xv.mean(axis=0), random_state=rs)
+    return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
 
 
-def fcm_loop(
-    X: np.ndarray,
-    *,
-    n_clusters: int,
-    m: float,
-    sample_weight: np.ndarray,
-    centres: np.ndarray | None,
-    memberships: np.ndarray | None,
-    max_iter: int,
-    tol: float,
-    sigma: float | None = None,
-) -> SolverResult:
-    """Alternate the centre and membership steps of (kernel) FCM.
+def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
+    """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
 
-    Each iteration updates the centres for the current memberships, then the
-    memberships for the new centres, and records ``J_m`` (both steps cannot increase
-    it). Stops when the largest membership change is below ``tol``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    n_clusters : int
-    m : float
-        Fuzzifier > 1.
-    sample_weight : ndarray of shape (n_samples,)
-    centres, memberships : ndarray or None
-        Exactly one is given (the starting point).
-    max_iter : int
-    tol : float
-    sigma : float or None
-        ``None``: Euclidean FCM. A float: RBF kernel FCM with centres in data space.
-
-    Returns
-    -------
-    result : SolverResult
-        ``x`` holds ``labels_``, ``memberships_`` and ``cluster_centers_``.
+    A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
+    are computed on the centred working frame (exact for data with a large offset)
+    and converted back.
     """
-    kernel = sigma is not None
-    gamma = 0.0 if sigma is None else 1.0 / (2.0 * sigma * sigma)
-    X_sq = np.einsum("ij,ij->i", X, X)
-    # K x n layout inside the loop: reductions over clusters run along contiguous rows
-
-    def distances(V: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        D2 = squared_distances(X, V, X_sq, transposed=True)
-        if not kernel:
-            return D2, D2, None
-        D, K = kernel_distances(D2, sigma, return_kernel=True)
-        return D2, D, K
-
-    if memberships is None:
-        V = centres
-        D2, D, K = distances(V)
-        U = memberships_from_distances(D, m, transposed=True)
-    else:
-        U = np.ascontiguousarray(memberships.T)
-        # starting centres (for the kernel linearisation): the plain FCM weighted means
-        V0 = np.zeros((n_clusters, X.shape[1]), X.dtype)
-        V = fcm_centers(X, U, m, sample_weight, V0, transposed=True)
-        D2, D, K = distances(V)
-    history: list[float] = []
-    converged = False
-    shift = np.inf
-    n_iter = 0
-    for it in range(1, max_iter + 1):
-        n_iter = it
-        if kernel:
-            V = kernel_fcm_centers(X, U, m, K, sample_weight, V, D2, gamma, transposed=True)
-        else:
-            V = fcm_centers(X, U, m, sample_weight, V, transposed=True)
-        D2, D, K = distances(V)
-        U_new, cost = memberships_from_distances(D, m, return_cost=True, transposed=True)
-        history.append(float(np.dot(sample_weight.astype(np.float64), cost)))
-        shift = float(np.max(np.abs(U_new - U)))
-        U = U_new
-        if shift <= tol:
-            converged = True
-            break
-    U = np.ascontiguousarray(U.T)
-    labels = np.argmax(U, axis=1)
-    return SolverResult(
-        x={"labels_": labels, "memberships_": U, "cluster_centers_": V},
-        objective=history[-1],
-        objective_history=np.asarray(history),
-        n_iter=n_iter,
-        converged=converged,
-        stop_crit=shift,
-        message=(
-            ""
-            if converged
-            else f"Fuzzy c-means stopped at max_iter={max_iter} with a membership change "
-            f"of {shift:.3g} > tol={tol}; increase max_iter or tol."
-        ),
-    )
+    gamma = resolve_renamed(est, "sigma", "gamma", _sigma_to_gamma)
+    rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
+    s = frame.scale
+    if isinstance(gamma, str):
+        if gamma not in ("sigma0", "scale"):
+            raise ValueError(f'gamma must be a positive float, "sigma0" or "scale"; got {gamma!r}.')
+        try:
+            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
+        except ValueError as exc:
+            raise ValueError(
+                f"{type(est).__name__}: {exc} (gamma={gamma!r} is computed from the data "
+                "at every fit, also after set_params.)"
+            ) from None
+        with np.errstate(over="ignore", under="ignore"):
+            return float(g_frame * s * s), float(g_frame)
+    g = float(check_positive(gamma, "gamma"))
+    with np.errstate(over="ignore", under="ignore"):
+        return g, float(g / s / s)
 
 
 # --------------------------------------------------------------- estimators
-class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
+class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
     Minimises ``J_m(U, V) = sum_i w_i sum_k u_ik^m ||x_i - v_k||^2`` over memberships
     ``U`` (rows on the simplex) and centres ``V`` by exact alternating minimisation,
-    so ``objective_history_`` is non-increasing.
+    so ``objective_history_`` is non-increasing. Each iteration is one pass over X by
+    row blocks (distances, memberships, the convergence measure and the next
+    centre sums fused per block, in the dtype of X).
 
     Parameters
     ----------
-    n_clusters : int, default=3
+    n_clusters : int, default=2
         Number of clusters.
     m : float, default=2.0
         Fuzzifier, ``m > 1`` (values near 1 give nearly crisp memberships).
@@ -247,7 +179,8 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         ``(n_clusters, n_features)`` gives initial centres; one of shape
         ``(n_samples, n_clusters)`` gives initial memberships (rows summing to 1).
         If both shapes coincide, the array is read as centres. An array start is
-        deterministic, so ``n_init > 1`` repeats the same run.
+        deterministic, so ``n_init > 1`` repeats the same run. ``"kmeans++"`` is a
+        deprecated spelling of ``"k-means++"``.
     max_iter : int, default=300
         Maximum number of (centre, membership) iterations.
     tol : float, default=1e-4
@@ -256,6 +189,8 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
     n_init : int, default=1
         Number of restarts with different seeds; the one with the lowest ``J_m``
         (and all clusters non-empty) is kept.
+    verbose : int, default=0
+        Print the objective after each iteration to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed for the initialisation.
 
@@ -275,6 +210,8 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         Iterations run in the kept restart.
     converged_ : bool
         Whether the tolerance was met before ``max_iter``.
+    n_clusters_found_ : int
+        Number of non-empty clusters of ``labels_``.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -282,27 +219,47 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
     --------
     KernelFuzzyCMeans : the RBF-kernel variant with centres in data space.
 
+    Notes
+    -----
+    ``transform`` returns the memberships (as ``predict_proba``), ``score`` minus
+    ``J_m`` of new data at their optimal memberships. The data are centred and
+    rescaled by a power of two before distances are expanded, so ``X + 1e9`` and
+    extreme scales give the memberships of ``X``.
+
+    References
+    ----------
+    J. C. Bezdek, "Pattern Recognition with Fuzzy Objective Function Algorithms",
+    Plenum, 1981. J. C. Bezdek, R. Ehrlich and W. Full, "FCM: the fuzzy c-means
+    clustering algorithm", Computers & Geosciences 10 (1984).
+
     Examples
     --------
     >>> import numpy as np
     >>> from marginclust import FuzzyCMeans
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
     >>> fcm = FuzzyCMeans(n_clusters=2, random_state=0).fit(X)
-    >>> fcm.labels_[0] == fcm.labels_[1] != fcm.labels_[2]
-    np.True_
+    >>> bool(fcm.labels_[0] == fcm.labels_[1] != fcm.labels_[2])
+    True
+    >>> fcm.transform(X).shape
+    (4, 2)
     """
 
     _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
+    _collapse_advice = (
+        "Lower the fuzzifier m (memberships near 1/K merge clusters), standardise the "
+        "features, or use more n_init."
+    )
 
     def __init__(
         self,
-        n_clusters: int = 3,
+        n_clusters: int = 2,
         *,
         m: float = 2.0,
         init: str | npt.ArrayLike = "k-means++",
         max_iter: int = 300,
         tol: float = 1e-4,
         n_init: int = 1,
+        verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
     ) -> None:
         self.n_clusters = n_clusters
@@ -311,6 +268,7 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
+        self.verbose = verbose
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None, *, sample_weight: Any = None) -> FuzzyCMeans:
@@ -319,7 +277,7 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training data (float64 or float32; float32 is kept).
+            Training data (float64 or float32; float32 is kept). Dense only.
         y : Ignored
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -337,38 +295,119 @@ class FuzzyCMeans(SoftClusterMixin, BaseClusterer):
         m = check_positive(self.m, "m")
         if m <= 1:
             raise ValueError(f"m (the fuzzifier) must be > 1; got {self.m!r}.")
-        _check_common_params(self)
+        check_iteration_params(self)
         check_init(self.init, self._n_clusters, X)
 
-    def _sigma(self, X: np.ndarray) -> float | None:
-        return None
+    def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
+        frame = centred_frame(X)
+        context: dict[str, Any] = {
+            "frame": frame,
+            "sample_weight": check_sample_weight(sample_weight, X),
+            "gamma": None,
+        }
+        init = self.init
+        if not isinstance(init, str) and np.asarray(init).shape == (self._n_clusters, X.shape[1]):
+            init = frame.centers_to_frame(init).astype(X.dtype)
+        context["init"] = init
+        self._set_kernel(context)
+        return context
 
-    def _fit_one(
-        self, X: Any, random_state: np.random.RandomState, sample_weight: Any = None
-    ) -> SolverResult:
-        sw = check_sample_weight(sample_weight, X)
-        sigma = self._sigma(X)
-        centres, U0 = initial_point(self.init, X, self._n_clusters, sw, random_state)
-        res = fcm_loop(
-            X,
-            n_clusters=self._n_clusters,
-            m=float(self.m),
-            sample_weight=sw,
+    def _set_kernel(self, context: dict[str, Any]) -> None:
+        """Plain FCM has no kernel."""
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Fuzzifiers around Bezdek's usual m = 2 (memberships grow flatter with m)."""
+        return {"m": [1.5, 2.0, 2.5]}
+
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+        frame: Frame = context["frame"]
+        Z, sw = frame.Z, context["sample_weight"]
+        centres, U0 = initial_point(context["init"], Z, self._n_clusters, sw, random_state)
+        callback = None
+        if self.verbose:
+
+            def callback(it: int, J: float) -> None:
+                report(self.verbose, "%s iteration %d: objective %.6g", type(self).__name__, it, J)
+
+        res = fuzzy_alternation(
+            Z,
+            sw,
+            float(self.m),
             centres=centres,
             memberships=U0,
-            max_iter=int(self.max_iter),
+            gamma=context["gamma"],
             tol=float(self.tol),
-            sigma=sigma,
+            max_iter=int(self.max_iter),
+            callback=callback,
         )
-        if sigma is not None:
-            res.x["sigma_"] = sigma
-        return res
+        U, V = res.x
+        # kernel distances are scale-free; squared distances scale by 1 / scale**2
+        unit = 1.0 if context["gamma"] is not None else frame.scale
+        with np.errstate(over="ignore"):
+            hist = res.objective_history / unit / unit
+        attrs = {
+            "labels_": np.argmax(U, axis=1),
+            "memberships_": U,
+            "cluster_centers_": frame.centers_from_frame(V).astype(Z.dtype),
+            "_frame_mean": frame.mean,
+            "_frame_scale": frame.scale,
+        }
+        attrs.update(context.get("attrs", {}))
+        return SolverResult(
+            x=attrs,
+            objective=float(res.objective) / unit / unit,
+            objective_history=hist,
+            n_iter=res.n_iter,
+            converged=res.converged,
+            stop_crit=res.stop_crit,
+            message=res.message,
+        )
 
     def _distances(self, X: np.ndarray) -> np.ndarray:
-        return squared_distances(X, self.cluster_centers_.astype(X.dtype, copy=False))
+        """Distances in the training frame (squared Euclidean times ``scale**2``)."""
+        Z = X - self._frame_mean.astype(X.dtype)
+        if self._frame_scale != 1.0:
+            Z *= X.dtype.type(self._frame_scale)
+        C = ((self.cluster_centers_.astype(np.float64) - self._frame_mean) * self._frame_scale)
+        return squared_distances(Z, C.astype(X.dtype))
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
-        return memberships_from_distances(self._distances(X), float(self.m))
+        return np.asarray(memberships_from_distances(self._distances(X), float(self.m)))
+
+    def transform(self, X: Any) -> npt.NDArray[np.floating]:
+        """Memberships of each sample in each cluster (the same as :meth:`predict_proba`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        memberships : ndarray of shape (n_samples, n_clusters)
+        """
+        return self.predict_proba(X)
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the objective of ``X`` at its optimal memberships (higher is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        _, cost = memberships_from_distances(  # type: ignore[misc]
+            self._distances(X), float(self.m), return_cost=True
+        )
+        unit = 1.0 if getattr(self, "_frame_gamma", None) is not None else self._frame_scale
+        return -float(cost.sum()) / unit / unit
 
 
 class KernelFuzzyCMeans(FuzzyCMeans):
@@ -376,22 +415,24 @@ class KernelFuzzyCMeans(FuzzyCMeans):
 
     Minimises ``J(U, V) = sum_i w_i sum_k u_ik^m ||phi(x_i) - phi(v_k)||^2
     = sum_i w_i sum_k u_ik^m 2 (1 - k(x_i, v_k))`` with
-    ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))``. The membership step is exact; the
+    ``k(x, y) = exp(-gamma ||x - y||^2)``. The membership step is exact; the
     centre step is the fixed-point update ``v_k = sum_i a_ik x_i / sum_i a_ik``,
     ``a_ik = w_i u_ik^m k(x_i, v_k)``, which majorises-minimises J, so
     ``objective_history_`` is non-increasing.
 
     Parameters
     ----------
-    n_clusters : int, default=3
+    n_clusters : int, default=2
         Number of clusters.
     m : float, default=2.0
         Fuzzifier, ``m > 1``.
-    sigma : float or None, default=None
-        RBF width. ``None`` uses ``sigma0``, the mean pairwise distance of the
-        training data (unweighted; estimated on 2000 rows drawn with
-        ``random_state`` if it is an int, else with seed 0, when there are more;
-        see :func:`~marginclust.feature_maps._kernel.mean_pairwise_distance`).
+    gamma : float or {"sigma0", "scale"}, default="sigma0"
+        RBF coefficient. ``"sigma0"``: ``1 / (2 sigma0^2)`` with ``sigma0`` the mean
+        pairwise distance of the training data (unweighted; estimated on 2000 rows
+        drawn with ``random_state`` if it is an int, else with seed 0, when there
+        are more); ``"scale"``: ``1 / (n_features X.var())``; a positive float.
+        Both rules are scale-free (a fit is unchanged when X is multiplied by a
+        constant).
     init : {"k-means++", "random"} or array-like, default="k-means++"
         As in :class:`FuzzyCMeans`.
     max_iter : int, default=300
@@ -400,8 +441,12 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         Stop when the largest membership change is at most ``tol``.
     n_init : int, default=1
         Number of restarts; the lowest objective is kept.
+    verbose : int, default=0
+        Print the objective after each iteration to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed for the initialisation (and the sigma0 subsample).
+    sigma : float or None, default="deprecated"
+        Deprecated: the RBF width, ``gamma = 1 / (2 sigma^2)``; use ``gamma``.
 
     Attributes
     ----------
@@ -409,8 +454,10 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         Final memberships.
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         Final centres (in data space).
+    gamma_ : float
+        The RBF coefficient used.
     sigma_ : float
-        The kernel width used.
+        The same as a width, ``1 / sqrt(2 gamma_)``.
     labels_ : ndarray of shape (n_samples,)
         ``argmax`` of the memberships.
     objective_ : float
@@ -421,6 +468,8 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         Iterations run.
     converged_ : bool
         Whether the tolerance was met.
+    n_clusters_found_ : int
+        Number of non-empty clusters of ``labels_``.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -431,27 +480,40 @@ class KernelFuzzyCMeans(FuzzyCMeans):
     kernel changes the memberships (bounded distances damp far points) and the
     centre update (far points get weight ``k(x_i, v_k)``, close to 0).
 
+    References
+    ----------
+    D.-Q. Zhang and S.-C. Chen, "Clustering incomplete data using kernel-based
+    fuzzy c-means algorithm", Neural Processing Letters 18 (2003); the SLMC
+    paper's eq. 15 (kernel FCM with centres in data space).
+
     Examples
     --------
     >>> import numpy as np
     >>> from marginclust import KernelFuzzyCMeans
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
     >>> kfcm = KernelFuzzyCMeans(n_clusters=2, random_state=0).fit(X)
-    >>> kfcm.labels_[0] == kfcm.labels_[1] != kfcm.labels_[2]
-    np.True_
+    >>> bool(kfcm.labels_[0] == kfcm.labels_[1] != kfcm.labels_[2])
+    True
     """
+
+    _collapse_advice = (
+        "Use a larger gamma (a narrower kernel; e.g. a multiple of the default "
+        "'sigma0'), a lower fuzzifier m, or more n_init."
+    )
 
     def __init__(
         self,
-        n_clusters: int = 3,
+        n_clusters: int = 2,
         *,
         m: float = 2.0,
-        sigma: float | None = None,
+        gamma: float | str = "sigma0",
         init: str | npt.ArrayLike = "k-means++",
         max_iter: int = 300,
         tol: float = 1e-4,
         n_init: int = 1,
+        verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
+        sigma: Any = "deprecated",
     ) -> None:
         super().__init__(
             n_clusters,
@@ -460,17 +522,23 @@ class KernelFuzzyCMeans(FuzzyCMeans):
             max_iter=max_iter,
             tol=tol,
             n_init=n_init,
+            verbose=verbose,
             random_state=random_state,
         )
+        self.gamma = gamma
         self.sigma = sigma
 
-    def _check_params(self, X: Any) -> None:
-        super()._check_params(X)
-        _check_sigma(self.sigma)
-        self._sigma_fit = _resolve_sigma(self, X)
+    def _set_kernel(self, context: dict[str, Any]) -> None:
+        gamma_data, gamma_frame = resolve_frame_gamma(self, context["frame"])
+        context["gamma"] = gamma_frame
+        with np.errstate(divide="ignore"):
+            sigma = float(np.sqrt(0.5 / gamma_data)) if gamma_data > 0 else float("inf")
+        context["attrs"] = {"gamma_": gamma_data, "sigma_": sigma, "_frame_gamma": gamma_frame}
 
-    def _sigma(self, X: np.ndarray) -> float | None:
-        return self._sigma_fit
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """Kernel widths at multiples of the data's sigma0 (computed from X, centred)."""
+        return {"gamma": kernel_gamma_grid(X, self.random_state), "m": [1.5, 2.0]}
 
     def _distances(self, X: np.ndarray) -> np.ndarray:
-        return kernel_distances(super()._distances(X), self.sigma_)
+        D2 = super()._distances(X)
+        return np.asarray(kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma))))

@@ -2,104 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.linalg import cho_factor, cho_solve
-from sklearn.cluster import KMeans
+from sklearn.cluster import KMeans, kmeans_plusplus
 
 from ..base import BaseClusterer
+from ..feature_maps import resolve_gamma
+from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import check_positive
-from ._slmc import _MODEL_ATTRIBUTES, _KernelModelMixin
+from ..utils import check_positive, resolve_alias
+from ._kernel_model import KernelContext, KernelModelMixin
 
 __all__ = ["IterativeLSSVM", "balanced_sign"]
 
-_INITS = ("k-means", "random")
+_INITS = ("k-means", "k-means++", "random")
+_INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++"}
 
 
-def balanced_sign(f: npt.NDArray[np.floating], n_max_imbalance: int) -> npt.NDArray[np.float64]:
-    """Labels in {-1, +1} minimising ``sum_i (f_i - y_i)^2`` s.t. ``|sum_i y_i| <= l``.
-
-    ``sum (f_i - y_i)^2 = const - 2 sum y_i f_i``, so the optimum gives +1 to
-    the ``p`` largest ``f_i``; without the constraint ``p`` is the number of
-    positive ``f_i``, and the constraint clips ``p`` into
-    ``[ceil((n - l) / 2), floor((n + l) / 2)]`` (the objective is concave
-    in ``p`` along the sorted order, so clipping is exact). Ties keep the
-    lower index first.
-
-    Parameters
-    ----------
-    f : ndarray of shape (n,)
-        Decision values.
-    n_max_imbalance : int
-        ``l``: the largest allowed ``|#positive - #negative|``.
-
-    Returns
-    -------
-    y : ndarray of shape (n,)
-        Values in {-1.0, +1.0}.
-    """
-    n = f.shape[0]
-    lo = int(np.ceil((n - n_max_imbalance) / 2))
-    hi = int(np.floor((n + n_max_imbalance) / 2))
-    p = int(np.clip(np.count_nonzero(f > 0), max(lo, 0), min(hi, n)))
-    order = np.argsort(-f, kind="stable")
-    y = -np.ones(n)
-    y[order[:p]] = 1.0
-    return y
-
-
-@dataclass
-class _LSSVMProblem:
-    """Alternating problem over the labels y; ``step`` = fit (w-step) then relabel (y-step).
-
-    Objective (twice the paper's eq. (14)): ``||w||^2 + lam sum_i (f_i - y_i)^2``.
-    Exact mode: ``(I + lam Kmat) a = lam y`` with one Cholesky factor kept for
-    all sweeps; low-rank mode: ``(I + lam Phi^T Phi) w = lam Phi^T y``.
-    """
-
-    lam: float
-    n_max_imbalance: int
-    Kmat: npt.NDArray[np.float64] | None = None
-    Phi: npt.NDArray[np.float64] | None = None
-
-    def __post_init__(self) -> None:
-        if self.Kmat is not None:
-            M = self.lam * self.Kmat
-        else:
-            M = self.lam * (self.Phi.T @ self.Phi)
-        M[np.diag_indices_from(M)] += 1.0
-        self._factor = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-
-    def fit_coef(self, y: npt.NDArray[np.float64]) -> tuple[npt.NDArray, npt.NDArray, float]:
-        """Coefficients, decision values and regulariser for labels ``y``."""
-        if self.Kmat is not None:
-            a = cho_solve(self._factor, self.lam * y, check_finite=False)
-            f = self.Kmat @ a
-            reg = float(a @ f)
-        else:
-            a = cho_solve(self._factor, self.lam * (self.Phi.T @ y), check_finite=False)
-            f = self.Phi @ a
-            reg = float(a @ a)
-        return a, f, reg
-
-    def step(self, state: tuple) -> tuple[tuple, float]:
-        y = state[0]
-        a, f, reg = self.fit_coef(y)
-        y_new = balanced_sign(f, self.n_max_imbalance)
-        J = reg + self.lam * float(np.sum((f - y_new) ** 2))
-        return (y_new, a, f), J
-
-    @staticmethod
-    def change(old: tuple, new: tuple) -> float:
-        return float(np.count_nonzero(old[0] != new[0]))
-
-
-class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
+class IterativeLSSVM(KernelModelMixin, BaseClusterer):
     """Binary maximum margin clustering by iterative least-squares SVM.
 
     Alternates an LS-SVM fit on the current labels (kernel ridge regression on
@@ -111,8 +35,15 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
 
     Both steps are exact, so ``J`` never increases; the loop stops when no
     label changes. Binary only: the references define the two-cluster problem.
-    The threshold is implicit (kernel ``"linear"`` is ``x^T y + 1``; the RBF
-    kernel needs none).
+    The threshold is implicit (kernel ``"linear"`` is ``x^T y + 1`` on centred
+    data; the RBF kernel needs none). The data are centred internally, so a
+    large common offset (timestamps) does not change the result.
+
+    ``labels_`` is ``decision_values_ > threshold_``, the rule ``predict``
+    applies to new data, so ``predict(X_train)`` equals ``labels_``. The
+    relabelling of the last sweep gives the same labels except when decision
+    values tie across the threshold; ``n_tied_moved_`` counts such rows (then
+    the balance constraint may be exceeded by those rows).
 
     Parameters
     ----------
@@ -120,32 +51,42 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         Must be 2.
     kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
         As in :class:`~marginclust.SLMC`.
-    sigma : float or None, default=None
-        RBF width; None uses the mean pairwise distance ``sigma0``.
-    sigma_scale : float, default=1.0
-        Multiplier of the width.
+    gamma : float or {"scale", "sigma0"}, default="sigma0"
+        RBF width parameter, ``exp(-gamma ||x - y||^2)``; ``"sigma0"`` is
+        ``1 / (2 sigma0^2)`` with ``sigma0`` the mean pairwise distance (the
+        measured default), ``"scale"`` is ``1 / (n_features X.var())``.
     lam : float, default=0.1
-        Weight of the squared loss. The defaults (``lam=0.1``, ``sigma0``,
-        ``balance=0.1``, standardised features) had the best mean clustering
-        accuracy over eight binary UCI sets in ``benchmarks/slmc_defaults.py --lssvm``.
+        Weight of the squared loss (a sum over samples, as in the paper). The
+        defaults (``lam=0.1``, ``sigma0``, ``balance=0.1``, standardised
+        features) had the best mean clustering accuracy over eight binary UCI
+        sets in ``benchmarks/slmc_defaults.py --lssvm``.
     balance : float, default=0.1
         Class-balance constraint as a fraction of ``n``: ``l = floor(balance * n)``
         (0 forces equal halves, 1 removes the constraint).
-    init : {"k-means", "random"} or array-like, default="k-means"
-        Initial labels: 2-means (as the reference), random signs, or an array
-        of ``n_samples`` labels in {0, 1}.
+    init : {"k-means", "k-means++", "random"} or array-like, default="k-means"
+        Initial labels: 2-means (as the reference), the nearer of two
+        k-means++ seeds, random signs, or an array of ``n_samples`` labels in
+        {0, 1}.
     max_iter : int, default=100
         Maximum number of sweeps.
     n_init : int, default=1
         Number of restarts (the smallest final ``J`` is kept).
-    n_components : int or None, default=None
-        Low-rank mode with an ``L``-dimensional feature map (see SLMC).
+    n_components : "auto", int or None, default="auto"
+        Exact kernel (None), low-rank mode with an ``L``-dimensional feature
+        map (int), or exact up to 2,000 samples and rank 500 above ("auto");
+        see :class:`~marginclust.SLMC`.
     low_rank : {"nystroem", "rff"}, default="nystroem"
         Feature map of the low-rank mode.
+    dtype : {None, "float32", "float64"}, default=None
+        dtype of the low-rank features (None follows ``X``).
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the feature map.
     verbose : int, default=0
-        Log each sweep.
+        ``verbose > 0`` prints one line per sweep to stderr.
+    sigma : float, default="deprecated"
+        Deprecated: use ``gamma = 1 / (2 sigma^2)``.
+    sigma_scale : float, default="deprecated"
+        Deprecated: use ``gamma``.
 
     Attributes
     ----------
@@ -155,43 +96,67 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         ``f(x_i)`` on the training data.
     threshold_ : float
         Midpoint between the decision values of the two clusters; ``predict``
-        returns ``f(x) > threshold_`` (it reproduces ``labels_`` on the
-        training data).
-    dual_coef_, X_fit_, coef_, feature_map_, sigma_
+        returns ``f(x) > threshold_``.
+    n_tied_moved_ : int
+        Rows whose label the final thresholding changed from the last
+        relabelling (decision values tied across the threshold; usually 0).
+    dual_coef_, X_fit_, coef_, feature_map_, gamma_, mean_, n_components_
         The fitted decision function (exact or low-rank), as in SLMC.
-    objective_, objective_history_, n_iter_, converged_, n_features_in_
+    objective_, objective_history_, n_iter_, converged_, n_clusters_found_, \
+n_features_in_
         As every marginclust clusterer.
 
     References
     ----------
     K. Zhang, I. W. Tsang and J. T. Kwok, "Maximum margin clustering made
     practical", IEEE Trans. Neural Networks 20 (2009) 583-596.
+
+    Y. Wang and S. Chen, "Soft large margin clustering", Information Sciences
+    229 (2013) 157-168 (eq. (14), the baseline's objective).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust import IterativeLSSVM
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.vstack([rng.randn(20, 2) - 3, rng.randn(20, 2) + 3])
+    >>> est = IterativeLSSVM(random_state=0).fit(X)
+    >>> np.bincount(est.labels_).tolist()
+    [20, 20]
+    >>> bool((est.predict(X) == est.labels_).all())
+    True
     """
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition
     _max_clusters = 2
+    _n_scaled_params = ("lam",)
+    _collapse_advice = (
+        "Standardise the features, lower balance (a tighter class-balance constraint) or "
+        "use a narrower kernel (a larger gamma)."
+    )
 
     def __init__(
         self,
         n_clusters: int = 2,
         *,
         kernel: Any = "rbf",
-        sigma: float | None = None,
-        sigma_scale: float = 1.0,
+        gamma: float | str = "sigma0",
         lam: float = 0.1,
         balance: float = 0.1,
         init: Any = "k-means",
         max_iter: int = 100,
         n_init: int = 1,
-        n_components: int | None = None,
+        n_components: int | str | None = "auto",
         low_rank: str = "nystroem",
+        dtype: Any = None,
         random_state: Any = None,
         verbose: int = 0,
+        sigma: Any = "deprecated",
+        sigma_scale: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
-        self.sigma = sigma
-        self.sigma_scale = sigma_scale
+        self.gamma = gamma
         self.lam = lam
         self.balance = balance
         self.init = init
@@ -199,31 +164,37 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         self.n_init = n_init
         self.n_components = n_components
         self.low_rank = low_rank
+        self.dtype = dtype
         self.random_state = random_state
         self.verbose = verbose
+        self.sigma = sigma
+        self.sigma_scale = sigma_scale
 
     def _check_params(self, X: Any) -> None:
-        self._lam = check_positive(self.lam, "lam")
+        check_positive(self.lam, "lam")
         bal = check_positive(self.balance, "balance", strict=False)
         if bal > 1:
             raise ValueError(f"balance must be in [0, 1] (a fraction of n); got {self.balance!r}.")
-        self._l = int(np.floor(bal * X.shape[0]))
         check_positive(self.max_iter, "max_iter", integer=True)
-        if isinstance(self.init, str):
-            if self.init not in _INITS:
-                raise ValueError(
-                    f"init must be one of {_INITS} or an array of n_samples labels in {{0, 1}}; "
-                    f"got {self.init!r}."
-                )
-        else:
-            lab = np.asarray(self.init)
+        init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
+        if not isinstance(init, str):
+            lab = np.asarray(init)
             if lab.shape != (X.shape[0],) or not np.all(np.isin(lab, (0, 1))):
                 raise ValueError(
                     f"init as an array must hold n_samples={X.shape[0]} labels in {{0, 1}}; "
                     f"got shape {lab.shape}."
                 )
-            self._init_y = np.where(lab == 1, 1.0, -1.0)
         self._check_kernel_params(X)
+
+    def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
+        init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
+        init_y = None
+        if not isinstance(init, str):
+            init_y = np.where(np.asarray(init) == 1, 1.0, -1.0)
+        kctx = self._prepare_kernel(X)
+        l_max = int(np.floor(float(self.balance) * X.shape[0]))
+        problem = LSSVMProblem(float(self.lam), l_max, Kmat=kctx.Kmat, Phi=kctx.Phi)
+        return {"kernel": kctx, "init": init, "init_y": init_y, "problem": problem}
 
     def fit(self, X: Any, y: Any = None) -> IterativeLSSVM:
         """Fit the clustering to ``X``.
@@ -231,7 +202,7 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-            Training data, or the kernel matrix if ``kernel="precomputed"``.
+            Training data (dense), or the kernel matrix if ``kernel="precomputed"``.
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -240,50 +211,60 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
         self : object
             The fitted estimator.
         """
-        return self._fit_clearing(
-            X, (*_MODEL_ATTRIBUTES, "threshold_"), ("_cache", "_init_y", "_problem")
-        )
+        return self._fit(X)
 
-    def _initial_labels(self, X: Any, random_state: np.random.RandomState) -> npt.NDArray:
-        if not isinstance(self.init, str):
-            return self._init_y.copy()
+    def _initial_labels(self, ctx: dict[str, Any], random_state: np.random.RandomState) -> Any:
+        if ctx["init_y"] is not None:
+            return ctx["init_y"].copy()
+        X = ctx["kernel"].X
         n = X.shape[0]
-        if self.init == "random":
+        if ctx["init"] == "random":
             return np.where(random_state.rand(n) < 0.5, 1.0, -1.0)
+        if ctx["init"] == "k-means++":
+            c, _ = kmeans_plusplus(np.asarray(X), 2, random_state=random_state)
+            d = ((X[:, None, :] - c[None, :, :]) ** 2).sum(-1)
+            return np.where(np.argmin(d, axis=1) == 1, 1.0, -1.0)
         km = KMeans(n_clusters=2, n_init=1, random_state=random_state).fit(X)
         return np.where(km.labels_ == 1, 1.0, -1.0)
 
-    def _fit_one(
-        self, X: Any, random_state: np.random.RandomState, **fit_params: Any
+    def _fit_one(  # type: ignore[override]
+        self, ctx: dict[str, Any], random_state: np.random.RandomState
     ) -> SolverResult:
-        cache, init_X = self._kernel_cache(X, random_state)
-        if "_problem" not in self.__dict__:
-            self._problem = _LSSVMProblem(
-                self._lam, self._l, Kmat=cache.get("Kmat"), Phi=cache.get("Phi")
-            )
+        kctx: KernelContext = ctx["kernel"]
+        problem: LSSVMProblem = ctx["problem"]
+        lam = float(self.lam)
         if self._n_clusters == 1:  # trivial: one cluster, f fitted to y = +1
-            a, f, reg = self._problem.fit_coef(np.ones(init_X.shape[0]))
-            J = reg + self._lam * float(np.sum((f - 1.0) ** 2))
+            a, f, reg = problem.fit_coef(np.ones(kctx.X.shape[0]))
+            J = reg + lam * float(np.sum((f - 1.0) ** 2))
             x = {"labels_": np.zeros(f.shape[0], dtype=np.intp), "decision_values_": f,
-                 "threshold_": np.inf}
-            x.update(self._fitted_model(cache, a))
+                 "threshold_": -np.inf, "n_tied_moved_": 0}
+            x.update(self._fitted_model(kctx, a))
             return SolverResult(x=x, objective=J, objective_history=np.array([J]), n_iter=1,
                                 converged=True)
-        y0 = self._initial_labels(init_X, random_state)
+        y0 = self._initial_labels(ctx, random_state)
         solver = AlternatingMinimizer(
-            tol=0.0, tol_x=0.0, min_iter=1, max_iter=int(self.max_iter), verbose=self.verbose
+            tol=0.0, tol_x=0.0, min_iter=1, max_iter=int(self.max_iter), verbose=self.verbose,
+            name="IterativeLSSVM",
         )
-        res = solver.solve(self._problem, (y0, None, None))
+        res = solver.solve(problem, (y0, None, None))
         y, coef, f = res.x
-        labels = (y > 0).astype(np.intp)
         pos, neg = f[y > 0], f[y < 0]
         if pos.size and neg.size:
             threshold = 0.5 * (float(pos.min()) + float(neg.max()))
         else:
-            threshold = 0.0
-        x = {"labels_": labels, "decision_values_": f, "threshold_": threshold}
-        x.update(self._fitted_model(cache, coef))
+            threshold = float(f.min()) - 1.0 if pos.size else float(f.max()) + 1.0
+        labels = (f > threshold).astype(np.intp)
+        moved = int(np.count_nonzero(labels != (y > 0)))
+        x = {"labels_": labels, "decision_values_": f, "threshold_": threshold,
+             "n_tied_moved_": moved}
+        x.update(self._fitted_model(kctx, coef))
         return replace(res, x=x)
+
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """``lam`` in {0.1, 1} x ``gamma`` in {1/4, 1, 4} x the ``"sigma0"`` rule."""
+        Xa = np.asarray(X, dtype=np.float64)
+        base = resolve_gamma("sigma0", Xa - Xa.mean(axis=0), random_state=0)
+        return {"lam": [0.1, 1.0], "gamma": [base * f for f in (0.25, 1.0, 4.0)]}
 
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
         """Decision values ``f(x)`` of the LS-SVM.
@@ -302,6 +283,32 @@ class IterativeLSSVM(_KernelModelMixin, BaseClusterer):
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return (self._decision_values(X) > self.threshold_).astype(np.intp)
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the LS-SVM objective on ``X`` with the predicted labels (higher is better).
+
+        ``-(||w||^2 + lam * sum_i (f(x_i) - y_i)^2)`` with ``y_i = +1`` where
+        ``predict`` gives 1, else -1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        f = self._decision_values(X)
+        yy = np.where(f > self.threshold_, 1.0, -1.0)
+        if self.coef_ is not None:
+            reg = float(np.sum(np.asarray(self.coef_, dtype=np.float64) ** 2))
+        else:
+            reg = float(self.dual_coef_ @ self.decision_values_)
+        return -(reg + float(self.lam) * float(np.sum((f - yy) ** 2)))
 
     def __sklearn_tags__(self):  # noqa: D105
         tags = super().__sklearn_tags__()

@@ -89,9 +89,9 @@ class _IterBase(BaseClusterer):
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
-    _collapse_advice: ClassVar[str] = (
-        "Lower the balance (e.g. 0.03), raise C or use another init."
-    )
+    _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
+    # C multiplies a sum of losses over the samples.
+    _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
 
     def _check_params(self, X: Any) -> None:
         n = X.shape[0]
@@ -149,7 +149,9 @@ class _IterBase(BaseClusterer):
         b = float(np.asarray(model.intercept_).ravel()[0])
         return float(a @ (f[model.support_] - b))
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
+    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
+        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
+        context = X
         X = context["X"]
         n = X.shape[0]
         common = {"x_mean_": context["mean"], "x_scale_": context["scale"]}

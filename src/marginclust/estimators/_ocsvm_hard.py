@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
@@ -28,7 +29,7 @@ __all__ = ["OCSVMHardClustering"]
 INITS = ("k-means", "random")
 
 
-class OCSVMHardClustering(BaseClusterer):
+class OCSVMHardClustering(TransformerMixin, BaseClusterer):
     """K-means-like clustering with one (Schölkopf) one-class SVM per cluster.
 
     Each iteration trains a one-class SVM on the samples of every cluster and

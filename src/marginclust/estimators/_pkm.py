@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -35,7 +36,7 @@ def _sq_distances(Z: npt.NDArray[np.floating], C: npt.NDArray[np.float64]) -> np
     return D
 
 
-class PKM(SoftClusterMixin, BaseClusterer):
+class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Probabilistic K-means: soft K-means solved by active gradient projection.
 
     Minimises ``J(P) = sum_ij p_ij ||x_i - c_j(P)||^2`` with ``c_j(P)`` the
@@ -211,7 +212,7 @@ array-like, default="k-means++"
             else:
                 self._max_iter = 10 * n * k
         else:
-            self._max_iter = check_positive(self.max_iter, "max_iter", integer=True)
+            self._max_iter = int(check_positive(self.max_iter, "max_iter", integer=True))
         if isinstance(self.init, str):
             self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         else:
@@ -382,6 +383,10 @@ array-like, default="k-means++"
         P[np.arange(n), np.argmin(D, axis=1)] = 1.0
         return P
 
+    def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
+        """PKM has no width or penalty to choose: only the start varies."""
+        return {"init": ["k-means++", "k-means++-soft"]}
+
     # ------------------------------------------------------------ prediction
     def _frame_distances(self, X: Any) -> npt.NDArray[np.float64]:
         """Squared distances to the centres in the training frame (times ``scale**2``)."""
@@ -412,25 +417,11 @@ array-like, default="k-means++"
         Returns
         -------
         distances : ndarray of shape (n_samples, n_clusters)
+            In the dtype of ``X``.
         """
         X = self._validate_predict_data(X)
-        return np.sqrt(self._frame_distances(X)) / self._frame_scale
-
-    def fit_transform(self, X: Any, y: Any = None) -> npt.NDArray[np.float64]:
-        """Fit, then return :meth:`transform` of the training data.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Not used, present for API consistency by convention.
-
-        Returns
-        -------
-        distances : ndarray of shape (n_samples, n_clusters)
-        """
-        return self.fit(X).transform(X)
+        D = np.sqrt(self._frame_distances(X)) / self._frame_scale
+        return D.astype(X.dtype, copy=False)
 
     def score(self, X: Any, y: Any = None) -> float:
         """Minus the PKM objective of ``X`` with the fitted centres (higher is better).

@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from sklearn.base import TransformerMixin
+from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 
@@ -29,7 +31,7 @@ from ..utils import check_memberships, check_positive, report, resolve_alias, re
 
 __all__ = ["WOCSVMClustering"]
 
-INITS = ("gmm", "random-weights", "random-points")
+INITS = ("gmm", "k-means", "random-weights", "random-points")
 
 
 @dataclass
@@ -39,7 +41,7 @@ class _Context:
     nu: float
 
 
-class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
+class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
@@ -92,11 +94,12 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
         Annealing stops once the temperature is no longer above this.
     decay : float in (0, 1), default=0.95
         Annealing factor; the schedule may have at most 10,000 levels.
-    init : {"gmm", "random-weights", "random-points"} or array-like, default="gmm"
+    init : {"gmm", "k-means", "random-weights", "random-points"} or array-like, default="gmm"
         Initial weights of the machines: responsibilities of a Gaussian mixture
-        (fitted on the centred, scaled data, so scale-free), independent uniform
-        random weights, random disjoint subsets of points, or an
-        (n_samples, n_clusters) membership matrix.
+        (fitted on the centred, scaled data, so scale-free), the hard partition
+        of one scikit-learn KMeans run, independent uniform random weights,
+        random disjoint subsets of points, or an (n_samples, n_clusters)
+        membership matrix.
     n_components : int, "auto" or None, default="auto"
         Low rank: the number of Nystroem components (RBF or poly kernel).
         ``"auto"`` is exact up to 5,000 samples and 300 components above;
@@ -327,6 +330,12 @@ class WOCSVMClustering(SoftClusterMixin, BaseClusterer):
                 warnings.simplefilter("ignore")
                 gmm.fit(Z)
             return gmm.predict_proba(Z)
+        if init == "k-means":
+            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                lab = km.fit(Z).labels_
+            return np.eye(K)[lab]
         if init == "random-weights":
             return rng.uniform(size=(n, K))
         # random-points: disjoint random subsets of equal size

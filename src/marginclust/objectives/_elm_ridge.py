@@ -354,12 +354,13 @@ def resolve_balance_count(balance: Any, n: int, n_clusters: int) -> int:
                 f"balance >= 1 (or a fraction such as 0.03)."
             )
         return l_max
-    if not np.isfinite(balance) or not 0.0 < balance <= 1.0:
+    frac = float(balance)
+    if not np.isfinite(frac) or not 0.0 < frac <= 1.0:
         raise ValueError(
             f"balance as a fraction of n_samples must lie in (0, 1]; got {balance!r}. "
             "Pass an int for an absolute count."
         )
-    return max(int(np.floor(balance * n)), 0 if n % n_clusters == 0 else 1)
+    return max(int(np.floor(frac * n)), 0 if n % n_clusters == 0 else 1)
 
 
 class ELMRidgeProblem:

@@ -34,6 +34,8 @@ import numpy.typing as npt
 
 __all__ = [
     "fcm_centers",
+    "membership_floor",
+    "memberships_into",
     "fcm_objective",
     "kernel_distances",
     "kernel_fcm_centers",
@@ -144,6 +146,27 @@ def memberships_from_distances(
     ax = 0 if transposed else 1
     p = 1.0 / (m - 1.0)
     dmin = D.min(axis=ax)
+    # Fast path: when no D_ik^(-p) can overflow (the smallest distance is not tiny) the
+    # shift by the row minimum is not needed: u = D^-p / sum D^-p, cost = s^(1-m).
+    # Same values up to rounding; the shifted computation below handles the rest.
+    k = D.shape[ax]
+    with np.errstate(over="ignore", divide="ignore"):
+        floor = float(np.finfo(D.dtype).max / (4.0 * k)) ** (-1.0 / p)
+    if dmin.size and float(dmin.min()) > floor:
+        if p == 1.0:
+            R = np.reciprocal(D)
+        else:
+            R = np.power(D, -p)
+        s = R.sum(axis=ax)
+        inv = np.reciprocal(s)
+        R *= inv[None, :] if transposed else inv[:, None]
+        if not return_cost:
+            return R
+        if m == 2.0:
+            cost = inv.astype(np.float64)
+        else:
+            cost = np.power(s.astype(np.float64), 1.0 - m)
+        return R, cost
     zero = dmin <= 0
     any_zero = bool(zero.any())
     scale = np.where(zero, 1.0, dmin).astype(D.dtype, copy=False)
@@ -359,3 +382,56 @@ def kernel_fcm_centers(
         )
         V[bad] = log_weighted_means(X, logW, previous[bad], transposed=True)
     return V
+
+
+def membership_floor(dtype: npt.DTypeLike, n_clusters: int, m: float) -> float:
+    """Smallest distance for which ``D^(-1/(m-1))`` summed over clusters cannot overflow."""
+    p = 1.0 / (m - 1.0)
+    with np.errstate(over="ignore", divide="ignore", under="ignore"):
+        return float(np.finfo(dtype).max / (4.0 * n_clusters)) ** (-1.0 / p)
+
+
+def memberships_into(
+    D: npt.NDArray[np.floating],
+    m: float,
+    out: npt.NDArray[np.floating],
+    floor: float | None = None,
+) -> npt.NDArray[np.float64] | None:
+    """Optimal memberships of a K x c block of distances written into ``out``, fast.
+
+    ``u_ik = D_ik^(-p) / sum_r D_ir^(-p)`` without the shift by the row minimum, and
+    the per-sample cost ``s_i^(1-m)`` (``s_i = sum_r D_ir^(-p)``). Valid only when no
+    ``D_ik^(-p)`` can overflow and no distance is zero or negative (a rounding
+    artefact): then it returns the cost; otherwise it returns ``None`` and leaves
+    ``out`` unspecified, and the caller uses :func:`memberships_from_distances`.
+
+    Parameters
+    ----------
+    D : ndarray of shape (n_clusters, n_samples)
+        Squared (or kernel) distances, transposed layout.
+    m : float
+        Fuzzifier > 1.
+    out : ndarray, same shape and dtype as ``D``
+        Receives the memberships (may be a strided view).
+    floor : float, default=None
+        :func:`membership_floor` of this dtype, K and m (computed if None).
+
+    Returns
+    -------
+    cost : ndarray of shape (n_samples,) or None
+    """
+    p = 1.0 / (m - 1.0)
+    if floor is None:
+        floor = membership_floor(D.dtype, D.shape[0], m)
+    if D.size == 0 or not float(D.min()) > floor:
+        return None
+    if p == 1.0:
+        np.reciprocal(D, out=out)
+    else:
+        np.power(D, -p, out=out)
+    s = out.sum(axis=0)
+    inv = np.reciprocal(s)
+    out *= inv[None, :]
+    if m == 2.0:
+        return inv.astype(np.float64, copy=False)
+    return np.power(s.astype(np.float64), 1.0 - m)

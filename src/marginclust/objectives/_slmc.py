@@ -25,24 +25,44 @@ U-step (A fixed): ``u_ik ∝ ||f_i - e_k||^{-2/(m-1)}``, computed in log space;
 a row with an exact zero distance puts all its mass on the zero-distance
 cluster(s).
 
+Both linear systems have the form ``(I + P) Z = R`` with ``P`` symmetric positive
+semi-definite, so every eigenvalue is at least 1. :func:`spd_solve` tries one
+Cholesky factorisation; when rounding makes it fail (features of wildly
+different scales, a large common offset, a numerically indefinite user kernel),
+it solves with a symmetric eigendecomposition whose eigenvalues are clipped at
+the exact lower bound 1 instead of raising ``LinAlgError``.
+
+:class:`SLMCProblem` (exact kernel) and :class:`SLMCFeatureProblem` (explicit
+features) expose one sweep (alpha-step then U-step) to the generic
+:class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
+
 All functions here assume validated inputs (no checks, no loops over samples).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 from scipy.special import logsumexp
 
 __all__ = [
+    "LSSVMProblem",
+    "SLMCFeatureProblem",
+    "SLMCProblem",
     "alpha_step",
+    "balanced_sign",
     "alpha_step_features",
     "gradient_alpha",
     "membership_weights",
     "objective",
     "objective_features",
     "paper_eq8_alpha",
+    "spd_factor",
+    "spd_solve",
     "squared_code_distances",
     "u_step",
 ]
@@ -172,6 +192,51 @@ def gradient_alpha(Kmat: Array, A: Array, U: Array, lam: float, m: float) -> Arr
     return 2.0 * (F + lam * (Kmat @ (d[:, None] * F - Um)))
 
 
+def spd_solve(build: Any, R: Array) -> Array:
+    """Solve ``M Z = R`` for ``M = build()``, ``M = I + P`` with ``P`` symmetric PSD.
+
+    One Cholesky factorisation; if rounding makes ``M`` numerically indefinite,
+    ``M`` is rebuilt and solved by a symmetric eigendecomposition whose
+    eigenvalues are clipped at 1, their exact lower bound (never a
+    ``LinAlgError``).
+
+    Parameters
+    ----------
+    build : callable
+        Returns a fresh (p, p) matrix ``M`` (it may be overwritten).
+    R : ndarray of shape (p, K)
+        Right-hand sides.
+
+    Returns
+    -------
+    Z : ndarray of shape (p, K)
+
+    Raises
+    ------
+    ValueError
+        If ``M`` has non-finite entries (the kernel or the features overflowed).
+    """
+    M = build()
+    if not np.all(np.isfinite(M)):
+        raise ValueError(
+            "The SLMC system has non-finite entries (the kernel overflowed). Rescale your "
+            "features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    try:
+        c = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+        Z = cho_solve(c, R, check_finite=False)
+        if np.all(np.isfinite(Z)):
+            return Z
+    except LinAlgError:
+        pass
+    M = build()
+    M += M.T
+    M *= 0.5
+    w, V = eigh(M, overwrite_a=True, check_finite=False)
+    np.maximum(w, 1.0, out=w)
+    return V @ ((V.T @ R) / w[:, None])
+
+
 def alpha_step(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser of ``J(., U)``: solve ``(I + lam D Kmat) A = lam U^m`` by Cholesky.
 
@@ -193,19 +258,47 @@ def alpha_step(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     """
     Um, d = membership_weights(U, m)
     s = np.sqrt(d)
-    M = Kmat * (lam * s)[:, None]  # the only n x n allocation of the step
-    M *= s[None, :]
-    M[np.diag_indices_from(M)] += 1.0
-    c = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
-    B = cho_solve(c, lam * Um / s[:, None], overwrite_b=True, check_finite=False)
+
+    def build() -> Array:
+        M = Kmat * (lam * s)[:, None]  # the only n x n allocation of the step
+        M *= s[None, :]
+        M[np.diag_indices_from(M)] += 1.0
+        return M
+
+    B = spd_solve(build, lam * Um / s[:, None])
     return s[:, None] * B
+
+
+def feature_gram(blocks: Any, w: Array, L: int) -> Array:
+    """``Phi^T diag(w^2) Phi`` accumulated over row blocks, in float64.
+
+    Parameters
+    ----------
+    blocks : iterable of (start, Phi_block)
+        Row blocks of the features (any float dtype).
+    w : ndarray of shape (n,)
+        Row weights (square roots of the sample weights).
+    L : int
+        Number of features.
+
+    Returns
+    -------
+    G : ndarray of shape (L, L)
+    """
+    G = np.zeros((L, L), dtype=np.float64)
+    for start, Pb in blocks:
+        Wb = Pb * w[start : start + Pb.shape[0], None].astype(Pb.dtype, copy=False)
+        # G += Wb^T Wb (one BLAS product per block, in the features' dtype)
+        G += Wb.T @ Wb
+    return G
 
 
 def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
     Cost O(n L^2 + L^3); ``Phi^T D Phi`` is accumulated over row blocks, so the
-    extra memory is O(L^2 + block L).
+    extra memory is O(L^2 + block L). Products run in ``Phi``'s dtype (float32
+    features: float32 products, float64 solve).
 
     Parameters
     ----------
@@ -221,19 +314,21 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     Returns
     -------
     W : ndarray of shape (L, K)
-        Primal weights; ``F = Phi @ W``.
+        Primal weights (float64); ``F = Phi @ W``.
     """
     Um, d = membership_weights(U, m)
     w = np.sqrt(lam * d)
     L = Phi.shape[1]
-    G = np.zeros((L, L), dtype=np.float64)
-    for start in range(0, Phi.shape[0], _BLOCK_ROWS):
-        Pb = Phi[start : start + _BLOCK_ROWS] * w[start : start + _BLOCK_ROWS, None]
-        # G += Pb^T Pb (one BLAS product per block; OpenBLAS's gemm beat syrk here)
-        G += Pb.T @ Pb
-    G[np.diag_indices_from(G)] += 1.0
-    c = cho_factor(G, lower=True, overwrite_a=True, check_finite=False)
-    return cho_solve(c, lam * (Phi.T @ Um), overwrite_b=True, check_finite=False)
+    blocks = [(start, Phi[start : start + _BLOCK_ROWS])
+              for start in range(0, Phi.shape[0], _BLOCK_ROWS)]
+    rhs = lam * np.asarray(Phi.T @ Um.astype(Phi.dtype, copy=False), dtype=np.float64)
+
+    def build() -> Array:
+        G = feature_gram(blocks, w, L)
+        G[np.diag_indices_from(G)] += 1.0
+        return G
+
+    return spd_solve(build, rhs)
 
 
 def u_step(F: Array, m: float) -> Array:
@@ -290,3 +385,212 @@ def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     right = Kmat @ (d[:, None] * Kmat.T) + lam * Kmat
     # alpha = left @ right^{-1}  <=>  right^T alpha^T = left^T
     return np.linalg.lstsq(right.T, left.T, rcond=None)[0]
+
+
+def decision_features(Phi: Array, W: Array) -> Array:
+    """``F = Phi @ W`` in float64 (the product runs in ``Phi``'s dtype).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, L)
+    W : ndarray of shape (L, K)
+
+    Returns
+    -------
+    F : ndarray of shape (n, K), float64
+    """
+    return np.asarray(Phi @ W.astype(Phi.dtype, copy=False), dtype=np.float64)
+
+
+@dataclass
+class SLMCProblem:
+    """One SLMC restart with an explicit kernel matrix, as an alternating problem.
+
+    The state is ``(U, A, F)``; :meth:`step` runs the alpha-step then the
+    U-step and returns ``((U_new, A, F), J)`` with ``J = J(A, U_new)``.
+
+    Parameters
+    ----------
+    Kmat : ndarray of shape (n, n)
+        Kernel matrix of the training data.
+    lam, m : float
+        Trade-off and fuzzifier.
+    """
+
+    Kmat: Array
+    lam: float
+    m: float
+
+    def step(self, state: tuple) -> tuple[tuple, float]:
+        """One sweep: exact alpha-step, exact U-step; returns the new state and ``J``."""
+        A = alpha_step(self.Kmat, state[0], self.lam, self.m)
+        F = self.Kmat @ A
+        U_new = u_step(F, self.m)
+        return (U_new, A, F), objective(self.Kmat, A, U_new, self.lam, self.m, F=F)
+
+    @staticmethod
+    def change(old: tuple, new: tuple) -> float:
+        """Largest membership change between two states."""
+        return float(np.max(np.abs(new[0] - old[0])))
+
+
+@dataclass
+class SLMCFeatureProblem:
+    """One SLMC restart with explicit features ``Phi`` (``Kmat ~ Phi Phi^T``).
+
+    The state is ``(U, W, F)`` with primal weights ``W`` (L, K); products run
+    in ``Phi``'s dtype (float32 features halve memory), the L x L solve and the
+    memberships in float64.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, L)
+        Features of the training data.
+    lam, m : float
+        Trade-off and fuzzifier.
+    """
+
+    Phi: Array
+    lam: float
+    m: float
+
+    def step(self, state: tuple) -> tuple[tuple, float]:
+        """One sweep: exact W-step, exact U-step; returns the new state and ``J``."""
+        W = alpha_step_features(self.Phi, state[0], self.lam, self.m)
+        F = decision_features(self.Phi, W)
+        U_new = u_step(F, self.m)
+        return (U_new, W, F), objective_features(W, F, U_new, self.lam, self.m)
+
+    @staticmethod
+    def change(old: tuple, new: tuple) -> float:
+        """Largest membership change between two states."""
+        return float(np.max(np.abs(new[0] - old[0])))
+
+
+def spd_factor(M: Array) -> Any:
+    """A solver ``R -> M^{-1} R`` for ``M = I + PSD``, factorised once (``M`` overwritten).
+
+    Cholesky when it succeeds, else a symmetric eigendecomposition with the
+    eigenvalues clipped at 1 (see :func:`spd_solve`).
+
+    Parameters
+    ----------
+    M : ndarray of shape (p, p)
+
+    Returns
+    -------
+    solve : callable
+        ``solve(R)`` for ``R`` of shape (p,) or (p, K).
+    """
+    if not np.all(np.isfinite(M)):
+        raise ValueError(
+            "The LS-SVM system has non-finite entries (the kernel overflowed). Rescale your "
+            "features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    backup = M.copy()
+    try:
+        c = cho_factor(M, lower=True, overwrite_a=True, check_finite=False)
+        if np.all(np.isfinite(c[0])):
+            return lambda R: cho_solve(c, R, check_finite=False)
+    except LinAlgError:
+        pass
+    backup += backup.T
+    backup *= 0.5
+    w, V = eigh(backup, overwrite_a=True, check_finite=False)
+    np.maximum(w, 1.0, out=w)
+
+    def solve(R: Array) -> Array:
+        Z = V.T @ R
+        Z = Z / (w if Z.ndim == 1 else w[:, None])
+        return V @ Z
+
+    return solve
+
+
+def balanced_sign(f: Array, n_max_imbalance: int) -> Array:
+    """Labels in {-1, +1} minimising ``sum_i (f_i - y_i)^2`` s.t. ``|sum_i y_i| <= l``.
+
+    ``sum (f_i - y_i)^2 = const - 2 sum y_i f_i``, so the optimum gives +1 to
+    the ``p`` largest ``f_i``; without the constraint ``p`` is the number of
+    positive ``f_i``, and the constraint clips ``p`` into
+    ``[ceil((n - l) / 2), floor((n + l) / 2)]`` (the objective is concave
+    in ``p`` along the sorted order, so clipping is exact). Ties keep the
+    lower index first.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Decision values.
+    n_max_imbalance : int
+        ``l``: the largest allowed ``|#positive - #negative|``.
+
+    Returns
+    -------
+    y : ndarray of shape (n,)
+        Values in {-1.0, +1.0}.
+    """
+    n = f.shape[0]
+    lo = int(np.ceil((n - n_max_imbalance) / 2))
+    hi = int(np.floor((n + n_max_imbalance) / 2))
+    p = int(np.clip(np.count_nonzero(f > 0), max(lo, 0), min(hi, n)))
+    order = np.argsort(-f, kind="stable")
+    y = -np.ones(n)
+    y[order[:p]] = 1.0
+    return y
+
+
+class LSSVMProblem:
+    """Iterative LS-SVM clustering (SLMC paper eq. (14)) as an alternating problem over y.
+
+    ``step`` = LS-SVM fit on the labels (w-step) then exact relabelling under
+    the balance constraint (y-step). Objective (twice eq. (14)):
+    ``||w||^2 + lam sum_i (f_i - y_i)^2``. Exact mode: ``(I + lam Kmat) a = lam y``;
+    low-rank mode: ``(I + lam Phi^T Phi) w = lam Phi^T y``; either system is
+    factorised once (at construction) for every sweep and restart.
+
+    Parameters
+    ----------
+    lam : float
+    n_max_imbalance : int
+    Kmat : ndarray of shape (n, n), optional
+    Phi : ndarray of shape (n, L), optional
+    """
+
+    def __init__(self, lam: float, n_max_imbalance: int, Kmat: Array | None = None,
+                 Phi: Array | None = None) -> None:
+        self.lam = lam
+        self.n_max_imbalance = n_max_imbalance
+        self.Kmat = Kmat
+        self.Phi = Phi
+        if Kmat is not None:
+            M = lam * Kmat
+        else:
+            assert Phi is not None
+            M = lam * np.asarray(Phi.T @ Phi, dtype=np.float64)
+        M[np.diag_indices_from(M)] += 1.0
+        self._solve = spd_factor(M)
+
+    def fit_coef(self, y: Array) -> tuple[Array, Array, float]:
+        """Coefficients, decision values and regulariser for labels ``y``."""
+        if self.Kmat is not None:
+            a = self._solve(self.lam * y)
+            f = self.Kmat @ a
+            reg = float(a @ f)
+        else:
+            assert self.Phi is not None
+            rhs = np.asarray(self.Phi.T @ y.astype(self.Phi.dtype), dtype=np.float64)
+            a = self._solve(self.lam * rhs)
+            f = np.asarray(self.Phi @ a.astype(self.Phi.dtype), dtype=np.float64)
+            reg = float(a @ a)
+        return a, f, reg
+
+    def step(self, state: tuple) -> tuple[tuple, float]:
+        """One sweep; returns ``((y_new, coef, f), J)``."""
+        a, f, reg = self.fit_coef(state[0])
+        y_new = balanced_sign(f, self.n_max_imbalance)
+        return (y_new, a, f), reg + self.lam * float(np.sum((f - y_new) ** 2))
+
+    @staticmethod
+    def change(old: tuple, new: tuple) -> float:
+        """Number of labels that changed."""
+        return float(np.count_nonzero(old[0] != new[0]))

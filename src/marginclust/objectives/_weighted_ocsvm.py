@@ -171,8 +171,11 @@ class WeightedOCSVM:
         the squared radius ``R^2`` (mean squared distance of the free support
         vectors; NaN when there is none).
     native_scale : float
-        ``nu' * sum(w)``: the factor between LIBSVM's own decision values and the
-        normalised ``d(x)`` (Schölkopf form).
+        Schölkopf: ``nu' * sum(w)``, the factor between LIBSVM's own decision
+        values and the normalised ``d(x)``. Tax & Duin: ``1 / (2 C)``, the same
+        factor for the squared distance: with an RBF kernel
+        ``-||phi(x) - a||^2 / 2`` is the Schölkopf ``d(x)`` plus a constant, and
+        ``1 / C = nu sum(w)`` when ``C`` is derived from ``nu``.
     kernel, gamma, degree, coef0
         Kernel definition.
     n_iter : int
@@ -388,7 +391,7 @@ def fit_weighted_ocsvm(
             )
         libsvm_w = C_eff * wk
         nu_eff = min(1.0, 1.0 / (C_eff * total))
-        native_scale = 1.0
+        native_scale = 0.5 / C_eff
 
     Xk = X[keep]
     at_bound = nu_eff >= 1.0 - 1e-12
@@ -400,7 +403,10 @@ def fit_weighted_ocsvm(
     else:
         scale = libsvm_w.size / libsvm_w.sum()  # rescale to mean one (absolute tolerance)
         if K is not None or (form == "tax-duin" and kernel != "rbf"):
-            Kk = kernel_matrix(Xk, Xk, **kparams) if K is None else K[np.ix_(keep, keep)]
+            if K is None:
+                Kk = kernel_matrix(Xk, Xk, **kparams)
+            else:  # no copy when every sample is kept (soft memberships)
+                Kk = K if keep.size == n else K[np.ix_(keep, keep)]
             if form == "tax-duin" and kernel != "rbf":
                 d = np.diag(Kk).copy()
                 Kk = Kk - 0.5 * (d[:, None] + d[None, :])
@@ -589,7 +595,7 @@ def fit_linear_weighted_ocsvm(
             )
         u = C_eff * w
         b = -0.5 * np.einsum("ij,ij->i", F, F).astype(np.float64)
-        native_scale = 1.0
+        native_scale = 0.5 / C_eff
     if float(u.sum()) <= 1.0 + 1e-12:
         # every multiplier at its upper bound (nu' = 1): alpha = u / sum u
         a = u / u.sum()

@@ -58,8 +58,10 @@ __all__ = [
     "score_models",
 ]
 
-# kernel matrices up to this many samples are cached for the E-step on the training data
-_CACHE_MAX_SAMPLES = 3000
+# Kernel matrices up to this many samples (200 MB in float64, LIBSVM's default cache
+# size) are computed once per fit: the E-step is then one matrix product and LIBSVM
+# runs on the precomputed kernel. Above it, n_components="auto" switches to low rank.
+_CACHE_MAX_SAMPLES = 5000
 
 
 def e_step(
@@ -206,6 +208,8 @@ def score_models(
                         X, kernel=m.kernel, gamma=m.gamma, degree=m.degree, coef0=m.coef0
                     )
             s = -np.maximum(diag - 2.0 * dots[:, k] + m.center_sq_norm, 0.0)
+            if decision_scale == "libsvm":
+                s = s * m.native_scale
         out[:, k] = s
     return out
 
@@ -259,7 +263,7 @@ class WOCSVMObjective:
         ``min_mass * n_samples`` is removed (absorbed by the others).
     K : ndarray of shape (n_samples, n_samples) or None, default=None
         The training kernel matrix when the caller computed it once per fit;
-        when None it is computed here for up to 3,000 samples.
+        when None it is computed here for up to 5,000 samples.
     features : ndarray of shape (n_samples, n_features_out) or None, default=None
         Explicit features (e.g. a Nystroem map): the machines are then linear in
         these features (:func:`fit_linear_weighted_ocsvm`), at a cost linear in
@@ -450,7 +454,7 @@ class WOCSVMObjective:
 # ---------------------------------------------------------------------------
 # Once-per-fit data preparation shared by WOC-SVM and OC-SVM hard clustering.
 # ---------------------------------------------------------------------------
-EXACT_MAX_SAMPLES = 5000  # n_components="auto" switches to a Nystroem map above this
+EXACT_MAX_SAMPLES = _CACHE_MAX_SAMPLES  # n_components="auto" switches to a Nystroem map above this
 AUTO_COMPONENTS = 300
 
 
@@ -574,7 +578,7 @@ def prepare_one_class_data(
     random_state : RandomState
         Seeds the Nystroem landmarks and the ``sigma0`` row sample.
     cache_kernel : bool, default=True
-        Build the n x n kernel matrix for exact fits on at most 3,000 samples.
+        Build the n x n kernel matrix for exact fits on at most 5,000 samples.
 
     Returns
     -------
@@ -585,7 +589,9 @@ def prepare_one_class_data(
     from ..feature_maps import resolve_gamma
 
     X = np.asarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X.mean(axis=0))):
+    with np.errstate(over="ignore"):
+        finite_mean = bool(np.all(np.isfinite(X.mean(axis=0))))
+    if not finite_mean:
         raise ValueError(
             "X has values so large that their mean overflows; rescale your features "
             "(e.g. sklearn.preprocessing.StandardScaler)."

@@ -12,6 +12,7 @@ sweeps barely change ``J`` while the memberships are still moving.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -39,7 +40,13 @@ class AlternatingMinimizer:
     max_iter : int, default=100
         Stop (not converged) after this many sweeps.
     verbose : int, default=0
-        Log each sweep at INFO level when truthy.
+        ``verbose > 0`` prints one line per sweep to stderr (objective, relative
+        change, move, elapsed seconds).
+    tol_x_name : str, default="tol_x"
+        The caller's name for ``tol_x`` (the estimator parameter a user can
+        change), used in the non-convergence message.
+    name : str, default=""
+        Prefix of the verbose lines (e.g. the estimator's name).
     """
 
     tol: float = 1e-5
@@ -47,6 +54,8 @@ class AlternatingMinimizer:
     min_iter: int = 1
     max_iter: int = 100
     verbose: int = 0
+    tol_x_name: str = "tol_x"
+    name: str = ""
 
     required: ClassVar[tuple[str | tuple[str, ...], ...]] = ("step", "change")
 
@@ -75,6 +84,8 @@ class AlternatingMinimizer:
         converged = False
         stopped = False
         rel = float("nan")
+        start = time.perf_counter()
+        prefix = f"{self.name} " if self.name else ""
         for it in range(1, self.max_iter + 1):
             x_new, value = problem.step(x)
             move = float(problem.change(x, x_new))
@@ -84,8 +95,8 @@ class AlternatingMinimizer:
                 rel = abs(prev - value) / max(abs(prev), np.finfo(np.float64).tiny)
             history.append(value)
             x = x_new
-            report(self.verbose, "sweep %d: objective %.10g, rel. change %.3g, move %.3g",
-                   it, value, rel, move)
+            report(self.verbose, "%ssweep %d: objective %.10g, rel. change %.3g, move %.3g "
+                   "(%.1f s)", prefix, it, value, rel, move, time.perf_counter() - start)
             if callback is not None and callback(it, value):
                 stopped = True
                 break
@@ -100,8 +111,8 @@ class AlternatingMinimizer:
         else:
             message = (
                 f"Alternating minimisation stopped after max_iter={self.max_iter} sweeps before "
-                f"meeting tol={self.tol:g} and tol_x={self.tol_x:g}; increase max_iter or the "
-                "tolerances."
+                f"meeting tol={self.tol:g} and {self.tol_x_name}={self.tol_x:g}; increase "
+                f"max_iter or the tolerances."
             )
         return SolverResult(
             x=x,

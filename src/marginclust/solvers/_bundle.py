@@ -112,48 +112,51 @@ class BundleMethod:
         W0 = np.asarray(x0[0], dtype=np.float64).reshape(shape)
         t0 = np.asarray(x0[1], dtype=np.float64).ravel()
         qdim = t0.size
+        # Planes live in fixed slots of A (cap x p, the only large array): dropping a
+        # plane frees its slot and adding one fills a free slot, so no row of A is
+        # ever moved. ``order`` lists the slots of the m planes of the model (the QP
+        # order); Q (m x m) is kept in that order.
         cap = self.max_planes + 2
         A = np.zeros((cap, p))
         Ct = np.zeros((cap, qdim))
         o = np.zeros(cap)
-        Q = np.zeros((cap, cap))
         idle = np.zeros(cap, dtype=np.int64)
         weights = np.zeros(cap)  # plane weights of the last QP (warm start of the next)
+        order = np.zeros(0, dtype=np.intp)
+        Q = np.zeros((0, 0))
+        free = list(range(cap - 1, -1, -1))
         rest: npt.NDArray[np.float64] | None = None
-        m = 0
 
         def add(a: Array, c: Array, off: float) -> None:
-            nonlocal m, A, Ct, o, Q, idle, weights
-            if m == A.shape[0]:  # grow (only when aggregation is disabled by max_planes)
+            nonlocal A, Ct, o, idle, weights, order, Q
+            if not free:  # grow (only when aggregation is disabled by max_planes)
+                old = A.shape[0]
                 A = np.vstack([A, np.zeros_like(A)])
                 Ct = np.vstack([Ct, np.zeros_like(Ct)])
                 o = np.concatenate([o, np.zeros_like(o)])
-                Qn = np.zeros((2 * m, 2 * m))
-                Qn[:m, :m] = Q[:m, :m]
-                Q = Qn
                 idle = np.concatenate([idle, np.zeros_like(idle)])
                 weights = np.concatenate([weights, np.zeros_like(weights)])
-            A[m] = a
-            Ct[m] = c
-            o[m] = off
-            col = A[: m + 1] @ a
-            Q[m, : m + 1] = col
-            Q[: m + 1, m] = col
-            idle[m] = 0
-            weights[m] = 0.0
-            m += 1
+                free.extend(range(2 * old - 1, old - 1, -1))
+            slot = free.pop()
+            A[slot] = a
+            Ct[slot] = c
+            o[slot] = off
+            idle[slot] = 0
+            weights[slot] = 0.0
+            order = np.append(order, slot)
+            col = (A @ a)[order]  # one pass over the slots, no copy of rows
+            m = order.size
+            Qn = np.empty((m, m))
+            Qn[: m - 1, : m - 1] = Q
+            Qn[m - 1, :] = col
+            Qn[:, m - 1] = col
+            Q = Qn
 
         def keep(mask: npt.NDArray[np.bool_]) -> None:
-            nonlocal m
-            idx = np.flatnonzero(mask)
-            k = idx.size
-            A[:k] = A[idx]
-            Ct[:k] = Ct[idx]
-            o[:k] = o[idx]
-            Q[:k, :k] = Q[np.ix_(idx, idx)]
-            idle[:k] = idle[idx]
-            weights[:k] = weights[idx]
-            m = k
+            nonlocal order, Q
+            free.extend(int(j) for j in order[~mask])
+            order = order[mask]
+            Q = Q[np.ix_(mask, mask)]
 
         if self.nonnegative_risk:
             add(np.zeros(p), np.zeros(qdim), 0.0)
@@ -177,12 +180,13 @@ class BundleMethod:
         for it in range(1, self.max_iter + 1):  # noqa: B007
             tic = time.perf_counter()
             warm = None
-            if qp == "active-set" and rest is not None and weights[:m].sum() > 0:
-                warm = (weights[:m] / weights[:m].sum(), rest)
+            w_ord = weights[order]
+            if qp == "active-set" and rest is not None and w_ord.sum() > 0:
+                warm = (w_ord / w_ord.sum(), rest)
             res = solve_bundle_dual(
-                Q[:m, :m],
-                o[:m],
-                Ct[:m],
+                Q,
+                o[order],
+                Ct[order],
                 C,
                 bal.G,
                 bal.h,
@@ -191,7 +195,7 @@ class BundleMethod:
                 method=qp if warm is not None or self.nonnegative_risk else "ipm",
                 warm_start=warm,
             )
-            weights[:m] = res.beta / C
+            weights[order] = res.beta / C
             rest = res.rest
             qp_time += time.perf_counter() - tic
             qp_iter += res.n_iter
@@ -200,11 +204,13 @@ class BundleMethod:
             if gap <= self.tol * max(abs(J_best), 1e-12):
                 converged = True
                 break
-            W = -(res.beta @ A[:m]).reshape(shape)
+            beta_slots = np.zeros(A.shape[0])
+            beta_slots[order] = res.beta
+            W = -(beta_slots @ A).reshape(shape)
             t = res.t
-            n_old = m
+            n_old = order.size
             active = res.beta > 1e-10 * C
-            idle[:m] = np.where(active, 0, idle[:m] + 1)
+            idle[order] = np.where(active, 0, idle[order] + 1)
             J = evaluate(W, t)
             if J < J_best:
                 J_best, best_W, best_t = J, W, t.copy()
@@ -215,12 +221,13 @@ class BundleMethod:
             if gap <= self.tol * max(abs(J_best), 1e-12):
                 converged = True
                 break
+            m = order.size
             if m > self.max_planes:
-                m = self._aggregate(res.beta, A, Ct, o, Q, idle, weights, n_old, m)
+                order, Q = self._aggregate(res.beta, A, Ct, o, idle, weights, order, n_old, free)
                 continue
             # drop long-idle planes (never the zero plane nor the newest)
             mask = np.ones(m, dtype=bool)
-            mask[: m - 1] = idle[: m - 1] < self.max_idle
+            mask[: m - 1] = idle[order[: m - 1]] < self.max_idle
             if self.nonnegative_risk:
                 mask[0] = True
             if not mask.all():
@@ -238,7 +245,7 @@ class BundleMethod:
             stop_crit=float(gap),
             message="" if converged else f"bundle method stopped at max_iter={self.max_iter}",
             info={
-                "n_planes": m,
+                "n_planes": int(order.size),
                 "lower_bound": float(lower),
                 "qp_iter": qp_iter,
                 "qp_time": qp_time,
@@ -251,13 +258,13 @@ class BundleMethod:
         A: Array,
         Ct: Array,
         o: Array,
-        Q: Array,
         idle: npt.NDArray[np.int64],
         weights: Array,
+        order: npt.NDArray[np.intp],
         n_old: int,
-        m: int,
-    ) -> int:
-        """Replace the planes of the last QP by their beta-average; return the new count."""
+        free: list[int],
+    ) -> tuple[npt.NDArray[np.intp], Array]:
+        """Replace the planes of the last QP by their beta-average; return the new order and Q."""
         start = 1 if self.nonnegative_risk else 0
         wts = beta[start:n_old].copy()
         agg_weight = float(wts.sum() / beta.sum()) if beta.sum() > 0 else 0.0
@@ -266,19 +273,20 @@ class BundleMethod:
             wts = np.full(n_old - start, 1.0)
             total = wts.sum()
         wts /= total
-        agg_a = wts @ A[start:n_old]
-        agg_c = wts @ Ct[start:n_old]
-        agg_o = float(wts @ o[start:n_old])
-        # Layout after: [zero plane], aggregated plane, planes added after the QP.
-        newer = list(range(n_old, m))
-        A[start] = agg_a
-        Ct[start] = agg_c
-        o[start] = agg_o
-        idle[start] = 0
-        weights[start] = agg_weight
-        for j, src in enumerate(newer, start=start + 1):
-            A[j], Ct[j], o[j], idle[j] = A[src], Ct[src], o[src], idle[src]
-            weights[j] = weights[src]
-        mnew = start + 1 + len(newer)
-        Q[:mnew, :mnew] = A[:mnew] @ A[:mnew].T
-        return mnew
+        old = order[start:n_old]
+        w_slots = np.zeros(A.shape[0])
+        w_slots[old] = wts
+        agg_a = w_slots @ A
+        agg_c = wts @ Ct[old]
+        agg_o = float(wts @ o[old])
+        # Layout after: [zero plane], aggregated plane (in the first old slot), newer planes.
+        slot = int(old[0])
+        free.extend(int(j) for j in old[1:])
+        A[slot] = agg_a
+        Ct[slot] = agg_c
+        o[slot] = agg_o
+        idle[slot] = 0
+        weights[slot] = agg_weight
+        new_order = np.concatenate([order[:start], [slot], order[n_old:]]).astype(np.intp)
+        rows = A[new_order]
+        return new_order, rows @ rows.T

@@ -223,7 +223,9 @@ class CuttingPlaneSVM:
         self.max_iter = max_iter
         self.qp = qp
 
-    def solve(self, objective: Any, x0: tuple[Array, Array]) -> SolverResult:
+    def solve(
+        self, objective: Any, x0: tuple[Array, Array], *, callback: Callback | None = None
+    ) -> SolverResult:
         """Minimise the subproblem by constraint generation, from the warm start ``x0``.
 
         Parameters
@@ -232,6 +234,8 @@ class CuttingPlaneSVM:
             The convex subproblem.
         x0 : tuple (W, t)
             Warm start; its most violated constraint is the first of the working set.
+        callback : callable or None
+            ``callback(iteration, best_value)`` after each QP; returning True stops.
 
         Returns
         -------
@@ -287,6 +291,8 @@ class CuttingPlaneSVM:
             violation = risk - xi
             if violation <= self.tol:
                 converged = True
+                break
+            if callback is not None and callback(it, J_best):
                 break
         return SolverResult(
             x=best,

@@ -85,7 +85,7 @@ def _hard_accumulate(
     return (
         onehot @ Xr,
         np.bincount(lab, minlength=k).astype(np.float64),
-        np.bincount(lab, weights=sqr, minlength=k),
+        np.bincount(lab, weights=sqr, minlength=k).astype(np.float64),
     )
 
 

@@ -206,17 +206,22 @@ def kmeans_labels(
     random_state: np.random.RandomState,
     *,
     transform: Any = None,
-    n_init: int = 1,
+    n_init: int = 5,
+    seed_rows: int = 2000,
     max_rows: int = _KMEANS_MAX_ROWS,
     block_rows: int = 8192,
 ) -> IntArray:
-    """Initial labels from one scikit-learn k-means run (k-means++ seeding), cheap by design.
+    """Initial labels from scikit-learn's k-means, cheap by design.
 
-    k-means runs on at most ``max_rows`` rows drawn at random and assigns the
-    others; ``transform`` (rows -> features, e.g. a random hidden layer) moves it to
-    another space, computed block by block for the assignment. Duplicate points
-    (fewer distinct points than clusters) do not leak scikit-learn's warning: the
-    caller's own collapse check speaks for the result.
+    The best of ``n_init`` k-means runs (k-means++ seeding) on a random subsample
+    of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; one k-means run on
+    all rows (at most ``max_rows`` drawn at random, the rest assigned) polishes
+    them. On USPS's 9298 x 1000 hidden layer this costs about one k-means run and
+    gives the start accuracy of ten (one run alone lands on a poor start for one
+    seed in five). ``transform`` (rows -> features, e.g. a random hidden layer)
+    moves it to another space, computed block by block for the assignment.
+    Duplicate points (fewer distinct points than clusters) do not leak
+    scikit-learn's warning: the caller's own collapse check speaks for the result.
 
     Parameters
     ----------
@@ -225,14 +230,15 @@ def kmeans_labels(
     n_clusters : int
         Number of clusters.
     random_state : RandomState
-        Seeds the row sample and k-means.
+        Seeds the row samples and k-means.
     transform : callable, optional
         Maps a row block of ``X`` to the features k-means runs on.
-    n_init : int, default=1
-        k-means restarts (one is enough where a start only needs to be reasonable:
-        the measured start accuracy on USPS is the same as with ten).
+    n_init : int, default=5
+        k-means runs on the seeding subsample.
+    seed_rows : int, default=2000
+        Size of the seeding subsample (at least 50 rows per cluster).
     max_rows : int, default=20000
-        Rows k-means is fitted on.
+        Rows the polishing run is fitted on.
     block_rows : int, default=8192
         Row-block size of the assignment when ``X`` has more than ``max_rows`` rows.
 
@@ -253,10 +259,17 @@ def kmeans_labels(
     def feats(rows: Any) -> Any:
         return rows if transform is None else transform(rows)
 
-    km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkConvergenceWarning)
-        km.fit(feats(X if sub is None else X[sub]))
+        Z = feats(X if sub is None else X[sub])
+        n_seed = max(seed_rows, 50 * n_clusters)
+        if Z.shape[0] > n_seed:
+            idx = np.sort(random_state.choice(Z.shape[0], size=n_seed, replace=False))
+            seeds = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
+            centres = seeds.fit(Z[idx]).cluster_centers_
+            km = KMeans(n_clusters=n_clusters, init=centres, n_init=1).fit(Z)
+        else:
+            km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z)
     if sub is None:
         return np.asarray(km.labels_, dtype=np.intp)
     out = np.empty(n, dtype=np.intp)

@@ -25,11 +25,13 @@ has that literal version and the tests compare both.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 
+from ._blocks import BlockRunner
 from ._result import SolverResult
 
 __all__ = ["chunk_rows_for", "lloyd"]
@@ -78,6 +80,7 @@ def lloyd(
     max_iter: int = 300,
     chunk_rows: int | None = None,
     callback: Callable[[int, float], bool | None] | None = None,
+    n_threads: int | None = None,
 ) -> SolverResult:
     """Lloyd's algorithm with a move threshold, one chunked pass over X per iteration.
 
@@ -101,6 +104,9 @@ def lloyd(
         Rows per block (None: about 512 KiB of X per block).
     callback : callable, default=None
         ``callback(iteration, objective)`` after each iteration; True stops.
+    n_threads : int, default=None
+        Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
+        the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
 
     Returns
     -------
@@ -133,14 +139,15 @@ def lloyd(
     converged = False
     J = float("nan")
     ar = np.arange(min(chunk_rows, n))
-    while True:
-        M = (-2.0 * C).astype(X.dtype)
-        cc = np.einsum("kd,kd->k", C, C).astype(X.dtype)[:, None]
-        n_moved = 0
+    step = chunk_rows
+
+    def work(M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+        """One pass over rows [lo0, hi0): move points, return the sums' change."""
         dS = np.zeros((k, d))
         dm = np.zeros(k)
-        for lo in range(0, n, chunk_rows):
-            hi = min(lo + chunk_rows, n)
+        n_moved = 0
+        for lo in range(lo0, hi0, step):
+            hi = min(lo + step, hi0)
             # K x c: distances (minus ||x||^2) of the block, clusters along the short axis
             G = M @ X[lo:hi].T
             G += cc
@@ -164,25 +171,36 @@ def lloyd(
             dm += c
             old[cand] = new_c
             n_moved += cand.size
-        if n_moved == 0:
-            converged = True
-            break
-        if n_iter >= max_iter:
-            break
-        S += dS
-        m += dm
-        if not first:
-            n_moved_total += n_moved
-        first = False
-        n_iter += 1
-        if np.any(m <= 0):
-            n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
-        # counts are integers held exactly in float64
-        C = S / np.maximum(m, 1.0)[:, None]
-        J = _objective(S, m, total_sq)
-        history.append(J)
-        if callback is not None and callback(n_iter, J):
-            break
+        return dS, dm, n_moved
+
+    runner = BlockRunner(n, n_threads)
+    with runner:
+        while True:
+            M = (-2.0 * C).astype(X.dtype)
+            cc = np.einsum("kd,kd->k", C, C).astype(X.dtype)[:, None]
+            parts = runner.map(functools.partial(work, M, cc, first))
+            dS = sum((p[0] for p in parts), np.zeros((k, d)))
+            dm = sum((p[1] for p in parts), np.zeros(k))
+            n_moved = sum(p[2] for p in parts)
+            if n_moved == 0:
+                converged = True
+                break
+            if n_iter >= max_iter:
+                break
+            S += dS
+            m += dm
+            if not first:
+                n_moved_total += n_moved
+            first = False
+            n_iter += 1
+            if np.any(m <= 0):
+                n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
+            # counts are integers held exactly in float64
+            C = S / np.maximum(m, 1.0)[:, None]
+            J = _objective(S, m, total_sq)
+            history.append(J)
+            if callback is not None and callback(n_iter, J):
+                break
     if not history:
         J = _objective(S, m, total_sq)
     return SolverResult(

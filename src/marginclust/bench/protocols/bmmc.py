@@ -347,7 +347,7 @@ register_table(
         datasets=["ionosphere"],
         methods=["bmmc-random-starts", "bmmc"],
         measures=["ca_majority"],
-        n_runs=3,
+        n_runs=1,
         preprocessing=PREPROCESSING,
         published={
             k: v for k, v in TABLE4_PUBLISHED.items() if k[0] == "ionosphere" and k[1] == "bmmc"

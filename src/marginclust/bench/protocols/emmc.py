@@ -42,6 +42,9 @@ def make_emmc(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     """:class:`marginclust.EMMC` with the given parameters."""
     from marginclust import EMMC
 
+    # the paper's class balance (0.03 n) unless a table says otherwise; EMMC's own
+    # default became the label-free balance="auto"
+    params.setdefault("balance", 0.03)
     return EMMC(n_clusters, random_state=random_state, **params)
 
 
@@ -174,7 +177,7 @@ def run_table3(table: Table, context: RunContext) -> list[dict[str, Any]]:
         ests = {
             "IterSVM": IterSVM(C=C, random_state=seed),
             "IterSVR": IterSVR(C=C, random_state=seed),
-            "EMMC": EMMC(2, n_hidden=n, C=C, random_state=seed),
+            "EMMC": EMMC(2, n_hidden=n, C=C, balance=0.03, random_state=seed),
         }
         for name, est in ests.items():
             est, t, nw = timed_fit(est, X)
@@ -248,7 +251,10 @@ TABLE4_PUBLISHED = {
     "Standard KM + EMMC": (1.84, 1.69),
     "KM in ELM feature space + EMMC": (1.78, 1.95),
 }
-TABLE4_EMMC_C = {"paper": 2.0**-6, "default": PAPER_C}
+TABLE4_EMMC_C = {"fixed": 2.0**-6, "default": PAPER_C}
+# The paper picks C per data set (Sec. 5.1); the 'paper' row picks it per pair from this grid.
+TABLE4_C_GRID = [2.0**k for k in range(-10, 11, 2)]
+TABLE4_QUICK_C = [2.0**-6, 2.0**-2]
 
 
 def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
@@ -274,6 +280,7 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
             t: float,
             protocol: str,
             n_iter: int = 0,
+            C: float | None = None,
             _pair: str = f"{a}-{b}",
             _rep: int = rep,
             _y: np.ndarray = y,
@@ -288,6 +295,7 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
                     error=err,
                     time=t,
                     n_iter=n_iter,
+                    C=C,
                 )
             )
 
@@ -296,15 +304,17 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
         t_rand = time.perf_counter() - t0
         add("Random only", rand, t_rand, "both")
         t0 = time.perf_counter()
-        km = KMeans(2, n_init=1, random_state=seed).fit(X).labels_
+        km = KMeans(2, n_init=10, random_state=seed).fit(X).labels_
         t_km = time.perf_counter() - t0
         add("Standard KM", km, t_km, "both")
         t0 = time.perf_counter()
         H = ELMFeatures(n_hidden=n, random_state=seed).fit_transform(X)
-        kme = KMeans(2, n_init=1, random_state=seed).fit(H).labels_
+        kme = KMeans(2, n_init=10, random_state=seed).fit(H).labels_
         t_kme = time.perf_counter() - t0
         add("KM in ELM feature space", kme, t_kme, "both")
-        for protocol, C in TABLE4_EMMC_C.items():
+        grid = TABLE4_QUICK_C if context.quick else TABLE4_C_GRID
+        fits = [("grid", C) for C in grid] + [("default", TABLE4_EMMC_C["default"])]
+        for protocol, C in fits:
             # EMMC starts from exactly the labels of the scheme's row above; its time
             # includes that initialisation, as in the paper
             for scheme, init, t_init in [
@@ -312,22 +322,58 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 ("Standard KM + EMMC", km, t_km),
                 ("KM in ELM feature space + EMMC", kme, t_kme),
             ]:
-                est = EMMC(2, n_hidden=n, C=C, init=init.astype(np.intp), random_state=seed)
+                est = EMMC(
+                    2, n_hidden=n, C=C, balance=0.03, init=init.astype(np.intp), random_state=seed
+                )
                 est, t, _ = timed_fit(est, X)
-                add(scheme, est.labels_, t + t_init, protocol, est.n_iter_)
+                add(scheme, est.labels_, t + t_init, protocol, est.n_iter_, C)
     return rows
+
+
+def _per_pair_best_c(rows: Sequence[Mapping[str, Any]], scheme: str) -> list[Mapping[str, Any]]:
+    """Rows of the C that gives ``scheme`` its lowest mean error on each pair (label-picked)."""
+    kept: list[Mapping[str, Any]] = []
+    for pair in dict.fromkeys(r["pair"] for r in rows):
+        sel = [r for r in rows if r["scheme"] == scheme and r["pair"] == pair]
+        sel = [r for r in sel if r["protocol"] == "grid"]
+        if not sel:
+            continue
+        by_c: dict[float, list[Mapping[str, Any]]] = {}
+        for r in sel:
+            by_c.setdefault(r["C"], []).append(r)
+        best = min(by_c.values(), key=lambda group: float(np.mean([g["error"] for g in group])))
+        kept += best
+    return kept
 
 
 def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
     lines = _head(table)
     body = []
+    n_grid = len({r["C"] for r in rows if r["protocol"] == "grid"})
+    fixed_c = TABLE4_EMMC_C["fixed"]
     for scheme in TABLE4_SCHEMES:
         pe, pt = TABLE4_PUBLISHED[scheme]
-        for protocol in ["paper", "default"]:
-            sel = [r for r in rows if r["scheme"] == scheme and r["protocol"] in (protocol, "both")]
-            if "EMMC" not in scheme and protocol == "default":
+        if "EMMC" not in scheme:
+            variants = [("-", [r for r in rows if r["scheme"] == scheme])]
+        else:
+            variants = [
+                (f"per pair, best of {n_grid}", _per_pair_best_c(rows, scheme)),
+                (
+                    f"{fixed_c:g} for all pairs",
+                    [
+                        r
+                        for r in rows
+                        if r["scheme"] == scheme and r["protocol"] == "grid" and r["C"] == fixed_c
+                    ],
+                ),
+                (
+                    f"{TABLE4_EMMC_C['default']:g}",
+                    [r for r in rows if r["scheme"] == scheme and r["protocol"] == "default"],
+                ),
+            ]
+        for tag, sel in variants:
+            if not sel:
                 continue
-            tag = f"C={TABLE4_EMMC_C[protocol]:g}" if "EMMC" in scheme else "-"
             body.append(
                 [
                     scheme,
@@ -364,12 +410,13 @@ register_table(
         preprocessing="minmax",
         run=run_table4,
         report=report_table4,
-        notes="L = n, single output, sigmoid nodes; k-means: one k-means++ start (as the "
-        "paper's single k-means runs); EMMC starts from the labels of the same row's scheme "
-        "and its time includes that initialisation. 'paper' row: "
-        "C = 2^-6, one value for all pairs (the best region of Table 3; the paper does not "
-        "give C for Table 4); 'default' row: C = 500, where the ridge fit with L = n "
-        "nearly reproduces the init (EMMC barely moves: the init-fixed-point pitfall).",
+        notes="L = n, single output, sigmoid nodes; k-means: best of 10 k-means++ starts "
+        "(one start gave 4-5% error, the paper's 3.49% matches 10); EMMC starts from the "
+        "labels of the same row's scheme and its time includes that initialisation. EMMC C: "
+        "'per pair, best of N' picks C per pair from 2^-10..2^10 (even powers) with the "
+        "labels, as the paper picks C per data set; '0.015625 for all pairs' is one value "
+        "(the best region of Table 3); '500': the ridge fit with L = n nearly reproduces "
+        "the init (EMMC barely moves: the init-fixed-point pitfall).",
     )
 )
 
@@ -394,6 +441,16 @@ TABLE6_PUBLISHED = {
 }
 
 
+# The paper (Sec. 5.1) uses radial-basis hidden nodes and picks C from 2^-10..2^10;
+# the "fixed" variant keeps our earlier sigmoid nodes with C = 500 for comparison.
+TABLE56_C_GRID = [2.0**k for k in range(-10, 11)]
+TABLE56_QUICK_C = [2.0**-4, 1.0, 2.0**4]
+TABLE56_PROTOCOLS = {
+    "paper": {"activation": "gaussian"},
+    "fixed": {"activation": "sigmoid", "C": PAPER_C},
+}
+
+
 def _single_vs_multi(
     dataset: str,
     published: Mapping[int, Any],
@@ -402,29 +459,48 @@ def _single_vs_multi(
     table: Table,
     context: RunContext,
 ) -> list[dict[str, Any]]:
+    """Per L, run and output: the label-picked best C with Gaussian nodes, and the fixed variant."""
     from marginclust import EMMC
 
     X, y = _load(dataset, context)
     k = int(np.unique(y).size)
     Ls = list(quick_L) if context.quick else list(published)
     n_runs = 1 if context.quick else 3
+    C_grid = TABLE56_QUICK_C if context.quick else TABLE56_C_GRID
     rows = []
     for L, run, output in itertools.product(Ls, range(n_runs), ["single", "multi"]):
         seed = derive_seed(context.seed, table.name, L, run)
-        est = EMMC(k, n_hidden=L, C=PAPER_C, output=output, balance=balance, random_state=seed)
-        est, t, nw = timed_fit(est, X)
-        rows.append(
-            dict(
-                L=L,
-                run=run,
-                output=output,
-                time=t,
-                n_iter=est.n_iter_,
-                stop=est.stop_reason_,
-                n_warnings=nw,
-                **_scores(y, est.labels_),
-            )
-        )
+        for protocol, spec in TABLE56_PROTOCOLS.items():
+            Cs = [spec["C"]] if "C" in spec else C_grid
+            best: dict[str, Any] | None = None
+            for C in Cs:
+                est = EMMC(
+                    k,
+                    n_hidden=L,
+                    C=C,
+                    activation=spec["activation"],
+                    output=output,
+                    balance=balance,
+                    random_state=seed,
+                )
+                est, t, nw = timed_fit(est, X)
+                row = dict(
+                    L=L,
+                    run=run,
+                    output=output,
+                    protocol=protocol,
+                    C=C,
+                    n_settings=len(Cs),
+                    time=t,
+                    n_iter=est.n_iter_,
+                    stop=est.stop_reason_,
+                    n_warnings=nw,
+                    **_scores(y, est.labels_),
+                )
+                if best is None or row["acc"] > best["acc"]:
+                    best = row
+            assert best is not None
+            rows.append(best)
     return rows
 
 
@@ -433,36 +509,44 @@ def _report_single_multi(
 ) -> str:
     lines = _head(table)
     body = []
+    protocols = [p for p in TABLE56_PROTOCOLS if any(r.get("protocol", "fixed") == p for r in rows)]
     for L in sorted({r["L"] for r in rows}):
-        cells: list[Any] = [str(L)]
-        for i, output in enumerate(["single", "multi"]):
-            sel = [r for r in rows if r["L"] == L and r["output"] == output]
-            p = published.get(L, (None,) * 4)
-            cells += [
-                _mean(sel, "acc"),
-                p[2 * i],
-                _mean(sel, "time"),
-                p[2 * i + 1],
-                _mean(sel, "n_iter"),
-            ]
-        body.append(cells)
+        for protocol in protocols:
+            cells: list[Any] = [str(L), protocol]
+            for i, output in enumerate(["single", "multi"]):
+                sel = [
+                    r
+                    for r in rows
+                    if r["L"] == L
+                    and r["output"] == output
+                    and r.get("protocol", "fixed") == protocol
+                ]
+                p = published.get(L, (None,) * 4)
+                cells += [_mean(sel, "acc"), p[2 * i], _mean(sel, "time"), p[2 * i + 1]]
+            body.append(cells)
     lines += _md(
         [
             "L",
+            "protocol",
             "single acc",
             "paper",
             "time s",
             "paper",
-            "iter",
             "multi acc",
             "paper",
             "time s",
             "paper",
-            "iter",
         ],
         body,
     )
-    lines += ["", f"Mean over {len({r['run'] for r in rows})} runs. Notes: {table.notes}"]
+    n_settings = max((int(r.get("n_settings", 1)) for r in rows), default=1)
+    lines += [
+        "",
+        f"Mean over {len({r['run'] for r in rows})} runs. 'paper': Gaussian (radial-basis) "
+        f"hidden nodes, per run the best of {n_settings} values of C picked with the labels, "
+        "as the paper did; its time is the time of the picked fit. 'fixed': sigmoid nodes, "
+        f"C = {PAPER_C:g}, no label use. Notes: {table.notes}",
+    ]
     return "\n".join(lines)
 
 
@@ -480,7 +564,9 @@ register_table(
             "letter:A,B,C,D", TABLE5_PUBLISHED, 0.03, [100, 300], table, context
         ),
         report=lambda rows, table: _report_single_multi(rows, table, TABLE5_PUBLISHED),
-        notes="C = 500, balance 0.03 n, sigmoid nodes, k-means-in-ELM-space init.",
+        notes="balance 0.03 n, k-means-in-ELM-space init. A single output cannot represent "
+        "a many-cluster labelling (its 1..m targets order the clusters), so single-output "
+        "accuracy stays low for four clusters.",
     )
 )
 register_table(
@@ -497,7 +583,7 @@ register_table(
             "usps", TABLE6_PUBLISHED, 0.15, [200], table, context
         ),
         report=lambda rows, table: _report_single_multi(rows, table, TABLE6_PUBLISHED),
-        notes="C = 500, balance 0.15 n (Table 2), sigmoid nodes, k-means-in-ELM-space init. "
+        notes="balance 0.15 n (Table 2), k-means-in-ELM-space init. "
         "Published 94.47% contested: multi-output EMMC at L = 1000 started from the true "
         "labels converges to .975 (30/50/70% randomised: .962/.951/.932) but from its "
         "label-free start to .684; the paper also reports this 536.61 s run as 94.47% "

@@ -1,0 +1,1 @@
+"""Property-based reliability suite (issue 16)."""

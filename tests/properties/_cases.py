@@ -1,0 +1,74 @@
+"""Generated data: small blob problems drawn by hypothesis, and the input transforms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from hypothesis import strategies as st
+from sklearn.datasets import make_blobs
+
+__all__ = ["Case", "cases", "TRANSFORMS", "EXTREMES", "make_data"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """A blob problem: ``make_blobs(n, d, centers=k, cluster_std=std, random_state=seed)``."""
+
+    seed: int
+    n: int
+    d: int
+    k: int
+    std: float
+
+    def __str__(self) -> str:  # short ids in failure messages
+        return f"Case(seed={self.seed}, n={self.n}, d={self.d}, k={self.k}, std={self.std})"
+
+
+def cases(max_clusters: int = 3) -> st.SearchStrategy[Case]:
+    """Small problems (n <= 60) with 2..max_clusters blobs."""
+    return st.builds(
+        Case,
+        seed=st.integers(0, 2**16),
+        n=st.integers(20, 60),
+        d=st.integers(2, 5),
+        k=st.integers(2, max(2, min(3, max_clusters))),
+        std=st.sampled_from([0.3, 0.6, 1.0]),
+    )
+
+
+def _mixed(X: np.ndarray) -> np.ndarray:
+    scale = np.where(np.arange(X.shape[1]) % 2 == 0, 1e-8, 1e8)
+    return X * scale
+
+
+# name -> function of X (float64); the extreme but finite inputs of issue 16.
+EXTREMES = {
+    "x1e-150": lambda X: X * 1e-150,
+    "x1e150": lambda X: X * 1e150,
+    "x1e200": lambda X: X * 1e200,
+    "plus1e9": lambda X: X + 1e9,
+    "plus1e10": lambda X: X + 1e10,
+    "mixed1e-8_1e8": _mixed,
+}
+TRANSFORMS = {
+    "identity": lambda X: X,
+    "x1e-6": lambda X: X * 1e-6,
+    "x1e6": lambda X: X * 1e6,
+    **EXTREMES,
+}
+
+
+def make_data(
+    case: Case, transform: str = "identity", dtype: type = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` for ``case`` after ``transform``, as a C-contiguous array of ``dtype``."""
+    X, y = make_blobs(
+        n_samples=case.n,
+        n_features=case.d,
+        centers=case.k,
+        cluster_std=case.std,
+        random_state=case.seed,
+    )
+    X = TRANSFORMS[transform](X.astype(np.float64))
+    return np.ascontiguousarray(X, dtype=dtype), y

@@ -1,0 +1,104 @@
+"""Guarded fits: everything a property needs from one fit, computed in a child process."""
+
+from __future__ import annotations
+
+import functools
+import pickle
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+
+from ._cases import Case, make_data
+from ._guard import Outcome, run_guarded
+from ._registry import CONFIGS, Config
+
+__all__ = ["fit_record", "refit_record", "stray_runtime_warnings"]
+
+_BY_ID = {c.id: c for c in CONFIGS}
+
+
+def _float_attributes(est: Any) -> dict[str, str]:
+    out = {}
+    for name, value in vars(est).items():
+        if name.endswith("_") and not name.startswith("_") and isinstance(value, np.ndarray):
+            if value.dtype.kind == "f" and value.ndim >= 1:
+                out[name] = str(value.dtype)
+    return out
+
+
+def _collect(config: Config, case: Case, transform: str, dtype: str, random_state: int) -> dict:
+    X, _ = make_data(case, transform, np.dtype(dtype).type)
+    X0 = X.copy()
+    est = config.make(case.k, random_state=random_state)
+    est.fit(X)
+    rec: dict[str, Any] = {
+        "labels_": np.asarray(est.labels_),
+        "memberships_": getattr(est, "memberships_", None),
+        "objective_history_": getattr(est, "objective_history_", None),
+        "converged_": getattr(est, "converged_", None),
+        "attr_dtypes": _float_attributes(est),
+        "X_unchanged_by_fit": bool(np.array_equal(X, X0)),
+    }
+    # the project's vocabulary: a fitted attribute named ``*moved_`` lists the training
+    # rows whose labels_ differ from predict(X_train) (e.g. EMMC's balance_moved_)
+    moved = [np.asarray(v).ravel() for k, v in vars(est).items() if k.endswith("moved_")]
+    rec["moved"] = np.unique(np.concatenate(moved)).astype(np.intp) if moved else None
+    rec["predict"] = np.asarray(est.predict(X))
+    if hasattr(est, "predict_proba"):
+        rec["predict_proba"] = np.asarray(est.predict_proba(X))
+    rec["X_unchanged"] = bool(np.array_equal(X, X0))
+    return rec
+
+
+@functools.lru_cache(maxsize=512)
+def fit_record(
+    config_id: str,
+    case: Case,
+    transform: str = "identity",
+    dtype: str = "float64",
+    random_state: int = 0,
+    timeout: float | None = None,
+    repeat: int = 0,
+) -> Outcome:
+    """Fit ``config`` on ``case`` (after ``transform``) in a guarded child; cached.
+
+    ``repeat`` only changes the cache key (a second, independent fit).
+    """
+    config = _BY_ID[config_id]
+    return run_guarded(
+        lambda: _collect(config, case, transform, dtype, random_state), timeout=timeout
+    )
+
+
+def _refits(config: Config, case: Case, other: Case) -> dict:
+    X, _ = make_data(case)
+    X2, _ = make_data(other)
+    est = config.make(case.k, random_state=0).fit(X)
+    labels = np.asarray(est.labels_).copy()
+    pred = np.asarray(est.predict(X))
+    out: dict[str, Any] = {"labels": labels, "predict": pred}
+    out["unpickled_predict"] = np.asarray(pickle.loads(pickle.dumps(est)).predict(X))
+    out["clone_labels"] = np.asarray(clone(est).fit(X).labels_)
+    # set_params then refit on other data: must equal a fresh fit with those parameters.
+    est.set_params(random_state=1, n_clusters=other.k)
+    out["refit_labels"] = np.asarray(est.fit(X2).labels_)
+    fresh = config.make(other.k, random_state=1).fit(X2)
+    out["fresh_labels"] = np.asarray(fresh.labels_)
+    out["refit_n_features_in_"] = est.n_features_in_
+    return out
+
+
+def refit_record(config_id: str, case: Case, other: Case) -> Outcome:
+    """Pickle / clone / set_params-refit results for ``config`` in a guarded child."""
+    config = _BY_ID[config_id]
+    return run_guarded(lambda: _refits(config, case, other))
+
+
+def stray_runtime_warnings(out: Outcome) -> list[str]:
+    """RuntimeWarnings (overflow, invalid value, ...) the call emitted."""
+    return [
+        f"{cat}: {msg} ({where})"
+        for cat, mro, msg, where in out.warnings
+        if "builtins.RuntimeWarning" in mro
+    ]

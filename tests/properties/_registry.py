@@ -1,0 +1,214 @@
+"""Discover the public estimators and their code-path variants.
+
+Every class exported by ``marginclust.__all__`` that is a clusterer (has
+``fit_predict``) is tested. ``VARIANTS`` declares, per estimator, the
+parameter sets that select other code paths (low rank, linear kernel, solvers,
+outputs, inits, forms, QP back-ends, annealing); the default configuration is
+always included. A class missing from ``VARIANTS`` is still tested at its
+defaults, and a variant whose parameter the estimator no longer accepts is
+reported as a skip (never silently dropped).
+
+Claims read from the estimators (class attribute first, docstring second):
+
+- scale-free defaults: ``_scale_free_defaults = True`` / ``False`` on the class;
+  otherwise the project's vocabulary (defaults invariant to a uniform rescaling
+  of ``X``) applies unless the class docstring says "not scale-free" or
+  "not scale free" about its defaults.
+- monotone objective: ``_monotone_objective = True`` / ``False`` / ``"binary"``
+  on the class; otherwise the ``objective_history_`` entry of the docstring's
+  Attributes section is read: "non-increasing" or "never increases" claims it,
+  "for two clusters" restricts it to ``n_clusters=2``, "Not monotone" / "not
+  necessarily monotone" without a later "Multiclass: ... non-increasing"
+  denies it.
+- labels are the argmax of the memberships: the ``labels_`` entry mentions
+  ``argmax`` and the class has ``memberships_`` documented.
+- ``predict(X_train) == labels_``: always, unless the class sets
+  ``_predict_matches_labels = False`` and documents the fitted attribute that
+  says which rows moved (the project's vocabulary).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import marginclust
+
+__all__ = ["Config", "CONFIGS", "VARIANTS", "discover_estimators"]
+
+# estimator -> [(variant id, parameters)]; defaults are added automatically.
+# Parameters are kept small so every fit takes a fraction of a second at n <= 60.
+VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "FuzzyCMeans": [("init-random", {"init": "random"})],
+    "KernelFuzzyCMeans": [("init-random", {"init": "random"})],
+    "KernelKMeans": [("init-random", {"init": "random"})],
+    "SLMC": [
+        ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
+        ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
+        ("linear-low-rank", {"kernel": "linear", "n_components": 20}),
+        ("init-k-means", {"init": "k-means"}),
+        ("init-random", {"init": "random"}),
+        ("init-fcm", {"init": "fcm"}),
+    ],
+    "IterativeLSSVM": [
+        ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
+        ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
+        ("init-random", {"init": "random"}),
+    ],
+    "PKM": [
+        ("solver-fmsagp", {"solver": "fmsagp"}),
+        ("solver-msagp", {"solver": "msagp"}),
+        ("solver-agp", {"solver": "agp"}),
+        ("init-k-means++-soft", {"init": "k-means++-soft"}),
+        ("init-dirichlet", {"init": "dirichlet"}),
+        ("init-uniform-perturbed", {"init": "uniform-perturbed"}),
+    ],
+    "EMMC": [
+        ("gaussian", {"activation": "gaussian"}),
+        ("output-single", {"output": "single"}),
+        ("output-multi", {"output": "multi"}),
+        ("init-kmeans", {"init": "kmeans"}),
+        ("init-random", {"init": "random"}),
+    ],
+    "IterSVR": [("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})],
+    "IterSVM": [("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})],
+    "BMMC": [
+        ("qp-active-set", {"qp": "active-set"}),
+        ("qp-ipm", {"qp": "ipm"}),
+        ("qp-clarabel", {"qp": "clarabel"}),
+        ("init-pca", {"init": "pca"}),
+    ],
+    "CPMMC": [
+        ("qp-ipm", {"qp": "ipm"}),
+        ("qp-clarabel", {"qp": "clarabel"}),
+        ("init-pca", {"init": "pca"}),
+    ],
+    "WOCSVMClustering": [
+        ("tax-duin", {"form": "tax-duin"}),
+        ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
+        # the default schedule (decay 0.95) takes ~20 s at n = 60: a faster one
+        ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
+        ("init-random-points", {"init": "random-points"}),
+        ("init-random-weights", {"init": "random-weights"}),
+        ("decision-normalized", {"decision_scale": "normalized"}),
+    ],
+    "OCSVMHardClustering": [
+        ("linear", {"kernel": "linear"}),
+        ("low-rank-nystroem", {"n_components": 20}),
+        ("init-random", {"init": "random"}),
+        ("decision-normalized", {"decision_scale": "normalized"}),
+    ],
+}
+
+# Keep the fits small (these only shorten the run; they select no code path).
+SMALL: dict[str, dict[str, Any]] = {"EMMC": {"n_hidden": 30}}
+
+# Optional packages a variant needs: (parameter, value) -> module.
+OPTIONAL = {("qp", "clarabel"): "clarabel"}
+
+
+def discover_estimators() -> dict[str, type]:
+    """Public clusterers of ``marginclust`` by name."""
+    out = {}
+    for name in marginclust.__all__:
+        obj = getattr(marginclust, name)
+        if inspect.isclass(obj) and hasattr(obj, "fit_predict") and hasattr(obj, "fit"):
+            out[name] = obj
+    return out
+
+
+def _attribute_entry(doc: str, attr: str) -> str:
+    """The text of ``attr``'s entry in a numpydoc Attributes section ('' if none)."""
+    m = re.search(rf"^{re.escape(attr)} : .*?$\n((?:^[ ]{{4,}}.*$\n?)*)", doc, re.M)
+    return (m.group(0) if m else "").strip()
+
+
+@dataclass(frozen=True)
+class Config:
+    """One estimator in one code-path variant."""
+
+    name: str
+    variant: str
+    params: dict[str, Any] = field(hash=False, compare=False)
+    cls: type = field(hash=False, compare=False)
+    skip_reason: str | None = field(default=None, hash=False, compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}-{self.variant}"
+
+    # ---------------------------------------------------------------- claims
+    @property
+    def max_clusters(self) -> int:
+        return int(getattr(self.cls, "_max_clusters", None) or 3)
+
+    @property
+    def doc(self) -> str:
+        return inspect.getdoc(self.cls) or ""
+
+    def is_soft(self) -> bool:
+        return hasattr(self.cls, "predict_proba")
+
+    def labels_are_argmax(self) -> bool:
+        entry = _attribute_entry(self.doc, "labels_")
+        return bool(_attribute_entry(self.doc, "memberships_")) and "argmax" in entry and (
+            "membership" in entry or "p_ij" in entry
+        )
+
+    def predict_matches_labels(self) -> bool:
+        return bool(getattr(self.cls, "_predict_matches_labels", True))
+
+    def scale_free(self) -> bool:
+        flag = getattr(self.cls, "_scale_free_defaults", None)
+        if flag is not None:
+            return bool(flag)
+        return not re.search(r"not scale[- ]free defaults|defaults are not scale[- ]free", self.doc)
+
+    def monotone(self, n_clusters: int) -> bool:
+        flag = getattr(self.cls, "_monotone_objective", None)
+        if flag is not None:
+            return flag is True or (flag == "binary" and n_clusters == 2) or (
+                flag == "multiclass" and n_clusters > 2
+            )
+        entry = " ".join(_attribute_entry(self.doc, "objective_history_").split())
+        if not entry:
+            return False
+        if re.search(r"Binary:.*not necessarily monotone.*Multiclass:.*non-increasing", entry):
+            return n_clusters > 2
+        if re.search(r"not (necessarily )?monotone", entry, re.I):
+            return False
+        if re.search(r"non-increasing|never increases", entry):
+            if "for two clusters" in entry:
+                return n_clusters == 2
+            return True
+        return False
+
+    def make(self, n_clusters: int, **extra: Any) -> Any:
+        params = {**SMALL.get(self.name, {}), **self.params, **extra}
+        return self.cls(n_clusters=n_clusters, **params)
+
+
+def _build_configs() -> list[Config]:
+    import importlib.util
+
+    configs = []
+    for name, cls in discover_estimators().items():
+        accepted = set(cls().get_params())
+        for variant, params in [("default", {}), *VARIANTS.get(name, [])]:
+            reason = None
+            missing = sorted(set(params) - accepted)
+            if missing:
+                reason = f"{name} no longer accepts {missing}: update VARIANTS"
+            for (key, value), module in OPTIONAL.items():
+                if params.get(key) == value and importlib.util.find_spec(module) is None:
+                    reason = f"optional package {module} not installed"
+            configs.append(Config(name, variant, params, cls, reason))
+    return configs
+
+
+CONFIGS: list[Config] = _build_configs()
