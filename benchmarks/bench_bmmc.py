@@ -6,6 +6,10 @@ Run (from the repository root, ``PYTHONPATH=src``)::
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --quick   # < 1 min
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src           # 1e5 rows
     python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --big     # 1e6 rows, once
+    python benchmarks/bench_bmmc.py --baseline-src /tmp/mmc_base/src --init-check  # the start
+    MARGINCLUST_DATA=... python benchmarks/bench_bmmc.py --label-free 1.0   # vs KMeans
+
+(``--big --only sparse`` / ``--only dense`` runs one of the two 1e6 problems.)
 
 What is compared, like with like:
 
@@ -165,6 +169,87 @@ def compare(
         print(line, flush=True)
 
 
+def init_check(base: Any) -> None:
+    """The "pca" start of the current code beside the former one: same labels? how fast?"""
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.datasets import load_dataset
+    from marginclust.estimators._linear_mmc import initial_labels
+
+    old = importlib.import_module("marginclust_base.estimators._bmmc")
+    rng = np.random.RandomState(0)
+    sets: list[tuple[str, Any, np.ndarray]] = [
+        ("CSR 20000 x 1e5", *sparse_two_topics(20_000, 100_000, 50, rng)),
+        ("dense 50000 x 100", *two_gaussians(50_000, 100, rng)),
+    ]
+    for name in ["iris", "wine", "seeds", "glass", "ionosphere", "heart_statlog", "wdbc",
+                 "segmentation"]:  # fmt: skip
+        X, y = load_dataset(name)[:2]
+        sets.append((name, StandardScaler().fit_transform(X), y))
+    print("\n## init='pca': current vs former start (seeds 0, 1; 1 BLAS thread)")
+    print("| data | ARI(former, current) | start CA former | current | s former | current |")
+    print("|---|---|---|---|---|---|")
+    with threadpool_limits(1):
+        for name, X, y in sets:
+            k, out = int(np.unique(y).size), []
+            for seed in (0, 1):
+                tic = time.perf_counter()
+                a = old.initial_labels(X, k, "pca", np.random.RandomState(seed))
+                ta = time.perf_counter() - tic
+                tic = time.perf_counter()
+                b = initial_labels(X, k, "pca", np.random.RandomState(seed), LinearData(X, "auto"))
+                tb = time.perf_counter() - tic
+                out.append(
+                    (adjusted_rand_index(a, b), clustering_accuracy(y, a),
+                     clustering_accuracy(y, b), ta, tb)
+                )  # fmt: skip
+            o = np.mean(out, axis=0)
+            print(f"| {name} | {o[0]:.3f} | {o[1]:.3f} | {o[2]:.3f} | {o[3]:.2f} | {o[4]:.2f} |")
+
+
+def label_free(C: float) -> None:
+    """The brief's label-free protocol: standardised features, defaults (C given), seeds 0
+    and 1, Hungarian CA beside KMeans(n_init=10); "(c)" counts collapsed fits."""
+    from sklearn.cluster import KMeans
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust import CPMMC
+    from marginclust.datasets import load_dataset
+    from marginclust.utils import degeneracy
+
+    print(f"\n## label-free: standardised, C={C}, seeds 0 and 1 (mean CA; (c) = collapsed)")
+    print("| set | KMeans(n_init=10) | BMMC | CPMMC |\n|---|---|---|---|")
+    means: dict[str, list[float]] = {"km": [], "bmmc": [], "cpmmc": []}
+    for name in ["iris", "wine", "seeds", "glass", "ionosphere", "heart_statlog", "wdbc",
+                 "segmentation"]:  # fmt: skip
+        X, y = load_dataset(name)[:2]
+        X = StandardScaler().fit_transform(X)
+        k = int(np.unique(y).size)
+        makers = {
+            "km": lambda s, k=k: KMeans(k, n_init=10, random_state=s),
+            "bmmc": lambda s, k=k: BMMC(k, C=C, random_state=s),
+            "cpmmc": lambda s, k=k: CPMMC(k, C=C, random_state=s),
+        }
+        cells = []
+        for key, make in makers.items():
+            cas, collapsed = [], 0
+            for seed in (0, 1):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    labels = make(seed).fit(X).labels_
+                cas.append(clustering_accuracy(y, labels))
+                collapsed += degeneracy(labels, k).n_found < k
+            means[key].append(float(np.mean(cas)))
+            cells.append(f"{np.mean(cas):.3f}" + (f" ({collapsed}c)" if collapsed else ""))
+        print(f"| {name} | " + " | ".join(cells) + " |", flush=True)
+    km = np.array(means["km"])
+    row = [f"{km.mean():.3f}"]
+    for key in ("bmmc", "cpmmc"):
+        v = np.array(means[key])
+        row.append(f"{v.mean():.3f} (W/L {int((v > km).sum())}/{int((v < km).sum())})")
+    print("| mean | " + " | ".join(row) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-src", default=None, help="src/ of the code to compare with")
@@ -173,9 +258,27 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="1e6 rows (one repetition each)")
     parser.add_argument("--sparse-C", type=float, default=100.0, help="C of the former code")
     parser.add_argument("--only", choices=["dense", "sparse"], default=None)
+    parser.add_argument(
+        "--init-check", action="store_true", help="only compare the 'pca' starts (needs data)"
+    )
+    parser.add_argument(
+        "--label-free",
+        type=float,
+        default=None,
+        metavar="C",
+        help="only the label-free protocol on the shared sets at this C (needs data)",
+    )
     args = parser.parse_args()
     base = load_baseline(args.baseline_src) if args.baseline_src else None
     print(f"load average before: {os.getloadavg()}")
+    if args.label_free is not None:
+        label_free(args.label_free)
+        print(f"\nload average after: {os.getloadavg()}")
+        return
+    if args.init_check:
+        init_check(base)
+        print(f"\nload average after: {os.getloadavg()}")
+        return
     print(
         "\n| data | threads | ours (s) | init share | CCCP / bundle iter | CA | today (s) "
         "| init share | CCCP / bundle iter | today / ours | ARI(ours, today) | LinearSVC (s) "

@@ -39,3 +39,18 @@ def test_contradicted_published_cell_gets_its_note_not_a_shortfall_marker():
     line = next(r for r in report.splitlines() if r.startswith("| ionosphere"))
     assert "†" in line and "▼" not in line
     assert "lowest value majority-mapped accuracy" in report
+
+
+def test_paper_units_c_follows_the_papers_scaling_law():
+    """The paper's model on 2X with C equals its model on X with 4C (w -> w / 2)."""
+    import numpy as np
+    from sklearn.datasets import make_blobs
+
+    from marginclust import BMMC
+    from marginclust.bench.protocols.bmmc import PaperUnitsC
+
+    X, _ = make_blobs(80, 3, centers=2, cluster_std=2.5, random_state=3)
+    a = PaperUnitsC(BMMC(2, C=0.05, random_state=0)).fit(2 * X)
+    b = PaperUnitsC(BMMC(2, C=0.2, random_state=0)).fit(X)
+    assert np.array_equal(a.labels_, b.labels_)
+    assert a.estimator_.C == b.estimator_.C  # the same C in marginclust's scale-free units

@@ -75,3 +75,13 @@ def test_public_bench_api_is_what_the_readme_uses():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert "marginclust.bench._" not in readme
     assert re.search(r"from marginclust\.bench import .*run_table", readme)
+
+
+def test_reasons_are_not_cut_mid_word():
+    from marginclust.bench._report import shorten
+
+    text = "Unknown data set 'wine': no data directory is configured " * 5
+    short = shorten(text, 120)
+    assert len(short) <= 120 and short.endswith("...")
+    assert text.startswith(short[:-3]) and text[len(short) - 3] == " "
+    assert shorten("short", 120) == "short"

@@ -409,3 +409,37 @@ def test_readme_pair_example():
     assert clustering_accuracy(yt, bmmc.labels_) < 0.8
     assert clustering_accuracy(yt, semi.labels_) > 0.85
     assert semi.n_clusters_found_ == 2 and np.bincount(semi.labels_).min() >= 30
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_float32_overflow_is_a_clear_error(Est):
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    with pytest.raises(ValueError, match="Rescale your features"):
+        getattr(marginclust, Est)(random_state=0).fit((X * 1e30).astype(np.float32))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.filterwarnings("ignore::marginclust.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("case", ["mixed-1e8", "mixed-1e100", "duplicates", "sparse-1e150"])
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_hostile_but_finite_inputs_answer_or_say_why(Est, case):
+    """Issue 16: an answer or a clear error, never a hang, a LinAlgError or a RuntimeWarning."""
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    XX = {
+        "mixed-1e8": X * np.array([1e-8, 1e8, 1.0]),
+        "mixed-1e100": X * np.array([1e-100, 1e100, 1.0]),
+        "duplicates": np.repeat(X[:5], 8, axis=0),
+        "sparse-1e150": sp.csr_matrix(X * 1e150),
+    }[case]
+    for k in (2, 3):
+        try:
+            est = getattr(marginclust, Est)(k, random_state=0).fit(XX)
+        except ValueError as exc:
+            assert "Rescale your features" in str(exc)
+            continue
+        assert np.all(np.isfinite(est.coef_)) and est.labels_.shape == (XX.shape[0],)

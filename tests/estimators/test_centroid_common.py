@@ -47,3 +47,13 @@ def test_collapse_advice_names_own_parameters(Est):
     assert advice != BaseClusterer._collapse_advice
     params = Est().get_params()
     assert any(p in advice for p in params)
+
+
+@pytest.mark.parametrize("Est", ESTIMATORS)
+def test_verbose_prints_to_stderr(Est, capsys):
+    X, _ = make_blobs(60, 3, centers=2, random_state=0)
+    Est(2, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert Est.__name__ in err and "objective" in err
+    Est(2, random_state=0).fit(X)
+    assert capsys.readouterr().err == ""

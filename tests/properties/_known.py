@@ -28,30 +28,13 @@ _NAN_OFFSET = "LinAlgError (leading minor not positive definite) on X + offset"
 
 KNOWN: dict[tuple[str, str], str] = {
     # ---------------------------------------------------------------- dtype
-    ("PKM-*", "dtype"): "memberships_ / predict_proba are float64 for float32 input",
     ("SLMC-*", "dtype"): "memberships_ / predict_proba are float64 for float32 input",
     # ---------------------------------------------------------------- scale
     ("SLMC-linear*", "scale"): (
         "kernel='linear' is x^T y + 1: at X * 1e-6 the constant swamps the data (ARI 0)"
     ),
     # ---------------------------------------------------------------- labels (fit refused)
-    ("PKM-init-dirichlet", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
-    ("PKM-init-uniform-perturbed", "labels"): (
-        "EmptyClusterError on three well-separated blobs (every restart empties a cluster)"
-    ),
     # ---------------------------------------------------------------- extremes
-    ("FuzzyCMeans-*", "extremes:x1e200"): "overflow RuntimeWarning (squared distances)",
-    ("KernelFuzzyCMeans-*", "extremes:x1e200"): "overflow RuntimeWarning (squared distances)",
-    ("KernelKMeans-*", "extremes:x1e200"): "overflow RuntimeWarning (squared distances)",
-    ("FuzzyCMeans-*", "extremes:plus1e9"): _OFFSET,
-    ("FuzzyCMeans-*", "extremes:plus1e10"): _OFFSET,
-    ("KernelFuzzyCMeans-*", "extremes:plus1e9"): _OFFSET,
-    ("KernelFuzzyCMeans-*", "extremes:plus1e10"): _OFFSET,
-    ("KernelKMeans-*", "extremes:plus1e9"): _OFFSET,
-    ("KernelKMeans-*", "extremes:plus1e10"): _OFFSET,
-    ("PKM-default", "extremes:x1e200"): "NaN objective with converged_=True",
     ("IterativeLSSVM-linear", "extremes:x1e-150"): "predict(X_train) != labels_ (22/40 rows)",
     ("IterativeLSSVM-linear", "extremes:x1e150"): "LinAlgError (leading minor)",
     ("IterativeLSSVM-linear", "extremes:x1e200"): "overflow RuntimeWarning (feature map matmul)",

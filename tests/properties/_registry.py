@@ -95,7 +95,8 @@ VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
         ("init-random-points", {"init": "random-points"}),
         ("init-random-weights", {"init": "random-weights"}),
-        ("decision-normalized", {"decision_scale": "normalized"}),
+        # at temperature 1 this scale collapses by design (see the docstring)
+        ("decision-normalized", {"decision_scale": "normalized", "temperature": 0.01}),
     ],
     "OCSVMHardClustering": [
         ("linear", {"kernel": "linear"}),

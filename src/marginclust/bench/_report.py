@@ -81,6 +81,14 @@ def summarize(
     return out
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` cut at a word boundary to at most ``width`` characters, "..." marking a cut."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 3].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "..."
+
+
 def _fmt(value: float | None, digits: int = 4) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
@@ -375,7 +383,7 @@ def _footer(
         f"package version {rows[0].get('version') if rows else '-'}."
     )
     errors = Counter(
-        str(r["error"]).split("\n")[0][:120]
+        shorten(str(r["error"]).split("\n")[0], 160)
         for r in rows
         if r.get("error") and not str(r["error"]).startswith(f"ValueError: {NOT_APPLICABLE}")
     )

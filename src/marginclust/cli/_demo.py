@@ -69,6 +69,13 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
     return preprocess(X, "standardize"), np.asarray(y)
 
 
+def shorten(text: str, width: int) -> str:
+    """``text`` cut at a word boundary (never mid-word), "..." marking a cut."""
+    from marginclust.bench._report import shorten as _shorten
+
+    return _shorten(text, width)
+
+
 def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) -> dict[str, Any]:
     out: dict[str, Any] = {"error": None, "n_warnings": 0}
     with warnings.catch_warnings(record=True) as caught:
@@ -80,10 +87,11 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) ->
             out["time"] = time.perf_counter() - start
             out["estimator"] = est
         except Exception as exc:  # noqa: BLE001 - the demo reports failures, then goes on
-            out["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:100]}"
+            out["error"] = f"{type(exc).__name__}: {shorten(str(exc).splitlines()[0], 160)}"
     out["n_warnings"] = len(caught)
     out["warning"] = (
-        f"{caught[0].category.__name__}: {str(caught[0].message).splitlines()[0][:100]}"
+        f"{caught[0].category.__name__}: "
+        f"{shorten(str(caught[0].message).splitlines()[0], 160)}"
         if caught
         else None
     )

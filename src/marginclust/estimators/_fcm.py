@@ -23,7 +23,7 @@ from ..objectives._fcm import (
     squared_distances,
 )
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
+from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._fuzzy import fuzzy_alternation
 from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
 
@@ -229,8 +229,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     References
     ----------
     J. C. Bezdek, "Pattern Recognition with Fuzzy Objective Function Algorithms",
-    Plenum, 1981. J. C. Bezdek, R. Ehrlich and W. Full, "FCM: the fuzzy c-means
-    clustering algorithm", Computers & Geosciences 10 (1984).
+    Plenum Press, 1981 (reference [13] of the PKM paper).
 
     Examples
     --------
@@ -310,6 +309,8 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
             init = frame.centers_to_frame(init).astype(X.dtype)
         context["init"] = init
         self._set_kernel(context)
+        if context["gamma"] is None:  # kernel distances are bounded: any scale is fine
+            check_objective_scale(X, frame)
         return context
 
     def _set_kernel(self, context: dict[str, Any]) -> None:
@@ -482,9 +483,10 @@ class KernelFuzzyCMeans(FuzzyCMeans):
 
     References
     ----------
-    D.-Q. Zhang and S.-C. Chen, "Clustering incomplete data using kernel-based
-    fuzzy c-means algorithm", Neural Processing Letters 18 (2003); the SLMC
-    paper's eq. 15 (kernel FCM with centres in data space).
+    S. Chen and D. Zhang, "Robust image segmentation using FCM with spatial
+    constraints based on new kernel-induced distance measure", IEEE Transactions
+    on Systems, Man and Cybernetics, Part B 34 (2004) 1907-1916 (reference [8] of
+    the SLMC paper); the SLMC paper's eq. 15 (kernel FCM, centres in data space).
 
     Examples
     --------

@@ -98,10 +98,10 @@ default="k-means++"
 
     References
     ----------
-    The SLMC paper's eq. 15 (kernel clustering with centres in data space, crisp
-    memberships); D.-Q. Zhang and S.-C. Chen, "A novel kernelized fuzzy c-means
-    algorithm with application in medical image segmentation", Artificial
-    Intelligence in Medicine 32 (2004).
+    The SLMC paper's eq. 15 (kernel clustering with centres in data space), with
+    crisp memberships; S. Chen and D. Zhang, IEEE Transactions on Systems, Man
+    and Cybernetics, Part B 34 (2004) 1907-1916 (the kernel-induced distance;
+    reference [8] of the SLMC paper).
 
     Examples
     --------

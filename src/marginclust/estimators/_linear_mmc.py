@@ -111,6 +111,12 @@ def principal_scores(
     V = random_state.standard_normal((data.d, r + 2))
     for _ in range(n_iter):
         V, _ = np.linalg.qr(op(V))
+    if len(terms) == 1:
+        # plain PCA: Rayleigh-Ritz from the scores themselves (V' S V = U'U / n), one
+        # pass over X instead of three; the scores are U times the Ritz vectors
+        U = np.asarray(X @ V, dtype=np.float64) - xbar @ V
+        Rt = np.linalg.svd(U, full_matrices=False)[2]
+        return np.asarray(U @ Rt[:r].T, dtype=np.float64)
     # Rayleigh-Ritz on the small subspace to order the directions
     evals, evecs = np.linalg.eigh(V.T @ op(V))
     V = V @ evecs[:, ::-1][:, :r]
@@ -293,6 +299,12 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         if self._n_clusters == 1:
             return MMCContext(X, init, pairs, None)
         data = LinearData(X, scale="auto")
+        if X.dtype == np.float32 and data.sum_sq >= float(np.finfo(np.float32).max):
+            raise ValueError(
+                f"X (float32) has squared norms up to {data.sum_sq:.3g}, beyond float32's range "
+                "(K-means would overflow). Rescale your features (e.g. "
+                "sklearn.preprocessing.StandardScaler) or pass float64 data."
+            )
         obj = MMCObjective(
             X,
             self._n_clusters,

@@ -13,7 +13,7 @@ from sklearn.cluster import kmeans_plusplus
 from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
+from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import lloyd
 from ..utils import check_memberships, check_positive, report, resolve_alias
@@ -100,7 +100,7 @@ array-like, default="k-means++"
     Attributes
     ----------
     memberships_ : ndarray of shape (n_samples, n_clusters)
-        Final memberships P (hard, up to ties, at convergence).
+        Final memberships P (hard, up to ties, at convergence), dtype of X.
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
         Centres ``c_j(P)``, dtype of X.
     labels_ : ndarray of shape (n_samples,)
@@ -140,17 +140,16 @@ array-like, default="k-means++"
 
     The data are centred (and rescaled by a power of two) before any distance
     is expanded, so a large common offset (``X + 1e9``) or an extreme scale
-    (``X * 1e-150``, ``X * 1e200``) gives the same partition as ``X``. Where the
-    sum of squared distances itself exceeds the float range (features beyond
-    about 1e154), ``objective_`` and ``score`` are infinite while the partition
-    and centres are exact.
+    (``X * 1e-150``) gives the same partition as ``X``. Data whose sum of squared
+    distances exceeds the float range (features beyond about 1e154) are refused
+    with the advice to rescale.
 
     References
     ----------
-    Liu, Zhang, Chen, Yang, Wang and Zhao, "Probabilistic K-means clustering
-    via nonlinear programming" (the PKM paper; AGP, MSAGP and FMSAGP are its
-    Algorithms 1-3). Arthur and Vassilvitskii, "k-means++: the advantages of
-    careful seeding", SODA 2007.
+    "Probabilistic K-means Clustering via Nonlinear Programming" (the PKM
+    paper, ``papers/pkm-probabilistic-kmeans.txt``; AGP, MSAGP and FMSAGP are
+    its Section 3 algorithms). D. Arthur and S. Vassilvitskii, "k-means++: the
+    advantages of careful seeding", SODA 2007.
 
     Examples
     --------
@@ -242,9 +241,10 @@ array-like, default="k-means++"
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         frame = centred_frame(X)
+        check_objective_scale(X, frame)
         Z = frame.Z
         # The tolerance unit: the mean squared distance of the data to their mean.
-        scale = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64)) / Z.shape[0]
+        scale = frame.sq_total / Z.shape[0]
         if not scale > 0:
             scale = 1.0
         context: dict[str, Any] = {"frame": frame, "thr": float(self.tol) * scale}
@@ -291,6 +291,7 @@ array-like, default="k-means++"
                     thr=context["thr"],
                     max_iter=self._max_iter,
                     callback=self._callback(),
+                    total_sq=frame.sq_total,
                 )
             else:
                 res = lloyd(
@@ -299,10 +300,12 @@ array-like, default="k-means++"
                     thr=context["thr"],
                     max_iter=self._max_iter,
                     callback=self._callback(),
+                    total_sq=frame.sq_total,
                 )
             labels, C = res.x
             P = np.zeros((Z.shape[0], k))
             P[np.arange(Z.shape[0]), labels] = 1.0
+            labels_out = labels
             n_released = int(res.info["n_moved"])
             n_relocated = int(res.info["n_relocated"])
             objective, history = res.objective, res.objective_history
@@ -324,20 +327,45 @@ array-like, default="k-means++"
                 callback=self._callback(),
             )
             P = res.x
-            C = obj.centers(P)
             n_released = int(res.info["n_released"])
             n_relocated = 0
             objective, history = res.objective, res.objective_history
             n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+            if res.info.get("emptied"):
+                # A cluster lost all membership. Harden: every point to its nearest live
+                # centre (J is concave, so this does not increase it), then Lloyd steps,
+                # which first re-seed the empty cluster with the worst-fitted point.
+                mass = P.sum(axis=0)
+                alive = np.flatnonzero(mass > 1e-300)
+                C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
+                labels0 = alive[np.argmin(_sq_distances(Z, C_alive), axis=1)]
+                res = lloyd(
+                    Z,
+                    np.zeros((k, Z.shape[1])),
+                    labels=labels0,
+                    thr=context["thr"],
+                    max_iter=max(1, self._max_iter - n_iter),
+                    callback=self._callback(),
+                    total_sq=frame.sq_total,
+                )
+                labels_h, C_h = res.x
+                P = np.zeros((Z.shape[0], k))
+                P[np.arange(Z.shape[0]), labels_h] = 1.0
+                n_relocated = int(res.info["n_relocated"])
+                history = np.concatenate([history, res.objective_history])
+                objective, n_iter = res.objective, n_iter + res.n_iter
+                converged, stop_crit = res.converged, res.stop_crit
+            C = obj.centers(P)
+            labels_out = np.argmax(P, axis=1)
             message = "" if converged else (
                 f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
                 "reaching a KKT point; increase max_iter"
                 + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
             )
         attrs = {
-            "memberships_": P,
+            "memberships_": P.astype(Z.dtype, copy=False),
             "cluster_centers_": frame.centers_from_frame(C).astype(Z.dtype, copy=False),
-            "labels_": np.argmax(P, axis=1).astype(np.intp),
+            "labels_": labels_out.astype(np.intp, copy=False),
             "n_released_": n_released,
             "n_relocated_": n_relocated,
             "_frame_mean": frame.mean,
@@ -402,7 +430,7 @@ array-like, default="k-means++"
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
         labels = self._predict(X)
-        U = np.zeros((labels.shape[0], self.cluster_centers_.shape[0]), dtype=np.float64)
+        U = np.zeros((labels.shape[0], self.cluster_centers_.shape[0]), dtype=X.dtype)
         U[np.arange(labels.shape[0]), labels] = 1.0
         return U
 

@@ -121,7 +121,7 @@ class LinearData:
         return M.T
 
 
-def centred_sum_of_squares(X: Any, xbar: Array, block: int = 65536) -> float:
+def centred_sum_of_squares(X: Any, xbar: Array, block: int = 4096) -> float:
     """``sum_ij (x_ij - xbar_j)^2`` without a copy of ``X``.
 
     Dense: centred in row blocks (no cancellation at a large common offset).

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -361,7 +362,9 @@ def fit_weighted_ocsvm(
     keep = np.flatnonzero(w > zero_tol * w.max())
     wk = w[keep]
     total = float(wk.sum())
-    kparams = dict(kernel=kernel, gamma=float(gamma), degree=int(degree), coef0=float(coef0))
+    kparams: dict[str, Any] = dict(
+        kernel=kernel, gamma=float(gamma), degree=int(degree), coef0=float(coef0)
+    )
 
     if form == "scholkopf":
         if bound == "sum":
@@ -430,7 +433,7 @@ def fit_weighted_ocsvm(
         n_iter = int(np.sum(svm.n_iter_))
         if form == "scholkopf":
             rho_from_libsvm = float(np.ravel(svm.offset_)[0]) / norm
-    Xsv = Xk[sv_idx]
+    Xsv = np.asarray(Xk[sv_idx], dtype=np.float64)
     center_sq_norm: float | None = None
     if form == "scholkopf" and not (keep.size == 1 or at_bound):
         rho = rho_from_libsvm  # the support-vector kernel matrix is not needed

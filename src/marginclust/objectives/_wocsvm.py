@@ -47,6 +47,7 @@ __all__ = [
     "FORMS",
     "KERNELS",
     "OneClassData",
+    "OneClassHardProblem",
     "WOCSVMObjective",
     "WOCSVMParams",
     "check_decision_scale",
@@ -136,26 +137,28 @@ def kernel_dots(
         W = np.column_stack([models[k].coef for k in live])  # type: ignore[union-attr]
         out[:, live] = X @ W
         return out
-    exact = [models[k] for k in live]
-    assert all(isinstance(m, WeightedOCSVM) for m in exact)
+    exact = [m for m in models if isinstance(m, WeightedOCSVM)]
+    assert isinstance(first, WeightedOCSVM) and len(exact) == len(live)
     if K is not None:
         A = np.zeros((K.shape[1], len(live)))
         for j, m in enumerate(exact):
-            A[m.support, j] = m.alpha  # type: ignore[union-attr]
+            A[m.support, j] = m.alpha
         out[:, live] = K @ A
         return out
-    idx = np.unique(np.concatenate([m.support for m in exact]))  # type: ignore[union-attr]
+    idx = np.unique(np.concatenate([m.support for m in exact]))
     Xu = np.empty((idx.size, X.shape[1]))
     A = np.zeros((idx.size, len(live)))
     for j, m in enumerate(exact):
-        pos = np.searchsorted(idx, m.support)  # type: ignore[union-attr]
-        Xu[pos] = m.support_vectors  # type: ignore[union-attr]
-        A[pos, j] = m.alpha  # type: ignore[union-attr]
-    kp = dict(kernel=first.kernel, gamma=first.gamma, degree=first.degree, coef0=first.coef0)
+        pos = np.searchsorted(idx, m.support)
+        Xu[pos] = m.support_vectors
+        A[pos, j] = m.alpha
+    kp: dict[str, Any] = dict(
+        kernel=first.kernel, gamma=first.gamma, degree=first.degree, coef0=first.coef0
+    )
     step = max(1, _BLOCK_ENTRIES // max(1, idx.size))
     cols = np.asarray(live)
     for start in range(0, n, step):
-        Kb = kernel_matrix(X[start : start + step], Xu, **kp)  # type: ignore[arg-type]
+        Kb = kernel_matrix(X[start : start + step], Xu, **kp)
         out[start : start + step, cols] = Kb @ A
     return out
 
@@ -317,7 +320,7 @@ class WOCSVMObjective:
             self._diag = np.einsum("ij,ij->i", features, features).astype(np.float64)
         else:
             if K is None and self.n_samples <= _CACHE_MAX_SAMPLES:
-                K = kernel_matrix(X, X, **self.kparams)  # type: ignore[arg-type]
+                K = kernel_matrix(X, X, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
             self._K = K
             if K is not None:
                 self._diag = np.diag(K).copy()
@@ -357,14 +360,15 @@ class WOCSVMObjective:
                 if k not in removed:
                     removed.append(k)
                 continue
+            prev_w = None if previous is None else previous.weights_used[k]
             if (
                 previous is not None
                 and previous.models[k] is not None
-                and previous.weights_used[k] is not None
-                and np.max(np.abs(previous.weights_used[k] - w)) <= self.refit_tol
+                and prev_w is not None
+                and np.max(np.abs(prev_w - w)) <= self.refit_tol
             ):
                 models.append(previous.models[k])
-                used.append(previous.weights_used[k])
+                used.append(prev_w)
                 continue
             kwargs = dict(self.svm_kwargs)
             if self.form == "tax-duin" and kwargs["C"] is not None:
@@ -462,7 +466,8 @@ AUTO_COMPONENTS = 300
 class OneClassData:
     """Training data in the units the machines see, and how to map new data there.
 
-    ``X`` is ``(X_user - shift) / scale``: RBF and polynomial machines see
+    ``X`` is ``(X_user - shift) / scale`` (times ``sqrt(gamma)`` for the linear
+    kernel, whose ``gamma`` is then already in the data): RBF and polynomial machines see
     centred data of unit peak, so fits are the same for ``X``, ``c X`` and
     ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
     so it is only scaled). ``gamma`` is the kernel coefficient in those units;
@@ -573,8 +578,9 @@ def prepare_one_class_data(
         (:func:`marginclust.feature_maps.resolve_gamma`).
     n_components : int, "auto" or None
         Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
-        300 components) or None (exact). Ignored by the linear kernel, whose
-        machines are always linear in the (scaled) data.
+        300 components) or None (exact). Ignored by the linear kernel: on the
+        scaled data it runs LIBSVM on the precomputed kernel up to 5,000
+        samples and the primal solver (linear in n) above.
     random_state : RandomState
         Seeds the Nystroem landmarks and the ``sigma0`` row sample.
     cache_kernel : bool, default=True
@@ -637,7 +643,12 @@ def prepare_one_class_data(
     data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
     n = X.shape[0]
     if kernel == "linear":
-        data.features = Z * np.sqrt(g)
+        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
+        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+            data.X = F
+            data.K = kernel_matrix(F, F, kernel="linear")
+        else:  # linear in n: the machines are solved in the primal on these features
+            data.features = F
         return data
     if isinstance(n_components, str):
         if n_components != "auto":
@@ -666,3 +677,63 @@ def prepare_one_class_data(
     if cache_kernel and n <= _CACHE_MAX_SAMPLES:
         data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
     return data
+
+
+class OneClassHardProblem:
+    """OC-SVM hard clustering as a label-alternation problem (for ``LabelAlternation``).
+
+    ``fit_labels`` trains one Schölkopf one-class SVM per cluster on its members
+    (the M-step of :class:`WOCSVMObjective` with 0/1 weights), ``assign`` moves
+    every sample to the machine that scores it highest, and the objective is
+    ``J(t, machines) = -sum_i s_{t_i}(x_i)``. There is no constraint (``repair``
+    is the identity). The M-step does not minimise ``J`` exactly (a one-class
+    SVM is not fitted to maximise its members' scores), so ``J`` need not
+    decrease; cycles are detected by the solver.
+
+    Parameters
+    ----------
+    objective : WOCSVMObjective
+        The machines' model (Schölkopf form, ``refit_tol=0``).
+    """
+
+    def __init__(self, objective: WOCSVMObjective) -> None:
+        self.model = objective
+        self.n_samples = objective.n_samples
+        self.rows = np.arange(self.n_samples)
+        self._params: WOCSVMParams | None = None
+        self._scores: tuple[int, npt.NDArray[np.float64]] | None = None
+
+    def fit_labels(self, labels: npt.NDArray[np.intp]) -> WOCSVMParams:
+        """Train one machine per cluster on its members; emptied clusters are removed."""
+        Z = np.zeros((self.n_samples, self.model.n_clusters))
+        Z[self.rows, labels] = 1.0
+        self._params = self.model.m_step(Z, self._params)
+        return self._params
+
+    def scores(self, params: WOCSVMParams) -> npt.NDArray[np.float64]:
+        """Decision values of every sample for every machine (cached per model)."""
+        if self._scores is None or self._scores[0] != id(params):
+            self._scores = (id(params), self.model.score(params))
+        return self._scores[1]
+
+    def objective_value(self, params: WOCSVMParams, labels: npt.NDArray[np.intp]) -> float:
+        """``-sum_i s_{t_i}(x_i)``."""
+        return -float(self.scores(params)[self.rows, labels].sum())
+
+    def objective(self, params: WOCSVMParams, labels: npt.NDArray[np.intp]) -> float:
+        """``J(labels, params)`` (the solver's name for :meth:`objective_value`)."""
+        return self.objective_value(params, labels)
+
+    def assign(self, params: WOCSVMParams) -> npt.NDArray[np.intp]:
+        """The machine that scores each sample highest."""
+        return np.asarray(np.argmax(self.scores(params), axis=1), dtype=np.intp)
+
+    def repair(
+        self, labels: npt.NDArray[np.intp], params: WOCSVMParams
+    ) -> npt.NDArray[np.intp]:
+        """No constraint: the labels unchanged."""
+        return labels
+
+    def is_feasible(self, labels: npt.NDArray[np.intp]) -> bool:
+        """Every labelling is feasible."""
+        return True

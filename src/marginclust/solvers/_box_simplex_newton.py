@@ -32,6 +32,8 @@ import numpy.typing as npt
 
 __all__ = ["BoxSimplexSolution", "solve_box_simplex_newton"]
 
+_VECTOR_MAX = 4096  # up to this many samples rho is located by one vectorised pass
+
 
 @dataclass(frozen=True)
 class BoxSimplexSolution:
@@ -96,7 +98,15 @@ def _rho_and_a(
         return lo if lo >= 0 and g(float(cs[lo]) + shift) <= 1.0 else -1
 
     # the crossing lies between the largest breakpoint with g <= 1 and the next one
-    cands_lo = [float(cs[j]) + sh for sh in (0.0, mu) for j in [last_below(sh)] if j >= 0]
+    if n <= _VECTOR_MAX:  # few samples: g at every breakpoint at once (no Python loop)
+        bp = np.concatenate([cs, cs + mu])
+        k1 = np.searchsorted(cs, bp, side="left")
+        k2 = np.searchsorted(cs, bp - mu, side="left")
+        gb = (bp * (U[k1] - U[k2]) - (V[k1] - V[k2]) + mu * U[k2]) / mu
+        below = bp[gb <= 1.0]
+        cands_lo = [float(below.max())] if below.size else []
+    else:
+        cands_lo = [float(cs[j]) + sh for sh in (0.0, mu) for j in [last_below(sh)] if j >= 0]
     lo = max(cands_lo) if cands_lo else float(cs[0])
     nxt = [float(v) for v in (cs[np.searchsorted(cs, lo, side="right"):][:1])]
     nxt += [float(v) + mu for v in (cs[np.searchsorted(cs, lo - mu, side="right"):][:1])]
@@ -116,10 +126,14 @@ def _rho_and_a(
             break
         rho += (1.0 - total) / slope
     a = u * np.clip((rho - c) / mu, 0.0, 1.0)
+    # exact feasibility (a correction of round-off size): scale down an excess, or
+    # spread a deficit over the slack to the upper bounds
     total = float(a.sum())
-    if total > 0:
-        a *= 1.0 / total  # exact feasibility (a relative correction near 1e-15)
-        np.minimum(a, u, out=a)
+    if total > 1.0:
+        a *= 1.0 / total
+    elif total < 1.0:
+        slack = u - a
+        a += (1.0 - total) / float(slack.sum()) * slack
     return rho, a
 
 

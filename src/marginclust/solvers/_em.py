@@ -80,7 +80,7 @@ def annealing_schedule(sigma_max: float, sigma_min: float, decay: float) -> npt.
         )
     n = int(n_levels)
     sig = sigma_max * decay ** np.arange(n + 1)
-    return sig[sig > sigma_min * (1 + 1e-12)]
+    return np.asarray(sig[sig > sigma_min * (1 + 1e-12)], dtype=np.float64)
 
 
 class FixedPointEM:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Frame", "centred_frame"]
+__all__ = ["Frame", "centred_frame", "check_objective_scale"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Frame:
     Z: npt.NDArray[np.floating]
     mean: npt.NDArray[np.floating]
     scale: float
+    sq_total: float  # sum of squares of Z (float64)
 
     def to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
         """New data (same dtype) in the working frame."""
@@ -71,8 +72,15 @@ def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
             f"{name} has entries so large that their mean overflows. Rescale your "
             "features (e.g. sklearn.preprocessing.StandardScaler)."
         )
-    with np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         Z = X - mean.astype(X.dtype)
+        sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
+    # the common case: squares comfortably inside the float range, no rescaling (and no
+    # extra pass); otherwise find the largest entry and rescale by a power of two
+    tiny_ok = sq / max(Z.size, 1) > 1e-200  # 0 here is underflow (or constant data)
+    if np.isfinite(sq) and sq < 1e200 and tiny_ok:
+        return Frame(Z=Z, mean=mean, scale=1.0, sq_total=sq)
+    with np.errstate(over="ignore", invalid="ignore"):
         peak = float(max(Z.max(initial=0.0), -Z.min(initial=0.0)))
     if not np.isfinite(peak):
         raise ValueError(
@@ -82,7 +90,24 @@ def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
     scale = 1.0
     if peak > 0:
         e = int(np.frexp(peak)[1])  # peak = f * 2**e with f in [0.5, 1)
-        if abs(e) > 16:  # otherwise squares are safe already: keep X's values exact
-            scale = float(np.ldexp(1.0, -e))
-            Z *= X.dtype.type(scale)
-    return Frame(Z=Z, mean=mean, scale=scale)
+        scale = float(np.ldexp(1.0, -e))
+        Z *= X.dtype.type(scale)
+    sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
+    return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq)
+
+
+def check_objective_scale(X: npt.NDArray[np.floating], frame: Frame) -> None:
+    """Refuse data whose sum of squared distances overflows in the units of X.
+
+    The working frame keeps every computation finite, but an objective (sum of
+    squared distances) beyond the float range cannot be reported; say so.
+    """
+    s = frame.scale
+    with np.errstate(over="ignore"):
+        total = frame.sq_total / s / s
+    if not np.isfinite(total):
+        spread = float(np.sqrt(frame.sq_total / max(frame.Z.size, 1))) / s
+        raise ValueError(
+            f"X has features of size about {spread:.3g}: the sum of squared distances "
+            "overflows. Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."
+        )

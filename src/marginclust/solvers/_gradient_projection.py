@@ -107,7 +107,7 @@ def _block(
     callback: Callable[[int, float], bool | None] | None,
     lloyd_fast_path: bool,
     chunk_rows: int,
-) -> tuple[Array, float, float, list[float], int, int, bool, float]:
+) -> tuple[Array, float, float, list[float], int, int, bool, float, bool]:
     """The block variant, one pass over row chunks per iteration (cache-friendly).
 
     Memberships are held transposed (K x n) so that the per-sample reductions over
@@ -126,7 +126,7 @@ def _block(
     labels = np.argmax(Pt, axis=0) if hard else np.empty(0, dtype=np.intp)
     history: list[float] = []
     n_iter = n_released = 0
-    converged = False
+    converged = emptied = False
     stop_crit = float("nan")
     while True:
         C = S / m[:, None]
@@ -210,6 +210,12 @@ def _block(
         if not apply:
             stop_crit = worst
             break
+        if np.any(m_new <= 1e-300):
+            # a cluster lost all membership: its centre is undefined. Stop here with
+            # the current memberships; the caller may harden them and re-seed it.
+            emptied = True
+            stop_crit = worst
+            break
         n_iter += 1
         S, m, a = S_new, m_new, a_new
         J = _objective_from_sums(S, m, a)
@@ -227,7 +233,7 @@ def _block(
         P[np.arange(n), labels] = 1.0
     else:
         P = np.ascontiguousarray(Pt.T)
-    return P, J, J0, history, n_iter, n_released, converged, stop_crit
+    return P, J, J0, history, n_iter, n_released, converged, stop_crit, emptied
 
 
 def _faithful(
@@ -329,28 +335,30 @@ def active_gradient_projection(
     -------
     result : SolverResult
         ``x`` is the final P; ``info`` has ``n_released`` (constraints released),
-        ``objective_initial`` and ``method``.
+        ``objective_initial``, ``method`` and ``emptied`` (``"block"`` only: a
+        cluster lost all membership and the run stopped there, not converged).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
     P = np.array(P0, dtype=np.float64, copy=True)
     thr = float(tol) * float(getattr(objective, "scale", 1.0))
     if method == "block":
-        P, J, J0, history, n_iter, n_released, converged, stop_crit = _block(
+        P, J, J0, history, n_iter, n_released, converged, stop_crit, emptied = _block(
             objective, P, thr, max_iter, callback, lloyd_fast_path, int(chunk_rows)
         )
     else:
+        emptied = False
         P, J, J0, history, n_iter, n_released, converged, stop_crit = _faithful(
             objective, P, method, float(step), thr, max_iter, callback
         )
-    faithful = method != "block"
-
     message = ""
-    if not converged:
+    if emptied:
+        message = "A cluster lost all membership (its centre is undefined)."
+    elif not converged:
+        # generic: the estimator words its own advice in its parameters
         message = (
-            f"PKM ({method}) stopped after max_iter={max_iter} steps before reaching a KKT "
-            f"point; increase max_iter"
-            + (" or use solver='block' (much faster)." if faithful else ".")
+            f"Gradient projection ({method}) stopped after max_iter={max_iter} steps before "
+            "reaching a KKT point."
         )
     return SolverResult(
         x=P,
@@ -360,7 +368,12 @@ def active_gradient_projection(
         converged=converged,
         stop_crit=stop_crit,
         message=message,
-        info={"n_released": n_released, "objective_initial": float(J0), "method": method},
+        info={
+            "n_released": n_released,
+            "objective_initial": float(J0),
+            "method": method,
+            "emptied": emptied,
+        },
     )
 
 

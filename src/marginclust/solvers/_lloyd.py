@@ -81,6 +81,7 @@ def lloyd(
     chunk_rows: int | None = None,
     callback: Callable[[int, float], bool | None] | None = None,
     n_threads: int | None = None,
+    total_sq: float | None = None,
 ) -> SolverResult:
     """Lloyd's algorithm with a move threshold, one chunked pass over X per iteration.
 
@@ -93,8 +94,8 @@ def lloyd(
         Starting centres (in the frame of ``X``); the first pass assigns every
         point to its nearest one. Give exactly one of ``centers`` and ``labels``.
     labels : array-like of shape (n_samples,), default=None
-        Starting partition (integers in ``0 .. n_clusters - 1``, every cluster
-        non-empty); with it, pass ``centers`` only to fix ``n_clusters``.
+        Starting partition (integers in ``0 .. n_clusters - 1``; empty clusters
+        are re-seeded first); with it, pass ``centers`` only to fix ``n_clusters``.
     thr : float, default=0.0
         A point moves only if its nearest centre is closer than its own by more
         than ``thr`` (squared distance); 0 is Lloyd's rule with ties kept.
@@ -107,6 +108,8 @@ def lloyd(
     n_threads : int, default=None
         Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
         the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+    total_sq : float, default=None
+        ``sum_ij X_ij^2`` if already known (saves a pass).
 
     Returns
     -------
@@ -118,12 +121,12 @@ def lloyd(
     n, d = X.shape
     if centers is None and labels is None:
         raise ValueError("Give centers or labels.")
-    total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+    if total_sq is None:
+        total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
     if labels is not None:
         lab = np.array(labels, dtype=np.intp, copy=True)
         k = int(lab.max()) + 1 if centers is None else int(np.shape(centers)[0])
         S, m = _signed_sums(X, lab, np.full(n, -1, dtype=np.intp), k)
-        C = S / np.maximum(m, 1.0)[:, None]
         first = False
     else:
         C = np.array(centers, dtype=np.float64, copy=True)
@@ -136,6 +139,10 @@ def lloyd(
         chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
     history: list[float] = []
     n_iter = n_moved_total = n_relocated = 0
+    if not first:
+        if np.any(m <= 0):  # a starting partition with empty clusters: re-seed them
+            n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
+        C = S / np.maximum(m, 1.0)[:, None]
     converged = False
     J = float("nan")
     ar = np.arange(min(chunk_rows, n))

@@ -217,15 +217,19 @@ def solve_qp_nonneg(
         def direction(r_c: Array) -> tuple[Array, Array, Array]:
             return _newton_direction(r_c, rhs_d, rhs_p, idx, zi, lam, lu, K)  # noqa: B023
 
-        # predictor (affine scaling)
-        dz_a, _, dlam_a = direction(zi * lam)
+        try:  # predictor (affine scaling)
+            dz_a, _, dlam_a = direction(zi * lam)
+        except np.linalg.LinAlgError:  # singular beyond least squares: stop, not converged
+            break
         dza = dz_a[idx]
         a_p = _max_step(zi, dza)
         a_d = _max_step(lam, dlam_a)
         mu_aff = float((zi + a_p * dza) @ (lam + a_d * dlam_a)) / n_nn
         sigma = (mu_aff / mu) ** 3 if mu > 0 else 0.0
-        # corrector
-        dz, dy, dlam = direction(zi * lam + dza * dlam_a - sigma * mu)
+        try:  # corrector
+            dz, dy, dlam = direction(zi * lam + dza * dlam_a - sigma * mu)
+        except np.linalg.LinAlgError:
+            break
         a_p = 0.99 * _max_step(zi, dz[idx])
         a_d = 0.99 * _max_step(lam, dlam)
         z += a_p * dz
@@ -305,7 +309,10 @@ def solve_qp_active_set(
             if not resid <= 1e-9 * (scale + np.abs(rhs).max()):  # also catches NaN
                 raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
-            sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+            try:
+                sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
+            except np.linalg.LinAlgError:
+                break  # not converged: the caller falls back to the interior point method
         pF, nu = sol[:nF], sol[nF:]
         if np.abs(pF).max(initial=0.0) <= 1e-12 * (1.0 + np.abs(z).max()):
             lam_W = grad[W] - A[:, W].T @ nu

@@ -84,10 +84,10 @@ class Sigma0Scaled(ClusterMixin, BaseEstimator):
         self.sigma_ = float(self.sigma_factor) * mean_pairwise_distance(X)
         estimator = clone(self.estimator)
         params = estimator.get_params(deep=False)
-        if "sigma" in params:
-            estimator.set_params(sigma=self.sigma_)
-        elif "gamma" in params:
+        if "gamma" in params:
             estimator.set_params(gamma=1.0 / (2.0 * self.sigma_**2))
+        elif "sigma" in params:
+            estimator.set_params(sigma=self.sigma_)
         else:
             raise ValueError(
                 f"{type(estimator).__name__} has neither a 'sigma' nor a 'gamma' parameter."

@@ -14,7 +14,7 @@ their published numbers only. Deviations from the paper's data:
   figure only), so Table II counts are not directly comparable.
 
 Methods: ``pkm`` = :class:`marginclust.PKM` with its defaults (block solver,
-k-means++-soft start); ``pkm-fmsagp`` = the paper's FMSAGP from a random (Dirichlet)
+k-means++ hard start); ``pkm-fmsagp`` = the paper's FMSAGP from a random (Dirichlet)
 start; ``kmeans++`` = scikit-learn KMeans, one k-means++ start (MATLAB ``kmeans`` in
 the paper); ``fcm-1.3`` = marginclust FuzzyCMeans at m = 1.3, labels by maximum
 membership (MATLAB ``fcm`` in the paper).
@@ -54,7 +54,7 @@ DATASETS: dict[str, tuple[str | None, int | None, int]] = {
 
 # ------------------------------------------------------------------ methods
 def make_pkm(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.PKM` (defaults: block solver, k-means++-soft start)."""
+    """:class:`marginclust.PKM` (defaults: k-means++ hard start, Lloyd-cost block solver)."""
     from marginclust import PKM
 
     return PKM(n_clusters, random_state=random_state, **params)
@@ -83,7 +83,9 @@ def make_fcm13(*, n_clusters: int, random_state: Any = None, **params: Any) -> A
     return FuzzyCMeans(n_clusters=n_clusters, random_state=random_state, **params)
 
 
-register_method(Method("pkm", make_pkm, notes="PKM, block solver, k-means++-soft start"))
+register_method(
+    Method("pkm", make_pkm, notes="PKM at its defaults: k-means++ hard start, block solver")
+)
 register_method(Method("pkm-fmsagp", make_pkm_fmsagp, notes="PKM by FMSAGP from a Dirichlet start"))
 register_method(Method("kmeans++", make_kmeanspp, notes="sklearn KMeans, one k-means++ start"))
 register_method(Method("fcm-1.3", make_fcm13, notes="FuzzyCMeans m = 1.3, argmax labels"))
@@ -143,7 +145,7 @@ TABLE2_PUBLISHED: dict[str, int | None] = {
 TABLE2_PKM = [
     ("PKM block, init=dirichlet", {"init": "dirichlet"}),
     ("PKM block, init=uniform-perturbed", {"init": "uniform-perturbed"}),
-    ("PKM block, init=kmeans++-soft", {"init": "kmeans++-soft"}),
+    ("PKM block, init=k-means++-soft", {"init": "k-means++-soft"}),
     ("PKM fmsagp, init=dirichlet", {"solver": "fmsagp", "init": "dirichlet"}),
 ]
 

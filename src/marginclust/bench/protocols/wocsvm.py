@@ -24,7 +24,7 @@ Decision values: LIBSVM's native scale (``nu sum_i z_ik`` times eq. 6); with the
 normalised eq. (6) every run collapses into one cluster at sigma = 1.
 
 The label-free table ``wocsvm-default`` runs the estimators' defaults
-(``gamma="scale"``, ``nu=0.9``, sigma = 1, GMM init; K-means init for the
+(``gamma="sigma0"``, ``nu=0.9``, temperature 1, GMM init; K-means init for the
 baseline) on standardised features.
 """
 
@@ -150,7 +150,8 @@ register_method(
         "wocsvm-sc",
         _make_wocsvm,
         defaults={},
-        notes="WOC-SVM soft clustering, label-free defaults (gamma='scale', nu=0.9, sigma=1).",
+        notes="WOC-SVM soft clustering, label-free defaults (gamma='sigma0', nu=0.9, "
+        "temperature=1).",
     )
 )
 register_method(
@@ -514,7 +515,8 @@ register_table(
         preprocessing="standardize",
         quick={"n_runs": 2, "datasets": ["iris", "wine"]},
         protocols=("default",),
-        notes="Defaults: gamma='scale' (1/(d Var X)), nu=0.9, sigma=1, GMM init (WOC-SVM) and "
+        notes="Defaults: gamma='sigma0' (1/(2 sigma0^2)), nu=0.9, temperature=1, GMM init "
+        "(WOC-SVM) and "
         "K-means init (OC-SVM HC); standardised features; no label-based tuning.",
     )
 )

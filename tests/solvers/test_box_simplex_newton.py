@@ -1,0 +1,84 @@
+"""Smoothed primal Newton for the box-simplex QP: agrees with a literal QP solve and LIBSVM."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from marginclust.objectives._weighted_ocsvm import (
+    fit_linear_weighted_ocsvm,
+    fit_weighted_ocsvm,
+)
+from marginclust.solvers._box_simplex_newton import solve_box_simplex_newton
+from tests._oracles.wocsvm_qp import (
+    scholkopf_objective,
+    scholkopf_qp,
+    tax_duin_objective,
+    tax_duin_qp,
+)
+
+
+def _problem(seed, n=50, m=4):
+    rng = np.random.RandomState(seed)
+    F = rng.randn(n, m) + rng.randn(m)
+    w = rng.uniform(0.05, 1.0, size=n)
+    return F, w
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("nu", [0.3, 0.6, 0.95])
+def test_scholkopf_matches_literal_qp(seed, nu):
+    F, w = _problem(seed)
+    K = F @ F.T
+    a_qp, rho_qp = scholkopf_qp(K, w, nu, bound="sum")
+    u = w / (nu * w.sum())
+    sol = solve_box_simplex_newton(F, u, tol=1e-9)
+    # feasible, same objective, same solution, certified gap
+    assert np.all(sol.a >= 0) and np.all(sol.a <= u * (1 + 1e-12))
+    assert_allclose(sol.a.sum(), 1.0, rtol=1e-12)
+    assert_allclose(scholkopf_objective(K, sol.a), scholkopf_objective(K, a_qp), rtol=1e-6,
+                    atol=1e-9)
+    assert_allclose(sol.w, F.T @ sol.a, atol=1e-5)
+    assert_allclose(sol.rho, rho_qp, rtol=1e-5, atol=1e-6)
+    assert sol.gap <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tax_duin_matches_literal_qp(seed):
+    F, w = _problem(seed)
+    K = F @ F.T
+    C = 2.0 / w.sum()
+    a_qp = tax_duin_qp(K, w, C)
+    sol = solve_box_simplex_newton(F, C * w, -0.5 * (F * F).sum(axis=1), tol=1e-9)
+    assert_allclose(tax_duin_objective(K, sol.a), tax_duin_objective(K, a_qp), rtol=1e-6)
+
+
+@pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
+def test_linear_machine_agrees_with_libsvm_on_the_same_features(form):
+    """The linear weighted OC-SVM is LIBSVM's weighted OC-SVM with a linear kernel on F."""
+    F, w = _problem(7, n=80, m=5)
+    lin = fit_linear_weighted_ocsvm(F, w, form=form, nu=0.5)
+    ref = fit_weighted_ocsvm(F, w, form=form, nu=0.5, kernel="linear", tol=1e-10)
+    assert_allclose(lin.decision_function(F), ref.decision_function(F), atol=1e-4)
+    assert_allclose(lin.native_scale, ref.native_scale, rtol=1e-12)
+    assert_allclose(lin.center_sq_norm, ref.center_sq_norm, rtol=1e-5)
+
+
+def test_warm_start_reaches_the_same_solution():
+    F, w = _problem(3, n=200, m=6)
+    cold = fit_linear_weighted_ocsvm(F, w, nu=0.9)
+    w2 = w * (1 + 0.05 * np.random.RandomState(0).rand(w.size))
+    warm = fit_linear_weighted_ocsvm(F, w2, nu=0.9, warm_start=cold)
+    again = fit_linear_weighted_ocsvm(F, w2, nu=0.9)
+    assert_allclose(warm.coef, again.coef, atol=1e-5)
+    assert_allclose(warm.rho, again.rho, atol=1e-5)
+
+
+def test_all_multipliers_at_the_bound():
+    """nu = 1 with bound 'sum': alpha = w / sum w, rho = max score (LIBSVM's rule)."""
+    F, w = _problem(1)
+    m = fit_linear_weighted_ocsvm(F, w, nu=1.0)
+    a = w / w.sum()
+    assert_allclose(m.coef, F.T @ a)
+    assert_allclose(m.rho, (F @ m.coef).max())
