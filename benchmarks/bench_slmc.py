@@ -14,7 +14,8 @@ seconds on a shared machine are inflated.
    ``n_components=None`` (exact, one Cholesky per sweep) against the default
    ``n_components="auto"`` (rank 500 above 2,000 rows): seconds and Hungarian CA.
 3. ``--memory``: peak traced memory (tracemalloc) of one low-rank fit at
-   ``--n-memory`` rows (1e6 by default; run it once, alone).
+   ``--n-memory`` rows (1e6 by default; run it once, alone), ``--memory-iters``
+   sweeps (the peak is reached in the first), ``--memory-dtype`` input.
 
 Usage::
 
@@ -22,7 +23,7 @@ Usage::
         [--threads 1 2] [--n 100000] [--rank 500] [--no-exact] [--memory]
 
 ``--quick``: n = 20,000, one repeat, 1 thread, exact case on 2,100 pendigits rows
-(under a minute).
+capped at 30 sweeps (a time-per-sweep comparison; under a minute on a quiet machine).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def low_rank_case(n: int, d: int, K: int, L: int, repeats: int, threads: int) ->
         print(f"| {name} | {t:.2f} | {t / mb:.2f} |", flush=True)
 
 
-def exact_case(n_rows: int | None, repeats: int, threads: int) -> None:
+def exact_case(n_rows: int | None, repeats: int, threads: int, max_iter: int = 300) -> None:
     from marginclust.datasets import load_dataset
     from marginclust.metrics import clustering_accuracy
 
@@ -116,14 +117,15 @@ def exact_case(n_rows: int | None, repeats: int, threads: int) -> None:
         X, y = X[:n_rows], y[:n_rows]
     K = int(np.unique(y).size)
     cases = {
-        "exact (n_components=None)": lambda: SLMC(K, n_components=None, random_state=0).fit(X),
-        "auto (default)": lambda: SLMC(K, random_state=0).fit(X),
+        "exact (n_components=None)": lambda: SLMC(K, n_components=None, max_iter=max_iter,
+                                                  random_state=0).fit(X),
+        "auto (default)": lambda: SLMC(K, max_iter=max_iter, random_state=0).fit(X),
     }
     with threadpool_limits(limits=threads):
         res = interleave(cases, repeats)
     base = res["exact (n_components=None)"][0]
     print(f"\n### pendigits_test, {X.shape[0]} x {X.shape[1]}, K={K}, {threads} thread(s), "
-          f"load {os.getloadavg()[0]:.1f}\n")
+          f"max_iter={max_iter}, load {os.getloadavg()[0]:.1f}\n")
     print("| mode | median s | ratio to exact | Hungarian CA | sweeps | n_components_ |")
     print("|---|---|---|---|---|---|")
     for name, (t, est) in res.items():
@@ -132,16 +134,16 @@ def exact_case(n_rows: int | None, repeats: int, threads: int) -> None:
               f"{est.n_components_} |", flush=True)
 
 
-def memory_case(n: int, d: int, K: int, L: int, dtype: str) -> None:
+def memory_case(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
     X, _ = make_blobs(n, d, centers=K, cluster_std=4.0, random_state=0)
     if dtype == "float32":
         X = X.astype(np.float32)
     tracemalloc.start()
-    t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=20, random_state=0).fit(X))
+    t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=iters, random_state=0).fit(X))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     print(f"\n### Memory: n={n:,} x {d} ({dtype} input, {X.nbytes / 2**30:.2f} GiB, not "
-          f"counted), K={K}, L={L}, max_iter=20: peak traced {peak / 2**30:.2f} GiB, "
+          f"counted), K={K}, L={L}, max_iter={iters}: peak traced {peak / 2**30:.2f} GiB, "
           f"{t:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
 
 
@@ -159,6 +161,8 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--n-memory", type=int, default=1_000_000)
     ap.add_argument("--memory-dtype", default="float32")
+    ap.add_argument("--memory-iters", type=int, default=3,
+                    help="sweeps of the memory fit (the peak is reached in the first)")
     args = ap.parse_args()
     if args.quick:
         args.n, args.repeats, args.threads = 20_000, 1, [1]
@@ -169,10 +173,10 @@ def main() -> None:
                           threads)
         if not args.no_exact:
             exact_case(2100 if args.quick else None, 1 if args.quick else args.repeats,
-                       threads)
+                       threads, max_iter=30 if args.quick else 300)
     if args.memory:
         memory_case(args.n_memory, args.features, args.clusters, args.rank,
-                    args.memory_dtype)
+                    args.memory_dtype, args.memory_iters)
 
 
 if __name__ == "__main__":

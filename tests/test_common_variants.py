@@ -5,7 +5,9 @@ variant of ``tests/properties/_registry.VARIANTS`` that selects another code
 path (low rank, linear kernel, solvers, forms, outputs, QP back-ends; the init
 variants only change the start and are left to the property suite) runs them
 too. Expected failures inherit the written reasons of ``test_common`` for the
-same class, plus the variant-specific ones below (each with its reason).
+same class, plus the variant-specific ones below (each with its reason). The
+instances get ``random_state=0`` so that an expected failure does not depend on
+the draw (``tests/test_common.py`` keeps ``random_state=None``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,20 @@ from tests.properties._registry import CONFIGS, SMALL
 from tests.test_common import EXPECTED_FAILED_CHECKS, TEST_PARAMS
 
 # variant id -> {check name: written reason}
-VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {}
+_PKM_N_ITER = (
+    "issue 16 finding for the PKM engineer: the one-constraint-at-a-time solvers take no step "
+    "when the k-means++ start is already stationary, so n_iter_ = 0 (scikit-learn expects >= 1)"
+)
+_WOC_NORMALIZED = (
+    "documented limitation: with decision_scale='normalized' at temperature=1 the fit "
+    "collapses into one cluster (WOCSVMClustering docstring); the default 'libsvm' passes"
+)
+VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {
+    "PKM-solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "PKM-solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "PKM-solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
+    "WOCSVMClustering-decision-normalized": {"check_clustering": _WOC_NORMALIZED},
+}
 
 
 def _variant_configs():
@@ -36,6 +51,9 @@ def _instances():
     out = []
     for config in _variant_configs():
         params = {**TEST_PARAMS.get(config.name, {}), **SMALL.get(config.name, {}), **config.params}
+        if "random_state" in config.cls().get_params():
+            # deterministic checks: a variant's expected failure must not depend on the draw
+            params.setdefault("random_state", 0)
         out.append(config.cls(**params))
     return out
 

@@ -236,8 +236,10 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
+        X : array-like of shape (n_samples, n_features)
+            Training data; a SciPy sparse matrix only for estimators that accept
+            one (their ``__sklearn_tags__().input_tags.sparse``: BMMC, CPMMC, EMMC,
+            IterSVR, IterSVM).
         y : Ignored
             Not used, present for API consistency by convention.
 
@@ -253,8 +255,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            New data.
+        X : array-like of shape (n_samples, n_features)
+            New data (sparse only where the estimator accepts it for ``fit``).
 
         Returns
         -------
@@ -283,8 +285,8 @@ class SoftClusterMixin:
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            New data.
+        X : array-like of shape (n_samples, n_features)
+            New data (sparse only where the estimator accepts it for ``fit``).
 
         Returns
         -------

@@ -106,7 +106,7 @@ def test_predict_on_training_data_equals_labels(kernel, n_components, init, seed
                          random_state=seed).fit(X)
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     np.testing.assert_array_equal(est.labels_, (est.decision_values_ > est.threshold_))
-    assert est.n_tied_moved_ == 0
+    assert est.n_threshold_changes_ == 0
 
 
 @pytest.mark.parametrize("offset", [1e9, 1e10])
@@ -151,6 +151,6 @@ def test_tied_decision_values_are_reported_not_hidden():
     X = np.vstack([np.zeros((30, 2)), np.ones((10, 2))])
     est = IterativeLSSVM(balance=0.0, random_state=0).fit(X)
     np.testing.assert_array_equal(est.predict(X), est.labels_)
-    assert est.n_tied_moved_ > 0  # documented: rows the final thresholding moved
+    assert est.n_threshold_changes_ > 0  # documented: rows the final thresholding moved
     # identical rows share a label
     assert np.unique(est.labels_[:30]).size == 1 and np.unique(est.labels_[30:]).size == 1

@@ -186,3 +186,11 @@ def test_infeasible_start_is_repaired_before_the_history(cls):
     est = cls(init=init, random_state=0).fit(X)
     np.testing.assert_array_equal(est.init_labels_, init)
     assert abs(np.diff(np.bincount(est.labels_))[0]) <= est.balance_
+
+
+@pytest.mark.parametrize("cls", [IterSVR, IterSVM])
+def test_score_is_minus_the_objective_when_nothing_moved(cls):
+    X, _ = _issue_blobs()
+    est = cls(random_state=0).fit(X)
+    assert est.balance_moved_.size == 0 and est.converged_
+    assert est.score(X) == pytest.approx(-est.objective_, rel=1e-8)

@@ -42,7 +42,12 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
     }
     # the project's vocabulary: a fitted attribute named ``*moved_`` lists the training
     # rows whose labels_ differ from predict(X_train) (e.g. EMMC's balance_moved_)
-    moved = [np.asarray(v).ravel() for k, v in vars(est).items() if k.endswith("moved_")]
+    # (row-index arrays only: a count such as IterativeLSSVM's n_tied_moved_ is not one)
+    moved = [
+        v
+        for k, v in vars(est).items()
+        if k.endswith("moved_") and isinstance(v, np.ndarray) and v.dtype.kind in "iu"
+    ]
     rec["moved"] = np.unique(np.concatenate(moved)).astype(np.intp) if moved else None
     rec["predict"] = np.asarray(est.predict(X))
     if hasattr(est, "predict_proba"):

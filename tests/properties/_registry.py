@@ -71,7 +71,7 @@ VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("gaussian", {"activation": "gaussian"}),
         ("output-single", {"output": "single"}),
         ("output-multi", {"output": "multi"}),
-        ("init-kmeans", {"init": "kmeans"}),
+        ("init-kmeans", {"init": "k-means"}),
         ("init-random", {"init": "random"}),
     ],
     "IterSVR": [("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})],

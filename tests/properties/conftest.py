@@ -5,7 +5,8 @@
   every category reuses the same guarded fit (the whole package runs in a few
   minutes of one core).
 - ``long`` (``make test-long``): many generated problems per test, a fresh seed
-  each run (set ``MARGINCLUST_HYPOTHESIS_SEED`` to replay one).
+  each run (hypothesis prints the failing problem; pin it in ``_known.PINNED``);
+  ``MARGINCLUST_HYPOTHESIS_MAX_EXAMPLES`` (default 30) sets how many.
 
 No profile shrinks: a failing problem is a seed, shrinking it would only refit
 (and a hang would cost the watchdog's timeout per shrink step).
@@ -26,7 +27,11 @@ _COMMON = dict(
     print_blob=True,
 )
 settings.register_profile("ci", max_examples=1, **_COMMON)
-settings.register_profile("long", max_examples=30, **_COMMON)
+settings.register_profile(
+    "long",
+    max_examples=int(os.environ.get("MARGINCLUST_HYPOTHESIS_MAX_EXAMPLES", "30")),
+    **_COMMON,
+)
 settings.load_profile(os.environ.get("MARGINCLUST_HYPOTHESIS_PROFILE", "ci"))
 
 

@@ -117,18 +117,21 @@ class _Check:
         _log(self.category, self.config, self.case, f"n/a ({why})")
 
 
-def _fitted(config: Config, case: Case, transform: str = "identity", **kw) -> dict:
+def _fitted(check: _Check, transform: str = "identity", **kw) -> dict:
     """The record of a clean fit; a fit error, hang or stray RuntimeWarning fails the test."""
-    out = fit_record(config.id, case, transform, **kw)
-    _assert_clean(out, config, case, transform)
+    out = fit_record(check.config.id, check.case, transform, **kw)
+    _assert_clean(out, check, transform)
     return out.value
 
 
-def _assert_clean(out: Outcome, config: Config, case: Case, transform: str) -> None:
-    where = f"{config.id} on {case} ({transform})"
-    assert out.ok, f"{where}: {out.describe()}"
+def _assert_clean(out: Outcome, check: _Check, transform: str) -> None:
+    """Fail (and log the failure) unless the guarded call answered without RuntimeWarning."""
     stray = stray_runtime_warnings(out)
-    assert not stray, f"{where}: stray RuntimeWarning(s): {stray[:3]}"
+    if out.ok and not stray:
+        return
+    check(out.ok, f"({transform}) {out.describe()}")
+    check(not stray, f"({transform}) stray RuntimeWarning(s): {stray[:3]}")
+    check.done()
 
 
 def _predict_vs_labels(rec: dict, case: Case) -> tuple[bool, str]:
@@ -170,7 +173,7 @@ def test_memberships_on_simplex(config, case):
     if not config.is_soft():
         check.skip("no memberships")
         pytest.skip("hard clustering: no memberships")
-    rec = _fitted(config, case)
+    rec = _fitted(check)
     P = rec["memberships_"]
     check(P is not None and P.shape == (case.n, case.k), f"memberships_ shape {np.shape(P)}")
     check(P is not None and _on_simplex(P, 1e-8), "memberships_ rows not on the simplex")
@@ -186,7 +189,7 @@ def test_memberships_on_simplex(config, case):
 def test_labels_in_range_and_argmax(config, case):
     case = _fit_case(case, config)
     check = _Check("labels", config, case)
-    rec = _fitted(config, case)
+    rec = _fitted(check)
     labels, pred = rec["labels_"], rec["predict"]
     check(labels.shape == (case.n,), f"labels_ shape {labels.shape}")
     check(labels.dtype.kind == "i", f"labels_ dtype {labels.dtype}")
@@ -204,7 +207,7 @@ def test_labels_in_range_and_argmax(config, case):
 def test_predict_train_equals_labels(config, case):
     case = _fit_case(case, config)
     check = _Check("predict", config, case)
-    rec = _fitted(config, case)
+    rec = _fitted(check)
     if config.predict_matches_labels():
         check(*_predict_vs_labels(rec, case))
     if rec["memberships_"] is not None and "predict_proba" in rec:
@@ -219,7 +222,7 @@ def test_predict_train_equals_labels(config, case):
 def test_input_not_modified(config, case):
     case = _fit_case(case, config)
     check = _Check("input", config, case)
-    rec = _fitted(config, case)
+    rec = _fitted(check)
     check(rec["X_unchanged_by_fit"], "fit modified X")
     check(rec["X_unchanged"], "predict modified X")
     check.done()
@@ -234,7 +237,7 @@ def test_documented_monotone_objective(config, case):
     if not config.monotone(case.k):
         check.skip("no monotone claim")
         return
-    rec = _fitted(config, case)
+    rec = _fitted(check)
     h = np.asarray(rec["objective_history_"], dtype=np.float64)
     check(bool(np.all(np.isfinite(h))), "objective_history_ not finite")
     if h.size > 1:
@@ -262,7 +265,7 @@ def test_float32_kept(config, case):
     if np.float32 not in getattr(config.cls, "_dtypes", (np.float64,)):
         check.skip("float32 not accepted")
         pytest.skip("float32 input is not documented as accepted")
-    rec = _fitted(config, case, dtype="float32")
+    rec = _fitted(check, dtype="float32")
     for name in (*_DTYPE_ATTRS, *getattr(config.cls, "_preserves_dtype_attrs", ())):
         if name in rec["attr_dtypes"]:
             got = rec["attr_dtypes"][name]
@@ -285,8 +288,8 @@ def test_deterministic_with_random_state(config, case):
     # random_state 7 twice, each in its own child
     a = fit_record(config.id, case, random_state=7)
     b = fit_record(config.id, case, random_state=7, repeat=1)
-    _assert_clean(a, config, case, "identity")
-    _assert_clean(b, config, case, "identity")
+    _assert_clean(a, check, "identity")
+    _assert_clean(b, check, "identity")
     ra, rb = a.value, b.value
     check(np.array_equal(ra["labels_"], rb["labels_"]), "labels_ differ between two fits")
     if ra["memberships_"] is not None:
@@ -305,7 +308,7 @@ def test_pickle_clone_set_params_refit(config, case):
     check = _Check("refit", config, case)
     other = dataclasses.replace(case, seed=case.seed + 1, n=max(20, case.n - 7), d=case.d + 1)
     out = refit_record(config.id, case, other)
-    _assert_clean(out, config, case, "identity")
+    _assert_clean(out, check, "identity")
     r = out.value
     check(np.array_equal(r["unpickled_predict"], r["predict"]), "unpickled model predicts else")
     check(np.array_equal(r["clone_labels"], r["labels"]), "clone().fit gives other labels_")
@@ -332,12 +335,12 @@ def test_partition_survives_rescaling(config, case):
     check = _Check("scale", config, case)
     _scale_free_claim(config, check)
     X, y = make_data(case)
-    base = _fitted(config, case)["labels_"]
+    base = _fitted(check)["labels_"]
     if adjusted_rand_score(y, base) < 1.0:
         check.skip("partition not found at scale 1")
         return
     for transform in ("x1e-6", "x1e6"):
-        labels = _fitted(config, case, transform)["labels_"]
+        labels = _fitted(check, transform)["labels_"]
         ari = adjusted_rand_score(base, labels)
         check(ari == 1.0, f"ARI {ari:.2f} at {transform} (1.0 at scale 1)")
     check.done()

@@ -82,3 +82,23 @@ def test_all_multipliers_at_the_bound():
     a = w / w.sum()
     assert_allclose(m.coef, F.T @ a)
     assert_allclose(m.rho, (F @ m.coef).max())
+
+
+def test_zero_weight_samples_in_the_smoothing_zone_stay_finite():
+    """Zero-weight samples stay at zero and the optimum is the QP's (the Hessian skips them)."""
+    import warnings
+
+    F = np.random.RandomState(0).randn(30, 3)
+    w = np.zeros(30)
+    w[:3] = 1.0  # most samples carry no weight
+    nu = 0.5
+    u = w / (nu * w.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        sol = solve_box_simplex_newton(F, u, tol=1e-9)
+    K = F @ F.T
+    a_qp, _ = scholkopf_qp(K, w, nu, bound="sum")
+    assert np.all(np.isfinite(sol.w)) and np.isfinite(sol.rho)
+    assert np.all(sol.a[3:] == 0)
+    assert_allclose(scholkopf_objective(K, sol.a), scholkopf_objective(K, a_qp), rtol=1e-6,
+                    atol=1e-9)

@@ -317,10 +317,15 @@ def run(args: argparse.Namespace) -> int:
             params.setdefault("verbose", args.verbose)
         else:
             _say(f"note: {cls.__name__} has no verbose parameter; only the summary is printed")
+    n_comp = params.get("n_components", init_params.get("n_components"))
+    if n_comp == "auto":  # SLMC / IterativeLSSVM: exact up to EXACT_MAX_SAMPLES rows only
+        from marginclust.estimators._kernel_model import EXACT_MAX_SAMPLES
+
+        n_comp = None if X.shape[0] <= EXACT_MAX_SAMPLES else 0
     if (
         X.shape[0] > EXACT_KERNEL_NOTE_ROWS
         and "n_components" in init_params
-        and params.get("n_components", init_params["n_components"]) is None
+        and n_comp is None
         and params.get("kernel", init_params.get("kernel")) != "precomputed"
     ):
         _say(

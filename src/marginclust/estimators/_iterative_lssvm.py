@@ -42,7 +42,7 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
     ``labels_`` is ``decision_values_ > threshold_``, the rule ``predict``
     applies to new data, so ``predict(X_train)`` equals ``labels_``. The
     relabelling of the last sweep gives the same labels except when decision
-    values tie across the threshold; ``n_tied_moved_`` counts such rows (then
+    values tie across the threshold; ``n_threshold_changes_`` counts such rows (then
     the balance constraint may be exceeded by those rows).
 
     Parameters
@@ -97,7 +97,7 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
     threshold_ : float
         Midpoint between the decision values of the two clusters; ``predict``
         returns ``f(x) > threshold_``.
-    n_tied_moved_ : int
+    n_threshold_changes_ : int
         Rows whose label the final thresholding changed from the last
         relabelling (decision values tied across the threshold; usually 0).
     dual_coef_, X_fit_, coef_, feature_map_, gamma_, mean_, n_components_
@@ -237,7 +237,7 @@ n_features_in_
             a, f, reg = problem.fit_coef(np.ones(kctx.X.shape[0]))
             J = reg + lam * float(np.sum((f - 1.0) ** 2))
             x = {"labels_": np.zeros(f.shape[0], dtype=np.intp), "decision_values_": f,
-                 "threshold_": -np.inf, "n_tied_moved_": 0}
+                 "threshold_": -np.inf, "n_threshold_changes_": 0}
             x.update(self._fitted_model(kctx, a))
             return SolverResult(x=x, objective=J, objective_history=np.array([J]), n_iter=1,
                                 converged=True)
@@ -256,7 +256,7 @@ n_features_in_
         labels = (f > threshold).astype(np.intp)
         moved = int(np.count_nonzero(labels != (y > 0)))
         x = {"labels_": labels, "decision_values_": f, "threshold_": threshold,
-             "n_tied_moved_": moved}
+             "n_threshold_changes_": moved}
         x.update(self._fitted_model(kctx, coef))
         return replace(res, x=x)
 
@@ -285,7 +285,7 @@ n_features_in_
         return (self._decision_values(X) > self.threshold_).astype(np.intp)
 
     def score(self, X: Any, y: Any = None) -> float:
-        """Minus the LS-SVM objective on ``X`` with the predicted labels (higher is better).
+        """Return minus the LS-SVM objective on ``X`` with the predicted labels (higher is better).
 
         ``-(||w||^2 + lam * sum_i (f(x_i) - y_i)^2)`` with ``y_i = +1`` where
         ``predict`` gives 1, else -1.
@@ -300,6 +300,7 @@ n_features_in_
         Returns
         -------
         score : float
+            ``-J`` on ``X``.
         """
         X = self._validate_predict_data(X)
         f = self._decision_values(X)

@@ -90,6 +90,8 @@ class _IterBase(BaseClusterer):
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
     _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
+    # the models see (X - mean) / scale (dense X), for both kernels
+    _translation_invariant: ClassVar[bool] = True
     # C multiplies a sum of losses over the samples.
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
 
@@ -182,6 +184,7 @@ class _IterBase(BaseClusterer):
             "balance_moved_": np.flatnonzero((f > 0).astype(np.intp) != labels),
             "stop_reason_": res.info["stop_reason"],
             "init_labels_": labels0,
+            "_w_sq": self._w_norm_sq(model, f),
             **common,
         }
         return SolverResult(
@@ -233,6 +236,30 @@ class _IterBase(BaseClusterer):
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return (self._decision(X) > 0).astype(np.intp)
 
+    def score(self, X: Any, y: Any = None) -> float:
+        """Minus the objective on ``X``: ``-(1/2 ||w||^2 + C * loss(f(x), sign f(x)))``.
+
+        Each sample takes the label of :meth:`predict` (no balance constraint for
+        new data). Higher is better.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+        """
+        X = self._validate_predict_data(X)
+        f = self._decision(X)
+        if self.model_ is None:
+            return 0.0
+        t = np.where(f > 0, 1.0, -1.0)
+        return -(0.5 * self._w_sq + float(self.C) * self._loss(f, t))
+
 
 def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): nothing to fit."""
@@ -243,6 +270,7 @@ def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResul
         "balance_moved_": np.zeros(0, dtype=np.intp),
         "stop_reason_": "converged",
         "init_labels_": np.zeros(n, dtype=np.intp),
+        "_w_sq": 0.0,
         **common,
     }
     return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)

@@ -123,6 +123,14 @@ class KernelModelMixin:
     coef_: Any
     dual_coef_: Any
 
+    @property
+    def sigma_(self) -> float | None:
+        """RBF width ``sigma = 1 / sqrt(2 gamma_)`` (read-only, from the fitted ``gamma_``)."""
+        if "gamma_" not in self.__dict__:
+            raise AttributeError("sigma_ is set by fit (it is derived from gamma_).")
+        gamma = self.__dict__["gamma_"]
+        return None if gamma is None else float(1.0 / np.sqrt(2.0 * gamma))
+
     def _check_kernel_params(self, X: Any) -> None:
         kernel = self.kernel
         if not (callable(kernel) or (isinstance(kernel, str) and kernel in KERNELS)):

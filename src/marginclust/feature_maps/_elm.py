@@ -90,6 +90,13 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Input feature names, when ``X`` has string column names.
 
+    References
+    ----------
+    G.-B. Huang, Q.-Y. Zhu and C.-K. Siew, "Extreme learning machine: theory and
+    applications", Neurocomputing 70, 2006; Q. Zhang, S. Xia, Y. Liu and J. Zhang,
+    "Extreme maximum margin clustering", IEICE Trans. Inf. & Syst. E96-D(8), 2013
+    (eq. 7).
+
     Examples
     --------
     >>> import numpy as np

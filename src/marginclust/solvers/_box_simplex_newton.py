@@ -211,7 +211,8 @@ def solve_box_simplex_newton(
         for _ in range(max_iter):
             grad = w - np.asarray(F.T @ a, dtype=np.float64)
             r = rho - c
-            zone = (r > 0.0) & (r < mu)
+            # zero-weight samples carry no curvature (and would make d.sum() zero)
+            zone = (r > 0.0) & (r < mu) & (u > 0.0)
             if np.any(zone):
                 d = u[zone] / mu
                 Fz = np.asarray(F[zone], dtype=np.float64)

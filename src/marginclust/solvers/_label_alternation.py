@@ -208,18 +208,22 @@ def kmeans_labels(
     transform: Any = None,
     n_init: int = 5,
     seed_rows: int = 2000,
+    polish_iter: int = 10,
     max_rows: int = _KMEANS_MAX_ROWS,
     block_rows: int = 8192,
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.
 
     The best of ``n_init`` k-means runs (k-means++ seeding) on a random subsample
-    of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; one k-means run on
-    all rows (at most ``max_rows`` drawn at random, the rest assigned) polishes
-    them. On USPS's 9298 x 1000 hidden layer this costs about one k-means run and
-    gives the start accuracy of ten (one run alone lands on a poor start for one
-    seed in five). ``transform`` (rows -> features, e.g. a random hidden layer)
-    moves it to another space, computed block by block for the assignment.
+    of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; at most
+    ``polish_iter`` Lloyd iterations on all rows (at most ``max_rows`` drawn at
+    random, the rest assigned) polish them. On USPS's 9298 x 1000 hidden layer
+    this costs less than one full k-means run and gives the start accuracy of ten
+    (66.2-67.4 % over 5 seeds, mean 67.0; one run alone lands at 60.5 % for one
+    seed in five; assigning without the polish gives 64.5-67.4 %; three seeding
+    runs started seed 0 at 59.8 % in EMMC's own draw). ``transform``
+    (rows -> features, e.g. a random hidden layer) moves it to another space,
+    computed block by block for the assignment.
     Duplicate points (fewer distinct points than clusters) do not leak
     scikit-learn's warning: the caller's own collapse check speaks for the result.
 
@@ -237,6 +241,8 @@ def kmeans_labels(
         k-means runs on the seeding subsample.
     seed_rows : int, default=2000
         Size of the seeding subsample (at least 50 rows per cluster).
+    polish_iter : int, default=10
+        Lloyd iterations of the polishing run (a start need not be converged).
     max_rows : int, default=20000
         Rows the polishing run is fitted on.
     block_rows : int, default=8192
@@ -267,7 +273,8 @@ def kmeans_labels(
             idx = np.sort(random_state.choice(Z.shape[0], size=n_seed, replace=False))
             seeds = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state)
             centres = seeds.fit(Z[idx]).cluster_centers_
-            km = KMeans(n_clusters=n_clusters, init=centres, n_init=1).fit(Z)
+            km = KMeans(n_clusters=n_clusters, init=centres, n_init=1, max_iter=polish_iter)
+            km.fit(Z)
         else:
             km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z)
     if sub is None:
