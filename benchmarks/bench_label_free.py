@@ -175,13 +175,25 @@ COLS = ["default", "search", "median", "oracle", "kmeans"]
 
 
 def _cell_means(cell: list[dict[str, Any]]) -> dict[str, float]:
-    """Per column, the mean over seeds; a search that picked nothing (every setting
-    collapsed) is left out of its mean, and a set where no seed picked gets NaN."""
+    """Per column, the mean over seeds. A search that picked nothing (every setting
+    collapsed: a warning, no pick) counts with the default's CA, which is what the
+    user keeps after the warning."""
     out = {}
     for c in COLS:
-        vals = [float(r[c]) for r in cell if r.get(c) is not None and np.isfinite(r[c])]
+        vals = []
+        for r in cell:
+            v = r.get(c)
+            if c == "search" and (v is None or not np.isfinite(v)):
+                v = r.get("default")
+            if v is not None and np.isfinite(v):
+                vals.append(float(v))
         out[c] = float(np.mean(vals)) if vals else np.nan
     return out
+
+
+def _nanmean(values: list[Any]) -> float:
+    vals = [float(v) for v in values if v is not None and np.isfinite(v)]
+    return float(np.mean(vals)) if vals else float("nan")
 
 
 def print_tables(rows: list[dict[str, Any]], methods: list[str], datasets: list[str]) -> None:
@@ -196,8 +208,8 @@ def print_tables(rows: list[dict[str, Any]], methods: list[str], datasets: list[
             if not cell:
                 continue
             mean = _cell_means(cell)
-            t_def = np.nanmean([r.get("t_default", np.nan) for r in cell])
-            t_s = np.nanmean([r.get("t_search", np.nan) for r in cell])
+            t_def = _nanmean([r.get("t_default") for r in cell])
+            t_s = _nanmean([r.get("t_search") for r in cell])
             print(f"| {name} | {method} | {cell[0]['grid']} | "
                   + " | ".join(_fmt(mean[c]) for c in COLS)
                   + f" | {', '.join(r['collapsed'] for r in cell)} | {t_def:.2f} | {t_s:.1f} | "
@@ -219,24 +231,18 @@ def print_tables(rows: list[dict[str, Any]], methods: list[str], datasets: list[
             continue
 
         def wtl(col: str, sets: list[dict[str, float]] = per_set) -> str:
-            # a set without any pick counts as a loss
             w = sum(bool(s[col] > s["kmeans"] + 0.005) for s in sets)
             t = sum(bool(abs(s[col] - s["kmeans"]) <= 0.005) for s in sets)
             return f"{w}/{t}/{len(sets) - w - t}"
 
-        # means over the sets; a set where the search picked nothing counts with
-        # the default's CA (what the user falls back to after the warning)
-        search = [s["search"] if np.isfinite(s["search"]) else s["default"] for s in per_set]
-        means = {c: float(np.nanmean([s[c] for s in per_set])) for c in COLS}
-        means["search"] = float(np.nanmean(search))
-        ratio = float(np.nanmean([a / s["oracle"] for a, s in zip(search, per_set,
-                                                                   strict=True)]))
+        means = {c: _nanmean([s[c] for s in per_set]) for c in COLS}
+        ratio = _nanmean([s["search"] / s["oracle"] for s in per_set])
         print(f"| {method} | {len(per_set)} | " + " | ".join(_fmt(means[c]) for c in COLS)
               + f" | {wtl('search')} | {wtl('default')} | {_fmt(ratio)} | {no_pick} |")
     print("\nW/T/L: search (or default) beats / ties (within 0.005) / loses to KMeans(n_init=10) "
-          "on the set's mean over seeds; a set where no seed's search picked anything is a "
-          "loss, and counts with the default's CA in 'mean search'. 'no pick' = searches "
-          "where every setting collapsed (a warning, no silent pick). '*' grid = the bench "
+          "on the set's mean over seeds. 'no pick' = searches where every setting collapsed "
+          "(a warning, no silent pick); such a search counts with the default's CA (what the "
+          "user keeps) in its set's 'search' value. '*' grid = the bench "
           f"fallback grid (the estimator declares no _label_free_grid yet). loadavg "
           f"{os.getloadavg()}.")
 
