@@ -55,3 +55,10 @@ def test_parse_grid():
     assert parse_grid(None) is None
     with pytest.raises(ValueError, match="KEY=\\[V1,V2"):
         parse_grid(["C=1"])
+
+
+def test_bench_label_free_flag_adds_the_column(tmp_path, capsys, shared_data_dir):
+    code = main(["bench", "--table", "slmc-table3", "--quick", "--label-free", "--no-progress",
+                 "--out", str(tmp_path / "out"), "--data-home", str(shared_data_dir)])
+    assert code in (0, None)
+    assert "ours (label-free)" in capsys.readouterr().out

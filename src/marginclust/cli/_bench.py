@@ -33,6 +33,8 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--data-home", metavar="DIR", default=None,
                    help="CSV data directory (default: $MARGINCLUST_DATA)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--label-free", action="store_true",
+                   help="add a label-free column: a StabilitySearch per run (grid tables)")
     p.set_defaults(func=run)
 
 
@@ -164,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             out_dir=out,
             data_home=args.data_home,
             progress=not args.no_progress,
+            label_free=args.label_free,
         )
         elapsed = time.perf_counter() - start
         tail = f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
