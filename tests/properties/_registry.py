@@ -168,7 +168,12 @@ class Config:
         flag = getattr(self.cls, "_scale_free_defaults", None)
         if flag is not None:
             return bool(flag)
-        return not re.search(r"not scale[- ]free defaults|defaults are not scale[- ]free", self.doc)
+        doc = " ".join(self.doc.split())
+        if self.params.get("kernel") == "linear" and re.search(
+            r"linear kernel[^.]*not scale[- ]free", doc
+        ):
+            return False  # a documented non-default kernel that is not scale-free
+        return not re.search(r"not scale[- ]free defaults|defaults are not scale[- ]free", doc)
 
     def monotone(self, n_clusters: int) -> bool:
         flag = getattr(self.cls, "_monotone_objective", None)

@@ -103,7 +103,9 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         Number of clusters ``K``.
     kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
         ``"rbf"``: ``exp(-gamma ||x - y||^2)``; ``"linear"``: ``x^T y + 1``
-        on centred data (the paper's implicit threshold); a callable
+        on centred data (the paper's implicit threshold; this linear kernel is
+        not scale-free, since the constant weighs more on small features:
+        standardise first); a callable
         ``kernel(X, Y)`` returning the (n_x, n_y) kernel matrix (data not
         centred); ``"precomputed"``: ``X`` is the (n, n) training kernel
         matrix in ``fit`` and the (n_new, n) cross-kernel in ``predict``.
@@ -179,7 +181,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     labels_ : ndarray of shape (n_samples,)
         ``argmax_k f_k(x_i)``.
     memberships_ : ndarray of shape (n_samples, n_clusters)
-        Final memberships ``U`` (rows on the simplex).
+        Final memberships ``U`` (rows on the simplex), in the input dtype.
     decision_values_ : ndarray of shape (n_samples, n_clusters)
         ``f(x_i)`` on the training data.
     dual_coef_ : ndarray of shape (n_samples, n_clusters) or None
@@ -398,6 +400,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
             U, coef, F = U[:, order], coef[:, order], F[:, order]
         labels = np.argmax(F, axis=1)
+        # memberships in the input dtype (the kernel algebra runs in float64)
+        U = U.astype(kctx.X.dtype, copy=False)
         x = {"labels_": labels, "memberships_": U, "decision_values_": F,
              "n_reseeds_": n_reseeds}
         x.update(self._fitted_model(kctx, coef))
@@ -436,7 +440,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         return self._decision_values(X)
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
-        return u_step(self._decision_values(X), float(self.m))
+        U = u_step(self._decision_values(X), float(self.m))
+        return U.astype(X.dtype if X.dtype == np.float32 else np.float64, copy=False)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return np.argmax(self._decision_values(X), axis=1)
