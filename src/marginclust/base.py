@@ -10,9 +10,7 @@ attributes) and ``_predict_memberships`` or ``_predict``.
 
 Work done once per fit (kernel matrices, centring, validated pairs, sigma0)
 belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
-every restart: ``_fit_one(context, random_state)``. Estimators that do not
-override ``_prepare`` keep the older ``_fit_one(X, random_state, **fit_params)``
-contract (to be removed once every estimator has moved).
+every restart: ``_fit_one(context, random_state)``.
 """
 
 from __future__ import annotations
@@ -78,15 +76,17 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def _prepare(self, X: Any, **fit_params: Any) -> Any:
         """Once-per-fit work shared by all restarts; return a context for ``_fit_one``.
 
-        ``None`` (the default) selects the older ``_fit_one(X, random_state,
-        **fit_params)`` contract.
+        The default context is the validated ``X`` itself; estimators that take
+        fit parameters (pairs, weights) or precompute anything override this.
         """
-        return None
+        if fit_params:
+            raise TypeError(
+                f"{type(self).__name__}.fit got unexpected parameters {sorted(fit_params)}."
+            )
+        return X
 
-    def _fit_one(
-        self, X: Any, random_state: np.random.RandomState, **fit_params: Any
-    ) -> SolverResult:
-        """Run one restart and return its result (``x`` maps attribute names to values)."""
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
+        """Run one restart from the ``_prepare`` context; return its result."""
         raise NotImplementedError
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
@@ -155,10 +155,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         n_restarts = self._n_restarts()
         for restart, seed in enumerate(spawn_seeds(rng, n_restarts)):
             try:
-                if context is None:
-                    res = self._fit_one(X, np.random.RandomState(seed), **fit_params)
-                else:
-                    res = self._fit_one(context, np.random.RandomState(seed))
+                res = self._fit_one(context, np.random.RandomState(seed))
             except EmptyClusterError as exc:
                 last_error = exc
                 report(
