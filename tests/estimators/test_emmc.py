@@ -379,6 +379,29 @@ def test_duplicates_do_not_leak_kmeans_warning():
     assert np.bincount(est.labels_, minlength=3).min() > 0  # no empty cluster
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("k", [2, 3])
+def test_identical_rows_share_a_label_at_defaults(seed, k):
+    """Issue 12: duplicated rows are not split at the defaults.
+
+    The k-means start never splits identical rows, and ``balance="auto"`` takes the
+    start's own size spread, so the repair has no reason to move part of a tie
+    group. A hard ``balance`` can force a split (the sizes may admit no other
+    labelling); the moved rows are then listed in ``balance_moved_``.
+    """
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(60, 3, centers=3, random_state=seed)
+    X = np.vstack([X, np.repeat(X[:5], 6, axis=0)])  # five points, each seven times
+    est = EMMC(k, random_state=seed).fit(X)
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    group = group.ravel()
+    for g in np.unique(group):
+        assert np.unique(est.labels_[group == g]).size == 1
+    moved = np.flatnonzero(est.predict(X) != est.labels_)
+    np.testing.assert_array_equal(np.sort(est.balance_moved_), moved)
+
+
 def test_verbose_prints_iterations(capsys):
     X, _ = _issue_blobs()
     EMMC(2, n_hidden=10, init="random", verbose=1, random_state=0).fit(X)
