@@ -86,7 +86,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         J(alpha, U) = tr(alpha Kmat alpha^T) + lam * sum_ik u_ik^m ||f(x_i) - e_k||^2
 
     The alpha-step is a weighted kernel ridge regression solved by one Cholesky
-    factorisation (SPEC section 1; the paper's printed eq. (8) is not the
+    factorisation (the paper's printed eq. (8) is not the
     minimiser); the U-step is the closed form (13), computed in log space. ``J``
     never increases. Labels are ``argmax_k f_k(x)`` (= ``argmax_k u_k``,
     Proposition 1), so ``predict(X_train)`` equals ``labels_``.

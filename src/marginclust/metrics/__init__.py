@@ -1,4 +1,4 @@
-"""Clustering measures used by the papers (SPEC section 6).
+"""Clustering measures used by the papers.
 
 - Accuracy: :func:`clustering_accuracy` (majority or one-to-one mapping).
 - External: :func:`rand_index`, :func:`adjusted_rand_index`,

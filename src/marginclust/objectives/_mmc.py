@@ -1,4 +1,4 @@
-"""Maximum margin clustering objectives (BMMC, Li et al. 2019; SPEC section 2).
+"""Maximum margin clustering objectives (BMMC, Li et al. 2019).
 
 Linear scores, one per output (``q = 1`` binary, ``q = k`` multiclass), written
 around the data mean so that the balance constraint only involves ``t``:
@@ -15,7 +15,7 @@ of shape ``(q,)``.
 True (non-convex) objectives, what ``objective_history_`` records:
 
 - binary (eq. 3):  ``J = 1/2 ||w||^2 + C/n sum_i max(0, 1 - |f(x_i)|)``
-- multiclass (eqs. 20-22, SPEC): ``J = 1/2 ||W||_F^2 + C/(nk) sum_i sum_{r != y_i}
+- multiclass (eqs. 20-22): ``J = 1/2 ||W||_F^2 + C/(nk) sum_i sum_{r != y_i}
   max(0, 1 - (f_{y_i}(x_i) - f_r(x_i)))`` with ``y_i = argmax_p f_p(x_i)``,
 - plus, with pairs (Sec. IV): ``C'/m sum |f(x_u) - z f(x_v)|`` (binary) or
   ``C'/(mk) sum_{(u,v), r} |f_r(x_u) - z f_r(x_v)|`` (multiclass),

@@ -1,6 +1,6 @@
 """Probabilistic K-means (PKM): objective, gradient, centres and optimality conditions.
 
-The model (FCM at m = 1, "soft K-means"; SPEC section 3)::
+The model (FCM at m = 1, "soft K-means")::
 
     J(P) = sum_j sum_i p_ij ||x_i - c_j(P)||^2,   c_j(P) = sum_i p_ij x_i / sum_i p_ij
     s.t.  sum_j p_ij = 1,  p_ij >= 0.

@@ -8,7 +8,7 @@ Layout conventions (samples are rows everywhere):
 - in low-rank mode the kernel is ``Kmat ~ Phi Phi^T`` with explicit features
   ``Phi`` (n, L) and the primal weights are ``W = Phi^T A`` (L, K), ``F = Phi @ W``.
 
-The objective (SPEC section 1; twice the paper's eq. (4), same minimisers) is::
+The objective (twice the paper's eq. (4), same minimisers) is::
 
     J(A, U) = tr(A^T Kmat A) + lam * sum_i sum_k u_ik^m ||f_i - e_k||^2
 
@@ -364,7 +364,7 @@ def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
 
     ``alpha = sum_k L_k Uhat_k K^T (sum_k K Uhat_k K^T + lam K)^{-1}`` with
     ``Uhat_k = diag(u_k^m)``; returned transposed (n, K) like :func:`alpha_step`.
-    It does not minimise ``J`` (SPEC section 1); the test shows the gradient
+    It does not minimise ``J``; the test shows the gradient
     is not zero there. Uses a least-squares solve because ``Kmat`` may be singular.
 
     Parameters
