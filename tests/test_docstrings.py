@@ -33,3 +33,10 @@ def test_no_references_to_documents_outside_the_repository():
         if any(word in line for word in outside)
     ]
     assert not hits, f"references to documents not in the repository: {hits}"
+
+
+@pytest.mark.parametrize("name", CLUSTERERS + ["ELMFeatures"])
+def test_every_public_estimator_has_examples_and_references(name):
+    doc = inspect.getdoc(getattr(marginclust, name)) or ""
+    assert "Examples\n--------" in doc and ">>>" in doc, f"{name} has no Examples section"
+    assert "References\n----------" in doc, f"{name} cites no paper"
