@@ -88,3 +88,12 @@ def test_progress_yields_every_item_and_writes_a_line(capsys, monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_tqdm)
     assert list(progress(range(4), desc="fits")) == [0, 1, 2, 3]
     assert "fits 4/4" in capsys.readouterr().err
+
+
+def test_check_finite_scale_float32_judged_like_float64():
+    X = np.random.RandomState(0).randn(20, 3).astype(np.float32)
+    check_finite_scale(X)
+    check_finite_scale(X * np.float32(1e-3))
+    # the extremes are taken in float32 and differenced in float64: wide float32
+    # ranges that float64 squares without overflow are accepted
+    check_finite_scale(X * np.float32(1e30))

@@ -459,8 +459,9 @@ def check_finite_scale(X: Any, name: str = "X") -> None:
                 "Rescale your features (e.g. sklearn.preprocessing.MaxAbsScaler)."
             )
         return
-    Xc = np.asarray(X, dtype=np.float64)
-    spread = Xc.max(axis=0) - Xc.min(axis=0)
+    Xc = np.asarray(X)
+    # column extremes in the input dtype, differences in float64: no copy of X
+    spread = Xc.max(axis=0).astype(np.float64) - Xc.min(axis=0).astype(np.float64)
     peak = float(spread.max()) if spread.size else 0.0
     with np.errstate(over="ignore", under="ignore"):
         sq = peak * peak * Xc.shape[1]
