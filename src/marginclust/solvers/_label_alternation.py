@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from ..utils._reporting import report
 from ._base import Callback, check_capabilities
+from ._blocks import sample_row_indices
 from ._result import SolverResult
 
 __all__ = ["LabelAlternation", "kmeans_labels"]
@@ -214,7 +215,9 @@ def kmeans_labels(
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.
 
-    The best of ``n_init`` k-means runs (k-means++ seeding) on a random subsample
+    The rows are drawn by :func:`marginclust.solvers._blocks.sample_row_indices`
+    (O(sample) memory, the draw the Dask path makes too). The best of ``n_init``
+    k-means runs (k-means++ seeding) on a random subsample
     of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; at most
     ``polish_iter`` Lloyd iterations on all rows (at most ``max_rows`` drawn at
     random, the rest assigned) polish them. On USPS's 9298 x 1000 hidden layer
@@ -260,7 +263,7 @@ def kmeans_labels(
     n = X.shape[0]
     sub = None
     if n > max_rows:
-        sub = np.sort(random_state.choice(n, size=max_rows, replace=False))
+        sub = sample_row_indices(n, max_rows, random_state)
 
     def feats(rows: Any) -> Any:
         return rows if transform is None else transform(rows)
