@@ -55,9 +55,7 @@ class _NoWholeX(Callback):  # type: ignore[misc]
 def _dask_fit(est, Xd, **ctx):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        with dask.config.set(scheduler="synchronous"), GraphCounter() as c, _NoWholeX(
-            Xd.shape
-        ):
+        with dask.config.set(scheduler="synchronous"), GraphCounter() as c, _NoWholeX(Xd.shape):
             dc = DaskClusterer(est).fit(Xd)
     return dc, c.count
 
@@ -183,9 +181,7 @@ def test_slmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
     ref = _np_fit(_slmc(init=U0, max_iter=10), X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        dc = DaskClusterer(_slmc(init=U0, max_iter=10)).fit(
-            da.from_array(X, chunks=(UNEVEN, -1))
-        )
+        dc = DaskClusterer(_slmc(init=U0, max_iter=10)).fit(da.from_array(X, chunks=(UNEVEN, -1)))
     assert dc.n_iter_ == ref.n_iter_
     np.testing.assert_allclose(dc.objective_history_, ref.objective_history_, rtol=1e-9)
     # coef_ itself is defined up to the signs of the Nystroem eigenvectors (the

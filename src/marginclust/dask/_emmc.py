@@ -80,8 +80,10 @@ _KMEANS_MAX_ROWS = 20000  # as marginclust.solvers.kmeans_labels
 def _peak_block(Xb: Any, mu: Any) -> float:
     Xb = np.asarray(Xb)
     return max(
-        (float(np.max(np.abs(np.asarray(Xb[sl], dtype=np.float64) - mu)))
-         for sl in sub_blocks(Xb.shape[0])),
+        (
+            float(np.max(np.abs(np.asarray(Xb[sl], dtype=np.float64) - mu)))
+            for sl in sub_blocks(Xb.shape[0])
+        ),
         default=0.0,
     )
 
@@ -147,17 +149,24 @@ def _init_labels_block(Xb: Any, lohi: Any, cfg: dict[str, Any]) -> npt.NDArray[n
         return rs.randint(cfg["m"], size=hi - lo).astype(np.intp)
     km, feats = cfg["km"], cfg["feats"]
     Xb = np.asarray(Xb)
-    return np.concatenate(
-        [np.asarray(km.predict(feats(Xb[sl])), dtype=np.intp) for sl in sub_blocks(hi - lo)]
-    ) if hi > lo else np.zeros(0, dtype=np.intp)
+    return (
+        np.concatenate(
+            [np.asarray(km.predict(feats(Xb[sl])), dtype=np.intp) for sl in sub_blocks(hi - lo)]
+        )
+        if hi > lo
+        else np.zeros(0, dtype=np.intp)
+    )
 
 
 def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
     """Initial labels (version 0), ``H_b^T H_b``, ``H_b^T T0_b`` and sizes per sub-block."""
     extra, cfg = rest if len(rest) == 2 else (None, rest[0])
     Xb = np.asarray(Xb)
-    t0 = (np.asarray(extra, dtype=np.intp).ravel() if extra is not None
-          else _init_labels_block(Xb, lohi, cfg))
+    t0 = (
+        np.asarray(extra, dtype=np.intp).ravel()
+        if extra is not None
+        else _init_labels_block(Xb, lohi, cfg)
+    )
     parts = []
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
@@ -182,17 +191,31 @@ def _delta_and_digest(
             deltas.append(None)
             continue
         if cfg["cached"]:
-            Hrows = (Hsub[i] if Hsub is not None
-                     else _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"]))[idx]
+            Hrows = (Hsub[i] if Hsub is not None else _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"]))[
+                idx
+            ]
         else:
             Hrows = _hidden(cfg["fmap"], Xb[sl][idx], cfg["hdtype"])
-        deltas.append(target_update_block(Hrows, labels_to_targets(new[sl][idx], m, out),
-                                          labels_to_targets(old[sl][idx], m, out)))
+        deltas.append(
+            target_update_block(
+                Hrows,
+                labels_to_targets(new[sl][idx], m, out),
+                labels_to_targets(old[sl][idx], m, out),
+            )
+        )
     return deltas, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
 
 
-def _output_pass(Xb: Any, state: Any, lohi: Any, beta: Any, ver: int, new_ver: int, keep: Any,
-                 cfg: dict[str, Any]) -> Any:
+def _output_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    beta: Any,
+    ver: int,
+    new_ver: int,
+    keep: Any,
+    cfg: dict[str, Any],
+) -> Any:
     """Outputs of ``beta``, the loss at labels ``ver``, the relabelling ``new_ver`` and,
     speculatively (no repair), its change of ``H^T T`` against ``ver``."""
     Xb = np.asarray(Xb)
@@ -205,8 +228,7 @@ def _output_pass(Xb: Any, state: Any, lohi: Any, beta: Any, ver: int, new_ver: i
         Fs.append(F_b)
         losses.append(loss_b)
         Hs.append(Hb)
-    F = (np.concatenate(Fs) if Fs
-         else np.zeros((0,) + beta.shape[1:], dtype=np.float64))
+    F = np.concatenate(Fs) if Fs else np.zeros((0,) + beta.shape[1:], dtype=np.float64)
     a = relabel(F, m, out)
     deltas, n_changed, digest = _delta_and_digest(Xb, a, t, cfg, Hs)
     versions = {k: v for k, v in state["v"].items() if k in keep}
@@ -215,8 +237,18 @@ def _output_pass(Xb: Any, state: Any, lohi: Any, beta: Any, ver: int, new_ver: i
     return new_state, (losses, np.bincount(a, minlength=m), deltas, n_changed, digest)
 
 
-def _select_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, p: int,
-                 q: int, k: int, cfg: dict[str, Any]) -> Any:
+def _select_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    src: int,
+    pq: int,
+    chosen: Any,
+    p: int,
+    q: int,
+    k: int,
+    cfg: dict[str, Any],
+) -> Any:
     """Apply the pending move to the working labels, return the ``k`` cheapest members of p."""
     lo, _ = lohi
     w = state["w"] if state["w"] is not None else state["v"][src].copy()
@@ -231,8 +263,18 @@ def _select_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any,
     return new_state, (cost[order], members[order] + lo)
 
 
-def _commit_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, old: int,
-                 new_ver: int, keep: Any, cfg: dict[str, Any]) -> Any:
+def _commit_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    src: int,
+    pq: int,
+    chosen: Any,
+    old: int,
+    new_ver: int,
+    keep: Any,
+    cfg: dict[str, Any],
+) -> Any:
     lo, _ = lohi
     Xb = np.asarray(Xb)
     w = state["w"] if state["w"] is not None else state["v"][src].copy()
@@ -243,7 +285,11 @@ def _commit_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any,
     versions = {k: v for k, v in state["v"].items() if k in keep}
     versions[new_ver] = w
     return {"v": versions, "F": state["F"], "w": None}, (
-        np.bincount(w, minlength=cfg["m"]), deltas, n_changed, digest)
+        np.bincount(w, minlength=cfg["m"]),
+        deltas,
+        n_changed,
+        digest,
+    )
 
 
 def _moved_block(state: Any, lohi: Any, ver: int, cfg: dict[str, Any]) -> Any:
@@ -268,8 +314,9 @@ class DaskELMRidgeProblem:
     ranking, ties by row) and one commit pass.
     """
 
-    def __init__(self, X: da.Array, cfg: dict[str, Any], C: float, l_max: int,
-                 init_extra: da.Array | None) -> None:
+    def __init__(
+        self, X: da.Array, cfg: dict[str, Any], C: float, l_max: int, init_extra: da.Array | None
+    ) -> None:
         self.X, self.cfg, self.C, self.l_max = X, cfg, float(C), int(l_max)
         self.m, self.out = int(cfg["m"]), cfg["out"]
         self.n_samples = int(X.shape[0])
@@ -326,8 +373,9 @@ class DaskELMRidgeProblem:
         if key in self._outputs and self._outputs[key][0] is beta:
             return self._outputs[key][1], self._outputs[key][2]
         new_ver = self._new_version()
-        self.states, parts = _states_pass(self.X, _output_pass, self.states, beta, ver, new_ver,
-                                          frozenset(self._keep), self.cfg)
+        self.states, parts = _states_pass(
+            self.X, _output_pass, self.states, beta, ver, new_ver, frozenset(self._keep), self.cfg
+        )
         self.n_passes += 1
         loss = 0.0
         counts = np.zeros(self.m, dtype=np.intp)
@@ -367,8 +415,9 @@ class DaskELMRidgeProblem:
                 break
             k = max((gap - self.l_max + 1) // 2, 1)
             pq, ch = pending if pending is not None else (-1, None)
-            self.states, parts = _states_pass(self.X, _select_pass, self.states, h, pq, ch, p, q,
-                                              k, self.cfg)
+            self.states, parts = _states_pass(
+                self.X, _select_pass, self.states, h, pq, ch, p, q, k, self.cfg
+            )
             self.n_passes += 1
             costs = np.concatenate([c for c, _ in parts])
             idx = np.concatenate([i for _, i in parts])
@@ -382,8 +431,18 @@ class DaskELMRidgeProblem:
         new_ver = self._new_version()
         old = self.fitted if self.fitted is not None else 0
         pq, ch = pending if pending is not None else (-1, None)
-        self.states, parts = _states_pass(self.X, _commit_pass, self.states, h, pq, ch, old,
-                                          new_ver, frozenset(self._keep | {new_ver}), self.cfg)
+        self.states, parts = _states_pass(
+            self.X,
+            _commit_pass,
+            self.states,
+            h,
+            pq,
+            ch,
+            old,
+            new_ver,
+            frozenset(self._keep | {new_ver}),
+            self.cfg,
+        )
         self.n_passes += 1
         deltas: list[Any] = []
         n_changed = 0
@@ -425,8 +484,9 @@ class DaskELMRidgeProblem:
         return np.concatenate(parts).astype(np.intp) if parts else np.zeros(0, dtype=np.intp)
 
 
-def _states_pass(X: da.Array, fn: Any, states: Any, *args: Any,
-                 extra: da.Array | None = None) -> tuple[list[Any], list[Any]]:
+def _states_pass(
+    X: da.Array, fn: Any, states: Any, *args: Any, extra: da.Array | None = None
+) -> tuple[list[Any], list[Any]]:
     """One pass keeping per-block state: ``fn(X_b, state_b, (lo, hi), [extra_b], *args)``.
 
     As :func:`marginclust.dask._ops.block_states` (states stay on the workers
@@ -472,8 +532,9 @@ def _partials_from_states(X: da.Array, states: list[Any], fn: Any, *args: Any) -
 
 def _lazy_from_states(X: da.Array, states: list[Any], fn: Any, *args: Any) -> da.Array:
     f = dask.delayed(fn, pure=False)
-    parts = [da.from_delayed(f(s, *args), shape=(c,), dtype=np.intp)
-             for s, c in zip(states, X.chunks[0])]
+    parts = [
+        da.from_delayed(f(s, *args), shape=(c,), dtype=np.intp) for s, c in zip(states, X.chunks[0])
+    ]
     return da.concatenate(parts) if parts else da.zeros((0,), dtype=np.intp)
 
 
@@ -502,30 +563,56 @@ def fit_emmc(est: EMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     return {"labels_": est.labels_}
 
 
-def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomState
-             ) -> SolverResult:
+def _fit_one(
+    est: EMMC, context: dict[str, Any], random_state: np.random.RandomState
+) -> SolverResult:
     """One restart, as ``EMMC._fit_one`` (primal path) with the passes above."""
     X: da.Array = context["X"]
     n = X.shape[0]
     m = est._n_clusters
     L = int(est.n_hidden)
     out = est._output
-    fmap = ELMFeatures(n_hidden=L, activation=est.activation, weight_scale=est.weight_scale,
-                       random_state=random_state)._draw(_RowGatherer(X), context["mean"],
-                                                        context["scale"], random_state)
+    fmap = ELMFeatures(
+        n_hidden=L,
+        activation=est.activation,
+        weight_scale=est.weight_scale,
+        random_state=random_state,
+    )._draw(_RowGatherer(X), context["mean"], context["scale"], random_state)
     chunks = X.chunks[0]
     if m == 1:
         zeros = da.zeros((n,), chunks=(chunks,), dtype=np.intp)
-        x = {"labels_": zeros, "coef_": np.zeros(L), "feature_map_": fmap,
-             "balance_": est._balance, "C_": est._C, "balance_moved_": np.zeros(0, np.intp),
-             "output_": "binary", "solver_": "none", "stop_reason_": "converged",
-             "init_fixed_point_": False, "init_labels_": zeros, "effective_dof_": 0.0}
-        return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1,
-                            converged=True, info={"cluster_sizes": np.array([n])})
+        x = {
+            "labels_": zeros,
+            "coef_": np.zeros(L),
+            "feature_map_": fmap,
+            "balance_": est._balance,
+            "C_": est._C,
+            "balance_moved_": np.zeros(0, np.intp),
+            "output_": "binary",
+            "solver_": "none",
+            "stop_reason_": "converged",
+            "init_fixed_point_": False,
+            "init_labels_": zeros,
+            "effective_dof_": 0.0,
+        }
+        return SolverResult(
+            x=x,
+            objective=0.0,
+            objective_history=np.zeros(1),
+            n_iter=1,
+            converged=True,
+            info={"cluster_sizes": np.array([n])},
+        )
     cached = n * L * 8 <= est._max_cache_bytes
     hdtype = np.float64 if cached else est._stream_dtype
-    cfg: dict[str, Any] = {"fmap": fmap, "hdtype": hdtype, "cached": cached, "m": m,
-                           "out": out, "L": L}
+    cfg: dict[str, Any] = {
+        "fmap": fmap,
+        "hdtype": hdtype,
+        "cached": cached,
+        "m": m,
+        "out": out,
+        "L": L,
+    }
     init = est._init
     init_extra = None
     if not isinstance(init, str):
@@ -541,19 +628,26 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         for b, c in enumerate(chunks):
             block_of[start] = b
             start += c
-        cfg.update(kind="random", seeds=random_state.randint(np.iinfo(np.int32).max, size=nb),
-                   block_of=block_of)
+        cfg.update(
+            kind="random",
+            seeds=random_state.randint(np.iinfo(np.int32).max, size=nb),
+            block_of=block_of,
+        )
     else:  # k-means on a sample of rows, in the layer ("k-means-elm") or on X
         if init == "k-means-elm":
             if cached:
+
                 def feats(rows: Any) -> Any:
                     return fmap._transform(rows).astype(np.float32)
             else:
+
                 def feats(rows: Any) -> Any:
                     return fmap._transform(rows, dtype=np.float32)
         else:
+
             def feats(rows: Any) -> Any:
                 return rows
+
         rows, _ = sample_rows(X, _KMEANS_MAX_ROWS, random_state)
         km = kmeans_on_sample(feats(np.asarray(rows)), m, random_state)
         if rows.shape[0] == n:  # every row: k-means' own labels, as in memory
@@ -566,14 +660,19 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         c0 = problem.init_counts
         l_max = max(l_max, int(c0.max() - c0.min()))
     problem.l_max = l_max
-    solver = LabelAlternation(max_iter=int(est.max_iter), tol=float(est.tol),
-                              verbose=int(est.verbose), name="EMMC")
+    solver = LabelAlternation(
+        max_iter=int(est.max_iter), tol=float(est.tol), verbose=int(est.verbose), name="EMMC"
+    )
     res = solver.solve(problem, 0)
     h = res.x
     beta = res.info["model"][0]
     dof = problem.dof
-    fixed_point = (res.n_iter == 1 and res.info["n_changed"] == 0
-                   and not res.info["start_repaired"] and dof > 0.5 * n)
+    fixed_point = (
+        res.n_iter == 1
+        and res.info["n_changed"] == 0
+        and not res.info["start_repaired"]
+        and dof > 0.5 * n
+    )
     if fixed_point:
         warnings.warn(
             "EMMC stopped at its initialisation: the ridge fit has "
@@ -602,7 +701,13 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         "effective_dof_": dof,
         "n_passes_": problem.n_passes,
     }
-    return SolverResult(x=x, objective=res.objective, objective_history=res.objective_history,
-                        n_iter=res.n_iter, converged=res.converged, stop_crit=res.stop_crit,
-                        message=message,
-                        info={"cluster_sizes": problem.counts[h]})
+    return SolverResult(
+        x=x,
+        objective=res.objective,
+        objective_history=res.objective_history,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_crit=res.stop_crit,
+        message=message,
+        info={"cluster_sizes": problem.counts[h]},
+    )

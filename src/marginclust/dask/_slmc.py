@@ -88,8 +88,10 @@ def _centred(Xb: Any, mean: Any) -> Any:
 def _features(Xb: Any, mean: Any, fmap: LowRankKernelMap) -> list[Any]:
     """The features of one chunk, cut into the in-memory blocks (8192 rows)."""
     Xw = _centred(Xb, mean)
-    return [next(fmap.transform_blocks(Xw[sl], block_rows=Xw.shape[0]))[1]
-            for sl in sub_blocks(Xw.shape[0])]
+    return [
+        next(fmap.transform_blocks(Xw[sl], block_rows=Xw.shape[0]))[1]
+        for sl in sub_blocks(Xw.shape[0])
+    ]
 
 
 def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) -> list[Any]:
@@ -100,9 +102,7 @@ def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) 
     return out
 
 
-def _sweep_block(
-    Xb: Any, *rest: Any
-) -> list[tuple[Any, Any, float, float, npt.NDArray[np.intp]]]:
+def _sweep_block(Xb: Any, *rest: Any) -> list[tuple[Any, Any, float, float, npt.NDArray[np.intp]]]:
     """Pass t: U_t from W_t, its data term and move, and the next normal equations."""
     if len(rest) == 7:  # the first sweep: U_{t-1} is the initialisation's block
         U0b, mean, fmap, W, W_prev, lam, m = rest
@@ -133,8 +133,9 @@ class DaskSLMCProblem:
     ``||W||^2 + lam * sum_b loss_b``, the sums in block order as in memory.
     """
 
-    def __init__(self, X: da.Array, U0: da.Array, mean: Any, fmap: Any, lam: float,
-                 m: float) -> None:
+    def __init__(
+        self, X: da.Array, U0: da.Array, mean: Any, fmap: Any, lam: float, m: float
+    ) -> None:
         self.X, self.U0, self.mean, self.fmap = X, U0, mean, fmap
         self.lam, self.m = float(lam), float(m)
         self.L = int(fmap.n_output_features_)
@@ -142,8 +143,9 @@ class DaskSLMCProblem:
         self.n_passes = 0
 
     def initial_state(self) -> tuple[Any, ...]:
-        parts = block_partials(self.X, _first_block, self.mean, self.fmap, self.lam, self.m,
-                               extra_blocks=[self.U0])
+        parts = block_partials(
+            self.X, _first_block, self.mean, self.fmap, self.lam, self.m, extra_blocks=[self.U0]
+        )
         self.n_passes += 1
         G, R = feature_normal_reduce((p for blk in parts for p in blk), self.L, self.K)
         return (None, G, R, np.inf, None)
@@ -152,11 +154,21 @@ class DaskSLMCProblem:
         W_prev, G, R = state[0], state[1], state[2]
         W = solve_feature_normal(G, R, self.lam)
         if W_prev is None:
-            parts = block_partials(self.X, _sweep_block, self.mean, self.fmap, W, None,
-                                   self.lam, self.m, extra_blocks=[self.U0])
+            parts = block_partials(
+                self.X,
+                _sweep_block,
+                self.mean,
+                self.fmap,
+                W,
+                None,
+                self.lam,
+                self.m,
+                extra_blocks=[self.U0],
+            )
         else:
-            parts = block_partials(self.X, _sweep_block, self.mean, self.fmap, W, W_prev,
-                                   self.lam, self.m)
+            parts = block_partials(
+                self.X, _sweep_block, self.mean, self.fmap, W, W_prev, self.lam, self.m
+            )
         self.n_passes += 1
         flat = [p for blk in parts for p in blk]
         G1, R1 = feature_normal_reduce(((p[0], p[1]) for p in flat), self.L, self.K)
@@ -190,7 +202,12 @@ def _random_block(Xb: Any, seeds: Any, K: int, block_id: Any = None) -> Any:
 
 
 def _initial_memberships(
-    est: SLMC, X: da.Array, mean: Any, init: Any, init_U: Any, m: float,
+    est: SLMC,
+    X: da.Array,
+    mean: Any,
+    init: Any,
+    init_U: Any,
+    m: float,
     random_state: np.random.RandomState,
 ) -> da.Array:
     """Lazy (n, K) initial memberships with the row chunks of X (see the module docstring)."""
@@ -211,8 +228,7 @@ def _initial_memberships(
         Xs = _centred(rows, mean)
         if init == "k-means++":
             centres, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
-            return X.map_blocks(_nearest_onehot, mean, centres, K, chunks=chunks,
-                                dtype=np.float64)
+            return X.map_blocks(_nearest_onehot, mean, centres, K, chunks=chunks, dtype=np.float64)
         km = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(Xs)
         if rows.shape[0] == n:  # every row: the in-memory start exactly
             return da.from_array(np.eye(K)[km.labels_], chunks=chunks)
@@ -226,8 +242,9 @@ def _initial_memberships(
     fm = m if init == "fcm" else _SHARP_M
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fcm = DaskClusterer(FuzzyCMeans(n_clusters=K, m=fm, n_init=1,
-                                        random_state=random_state)).fit(Xw)
+        fcm = DaskClusterer(
+            FuzzyCMeans(n_clusters=K, m=fm, n_init=1, random_state=random_state)
+        ).fit(Xw)
     return fcm.memberships_.astype(np.float64).rechunk(chunks)
 
 
@@ -265,8 +282,11 @@ def _resolve_width(est: SLMC, X: da.Array, mean: Any, proxy: ShapeProxy) -> floa
     sample = _centred(rows, mean)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        return est._resolve_width(sample) if deprecated else resolve_gamma(gamma, sample,
-                                                                           random_state=0)
+        return (
+            est._resolve_width(sample)
+            if deprecated
+            else resolve_gamma(gamma, sample, random_state=0)
+        )
 
 
 # ------------------------------------------------------------------ fitter
@@ -291,22 +311,36 @@ def fit_slmc(est: SLMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     init = resolve_alias(est.init, "init", _INITS, _INIT_ALIASES)
     init_U = None
     if not isinstance(init, str):
-        init_U = init if isinstance(init, da.Array) else check_memberships(
-            init, n, est._n_clusters, name="init")
+        init_U = (
+            init
+            if isinstance(init, da.Array)
+            else check_memberships(init, n, est._n_clusters, name="init")
+        )
     mean = col_mean if est.kernel in ("rbf", "linear") else None
     gamma = _resolve_width(est, X, mean, proxy)
     seed = check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
-    fmap = LowRankKernelMap(kernel=est.kernel, gamma=gamma if gamma is not None else 1.0,
-                            n_components=L, method=est.low_rank, dtype=est.dtype,
-                            random_state=seed)
+    fmap = LowRankKernelMap(
+        kernel=est.kernel,
+        gamma=gamma if gamma is not None else 1.0,
+        n_components=L,
+        method=est.low_rank,
+        dtype=est.dtype,
+        random_state=seed,
+    )
 
     def gather(idx: Any) -> Any:
         return np.asarray(_centred(_gather_rows(X, idx), mean), dtype=np.float64)
 
     fmap._fit_rows((n, d), gather)
     kctx = KernelContext(X=None, mean=mean, gamma=gamma, fmap=fmap, n_components=L)
-    context = {"X": X, "kctx": kctx, "init": init, "init_U": init_U,
-               "lam": float(est.lam), "m": float(est.m)}
+    context = {
+        "X": X,
+        "kctx": kctx,
+        "init": init,
+        "init_U": init_U,
+        "lam": float(est.lam),
+        "m": float(est.m),
+    }
 
     def fit_one(ctx: dict[str, Any], random_state: np.random.RandomState) -> SolverResult:
         return _fit_one(est, ctx, random_state)
@@ -336,17 +370,19 @@ def _outputs(Xb: Any, mean: Any, fmap: Any, W: Any, m: float, what: str, dtype: 
     return u_step(F, m).astype(dtype, copy=False)
 
 
-def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
-             ) -> SolverResult:
+def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState) -> SolverResult:
     X: da.Array = ctx["X"]
     kctx: KernelContext = ctx["kctx"]
     K = est._n_clusters
-    U0 = _initial_memberships(est, X, kctx.mean, ctx["init"], ctx["init_U"], ctx["m"],
-                              random_state)
+    U0 = _initial_memberships(est, X, kctx.mean, ctx["init"], ctx["init_U"], ctx["m"], random_state)
     problem = DaskSLMCProblem(X, U0, kctx.mean, kctx.fmap, ctx["lam"], ctx["m"])
     solver = AlternatingMinimizer(
-        tol=float(est.tol), tol_x=float(est.tol_memberships), min_iter=int(est.min_iter),
-        max_iter=int(est.max_iter), verbose=est.verbose, tol_x_name="tol_memberships",
+        tol=float(est.tol),
+        tol_x=float(est.tol_memberships),
+        min_iter=int(est.min_iter),
+        max_iter=int(est.max_iter),
+        verbose=est.verbose,
+        tol_x_name="tol_memberships",
         name="SLMC",
     )
     res = solver.solve(problem, problem.initial_state())
@@ -359,14 +395,23 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
     args = (kctx.mean, kctx.fmap, W, m)
     F = X.map_blocks(_outputs, *args, "F", np.float64, chunks=chunksK, dtype=np.float64)
     U = X.map_blocks(_outputs, *args, "U", X.dtype, chunks=chunksK, dtype=X.dtype)
-    labels = X.map_blocks(_outputs, *args, "labels", None, chunks=(X.chunks[0],),
-                          drop_axis=1, dtype=np.intp)
-    x: dict[str, Any] = {"labels_": labels, "memberships_": U, "decision_values_": F,
-                         "n_reseeds_": 0}
+    labels = X.map_blocks(
+        _outputs, *args, "labels", None, chunks=(X.chunks[0],), drop_axis=1, dtype=np.intp
+    )
+    x: dict[str, Any] = {
+        "labels_": labels,
+        "memberships_": U,
+        "decision_values_": F,
+        "n_reseeds_": 0,
+    }
     x.update(est._fitted_model(kctx, W))
     return SolverResult(
-        x=x, objective=res.objective, objective_history=res.objective_history,
-        n_iter=res.n_iter, converged=res.converged, stop_crit=res.stop_crit,
+        x=x,
+        objective=res.objective,
+        objective_history=res.objective_history,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_crit=res.stop_crit,
         message=res.message,
         info={"cluster_sizes": sizes, "n_passes": problem.n_passes},
     )
