@@ -181,7 +181,7 @@ def _delta_and_digest(
     Xb: Any, new: Any, old: Any, cfg: dict[str, Any], Hsub: list[Any] | None
 ) -> tuple[list[Any], int, bytes]:
     """Per sub-block change of ``H^T T`` from the rows whose label changed (as in memory)."""
-    deltas = []
+    deltas: list[Any] = []
     n_changed = 0
     m, out = cfg["m"], cfg["out"]
     for i, sl in enumerate(sub_blocks(Xb.shape[0])):
@@ -560,7 +560,7 @@ def fit_emmc(est: EMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
         return _fit_one(est, ctx, random_state)
 
     est._fit_restarts(context, fit_one)
-    return {"labels_": est.labels_}
+    return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter
 
 
 def _fit_one(
@@ -663,7 +663,7 @@ def _fit_one(
     solver = LabelAlternation(
         max_iter=int(est.max_iter), tol=float(est.tol), verbose=int(est.verbose), name="EMMC"
     )
-    res = solver.solve(problem, 0)
+    res = solver.solve(problem, 0)  # type: ignore[arg-type]  # a label handle (see the hooks)
     h = res.x
     beta = res.info["model"][0]
     dof = problem.dof

@@ -222,17 +222,19 @@ def _initial_memberships(
         return da.ones((n, 1), chunks=chunks)
     if init == "random":
         seeds = random_state.randint(np.iinfo(np.int32).max, size=len(X.chunks[0]))
-        return X.map_blocks(_random_block, seeds, K, chunks=chunks, dtype=np.float64)
+        return da.map_blocks(_random_block, X, seeds, K, chunks=chunks, dtype=np.float64)
     if init in ("k-means", "k-means++"):
         rows, _ = sample_rows(X, _INIT_SAMPLE, random_state)
         Xs = _centred(rows, mean)
         if init == "k-means++":
             centres, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
-            return X.map_blocks(_nearest_onehot, mean, centres, K, chunks=chunks, dtype=np.float64)
+            return da.map_blocks(
+                _nearest_onehot, X, mean, centres, K, chunks=chunks, dtype=np.float64
+            )
         km = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(Xs)
         if rows.shape[0] == n:  # every row: the in-memory start exactly
             return da.from_array(np.eye(K)[km.labels_], chunks=chunks)
-        return X.map_blocks(_km_onehot, mean, km, K, chunks=chunks, dtype=np.float64)
+        return da.map_blocks(_km_onehot, X, mean, km, K, chunks=chunks, dtype=np.float64)
     import warnings
 
     from .. import FuzzyCMeans
@@ -393,10 +395,10 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
     m = ctx["m"]
     chunksK = (X.chunks[0], (K,))
     args = (kctx.mean, kctx.fmap, W, m)
-    F = X.map_blocks(_outputs, *args, "F", np.float64, chunks=chunksK, dtype=np.float64)
-    U = X.map_blocks(_outputs, *args, "U", X.dtype, chunks=chunksK, dtype=X.dtype)
-    labels = X.map_blocks(
-        _outputs, *args, "labels", None, chunks=(X.chunks[0],), drop_axis=1, dtype=np.intp
+    F = da.map_blocks(_outputs, X, *args, "F", np.float64, chunks=chunksK, dtype=np.float64)
+    U = da.map_blocks(_outputs, X, *args, "U", X.dtype, chunks=chunksK, dtype=X.dtype)
+    labels = da.map_blocks(
+        _outputs, X, *args, "labels", None, chunks=(X.chunks[0],), drop_axis=1, dtype=np.intp
     )
     x: dict[str, Any] = {
         "labels_": labels,
