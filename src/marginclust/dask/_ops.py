@@ -179,11 +179,13 @@ def block_states(
     fn: Callable[..., tuple[Any, Any]],
     states: Sequence[Any] | None,
     *args: Any,
+    with_offsets: bool = False,
 ) -> tuple[list[Any], list[Any]]:
     """One pass of a solver with per-row state kept beside the data.
 
     ``fn(X_b, state_b, *args) -> (new_state_b, partial_b)``; ``state_b`` is None in
-    the first pass. Returns ``(new_states, partials)``. Under a ``distributed``
+    the first pass; with ``with_offsets``, ``fn(X_b, state_b, (lo, hi), *args)``.
+    Returns ``(new_states, partials)``. Under a ``distributed``
     client the new states are futures held by the workers (only the partials
     are gathered: one blocking round trip); under a local scheduler they are
     arrays in this process. Either can be passed back as ``states``.
@@ -193,11 +195,15 @@ def block_states(
     f = dask.delayed(fn, pure=False, nout=2)
     if states is None:
         states = [None] * len(xb)
+    off = block_offsets(X)
+    tasks = [
+        f(blk, s, *([(off[b], off[b + 1])] if with_offsets else []), *shared)
+        for b, (blk, s) in enumerate(zip(xb, states))
+    ]
     client = _active_client()
     if client is None:
-        out = dask.compute(*[f(blk, s, *shared) for blk, s in zip(xb, states)])
+        out = dask.compute(*tasks)
         return [o[0] for o in out], [o[1] for o in out]
-    tasks = [f(blk, s, *shared) for blk, s in zip(xb, states)]
     futs = client.compute(tasks)
     parts = client.gather(client.map(operator.itemgetter(1), futs, pure=False))
     new_states = client.map(operator.itemgetter(0), futs, pure=False)
