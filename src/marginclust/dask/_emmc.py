@@ -88,13 +88,13 @@ def _peak_block(Xb: Any, mu: Any) -> float:
     )
 
 
-def _ss_block(Xb: Any, mu: Any, peak: float) -> list[float]:
+def _ss_block(Xb: Any, mu: Any, peak: float) -> float:
     Xb = np.asarray(Xb)
-    out = []
+    total = 0.0
     for sl in sub_blocks(Xb.shape[0]):
         block = (np.asarray(Xb[sl], dtype=np.float64) - mu) / peak
-        out.append(float(np.einsum("ij,ij->", block, block)))
-    return out
+        total += float(np.einsum("ij,ij->", block, block))
+    return total
 
 
 def _location_scale(X: da.Array, mu: npt.NDArray[np.float64]) -> float:
@@ -110,8 +110,7 @@ def _location_scale(X: da.Array, mu: npt.NDArray[np.float64]) -> float:
         return 1.0
     ss = 0.0
     for part in block_partials(X, _ss_block, mu, peak):
-        for v in part:
-            ss += v
+        ss += part
     s = peak * float(np.sqrt(ss / (n * d)))
     return s if np.isfinite(s) and s > 0 else 1.0
 
@@ -167,28 +166,31 @@ def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
         if extra is not None
         else _init_labels_block(Xb, lohi, cfg)
     )
-    parts = []
+    L = int(cfg["L"])
+    G = np.zeros((L, L), order="F")
+    HtT = None
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         T0 = labels_to_targets(t0[sl], cfg["m"], cfg["out"])
         G_b, HtT_b = gram_block(Hb, T0)
-        parts.append((G_b, HtT_b))
+        G += G_b
+        HtT = np.zeros(HtT_b.shape) + HtT_b if HtT is None else HtT + HtT_b  # type: ignore[union-attr]
+    parts = (G, HtT)
     counts = np.bincount(t0, minlength=cfg["m"])
     return {"v": {0: t0}, "F": None, "w": None}, (parts, counts)
 
 
 def _delta_and_digest(
     Xb: Any, new: Any, old: Any, cfg: dict[str, Any], Hsub: list[Any] | None
-) -> tuple[list[Any], int, bytes]:
+) -> tuple[Any, int, bytes]:
     """Per sub-block change of ``H^T T`` from the rows whose label changed (as in memory)."""
-    deltas: list[Any] = []
+    delta: Any = None
     n_changed = 0
     m, out = cfg["m"], cfg["out"]
     for i, sl in enumerate(sub_blocks(Xb.shape[0])):
         idx = np.flatnonzero(new[sl] != old[sl])
         n_changed += idx.size
         if not idx.size:
-            deltas.append(None)
             continue
         if cfg["cached"]:
             Hrows = (Hsub[i] if Hsub is not None else _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"]))[
@@ -196,14 +198,14 @@ def _delta_and_digest(
             ]
         else:
             Hrows = _hidden(cfg["fmap"], Xb[sl][idx], cfg["hdtype"])
-        deltas.append(
-            target_update_block(
-                Hrows,
-                labels_to_targets(new[sl][idx], m, out),
-                labels_to_targets(old[sl][idx], m, out),
-            )
+        d = target_update_block(
+            Hrows,
+            labels_to_targets(new[sl][idx], m, out),
+            labels_to_targets(old[sl][idx], m, out),
         )
-    return deltas, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
+        # summed from float64 zeros: with one sub-block per chunk, exactly d
+        delta = np.zeros(d.shape) + d if delta is None else delta + d
+    return delta, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
 
 
 def _output_pass(
@@ -221,20 +223,21 @@ def _output_pass(
     Xb = np.asarray(Xb)
     t = state["v"][ver]
     m, out = cfg["m"], cfg["out"]
-    Fs, losses, Hs = [], [], []
+    Fs, Hs = [], []
+    loss = 0.0
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         F_b, loss_b = output_block(Hb, beta, labels_to_targets(t[sl], m, out))
         Fs.append(F_b)
-        losses.append(loss_b)
+        loss += loss_b
         Hs.append(Hb)
     F = np.concatenate(Fs) if Fs else np.zeros((0,) + beta.shape[1:], dtype=np.float64)
     a = relabel(F, m, out)
-    deltas, n_changed, digest = _delta_and_digest(Xb, a, t, cfg, Hs)
+    delta, n_changed, digest = _delta_and_digest(Xb, a, t, cfg, Hs)
     versions = {k: v for k, v in state["v"].items() if k in keep}
     versions[new_ver] = a
     new_state = {"v": versions, "F": F, "w": None}
-    return new_state, (losses, np.bincount(a, minlength=m), deltas, n_changed, digest)
+    return new_state, (loss, np.bincount(a, minlength=m), delta, n_changed, digest)
 
 
 def _select_pass(
@@ -281,12 +284,12 @@ def _commit_pass(
     if chosen is not None:
         a, b = np.searchsorted(chosen, [lo, lo + w.size])
         w[chosen[a:b] - lo] = pq
-    deltas, n_changed, digest = _delta_and_digest(Xb, w, state["v"][old], cfg, None)
+    delta, n_changed, digest = _delta_and_digest(Xb, w, state["v"][old], cfg, None)
     versions = {k: v for k, v in state["v"].items() if k in keep}
     versions[new_ver] = w
     return {"v": versions, "F": state["F"], "w": None}, (
         np.bincount(w, minlength=cfg["m"]),
-        deltas,
+        delta,
         n_changed,
         digest,
     )
@@ -328,9 +331,9 @@ class DaskELMRidgeProblem:
         T_shape = (L,) if self.out == "binary" or self.out == "single" else (L, self.m)
         HtT0 = np.zeros(T_shape)
         counts = np.zeros(self.m, dtype=np.intp)
-        for blk_parts, c in parts:
-            for G_b, HtT_b in blk_parts:
-                G += G_b
+        for (G_b, HtT_b), c in parts:
+            G += G_b
+            if HtT_b is not None:
                 HtT0 += HtT_b
             counts += c
         _symmetrize(G)
@@ -382,11 +385,10 @@ class DaskELMRidgeProblem:
         deltas: list[Any] = []
         n_changed = 0
         digests = []
-        for losses, c, ds, nc, dg in parts:
-            for v in losses:
-                loss += v
+        for loss_b, c, d, nc, dg in parts:
+            loss += loss_b
             counts += c
-            deltas.extend(ds)
+            deltas.append(d)
             n_changed += nc
             digests.append(dg)
         self.counts[new_ver] = counts
@@ -447,8 +449,8 @@ class DaskELMRidgeProblem:
         deltas: list[Any] = []
         n_changed = 0
         digests = []
-        for _, ds, nc, dg in parts:
-            deltas.extend(ds)
+        for _, d, nc, dg in parts:
+            deltas.append(d)
             n_changed += nc
             digests.append(dg)
         self.counts[new_ver] = counts

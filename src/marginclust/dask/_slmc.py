@@ -94,33 +94,43 @@ def _features(Xb: Any, mean: Any, fmap: LowRankKernelMap) -> list[Any]:
     ]
 
 
-def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) -> list[Any]:
+def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) -> Any:
     U0b = np.asarray(U0b, dtype=np.float64)
-    out = []
-    for sl, Phi in zip(sub_blocks(U0b.shape[0]), _features(Xb, mean, fmap)):
-        out.append(feature_normal_block(Phi, U0b[sl], lam, m))
-    return out
+    subs = zip(sub_blocks(U0b.shape[0]), _features(Xb, mean, fmap))
+    return feature_normal_reduce(
+        (feature_normal_block(Phi, U0b[sl], lam, m) for sl, Phi in subs),
+        int(fmap.n_output_features_),
+        U0b.shape[1],
+    )
 
 
-def _sweep_block(Xb: Any, *rest: Any) -> list[tuple[Any, Any, float, float, npt.NDArray[np.intp]]]:
-    """Pass t: U_t from W_t, its data term and move, and the next normal equations."""
+def _sweep_block(Xb: Any, *rest: Any) -> tuple[Any, Any, float, float, npt.NDArray[np.intp]]:
+    """Pass t: U_t from W_t, its data term and move, and the next normal equations
+    (summed over the chunk's 8192-row sub-blocks: one partial per chunk)."""
     if len(rest) == 7:  # the first sweep: U_{t-1} is the initialisation's block
         U0b, mean, fmap, W, W_prev, lam, m = rest
         U0b = np.asarray(U0b, dtype=np.float64)
     else:
         mean, fmap, W, W_prev, lam, m = rest
         U0b = None
-    out = []
     K = W.shape[1]
+    L = int(fmap.n_output_features_)
     n_rows = np.asarray(Xb).shape[0]
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
     for sl, Phi in zip(sub_blocks(n_rows), _features(Xb, mean, fmap)):
-        F, U, loss = feature_sweep_block(Phi, W, m)
+        F, U, loss_b = feature_sweep_block(Phi, W, m)
         U_prev = U0b[sl] if U0b is not None else feature_sweep_block(Phi, W_prev, m)[1]
-        move = float(np.max(np.abs(U - U_prev))) if U.size else 0.0
-        G, R = feature_normal_block(Phi, U, lam, m)
-        counts = np.bincount(np.argmax(F, axis=1), minlength=K)
-        out.append((G, R, loss, move, counts))
-    return out
+        if U.size:
+            move = max(move, float(np.max(np.abs(U - U_prev))))
+        G_b, R_b = feature_normal_block(Phi, U, lam, m)
+        G += G_b
+        R += R_b
+        loss += loss_b
+        counts += np.bincount(np.argmax(F, axis=1), minlength=K)
+    return G, R, loss, move, counts
 
 
 class DaskSLMCProblem:
@@ -147,7 +157,7 @@ class DaskSLMCProblem:
             self.X, _first_block, self.mean, self.fmap, self.lam, self.m, extra_blocks=[self.U0]
         )
         self.n_passes += 1
-        G, R = feature_normal_reduce((p for blk in parts for p in blk), self.L, self.K)
+        G, R = feature_normal_reduce(parts, self.L, self.K)
         return (None, G, R, np.inf, None)
 
     def step(self, state: tuple[Any, ...]) -> tuple[tuple[Any, ...], float]:
@@ -170,7 +180,7 @@ class DaskSLMCProblem:
                 self.X, _sweep_block, self.mean, self.fmap, W, W_prev, self.lam, self.m
             )
         self.n_passes += 1
-        flat = [p for blk in parts for p in blk]
+        flat = parts
         G1, R1 = feature_normal_reduce(((p[0], p[1]) for p in flat), self.L, self.K)
         loss = 0.0
         for p in flat:
