@@ -168,13 +168,13 @@ def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
     )
     L = int(cfg["L"])
     G = np.zeros((L, L), order="F")
-    HtT = None
+    HtT: Any = None
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         T0 = labels_to_targets(t0[sl], cfg["m"], cfg["out"])
         G_b, HtT_b = gram_block(Hb, T0)
         G += G_b
-        HtT = np.zeros(HtT_b.shape) + HtT_b if HtT is None else HtT + HtT_b  # type: ignore[union-attr]
+        HtT = np.zeros(np.shape(HtT_b)) + HtT_b if HtT is None else HtT + HtT_b
     parts = (G, HtT)
     counts = np.bincount(t0, minlength=cfg["m"])
     return {"v": {0: t0}, "F": None, "w": None}, (parts, counts)
