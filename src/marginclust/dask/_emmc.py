@@ -173,8 +173,9 @@ def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         T0 = labels_to_targets(t0[sl], cfg["m"], cfg["out"])
         G_b, HtT_b = gram_block(Hb, T0)
+        assert HtT_b is not None  # targets were given
         G += G_b
-        HtT = np.zeros(np.shape(HtT_b)) + HtT_b if HtT is None else HtT + HtT_b
+        HtT = np.zeros(HtT_b.shape) + HtT_b if HtT is None else HtT + HtT_b
     parts = (G, HtT)
     counts = np.bincount(t0, minlength=cfg["m"])
     return {"v": {0: t0}, "F": None, "w": None}, (parts, counts)
