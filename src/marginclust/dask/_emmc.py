@@ -502,7 +502,8 @@ def _states_pass(
 
     xb = _blocks(X)
     off = block_offsets(X)
-    shared = _shared(args)
+    # arrays and the config (feature map, k-means model) enter the graph once, not per task
+    shared = [dask.delayed(a, pure=False) if isinstance(a, dict) else a for a in _shared(args)]
     extras = None if extra is None else list(extra.to_delayed().ravel())
     f = dask.delayed(fn, pure=False, nout=2)
     if states is None:

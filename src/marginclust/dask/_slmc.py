@@ -57,6 +57,8 @@ import numpy.typing as npt
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
 
+import dask
+
 from ..estimators._kernel_model import KernelContext
 from ..estimators._slmc import _INIT_ALIASES, _INITS, _SHARP_M, SLMC
 from ..feature_maps import resolve_gamma
@@ -146,7 +148,9 @@ class DaskSLMCProblem:
     def __init__(
         self, X: da.Array, U0: da.Array, mean: Any, fmap: Any, lam: float, m: float
     ) -> None:
-        self.X, self.U0, self.mean, self.fmap = X, U0, mean, fmap
+        self.X, self.U0, self.mean = X, U0, mean
+        # the map (landmarks, L x L normalisation) enters each pass's graph once, not per task
+        self.fmap = dask.delayed(fmap, pure=False)
         self.lam, self.m = float(lam), float(m)
         self.L = int(fmap.n_output_features_)
         self.K = int(U0.shape[1])
@@ -415,6 +419,7 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         "memberships_": U,
         "decision_values_": F,
         "n_reseeds_": 0,
+        "n_passes_": problem.n_passes,
     }
     x.update(est._fitted_model(kctx, W))
     return SolverResult(
@@ -425,5 +430,5 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         converged=res.converged,
         stop_crit=res.stop_crit,
         message=res.message,
-        info={"cluster_sizes": sizes, "n_passes": problem.n_passes},
+        info={"cluster_sizes": sizes},
     )
