@@ -26,18 +26,14 @@ from ..objectives._fcm import membership_floor
 from ..solvers import SolverResult
 from ..solvers._frame import Frame
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
+from . import _ops
 from ._clusterer import register
 from ._frame import dask_frame
 from ._ops import block_partials, sample_rows
 
-__all__ = ["fit_fcm", "init_sample_size"]
+__all__ = ["check_fit_data", "fit_fcm"]
 
 Array = npt.NDArray[np.floating]
-
-
-def init_sample_size(n_clusters: int) -> int:
-    """Rows drawn for the initialisation (k-means++ or random seeds on a sample)."""
-    return max(10_000, 100 * n_clusters)
 
 
 def _block(
@@ -84,7 +80,7 @@ def _fit_one(
     init = context["init"]
     if isinstance(init, str):
         src = Z if w is None else da.concatenate([Z, w.astype(dt)[:, None]], axis=1)
-        rows, _ = sample_rows(src, init_sample_size(k), random_state)
+        rows, _ = sample_rows(src, _ops.init_sample_size(k), random_state)
         Zs = rows if w is None else rows[:, :-1]
         ws = np.ones(rows.shape[0], dtype=dt) if w is None else rows[:, -1]
         centres, _ = initial_point(init, np.ascontiguousarray(Zs), k, ws, random_state)
@@ -138,7 +134,14 @@ def _fit_one(
         f"{run.shift:.3g} > tol={est.tol}; increase max_iter or tol.",
         info={"cluster_sizes": run.counts},
     )
-    return est._restart_result(res, context)
+    out = est._restart_result(res, context)
+    # labels blockwise from the memberships (a picklable graph, no cross-block reduction)
+    out.x["labels_"] = U.map_blocks(_argmax_rows, dtype=np.intp, drop_axis=1)
+    return out
+
+
+def _argmax_rows(U: Array) -> npt.NDArray[np.intp]:
+    return np.asarray(U.argmax(axis=1), dtype=np.intp)
 
 
 def check_fit_data(est: Any, X: da.Array) -> None:

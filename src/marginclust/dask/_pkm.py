@@ -36,8 +36,9 @@ from ..solvers._lloyd import (
     plan_relocation,
     relocation_candidates,
 )
+from . import _ops
 from ._clusterer import register
-from ._fcm import check_fit_data, init_sample_size
+from ._fcm import check_fit_data
 from ._frame import dask_frame
 from ._ops import block_offsets, block_states, sample_rows
 
@@ -108,7 +109,7 @@ def _fit_one(
     k = est._n_clusters
     init = est._init
     if isinstance(init, str):  # "k-means++" (soft starts were refused)
-        rows, _ = sample_rows(Z, init_sample_size(k), random_state)
+        rows, _ = sample_rows(Z, _ops.init_sample_size(k), random_state)
         sample = Frame(Z=rows, mean=frame.mean, scale=frame.scale, sq_total=0.0)
         C0 = est._seeds(sample, random_state)
     else:
