@@ -47,7 +47,7 @@ def _block(
     else:
         V2, vsq, prev, m, gamma, floor, _ = rest
         wb = None
-    Zb = np.asarray(Zb)
+    Zb = np.asarray(Zb)  # type: ignore[assignment]
     k, c = V2.shape[0], Zb.shape[0]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U_prev = None
@@ -62,7 +62,7 @@ def _memberships_block(
     Zb: Array, V2: Array, vsq: Array, m: float, gamma: float | None, floor: float
 ) -> Array:
     """Memberships (c x K) of a block at the final centres, as the in-memory fit stores them."""
-    Zb = np.asarray(Zb)
+    Zb = np.asarray(Zb)  # type: ignore[assignment]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U = np.empty((V2.shape[0], Zb.shape[0]), dtype=Zb.dtype)
     fcm_block_memberships(Zb, xsq, V2, vsq, m, gamma, floor, U)
@@ -73,7 +73,7 @@ def _fit_one(
     est: FuzzyCMeans, context: dict[str, Any], random_state: np.random.RandomState
 ) -> SolverResult:
     frame: Frame = context["frame"]
-    Z: da.Array = frame.Z
+    Z: da.Array = frame.Z  # type: ignore[assignment]
     w: da.Array | None = context["sample_weight"]
     k, m, gamma = est._n_clusters, float(est.m), context["gamma"]
     dt = Z.dtype
@@ -111,7 +111,7 @@ def _fit_one(
     V = run.V
     V2, vsq = state["prev"]
     U = Z.map_blocks(
-        _memberships_block,
+        _memberships_block,  # type: ignore[arg-type]
         V2,
         vsq,
         m,
@@ -187,6 +187,7 @@ def _check_weight(sample_weight: Any, X: da.Array) -> da.Array | None:
         return None
     n = X.shape[0]
     if np.isscalar(sample_weight):
+        sample_weight = float(sample_weight)  # type: ignore[arg-type]
         if not np.isfinite(sample_weight) or sample_weight < 0:
             raise ValueError("sample_weight must be finite and non-negative.")
         if sample_weight == 0:

@@ -97,5 +97,5 @@ def dask_frame(
             sq = 0.0
             for s, _ in block_partials(X, frame_block_squares, mean, scale):
                 sq += s
-    Z = X.map_blocks(_to_frame, mean, scale, dtype=X.dtype)
+    Z = X.map_blocks(_to_frame, mean, scale, dtype=X.dtype)  # type: ignore[arg-type]
     return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq), unit

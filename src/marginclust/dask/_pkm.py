@@ -56,7 +56,7 @@ def _pass_block(
     moves: dict[int, int],
 ) -> tuple[Any, Any]:
     """A Lloyd pass over one block: pending relocations applied, then ``lloyd_block``."""
-    Zb = np.asarray(Zb)
+    Zb = np.asarray(Zb)  # type: ignore[assignment]
     lab_b = np.full(Zb.shape[0], -1, dtype=np.intp) if lab is None else lab.copy()
     _apply(lab_b, moves, lohi)
     return lab_b, lloyd_block(Zb, lab_b, M, cc, first, thr)
@@ -104,7 +104,7 @@ def _fit_one(
     est: PKM, context: dict[str, Any], random_state: np.random.RandomState
 ) -> SolverResult:
     frame: Frame = context["frame"]
-    Z: da.Array = frame.Z
+    Z: da.Array = frame.Z  # type: ignore[assignment]
     n, d = Z.shape
     k = est._n_clusters
     init = est._init
@@ -154,11 +154,17 @@ def _fit_one(
         state["labels"] = labels
     sizes = np.asarray(run["m"], dtype=np.intp)
     lab = _state_array(state["labels"], Z.chunks[0])
-    P = lab.map_blocks(_one_hot, k, Z.dtype, dtype=Z.dtype, new_axis=1, chunks=(Z.chunks[0], (k,)))
+    P = lab.map_blocks(
+        _one_hot,  # type: ignore[arg-type]
+        k,
+        Z.dtype,
+        dtype=Z.dtype,
+        new_axis=1,
+        chunks=(Z.chunks[0], (k,)),
+    )
     res = lloyd_result(run, lab, est._max_iter)
     out = est._lloyd_result(res, frame, P)
-    out.info["cluster_sizes"] = sizes
-    return out
+    return SolverResult(**{**vars(out), "info": {**out.info, "cluster_sizes": sizes}})
 
 
 @register(PKM)
