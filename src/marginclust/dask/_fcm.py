@@ -29,7 +29,6 @@ from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
 from . import _ops
 from ._clusterer import register
 from ._frame import dask_frame
-from ._ops import block_partials, sample_rows
 
 __all__ = ["check_fit_data", "fit_fcm"]
 
@@ -80,7 +79,7 @@ def _fit_one(
     init = context["init"]
     if isinstance(init, str):
         src = Z if w is None else da.concatenate([Z, w.astype(dt)[:, None]], axis=1)
-        rows, _ = sample_rows(src, _ops.init_sample_size(k), random_state)
+        rows, _ = _ops.sample_rows(src, _ops.init_sample_size(k), random_state)
         Zs = rows if w is None else rows[:, :-1]
         ws = np.ones(rows.shape[0], dtype=dt) if w is None else rows[:, -1]
         centres, _ = initial_point(init, np.ascontiguousarray(Zs), k, ws, random_state)
@@ -93,7 +92,7 @@ def _fit_one(
 
     def run_pass(V2: Array, vsq: Array, first: bool) -> list[Any]:
         prev = None if first else state["prev"]
-        parts = block_partials(
+        parts = _ops.block_partials(
             Z, _block, V2, vsq, prev, m, gamma, floor, None, extra_blocks=extra
         )
         state["prev"] = (V2, vsq)

@@ -40,7 +40,6 @@ from . import _ops
 from ._clusterer import register
 from ._fcm import check_fit_data
 from ._frame import dask_frame
-from ._ops import block_offsets, block_states, sample_rows
 
 __all__ = ["fit_pkm"]
 
@@ -109,17 +108,17 @@ def _fit_one(
     k = est._n_clusters
     init = est._init
     if isinstance(init, str):  # "k-means++" (soft starts were refused)
-        rows, _ = sample_rows(Z, _ops.init_sample_size(k), random_state)
+        rows, _ = _ops.sample_rows(Z, _ops.init_sample_size(k), random_state)
         sample = Frame(Z=rows, mean=frame.mean, scale=frame.scale, sq_total=0.0)
         C0 = est._seeds(sample, random_state)
     else:
         C0 = frame.centers_to_frame(init[1])
-    off = block_offsets(Z)
+    off = _ops.block_offsets(Z)
     state: dict[str, Any] = {"labels": None, "moves": {}}
 
     def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool) -> list[Any]:
         moves, state["moves"] = state["moves"], {}
-        labels, parts = block_states(
+        labels, parts = _ops.block_states(
             Z, _pass_block, state["labels"], M, cc, first, context["thr"], moves,
             with_offsets=True,
         )
@@ -129,7 +128,7 @@ def _fit_one(
     def relocate(S: npt.NDArray, m: npt.NDArray) -> int:
         n_take = int(np.count_nonzero(m <= 0)) + k
         C = S / np.maximum(m, 1.0)[:, None]
-        labels, cands = block_states(Z, _candidates_block, state["labels"], C, m, n_take)
+        labels, cands = _ops.block_states(Z, _candidates_block, state["labels"], C, m, n_take)
         state["labels"] = labels
         moves = plan_relocation(cands, off[:-1], S, m)
         state["moves"].update(dict(moves))
@@ -148,7 +147,7 @@ def _fit_one(
         callback=est._callback(),
     )
     if state["moves"]:  # relocations no pass has applied yet (a callback stopped)
-        labels, _ = block_states(
+        labels, _ = _ops.block_states(
             Z, _moves_block, state["labels"], state["moves"], with_offsets=True
         )
         state["labels"] = labels
