@@ -248,3 +248,13 @@ def test_bad_data_messages():
             DaskClusterer(PKM()).fit(da.ones((40, 2), chunks=(20, 2)))
         with pytest.raises(ValueError, match="2-D"):
             DaskClusterer(PKM()).fit(da.ones(40, chunks=20))
+
+
+@pytest.mark.parametrize("make", [CASES[0], CASES[2]])
+def test_threaded_scheduler_same_fit(make, small_blocks):
+    # the partials are reduced in block order whatever runs the blocks: still bitwise
+    X = _blobs()
+    ref = make().fit(X)
+    with dask.config.set(scheduler="threads", num_workers=2):
+        model = DaskClusterer(make()).fit(da.from_array(X, chunks=(BLOCK, -1)))
+        _assert_same_fit(ref, model)
