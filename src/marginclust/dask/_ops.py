@@ -38,6 +38,7 @@ __all__ = [
     "block_states",
     "check_dask_array",
     "draw_landmarks",
+    "init_sample_size",
     "sample_rows",
 ]
 
@@ -208,6 +209,16 @@ def block_states(
     parts = client.gather(client.map(operator.itemgetter(1), futs, pure=False))
     new_states = client.map(operator.itemgetter(0), futs, pure=False)
     return list(new_states), list(parts)
+
+
+def init_sample_size(n_clusters: int) -> int:
+    """Rows drawn for a sample-based initialisation (k-means++ or random seeds).
+
+    ``max(10000, 100 n_clusters)``: k-means++ on the sample costs
+    O(sample x n_clusters x n_features) on the client, and the seeds are
+    spread over the sample as they would be over X.
+    """
+    return max(10_000, 100 * n_clusters)
 
 
 def sample_rows(

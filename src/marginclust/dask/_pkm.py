@@ -36,10 +36,10 @@ from ..solvers._lloyd import (
     plan_relocation,
     relocation_candidates,
 )
+from . import _ops
 from ._clusterer import register
-from ._fcm import check_fit_data, init_sample_size
+from ._fcm import check_fit_data
 from ._frame import dask_frame
-from ._ops import block_offsets, block_states, sample_rows
 
 __all__ = ["fit_pkm"]
 
@@ -55,7 +55,7 @@ def _pass_block(
     moves: dict[int, int],
 ) -> tuple[Any, Any]:
     """A Lloyd pass over one block: pending relocations applied, then ``lloyd_block``."""
-    Zb = np.asarray(Zb)
+    Zb = np.asarray(Zb)  # type: ignore[assignment]
     lab_b = np.full(Zb.shape[0], -1, dtype=np.intp) if lab is None else lab.copy()
     _apply(lab_b, moves, lohi)
     return lab_b, lloyd_block(Zb, lab_b, M, cc, first, thr)
@@ -103,22 +103,22 @@ def _fit_one(
     est: PKM, context: dict[str, Any], random_state: np.random.RandomState
 ) -> SolverResult:
     frame: Frame = context["frame"]
-    Z: da.Array = frame.Z
+    Z: da.Array = frame.Z  # type: ignore[assignment]
     n, d = Z.shape
     k = est._n_clusters
     init = est._init
     if isinstance(init, str):  # "k-means++" (soft starts were refused)
-        rows, _ = sample_rows(Z, init_sample_size(k), random_state)
+        rows, _ = _ops.sample_rows(Z, _ops.init_sample_size(k), random_state)
         sample = Frame(Z=rows, mean=frame.mean, scale=frame.scale, sq_total=0.0)
         C0 = est._seeds(sample, random_state)
     else:
         C0 = frame.centers_to_frame(init[1])
-    off = block_offsets(Z)
+    off = _ops.block_offsets(Z)
     state: dict[str, Any] = {"labels": None, "moves": {}}
 
     def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool) -> list[Any]:
         moves, state["moves"] = state["moves"], {}
-        labels, parts = block_states(
+        labels, parts = _ops.block_states(
             Z, _pass_block, state["labels"], M, cc, first, context["thr"], moves,
             with_offsets=True,
         )
@@ -128,7 +128,7 @@ def _fit_one(
     def relocate(S: npt.NDArray, m: npt.NDArray) -> int:
         n_take = int(np.count_nonzero(m <= 0)) + k
         C = S / np.maximum(m, 1.0)[:, None]
-        labels, cands = block_states(Z, _candidates_block, state["labels"], C, m, n_take)
+        labels, cands = _ops.block_states(Z, _candidates_block, state["labels"], C, m, n_take)
         state["labels"] = labels
         moves = plan_relocation(cands, off[:-1], S, m)
         state["moves"].update(dict(moves))
@@ -147,17 +147,23 @@ def _fit_one(
         callback=est._callback(),
     )
     if state["moves"]:  # relocations no pass has applied yet (a callback stopped)
-        labels, _ = block_states(
+        labels, _ = _ops.block_states(
             Z, _moves_block, state["labels"], state["moves"], with_offsets=True
         )
         state["labels"] = labels
     sizes = np.asarray(run["m"], dtype=np.intp)
     lab = _state_array(state["labels"], Z.chunks[0])
-    P = lab.map_blocks(_one_hot, k, Z.dtype, dtype=Z.dtype, new_axis=1, chunks=(Z.chunks[0], (k,)))
+    P = lab.map_blocks(
+        _one_hot,  # type: ignore[arg-type]
+        k,
+        Z.dtype,
+        dtype=Z.dtype,
+        new_axis=1,
+        chunks=(Z.chunks[0], (k,)),
+    )
     res = lloyd_result(run, lab, est._max_iter)
     out = est._lloyd_result(res, frame, P)
-    out.info["cluster_sizes"] = sizes
-    return out
+    return SolverResult(**{**vars(out), "info": {**out.info, "cluster_sizes": sizes}})
 
 
 @register(PKM)
