@@ -215,3 +215,28 @@ def test_slmc_refuses_the_exact_kernel():
     Xd = da.from_array(_blobs(200), chunks=(100, -1))
     with pytest.raises(ValueError, match="n_components"):
         DaskClusterer(SLMC(n_components=None)).fit(Xd)
+
+
+def test_emmc_streamed_float32_layer_bitwise(monkeypatch):
+    # n * L * 8 above the cache limit: the in-memory fit streams H in float32 block
+    # by block and updates H^T T from the changed rows; the dask fitter follows it
+    monkeypatch.setattr(EMMC, "_max_cache_bytes", 0)
+    X = _blobs(N).astype(np.float32)
+    kw = dict(n_hidden=30, random_state=0, balance=0.01)
+    ref = _np_fit(EMMC(**kw), X)
+    dc, _ = _dask_fit(EMMC(**kw), da.from_array(X, chunks=(8192, -1)))
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+
+
+def test_slmc_float32_input_bitwise():
+    X = _blobs(N).astype(np.float32)
+    kw = dict(init=np.random.RandomState(3).dirichlet(np.ones(2), size=N), max_iter=5)
+    ref = _np_fit(_slmc(**kw), X)
+    dc, _ = _dask_fit(_slmc(**kw), da.from_array(X, chunks=(8192, -1)))
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    mem = dc.memberships_.compute()
+    assert mem.dtype == ref.memberships_.dtype == np.float32
+    np.testing.assert_array_equal(mem, ref.memberships_)
