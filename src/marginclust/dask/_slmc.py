@@ -41,10 +41,11 @@ every chunk boundary is a multiple of 8,192 rows (the in-memory block), for a
 float ``gamma`` or ``"sigma0"`` on n <= 2,000, and an array, ``"k-means++"`` /
 ``"k-means"`` (n <= 20,000) or ``"fcm"`` init. ``gamma="scale"`` computes the
 variance by block sums (relative difference ~1e-16, then not bitwise).
-Not on this path: the exact kernel (an n x n matrix; set ``n_components``),
-``kernel="precomputed"``, and the re-seeding of collapsed clusters
-(``n_reseeds_`` is 0; a collapsed fit keeps its non-empty clusters first, as in
-memory).
+Not on this path: the exact kernel (an n x n matrix; set ``n_components``) and
+``kernel="precomputed"``.
+Not bitwise: the re-seeding of collapsed clusters (as in memory, from the
+worst-fitted rows; 2 more passes and a new alternation per re-seed), whose
+cluster means are block sums.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from sklearn.utils import check_random_state
 import dask
 
 from ..estimators._kernel_model import KernelContext
-from ..estimators._slmc import _INIT_ALIASES, _INITS, _SHARP_M, SLMC
+from ..estimators._slmc import _INIT_ALIASES, _INITS, _MAX_RESEEDS, _SHARP_M, SLMC
 from ..feature_maps import resolve_gamma
 from ..feature_maps._low_rank import LowRankKernelMap
 from ..objectives._slmc import (
@@ -264,6 +265,62 @@ def _initial_memberships(
     return fcm.memberships_.astype(np.float64).rechunk(chunks)
 
 
+def _labels_block(Xb: Any, mean: Any, fmap: Any, W: Any, m: float) -> Any:
+    return np.concatenate(
+        [np.argmax(feature_sweep_block(Phi, W, m)[0], axis=1) for Phi in _features(Xb, mean, fmap)]
+    )
+
+
+def _cluster_sums_block(Xb: Any, mean: Any, fmap: Any, W: Any, m: float, K: int) -> Any:
+    Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
+    lab = _labels_block(Xb, mean, fmap, W, m)
+    sums = np.zeros((K, Xw.shape[1]))
+    np.add.at(sums, lab, Xw)
+    return sums, np.bincount(lab, minlength=K)
+
+
+def _worst_block(
+    Xb: Any, lohi: Any, mean: Any, fmap: Any, W: Any, m: float, centres: Any, top: int
+) -> Any:
+    Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
+    lab = _labels_block(Xb, mean, fmap, W, m)
+    diff = Xw - centres[lab]
+    dist = np.einsum("ij,ij->i", diff, diff)
+    order = np.argsort(-dist, kind="stable")[:top]
+    return dist[order], order + lohi[0], Xw[order]
+
+
+def _reseeded_memberships(X: da.Array, kctx: KernelContext, W: Any, K: int, m: float) -> da.Array:
+    """One-hot memberships with the empty clusters re-seeded at the worst-fitted rows.
+
+    As :func:`marginclust.estimators._slmc.reseed_memberships` (centres: cluster
+    means in centred data space; each empty cluster, in turn, takes the row
+    farthest from its centre), with one pass for the means and one for the
+    ``#empty`` farthest rows of each block. The means are block sums (equal to
+    rounding, not bitwise, to the in-memory means).
+    """
+    fmap = dask.delayed(kctx.fmap, pure=False)
+    parts = block_partials(X, _cluster_sums_block, kctx.mean, fmap, W, m, K)
+    sums = np.sum([p[0] for p in parts], axis=0)
+    sizes = np.sum([p[1] for p in parts], axis=0)
+    centers = np.zeros_like(sums)
+    nonempty = np.flatnonzero(sizes)
+    centers[nonempty] = sums[nonempty] / sizes[nonempty, None]
+    empty = np.flatnonzero(sizes == 0)
+    cand = block_partials(
+        X, _worst_block, kctx.mean, fmap, W, m, centers, int(empty.size), with_offsets=True
+    )
+    dist = np.concatenate([c[0] for c in cand])
+    idx = np.concatenate([c[1] for c in cand])
+    rows = np.concatenate([c[2] for c in cand])
+    order = np.lexsort((idx, -dist))  # largest distance first, ties to the lower row
+    for k, j in zip(empty, order):
+        centers[k] = rows[j]
+    return da.map_blocks(
+        _nearest_onehot, X, kctx.mean, centers, K, chunks=(X.chunks[0], (K,)), dtype=np.float64
+    )
+
+
 # ------------------------------------------------------------------ width
 def _var_block(Xb: Any, mean: Any) -> tuple[float, float]:
     Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
@@ -402,6 +459,20 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         name="SLMC",
     )
     res = solver.solve(problem, problem.initial_state())
+    n_reseeds = 0
+    for _ in range(_MAX_RESEEDS):
+        found = int(np.count_nonzero(res.x[4]))
+        if found == K:
+            break
+        # collapse: re-seed the emptied clusters from the worst-fitted points, as
+        # SLMC.fit does (reseed_memberships), with two passes, and alternate again
+        U1 = _reseeded_memberships(X, kctx, res.x[0], K, ctx["m"])
+        problem1 = DaskSLMCProblem(X, U1, kctx.mean, kctx.fmap, ctx["lam"], ctx["m"])
+        res1 = solver.solve(problem1, problem1.initial_state())
+        problem.n_passes += problem1.n_passes + 2
+        n_reseeds += 1
+        if int(np.count_nonzero(res1.x[4])) > found:
+            res = res1
     W, sizes = res.x[0], np.asarray(res.x[4], dtype=np.intp)
     if np.any(sizes == 0):  # collapsed: number the non-empty clusters first (as in memory)
         order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
@@ -418,7 +489,7 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         "labels_": labels,
         "memberships_": U,
         "decision_values_": F,
-        "n_reseeds_": 0,
+        "n_reseeds_": n_reseeds,
         "n_passes_": problem.n_passes,
     }
     x.update(est._fitted_model(kctx, W))
