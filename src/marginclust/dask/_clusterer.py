@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._ops import check_dask_array
 
-__all__ = ["DaskClusterer", "register", "supported_estimators"]
+__all__ = ["DaskClusterer", "check_fit_data", "register", "supported_estimators"]
 
 Fitter = Callable[..., dict[str, da.Array]]
 _FITTERS: dict[type, Fitter] = {}
@@ -77,6 +77,25 @@ def _fitter(estimator: Any) -> Fitter:
             "backend (with joblib.parallel_backend('dask'): ...) on in-memory data."
         )
     return fn
+
+
+def check_fit_data(est: Any, X: da.Array) -> None:
+    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X.
+
+    Sets ``n_features_in_``, then runs the estimator's ``_check_fit_setup``
+    (``n_clusters`` against the data and ``_check_params``), which needs only
+    ``X.shape``. Values (finiteness, constancy) are checked by the fitter's
+    first pass (:func:`marginclust.dask._frame.dask_frame`)."""
+    n, d = X.shape
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
+            f"required by {type(est).__name__}."
+        )
+    if d < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
+    est.n_features_in_ = d
+    est._check_fit_setup(X)
 
 
 def _block_predict(Xb: np.ndarray, est: Any) -> np.ndarray:

@@ -27,10 +27,10 @@ from ..solvers import SolverResult
 from ..solvers._frame import Frame
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
 from . import _ops
-from ._clusterer import register
+from ._clusterer import check_fit_data, register
 from ._frame import dask_frame
 
-__all__ = ["check_fit_data", "fit_fcm"]
+__all__ = ["fit_fcm"]
 
 Array = npt.NDArray[np.floating]
 
@@ -141,20 +141,6 @@ def _fit_one(
 
 def _argmax_rows(U: Array) -> npt.NDArray[np.intp]:
     return np.asarray(U.argmax(axis=1), dtype=np.intp)
-
-
-def check_fit_data(est: Any, X: da.Array) -> None:
-    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X."""
-    n, d = X.shape
-    if n < 2:
-        raise ValueError(
-            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
-            f"required by {type(est).__name__}."
-        )
-    if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
-    est.n_features_in_ = d
-    est._check_fit_setup(X)
 
 
 @register(FuzzyCMeans)

@@ -37,8 +37,7 @@ from ..solvers._lloyd import (
     relocation_candidates,
 )
 from . import _ops
-from ._clusterer import register
-from ._fcm import check_fit_data
+from ._clusterer import check_fit_data, register
 from ._frame import dask_frame
 
 __all__ = ["fit_pkm"]
