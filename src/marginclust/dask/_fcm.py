@@ -46,7 +46,6 @@ def _block(
     else:
         V2, vsq, prev, m, gamma, floor, _ = rest
         wb = None
-    Zb = np.asarray(Zb)  # type: ignore[assignment]
     k, c = V2.shape[0], Zb.shape[0]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U_prev = None
@@ -61,7 +60,6 @@ def _memberships_block(
     Zb: Array, V2: Array, vsq: Array, m: float, gamma: float | None, floor: float
 ) -> Array:
     """Memberships (c x K) of a block at the final centres, as the in-memory fit stores them."""
-    Zb = np.asarray(Zb)  # type: ignore[assignment]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U = np.empty((V2.shape[0], Zb.shape[0]), dtype=Zb.dtype)
     fcm_block_memberships(Zb, xsq, V2, vsq, m, gamma, floor, U)
