@@ -149,6 +149,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
     to the in-memory fit; otherwise it differs by the rounding of sums grouped
     differently.
 
+    The lazy ``labels_`` / ``memberships_`` are graphs over X (and, for PKM,
+    over the labels the workers kept: futures of the client that fitted). A
+    pickled model carries those graphs; under ``distributed``, compute what you
+    need before the client closes, or pickle ``estimator_`` (all NumPy apart
+    from the same lazy attributes) after replacing them.
+
     Examples
     --------
     >>> import dask
