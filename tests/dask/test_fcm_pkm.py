@@ -119,19 +119,20 @@ def test_local_cluster_uneven_chunks_within_tolerance(make, local_cluster_client
 
 
 class _NoGather(np.ndarray):
-    """A block of X: it and every array computed from it refuse to exceed LIMIT rows.
+    """A block of X: it and every array computed from it refuse to exceed LIMIT entries.
 
-    Operators (ufuncs) and NumPy functions on a block return this type again, so
-    anything derived from X (the centred frame, products, concatenations of
-    blocks as in ``X.compute()``) is checked; only an explicit ``np.asarray``
-    leaves it (the init sample does, on at most its sample rows).
+    LIMIT is the size of one block of X. Operators (ufuncs) and NumPy functions
+    on a block return this type again, so anything derived from X (the centred
+    frame, distances, products, concatenations of blocks as in ``X.compute()``)
+    is checked; only an explicit ``np.asarray`` leaves it (the init sample does,
+    on at most its sample rows).
     """
 
     LIMIT = 0
 
     def __array_finalize__(self, obj):
-        if self.ndim >= 1 and self.shape[0] > _NoGather.LIMIT:
-            raise AssertionError(f"X materialised: an array of {self.shape[0]} rows")
+        if self.size > _NoGather.LIMIT:
+            raise AssertionError(f"X materialised: an array of shape {self.shape}")
 
     def __array_function__(self, func, types, args, kwargs):
         out = super().__array_function__(func, types, args, kwargs)
@@ -141,7 +142,7 @@ class _NoGather(np.ndarray):
 
 
 def _guarded(X, chunk):
-    _NoGather.LIMIT = chunk
+    _NoGather.LIMIT = chunk * X.shape[1]
     return da.from_array(X, chunks=(chunk, -1)).map_blocks(lambda b: b.view(_NoGather))
 
 

@@ -27,10 +27,10 @@ from ..solvers import SolverResult
 from ..solvers._frame import Frame
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
 from . import _ops
-from ._clusterer import register
+from ._clusterer import check_fit_data, register
 from ._frame import dask_frame
 
-__all__ = ["check_fit_data", "fit_fcm"]
+__all__ = ["fit_fcm"]
 
 Array = npt.NDArray[np.floating]
 
@@ -46,7 +46,6 @@ def _block(
     else:
         V2, vsq, prev, m, gamma, floor, _ = rest
         wb = None
-    Zb = np.asarray(Zb)  # type: ignore[assignment]
     k, c = V2.shape[0], Zb.shape[0]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U_prev = None
@@ -61,7 +60,6 @@ def _memberships_block(
     Zb: Array, V2: Array, vsq: Array, m: float, gamma: float | None, floor: float
 ) -> Array:
     """Memberships (c x K) of a block at the final centres, as the in-memory fit stores them."""
-    Zb = np.asarray(Zb)  # type: ignore[assignment]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U = np.empty((V2.shape[0], Zb.shape[0]), dtype=Zb.dtype)
     fcm_block_memberships(Zb, xsq, V2, vsq, m, gamma, floor, U)
@@ -141,20 +139,6 @@ def _fit_one(
 
 def _argmax_rows(U: Array) -> npt.NDArray[np.intp]:
     return np.asarray(U.argmax(axis=1), dtype=np.intp)
-
-
-def check_fit_data(est: Any, X: da.Array) -> None:
-    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X."""
-    n, d = X.shape
-    if n < 2:
-        raise ValueError(
-            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
-            f"required by {type(est).__name__}."
-        )
-    if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
-    est.n_features_in_ = d
-    est._check_fit_setup(X)
 
 
 @register(FuzzyCMeans)

@@ -37,8 +37,7 @@ from ..solvers._lloyd import (
     relocation_candidates,
 )
 from . import _ops
-from ._clusterer import register
-from ._fcm import check_fit_data
+from ._clusterer import check_fit_data, register
 from ._frame import dask_frame
 
 __all__ = ["fit_pkm"]
@@ -55,7 +54,6 @@ def _pass_block(
     moves: dict[int, int],
 ) -> tuple[Any, Any]:
     """A Lloyd pass over one block: pending relocations applied, then ``lloyd_block``."""
-    Zb = np.asarray(Zb)  # type: ignore[assignment]
     lab_b = np.full(Zb.shape[0], -1, dtype=np.intp) if lab is None else lab.copy()
     _apply(lab_b, moves, lohi)
     return lab_b, lloyd_block(Zb, lab_b, M, cc, first, thr)
@@ -71,7 +69,7 @@ def _apply(lab_b: npt.NDArray[np.intp], moves: dict[int, int], lohi: tuple[int, 
 def _candidates_block(
     Zb: Any, lab: Any, C: npt.NDArray, m: npt.NDArray, n_take: int
 ) -> tuple[Any, Any]:
-    return lab, relocation_candidates(np.asarray(Zb), lab, C, m, n_take)
+    return lab, relocation_candidates(Zb, lab, C, m, n_take)
 
 
 def _moves_block(
