@@ -67,7 +67,7 @@ from ..objectives._elm_ridge import (
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
-from ._clusterer import register
+from ._clusterer import check_fit_data, register
 from ._common import ShapeProxy, column_stats, sub_blocks
 from ._ops import _active_client, block_partials, sample_rows
 
@@ -549,8 +549,9 @@ def fit_emmc(est: EMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     n, d = X.shape
     extremes, mu = column_stats(X)
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
-    est._check_fit_setup(proxy)
-    est.n_features_in_ = d
+    # the shared checks (n >= 2, n_clusters, _check_params) on X's shape; the
+    # proxy shows value checks (check_finite_scale) X's column extremes
+    check_fit_data(est, proxy)
     if int(est.n_hidden) > n:
         raise ValueError(
             f"EMMC on a dask array solves the primal (n_hidden x n_hidden) system; "

@@ -74,7 +74,7 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..utils import check_memberships, resolve_alias
-from ._clusterer import register
+from ._clusterer import check_fit_data, register
 from ._common import ShapeProxy, column_stats, sub_blocks
 from ._ops import block_partials, sample_rows
 
@@ -373,8 +373,9 @@ def fit_slmc(est: SLMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     n, d = X.shape
     extremes, col_mean = column_stats(X)
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
-    est._check_fit_setup(proxy)
-    est.n_features_in_ = d
+    # the shared checks (n >= 2, n_clusters, _check_params) on X's shape; the
+    # proxy shows value checks (check_finite_scale) X's column extremes
+    check_fit_data(est, proxy)
     if est.kernel == "precomputed" or est._resolved_components(n) is None:
         raise ValueError(
             "SLMC on a dask array needs the low-rank mode (an exact kernel is an n x n "
