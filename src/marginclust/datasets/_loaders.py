@@ -14,7 +14,7 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -280,6 +280,33 @@ def _parse_name(name: str) -> tuple[str, list[str] | None]:
 
 
 # ----------------------------------------------------------------- public
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: Literal[False] = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: Literal[True],
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]: ...
+
+
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: bool,
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, dict[str, Any]]: ...
+
+
 def load_dataset(
     name: str,
     *,

@@ -330,9 +330,8 @@ class EMMC(BaseClusterer):
         return {"X": X, "mean": mu, "scale": s}
 
     # ------------------------------------------------------------- internals
-    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
-        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
-        context = X
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
+        """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
         n = X.shape[0]
         m = self._n_clusters

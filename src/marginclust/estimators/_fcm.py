@@ -320,7 +320,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         """Fuzzifiers around Bezdek's usual m = 2 (memberships grow flatter with m)."""
         return {"m": [1.5, 2.0, 2.5]}
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, sw = frame.Z, context["sample_weight"]
         centres, U0 = initial_point(context["init"], Z, self._n_clusters, sw, random_state)
@@ -404,7 +404,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         score : float
         """
         X = self._validate_predict_data(X)
-        _, cost = memberships_from_distances(  # type: ignore[misc]
+        _, cost = memberships_from_distances(
             self._distances(X), float(self.m), return_cost=True
         )
         unit = 1.0 if getattr(self, "_frame_gamma", None) is not None else self._frame_scale

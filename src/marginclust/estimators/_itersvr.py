@@ -151,9 +151,8 @@ class _IterBase(BaseClusterer):
         b = float(np.asarray(model.intercept_).ravel()[0])
         return float(a @ (f[model.support_] - b))
 
-    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
-        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
-        context = X
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
+        """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
         n = X.shape[0]
         common = {"x_mean_": context["mean"], "x_scale_": context["scale"]}

@@ -192,7 +192,7 @@ default="k-means++"
             "attrs": {"gamma_": gamma_data, "sigma_": sigma, "_frame_gamma": gamma_frame},
         }
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, sw = frame.Z, context["sample_weight"]
         centres, _ = initial_point(

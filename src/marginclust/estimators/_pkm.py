@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -269,7 +270,7 @@ array-like, default="k-means++"
         seeds, _ = kmeans_plusplus(frame.Z, self._n_clusters, random_state=random_state)
         return np.asarray(seeds, dtype=np.float64)
 
-    def _callback(self):  # type: ignore[no-untyped-def]
+    def _callback(self) -> Callable[[int, float], None] | None:
         if not self.verbose:
             return None
 
@@ -278,7 +279,7 @@ array-like, default="k-means++"
 
         return cb
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, k = frame.Z, self._n_clusters
         init = self._init

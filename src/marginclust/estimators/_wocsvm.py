@@ -391,7 +391,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             features=data.features,
         )
 
-    def _fit_one(  # type: ignore[override]
+    def _fit_one(
         self, context: _Context, random_state: np.random.RandomState
     ) -> SolverResult:
         data = context.data

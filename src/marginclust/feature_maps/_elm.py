@@ -26,7 +26,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -241,7 +241,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return np.asarray([f"elmfeatures{i}" for i in range(self.weights_.shape[1])], dtype=object)
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags

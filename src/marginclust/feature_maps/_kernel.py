@@ -89,7 +89,7 @@ def resolve_gamma(
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
-    if not np.isfinite(gamma) or gamma <= 0:
+    if not np.isfinite(float(gamma)) or gamma <= 0:
         raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
     return float(gamma)
 

@@ -28,7 +28,7 @@ def candidate_settings(
         source = "estimator"
         if not param_grid:
             return [{}], "defaults"
-    settings = [dict(p) for p in ParameterGrid(param_grid)]  # type: ignore[arg-type]
+    settings = [dict(p) for p in ParameterGrid(param_grid)]
     if not settings:
         raise ValueError("param_grid gives no setting; pass None or a non-empty grid.")
     valid = set(estimator.get_params(deep=True))

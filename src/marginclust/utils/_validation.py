@@ -100,12 +100,13 @@ def check_positive(
     if isinstance(value, bool) or not isinstance(value, kind):
         what = "an integer" if integer else "a real number"
         raise ValueError(f"{name} must be {what}; got {value!r}.")
-    if not np.isfinite(value):
+    number = float(value)
+    if not np.isfinite(number):
         raise ValueError(f"{name} must be finite; got {value!r}.")
-    if (strict and value <= 0) or (not strict and value < 0):
+    if (strict and number <= 0) or (not strict and number < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
-    return int(value) if integer else float(value)
+    return int(value) if isinstance(value, numbers.Integral) and integer else number
 
 
 def check_label_init(
@@ -201,7 +202,7 @@ def check_positive_finite(value: object, name: str) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
@@ -228,7 +229,7 @@ def check_unit_interval(value: object, name: str) -> float:
     ValueError
         If the value is not a real number in ``[0, 1)``.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
         raise ValueError(f"{name} must be a number in [0, 1); got {value!r}.")
     return float(value)
 
