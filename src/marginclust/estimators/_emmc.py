@@ -10,7 +10,8 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._elm import ELMFeatures, _location_scale
+from ..feature_maps import location_scale
+from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     emmc_objective,
@@ -326,7 +327,7 @@ class EMMC(BaseClusterer):
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         """Once per fit: the data's location and scale that every hidden layer uses."""
-        mu, s = _location_scale(X)
+        mu, s = location_scale(X)
         return {"X": X, "mean": mu, "scale": s}
 
     # ------------------------------------------------------------- internals

@@ -22,8 +22,7 @@ import scipy.sparse as sp
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer
-from ..feature_maps import resolve_gamma
-from ..feature_maps._elm import _location_scale
+from ..feature_maps import location_scale, resolve_gamma
 from ..objectives._elm_ridge import is_balanced, repair_balance, resolve_balance_count
 from ..solvers import LabelAlternation, SolverResult, kmeans_labels
 from ..utils import (
@@ -120,7 +119,7 @@ class _IterBase(BaseClusterer):
         keeps libsvm / liblinear finite on data with a large offset (X + 1e10) or an
         extreme scale (X * 1e150).
         """
-        mu, s = _location_scale(X)
+        mu, s = location_scale(X)
         if sp.issparse(X):
             mu = np.zeros(X.shape[1])
             Xs = (X * (1.0 / s)).tocsr()

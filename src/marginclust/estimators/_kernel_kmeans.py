@@ -9,17 +9,17 @@ import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer
+from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import kernel_distances, squared_distances
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
-from ._fcm import (
-    check_init,
+from ..utils import (
+    Frame,
+    centred_frame,
+    check_center_init,
     check_iteration_params,
     check_sample_weight,
     initial_point,
-    kernel_gamma_grid,
-    resolve_frame_gamma,
 )
 
 __all__ = ["KernelKMeans"]
@@ -174,7 +174,7 @@ default="k-means++"
                 f"n_features) = ({self._n_clusters}, {X.shape[1]}); got shape "
                 f"{np.asarray(self.init).shape}."
             )
-        check_init(self.init, self._n_clusters, X)
+        check_center_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X)

@@ -14,10 +14,17 @@ from sklearn.cluster import kmeans_plusplus
 from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import lloyd
-from ..utils import check_memberships, check_positive, report, resolve_alias
+from ..utils import (
+    Frame,
+    centred_frame,
+    check_memberships,
+    check_objective_scale,
+    check_positive,
+    report,
+    resolve_alias,
+)
 
 __all__ = ["PKM"]
 

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 __all__ = [
     "Degeneracy",
     "check_finite_scale",
+    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -22,6 +23,7 @@ __all__ = [
     "check_pairs",
     "check_positive",
     "check_positive_finite",
+    "check_sample_weight",
     "check_unit_interval",
     "degeneracy",
     "min_cluster_size",
@@ -528,3 +530,78 @@ def degeneracy(labels: npt.ArrayLike, n_clusters: int) -> Degeneracy:
     threshold = min_cluster_size(lab.size, n_clusters)
     degenerate = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
     return Degeneracy(n_found, sizes, threshold, degenerate)
+
+
+def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
+    """Validate ``sample_weight`` as a non-negative finite 1-D array in the dtype of ``X``.
+
+    Parameters
+    ----------
+    sample_weight : float, array-like of shape (n_samples,) or None
+        None gives unit weights; a number is used for every sample.
+    X : ndarray of shape (n_samples, n_features)
+        The validated data.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+        The weights, in the dtype of ``X``.
+
+    Raises
+    ------
+    ValueError
+        If the weights are not numeric, of another length, negative, not finite
+        or all zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import check_sample_weight
+    >>> check_sample_weight(None, np.zeros((3, 2)))
+    array([1., 1., 1.])
+    """
+    n = X.shape[0]
+    if sample_weight is None:
+        return np.ones(n, dtype=X.dtype)
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        sw = np.full(n, float(sample_weight), dtype=X.dtype)
+    else:
+        sw = np.asarray(sample_weight)
+        if sw.dtype.kind not in "fiub":
+            raise ValueError(f"sample_weight must be numeric; got dtype {sw.dtype}.")
+        sw = sw.astype(X.dtype)
+    if sw.shape != (n,):
+        raise ValueError(
+            f"sample_weight must have shape (n_samples,) = ({n},); got {sw.shape}."
+        )
+    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not np.any(sw > 0):
+        raise ValueError(
+            "sample_weight is all zero: at least one weight must be positive (zero-weight "
+            "samples are ignored by the fit)."
+        )
+    return sw
+
+
+def check_iteration_params(est: Any) -> None:
+    """Check an estimator's ``max_iter`` (positive integer) and ``tol`` (non-negative).
+
+    Parameters
+    ----------
+    est : estimator
+        An object with the attributes ``max_iter`` and ``tol``.
+
+    Raises
+    ------
+    ValueError
+        If ``max_iter`` is not a positive integer or ``tol`` is negative or not finite.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from marginclust.utils import check_iteration_params
+    >>> check_iteration_params(SimpleNamespace(max_iter=100, tol=1e-4))
+    """
+    check_positive(est.max_iter, "max_iter", integer=True)
+    check_positive(est.tol, "tol", strict=False)
