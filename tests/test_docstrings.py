@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import marginclust
+from marginclust._registry import clusterer_names
 
-CLUSTERERS = [n for n in marginclust.__all__ if n not in {"ELMFeatures", "__version__"}]
+CLUSTERERS = clusterer_names()
 
 
 @pytest.mark.parametrize("name", CLUSTERERS)

@@ -18,23 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from .._registry import ESTIMATORS
+
 __all__ = ["CAPTION", "DEMO_DATASETS", "DEMO_PARAMS", "add_parser", "demo_figure", "run"]
 
-# Per-method demo parameters (each method's owner tunes its own entry).
+# Per-method demo parameters: the ``demo_params`` of the estimator registry.
 DEMO_PARAMS: dict[str, dict[str, Any]] = {
-    "FuzzyCMeans": {"m": 2.0},
-    "KernelFuzzyCMeans": {},
-    "KernelKMeans": {},
-    "SLMC": {},
-    "IterativeLSSVM": {},
-    "PKM": {},
-    "EMMC": {},
-    "IterSVR": {},
-    "IterSVM": {},
-    "BMMC": {},
-    "CPMMC": {},
-    "WOCSVMClustering": {},
-    "OCSVMHardClustering": {},
+    spec.name: dict(spec.demo_params) for spec in ESTIMATORS if spec.clusterer
 }
 
 DEMO_DATASETS = ("sk-iris", "sk-wine", "sk-breast_cancer")
