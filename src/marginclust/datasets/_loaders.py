@@ -353,6 +353,14 @@ def load_dataset(
     meta : dict
         Only with ``return_meta=True``.
 
+    Raises
+    ------
+    FileNotFoundError
+        If no set of that name exists; the message names the directory searched,
+        the environment variable and close names.
+    ValueError
+        On a malformed name, a class that does not exist in the set, or a bad file.
+
     Notes
     -----
     CSV parsing uses only the standard library and NumPy. Rows whose label cell is
@@ -362,14 +370,6 @@ def load_dataset(
     ``0, 1, ...``) and listed in ``meta["encoded_columns"]``. Parsed files are
     cached in memory (keyed by path and modification time); each call returns
     fresh copies.
-
-    Raises
-    ------
-    FileNotFoundError
-        If no set of that name exists; the message names the directory searched,
-        the environment variable and close names.
-    ValueError
-        On a malformed name, a class that does not exist in the set, or a bad file.
     """
     home = _resolve_home(data_home)
     base, classes = _parse_name(name)

@@ -108,7 +108,7 @@ class BMMC(LinearMMCBase):
 
     See Also
     --------
-    CPMMC : the cutting-plane solver of the same problems.
+    CPMMC : The cutting-plane solver of the same problems.
 
     Notes
     -----

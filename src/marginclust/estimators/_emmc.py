@@ -493,6 +493,7 @@ class EMMC(BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         F = self._decision(X)

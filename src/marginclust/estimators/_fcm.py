@@ -98,7 +98,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     See Also
     --------
-    KernelFuzzyCMeans : the RBF-kernel variant with centres in data space.
+    KernelFuzzyCMeans : The RBF-kernel variant with centres in data space.
 
     Notes
     -----
@@ -267,6 +267,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         memberships : ndarray of shape (n_samples, n_clusters)
+            Non-negative rows that sum to one.
         """
         return self.predict_proba(X)
 
@@ -283,6 +284,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         _, cost = memberships_from_distances(

@@ -278,6 +278,7 @@ n_features_in_
         Returns
         -------
         f : ndarray of shape (n_samples,)
+            Decision values; the sign gives the cluster.
         """
         X = self._validate_predict_data(X)
         return self._decision_values(X)

@@ -219,6 +219,7 @@ class _IterBase(BaseClusterer):
         Returns
         -------
         f : ndarray of shape (n_samples,)
+            Decision values; the sign gives the cluster.
         """
         X = self._validate_predict_data(X)
         return self._decision(X)
@@ -250,6 +251,7 @@ class _IterBase(BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         f = self._decision(X)

@@ -253,6 +253,7 @@ default="k-means++"
         Returns
         -------
         distances : ndarray of shape (n_samples, n_clusters)
+            Distance of each sample to each centre in the kernel's feature space.
         """
         X = self._validate_predict_data(X)
         return np.sqrt(self._kernel_distances(X).T)
@@ -270,6 +271,7 @@ default="k-means++"
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         return -float(self._kernel_distances(X).min(axis=0).sum(dtype=np.float64))

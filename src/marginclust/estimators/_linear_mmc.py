@@ -330,6 +330,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_clusters)
+            Signed distances to the separating hyperplane(s).
         """
         X = self._validate_predict_data(X)
         return linear_scores(X, self.coef_, self.intercept_)
@@ -348,6 +349,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         scores : ndarray of shape (n_samples, n_clusters)
+            One decision value per cluster.
         """
         F = self.decision_function(X)
         if self._n_clusters == 1:
@@ -374,6 +376,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         F = self.decision_function(X)
         if self._n_clusters == 1:

@@ -296,6 +296,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the mean objective per sample; higher is better.
         """
         X = self._validate_predict_data(X)
         return float(np.max(self._scores(X), axis=1).mean())

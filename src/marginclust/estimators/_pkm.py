@@ -475,6 +475,7 @@ array-like, default="k-means++"
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         sc = self._frame_scale

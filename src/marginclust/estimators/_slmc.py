@@ -436,6 +436,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         F : ndarray of shape (n_samples, n_clusters)
+            One decision value per cluster; the label is the argmax.
         """
         X = self._validate_predict_data(X)
         return self._decision_values(X)

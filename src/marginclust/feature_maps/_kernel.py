@@ -59,6 +59,7 @@ def resolve_gamma(
     Returns
     -------
     gamma : float
+        The RBF width, positive and finite.
 
     Raises
     ------
@@ -162,8 +163,9 @@ def rbf_kernel_sigma(
     Parameters
     ----------
     X : array-like of shape (n_samples_X, n_features)
+        First set of samples.
     Y : array-like of shape (n_samples_Y, n_features), default=None
-        ``None`` means ``Y = X``.
+        Second set of samples; ``None`` means ``Y = X``.
     sigma : float, default=1.0
         Kernel width (``gamma = 1 / (2 sigma^2)`` in scikit-learn's parametrisation).
 

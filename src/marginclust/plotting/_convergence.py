@@ -46,6 +46,7 @@ def plot_convergence(
     Returns
     -------
     ax : matplotlib Axes
+        The axes drawn on.
 
     Examples
     --------

@@ -37,6 +37,7 @@ def membership_colors(U: npt.ArrayLike, palette: npt.ArrayLike | None = None) ->
     Returns
     -------
     colors : ndarray of shape (n_samples, 3)
+        RGB values in [0, 1].
     """
     U = np.asarray(U, dtype=np.float64)
     if palette is None:
@@ -81,6 +82,7 @@ def plot_memberships(
     Returns
     -------
     ax : matplotlib Axes
+        The axes drawn on.
     """
     plt = _pyplot()
     X = np.asarray(X, dtype=np.float64)

@@ -61,6 +61,11 @@ def progress(
     enabled : bool, default=True
         ``False`` yields the items silently.
 
+    Yields
+    ------
+    item : object
+        The items of ``iterable``, in order.
+
     Examples
     --------
     >>> from marginclust.utils import progress

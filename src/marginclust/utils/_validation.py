@@ -486,12 +486,36 @@ def min_cluster_size(n_samples: int, n_clusters: int) -> int:
     One sample when the data are too few to ask more (``n_samples < 5 *
     n_clusters``), else two: a one-point cluster in a data set with room for
     more is an outlier swallowed as a cluster, not a partition.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples.
+    n_clusters : int
+        Number of clusters asked for.
+
+    Returns
+    -------
+    size : int
+        1 or 2.
     """
     return 1 if n_samples < 5 * n_clusters else 2
 
 
 class Degeneracy(NamedTuple):
-    """Cluster-size summary of a labelling (see :func:`degeneracy`)."""
+    """Cluster-size summary of a labelling (see :func:`degeneracy`).
+
+    Parameters
+    ----------
+    n_found : int
+        Number of non-empty clusters.
+    sizes : ndarray of shape (n_clusters,)
+        Number of samples in each cluster.
+    min_size : int
+        The smallest size that is not degenerate (:func:`min_cluster_size`).
+    degenerate : bool
+        Fewer non-empty clusters than asked, or one below ``min_size``.
+    """
 
     n_found: int
     sizes: npt.NDArray[np.intp]
