@@ -20,7 +20,7 @@ import numpy as np
 
 from ._synthetic import make_four_gaussians, make_pkm_310
 
-__all__ = ["DATA_ENV", "list_datasets", "load_dataset"]
+__all__ = ["DATA_ENV", "dataset_exists", "list_datasets", "load_dataset", "resolve_data_home"]
 
 DATA_ENV = "MARGINCLUST_DATA"
 
@@ -280,6 +280,67 @@ def _parse_name(name: str) -> tuple[str, list[str] | None]:
 
 
 # ----------------------------------------------------------------- public
+def resolve_data_home(data_home: str | os.PathLike[str] | None = None) -> Path | None:
+    """The CSV directory the loaders read: ``data_home``, else ``$MARGINCLUST_DATA``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        An explicit directory; ``None`` uses the environment variable
+        ``MARGINCLUST_DATA``.
+
+    Returns
+    -------
+    home : Path or None
+        The directory (user-expanded, not checked for existence), or None when
+        neither is given.
+
+    Examples
+    --------
+    >>> from marginclust.datasets import resolve_data_home
+    >>> resolve_data_home("/tmp/data").as_posix()
+    '/tmp/data'
+    """
+    return _resolve_home(data_home)
+
+
+def dataset_exists(name: str, *, data_home: str | os.PathLike[str] | None = None) -> bool:
+    """Whether :func:`load_dataset` can find the set ``name`` offline, without loading it.
+
+    Bundled (scikit-learn) and synthetic sets always exist; a CSV set exists when
+    ``<name>.csv.gz`` or ``<name>.csv`` is in the data directory. A class subset
+    (``"name:c1,c2"``) exists when its base set does (the classes are checked on
+    loading).
+
+    Parameters
+    ----------
+    name : str
+        A name as :func:`load_dataset` takes it.
+    data_home : str or path-like, default=None
+        CSV directory; ``None`` uses the environment variable ``MARGINCLUST_DATA``.
+
+    Returns
+    -------
+    exists : bool
+        True when the set can be loaded from what is on this machine.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a well-formed data set name.
+
+    Examples
+    --------
+    >>> from marginclust.datasets import dataset_exists
+    >>> dataset_exists("sk-iris")
+    True
+    """
+    base = _parse_name(name)[0]
+    if base in _SKLEARN or base in _SYNTHETIC:
+        return True
+    return _csv_path(_resolve_home(data_home), base) is not None
+
+
 @overload
 def load_dataset(
     name: str,
