@@ -184,13 +184,13 @@ def demo_figure(X: np.ndarray, fitted: list[tuple[str, Any]]) -> Any:
     """
     from marginclust.plotting import (
         align_memberships,
+        import_pyplot,
         method_styles,
         plot_convergence,
         plot_memberships,
     )
-    from marginclust.plotting._membership import _pyplot
 
-    plt = _pyplot()
+    plt = import_pyplot()
     soft = [(n, e) for n, e in fitted if getattr(e, "memberships_", None) is not None]
     histories = {}
     for name, est in fitted:
@@ -233,9 +233,9 @@ def demo_figure(X: np.ndarray, fitted: list[tuple[str, Any]]) -> Any:
 
 def _figure(methods: list[tuple[str, type]], out: Path, seed: int) -> Path:
     from marginclust.datasets import load_dataset
-    from marginclust.plotting._membership import _pyplot
+    from marginclust.plotting import import_pyplot
 
-    plt = _pyplot()
+    plt = import_pyplot()
     X = load_dataset("slmc-four-gaussians")[0]
     fitted = []
     for name, cls in methods:
