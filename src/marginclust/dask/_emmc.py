@@ -551,7 +551,7 @@ def fit_emmc(est: EMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
     # the shared checks (n >= 2, n_clusters, _check_params) on X's shape; the
     # proxy shows value checks (check_finite_scale) X's column extremes
-    check_fit_data(est, proxy)
+    check_fit_data(est, proxy)  # type: ignore[arg-type]  # reads .shape (and extremes)
     if int(est.n_hidden) > n:
         raise ValueError(
             f"EMMC on a dask array solves the primal (n_hidden x n_hidden) system; "

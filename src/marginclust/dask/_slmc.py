@@ -375,7 +375,7 @@ def fit_slmc(est: SLMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
     # the shared checks (n >= 2, n_clusters, _check_params) on X's shape; the
     # proxy shows value checks (check_finite_scale) X's column extremes
-    check_fit_data(est, proxy)
+    check_fit_data(est, proxy)  # type: ignore[arg-type]  # reads .shape (and extremes)
     if est.kernel == "precomputed" or est._resolved_components(n) is None:
         raise ValueError(
             "SLMC on a dask array needs the low-rank mode (an exact kernel is an n x n "

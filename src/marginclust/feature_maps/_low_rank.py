@@ -241,7 +241,7 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         memory; the draw of the Dask path's blockwise sampler, so both use the
         same landmarks).
         """
-        return sample_row_indices(n, min(int(self.n_components), n), rng)  # type: ignore[no-any-return]
+        return sample_row_indices(n, min(int(self.n_components), n), rng)
 
     def _fit_landmarks(self, Z: npt.NDArray[np.float64], idx: Any) -> LowRankKernelMap:
         """Finish a Nystroem fit from the landmark rows ``Z`` (float64)."""

@@ -543,7 +543,7 @@ def output_block(H_b: Any, beta: Array, T_b: Array) -> tuple[Array, float]:
 
 def target_update_block(H_rows: Any, T_new: Array, T_old: Array) -> Array:
     """``H_rows^T (T_new - T_old)``: the change of ``H^T T`` from the relabelled rows."""
-    return H_rows.T @ (T_new - T_old)  # type: ignore[no-any-return]
+    return H_rows.T @ (T_new - T_old)
 
 
 def _syrk_add(G: Array, B: Any) -> Array:

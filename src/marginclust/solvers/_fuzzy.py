@@ -90,7 +90,7 @@ def fcm_block_memberships(
     fast = memberships_into(D, m, U, floor)
     if fast is None:  # zero / tiny distances: the shifted, overflow-free path
         np.maximum(D, 0.0, out=D)
-        U_safe, cost = memberships_from_distances(  # type: ignore[misc]
+        U_safe, cost = memberships_from_distances(
             D, m, return_cost=True, transposed=True
         )
         U[...] = U_safe
@@ -153,7 +153,7 @@ def reduce_fcm_partials(
     counts = np.zeros(k, dtype=np.intp)
     for Sb, tb, Jb, sb, cb in parts:
         S += Sb
-        tot += tb  # type: ignore[misc]
+        tot += tb
         J += Jb
         shift = max(shift, sb)
         counts += cb
