@@ -245,3 +245,29 @@ def test_a_half_that_cannot_be_fitted_scores_worst_not_crash():
     assert res["error"] == [None, None]
     assert not res["degenerate"][1] and res["score"][1] == -1.0
     assert search.best_params_ == {"n_clusters": 2}
+
+
+def test_results_record_every_geometric_criterion():
+    """Each kept setting's CH, silhouette and Xie-Beni (standardised space, fit on the
+    search rows) are in results_ whatever the scoring; a geometric scoring's score is its
+    own column; dropped settings have NaN."""
+    from marginclust.model_selection import (
+        calinski_harabasz_scorer,
+        silhouette_scorer,
+        xie_beni_scorer,
+    )
+
+    X = blobs(3, seed=19)
+    for scoring in ("stability", "silhouette"):
+        res = _search(estimator=FuzzyCMeans(random_state=0), scoring=scoring).fit(X).results_
+        for i, params in enumerate(res["params"]):
+            if res["degenerate"][i]:
+                assert np.isnan(res["silhouette"][i])
+                continue
+            est = FuzzyCMeans(random_state=0).set_params(**params).fit(X)
+            for name, scorer in (("calinski_harabasz", calinski_harabasz_scorer),
+                                 ("silhouette", silhouette_scorer),
+                                 ("xie_beni", xie_beni_scorer)):
+                assert res[name][i] == pytest.approx(scorer(est, X), rel=1e-9)
+        if scoring == "silhouette":
+            np.testing.assert_array_equal(res["score"], res["silhouette"])

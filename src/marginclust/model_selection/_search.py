@@ -41,6 +41,25 @@ class _Outcome(NamedTuple):
     n_convergence_warnings: int
     error: str | None
     tie_score: float = np.nan
+    criteria: Mapping[str, float] | None = None
+
+
+# Geometric criteria recorded for every kept setting (on its fit on the rung's rows, in
+# the standardised reference space), whatever the scoring: results_ shows them and
+# rules that combine criteria (scoring="consensus") rank by them.
+_GEOMETRIC = ("calinski_harabasz", "silhouette", "xie_beni")
+# Scorings evaluated on half splits (1 + n_pairs fits per setting).
+_PAIRED = ("stability",)
+
+
+def _criteria(est: Any, X: Any) -> dict[str, float]:
+    out = {}
+    for name in _GEOMETRIC:
+        try:
+            out[name] = float(get_label_free_scorer(name)(est, X))
+        except Exception:  # noqa: BLE001 - a criterion that cannot be computed is unknown
+            out[name] = np.nan
+    return out
 
 
 def _fit(estimator: Any, params: Mapping[str, Any], X: Any) -> tuple[Any, float, int]:
@@ -91,10 +110,13 @@ def _evaluate(
         deg = degeneracy(np.clip(labels, 0, None), k)
         if _bad(labels, k):
             return _Outcome(np.nan, np.nan, True, k, deg.n_found, seconds, n_fits, n_conv, None)
-        if scoring != "stability":
-            score = float(get_label_free_scorer(scoring)(est, X))
-            return _Outcome(score, 0.0, False, k, deg.n_found, seconds, n_fits, n_conv, None)
-        tie = np.nan if tie_break is None else float(get_label_free_scorer(tie_break)(est, X))
+        crit = _criteria(est, X)
+        if scoring not in _PAIRED:
+            score = (crit[scoring] if isinstance(scoring, str) and scoring in crit
+                     else float(get_label_free_scorer(scoring)(est, X)))
+            return _Outcome(score, 0.0, False, k, deg.n_found, seconds, n_fits, n_conv, None,
+                            criteria=crit)
+        tie = np.nan if tie_break is None else crit[tie_break]
         worst = WORST_SCORE["stability"]
         values = []
         for a, b in pairs:
@@ -119,7 +141,7 @@ def _evaluate(
                             max(worst, 1.0 - normalized_instability(moved, own)))
             values.append(float(np.mean(both)))
         return _Outcome(float(np.mean(values)), float(np.std(values)), False, k, deg.n_found,
-                        seconds, n_fits, n_conv, None, tie)
+                        seconds, n_fits, n_conv, None, tie, crit)
     except Exception as exc:  # noqa: BLE001 - a setting that cannot be fitted is dropped
         return _Outcome(np.nan, np.nan, True, -1, 0, seconds, n_fits, n_conv,
                         f"{type(exc).__name__}: {exc}")
@@ -376,6 +398,7 @@ default="calinski_harabasz"
             "n_convergence_warnings": [0] * len(settings), "error": [None] * len(settings),
             "rank": [0] * len(settings), "refit_degenerate": [None] * len(settings),
             "tie_break_score": [np.nan] * len(settings),
+            **{name: [np.nan] * len(settings) for name in _GEOMETRIC},
         }
         alive = list(range(len(settings)))
         cost = 0.0
@@ -409,6 +432,8 @@ default="calinski_harabasz"
                 results["n_convergence_warnings"][i] += out.n_convergence_warnings
                 results["error"][i] = out.error
                 results["tie_break_score"][i] = out.tie_score
+                for name in _GEOMETRIC:
+                    results[name][i] = (out.criteria or {}).get(name, np.nan)
             cost += len(alive) * per_setting * rung.n_rows / m
             ranking = self._rank(alive, results, float(self.tol))
             report(self.verbose, "StabilitySearch rung %d: %d settings on %d rows, %d degenerate",
