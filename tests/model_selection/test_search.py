@@ -39,7 +39,7 @@ def _same_results(a, b, rtol=0.0):
                                    np.asarray(b.results_[key], dtype=float), rtol=rtol)
 
 
-@pytest.mark.parametrize("scoring", ["stability", "silhouette"])
+@pytest.mark.parametrize("scoring", ["stability", "silhouette", "auto"])
 def test_identical_with_or_without_y(scoring):
     X, y = blobs(3, seed=0, return_y=True)
     _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y))
@@ -271,3 +271,21 @@ def test_results_record_every_geometric_criterion():
                 assert res[name][i] == pytest.approx(scorer(est, X), rel=1e-9)
         if scoring == "silhouette":
             np.testing.assert_array_equal(res["score"], res["silhouette"])
+
+
+def test_auto_scoring_is_stability_across_k_and_calinski_harabasz_at_fixed_k():
+    X = blobs(3, seed=20)
+    across = _search(scoring="auto").fit(X)
+    assert across.scoring_ == "stability" and across.best_params_["n_clusters"] == 3
+    assert all(f == 7 for f in across.results_["n_fits"])
+    fixed = _search(scoring="auto", param_grid={"n_clusters": [3], "m": [1.5, 2.0, 2.5]}).fit(X)
+    assert fixed.scoring_ == "calinski_harabasz"
+    assert all(f == 1 for f in fixed.results_["n_fits"])
+    np.testing.assert_array_equal(fixed.results_["score"], fixed.results_["calinski_harabasz"])
+    best = int(np.argmax(fixed.results_["calinski_harabasz"]))
+    assert fixed.best_index_ == best
+    # a Pipeline's prefixed n_clusters counts too
+    from marginclust.model_selection._search import _varies_n_clusters
+
+    assert _varies_n_clusters([{"est__n_clusters": 2}, {"est__n_clusters": 3}])
+    assert not _varies_n_clusters([{"est__n_clusters": 2, "C": 1}, {"est__n_clusters": 2}])

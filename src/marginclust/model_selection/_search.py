@@ -147,6 +147,30 @@ def _evaluate(
                         f"{type(exc).__name__}: {exc}")
 
 
+def _varies_n_clusters(settings: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the settings ask for different numbers of clusters."""
+    values = {repr(v) for s in settings for k, v in s.items()
+              if k == "n_clusters" or k.endswith("__n_clusters")}
+    return len(values) > 1
+
+
+def _resolve_scoring(scoring: str | Callable[..., float],
+                     settings: Sequence[Mapping[str, Any]]) -> str | Callable[..., float]:
+    """``"auto"``: stability when the grid varies ``n_clusters``, else Calinski-Harabasz.
+
+    At a fixed number of clusters the CH index in one fixed (standardised) space
+    orders partitions by their between-cluster sum of squares, the trace
+    criterion of Fan et al.'s match-to-reference selection (ICML 2020) with a
+    linear reference; stability there measures how unique the method's optimum
+    is rather than whether it is right (Ben-David, von Luxburg & Pal 2006).
+    Across numbers of clusters only the normalised instability of Lange et al.
+    (2004) is comparable, so the grid's ``n_clusters`` is chosen by stability.
+    """
+    if scoring != "auto":
+        return scoring
+    return "stability" if _varies_n_clusters(settings) else "calinski_harabasz"
+
+
 def _best_has(name: str) -> Callable[[Any], bool]:
     def check(self: Any) -> bool:
         est = getattr(self, "best_estimator_", None)
@@ -193,10 +217,12 @@ class StabilitySearch(ClusterMixin, BaseEstimator):
         declares in ``_n_scaled_params`` (sums over samples) are meant for the
         search rows: a fit on ``r`` rows uses ``value * r / n_search`` (halves,
         halving rungs, and the refit on all rows).
-    scoring : {"stability", "silhouette", "calinski_harabasz", "xie_beni"} or callable, \
-default="stability"
+    scoring : {"auto", "stability", "silhouette", "calinski_harabasz", "xie_beni"} or \
+callable, default="stability"
         Label-free criterion, greater is better; a callable is
         ``scorer(fitted_estimator, X)`` evaluated on the search rows.
+        ``"auto"`` is ``"stability"`` when the grid varies ``n_clusters`` and
+        ``"calinski_harabasz"`` otherwise (``scoring_`` says which; see Notes).
     tie_break : {"calinski_harabasz", "silhouette", "xie_beni"} or None, \
 default="calinski_harabasz"
         With ``scoring="stability"``, settings whose stability is within ``tol``
@@ -250,12 +276,17 @@ default="calinski_harabasz"
         ``degenerate``, ``n_clusters``, ``n_clusters_found``, ``seconds`` (fit
         time summed over its fits), ``n_fits``, ``n_rows`` and ``iter`` (the
         last rung it reached), ``n_convergence_warnings``, ``error``, ``rank``
-        (1 is the pick; dropped settings rank last) and ``refit_degenerate``.
+        (1 is the pick; dropped settings rank last), ``refit_degenerate``, and
+        the geometric criteria of every kept setting whatever the scoring
+        (``calinski_harabasz``, ``silhouette``, ``xie_beni``: its fit on the
+        rung's rows, in the standardised space; NaN for dropped settings).
         ``pandas.DataFrame(results_)`` shows it as a table.
     schedule_ : list of Rung
         ``(n_candidates, n_rows)`` per rung.
     cost_ : float
         Cost spent, in fits on the search rows (refit excluded).
+    scoring_ : str or callable
+        The scoring used (``"auto"`` resolved).
     grid_source_ : str
         ``"given"``, ``"estimator"`` (its label-free grid) or ``"defaults"``.
     n_features_in_ : int
@@ -311,9 +342,9 @@ default="calinski_harabasz"
 
     # ----------------------------------------------------------------- checks
     def _check_params(self, n: int) -> int:
-        if not callable(self.scoring) and self.scoring not in LABEL_FREE_SCORERS:
-            raise ValueError(f"scoring must be one of {sorted(LABEL_FREE_SCORERS)} or a "
-                             f"callable scorer(estimator, X); got {self.scoring!r}.")
+        if not callable(self.scoring) and self.scoring not in (*LABEL_FREE_SCORERS, "auto"):
+            raise ValueError(f"scoring must be 'auto', one of {sorted(LABEL_FREE_SCORERS)} or "
+                             f"a callable scorer(estimator, X); got {self.scoring!r}.")
         geometric = sorted(set(LABEL_FREE_SCORERS) - {"stability"})
         if self.tie_break is not None and self.tie_break not in geometric:
             raise ValueError(f"tie_break must be None or one of {geometric}; "
@@ -371,7 +402,8 @@ default="calinski_harabasz"
         base = self._seeded(rng)
         search_rows = np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
         settings, self.grid_source_ = candidate_settings(base, self.param_grid, X[search_rows])
-        per_setting = 1.0 + (self.n_pairs if self.scoring == "stability" else 0)
+        scoring = self.scoring_ = _resolve_scoring(self.scoring, settings)
+        per_setting = 1.0 + (self.n_pairs if scoring == "stability" else 0)
         k_max = max(int(s.get("n_clusters", base.get_params().get("n_clusters", 2)) or 2)
                     for s in settings)
         schedule, within = halving_schedule(
@@ -407,12 +439,12 @@ default="calinski_harabasz"
             rows = np.sort(order[: rung.n_rows])
             Xr = X[rows]
             pairs = []
-            for _ in range(self.n_pairs if self.scoring == "stability" else 0):
+            for _ in range(self.n_pairs if scoring == "stability" else 0):
                 perm = rng.permutation(rung.n_rows)
                 half = rung.n_rows // 2
                 pairs.append((np.sort(perm[:half]), np.sort(perm[half:])))
-            tie_break = self.tie_break if self.scoring == "stability" else None
-            calls = (delayed(_evaluate)(base, settings[i], Xr, m, pairs, self.scoring, tie_break)
+            tie_break = self.tie_break if scoring == "stability" else None
+            calls = (delayed(_evaluate)(base, settings[i], Xr, m, pairs, scoring, tie_break)
                      for i in alive)
             outcomes = Parallel(n_jobs=self.n_jobs)(
                 progress(calls, total=len(alive), enabled=self.verbose > 0,
