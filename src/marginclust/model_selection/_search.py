@@ -292,10 +292,27 @@ default="calinski_harabasz"
     n_features_in_ : int
         Features seen in fit.
 
+    Notes
+    -----
+    ``scoring="auto"`` separates the two jobs of a label-free search. Across
+    numbers of clusters only a criterion normalised against chance is
+    comparable, and Lange et al.'s normalised instability is. At a fixed
+    number of clusters stability mostly measures how unique the method's
+    optimum is, not whether the partition is right (Ben-David, von Luxburg &
+    Pal 2006), while the Calinski-Harabasz index in one fixed space orders
+    partitions of the same rows by their between-cluster sum of squares (the
+    trace criterion of match-to-reference selection with a linear reference,
+    Fan et al. 2020). ``benchmarks/label_free_rules.py`` compares the rules per
+    setting, with a leave-one-data-set-out view.
+
     References
     ----------
     T. Lange, V. Roth, M. L. Braun and J. M. Buhmann, "Stability-based validation
     of clustering solutions", Neural Computation 16(6):1299-1323, 2004.
+    S. Ben-David, U. von Luxburg and D. Pal, "A sober look at clustering
+    stability", COLT 2006.
+    X. Fan, Y. Yue, P. Sarkar and Y. X. R. Wang, "On hyperparameter tuning in
+    general clustering problems", ICML 2020.
     Z. Karnin, T. Koren and O. Somekh, "Almost optimal exploration in
     multi-armed bandits", ICML 2013 (successive halving).
 
