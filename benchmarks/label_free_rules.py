@@ -339,6 +339,33 @@ def rules(args: argparse.Namespace) -> None:
                     f"{oracle.get((m, s), np.nan):.3f}" for s in sets))
 
 
+def table(args: argparse.Namespace) -> None:
+    """bench_label_free.py's tables from collected rows (the search column is the
+    StabilitySearch default the collection ran; oracle/median over the refits)."""
+    from bench_label_free import print_tables
+
+    rows: list[dict[str, Any]] = []
+    for pattern in args.files:
+        for f in sorted(glob.glob(pattern)):
+            with open(f, encoding="utf-8") as fh:
+                rows += json.load(fh)
+    out = []
+    for r in rows:
+        cas = [s["ca"] for s in r["settings"] if np.isfinite(s.get("ca", np.nan))]
+        good = [s["ca"] for s in r["settings"] if _ok(s) and not s.get("refit_degenerate")]
+        n_bad = sum(bool(s["degenerate"]) for s in r["settings"])
+        out.append({"method": r["method"], "dataset": r["dataset"], "seed": r["seed"],
+                    "default": r["default"], "kmeans": r["kmeans"],
+                    "search": np.nan if r["search"] is None else r["search"],
+                    "median": float(np.median(good)) if good else np.nan,
+                    "oracle": max(cas) if cas else np.nan, "grid": "estimator",
+                    "collapsed": f"{n_bad}/{len(r['settings'])}", "t_default": np.nan,
+                    "t_search": r["t_search"],
+                    "pick": "all collapsed" if r["search"] is None else r["pick"]})
+    print_tables(out, list(dict.fromkeys(r["method"] for r in out)),
+                 list(dict.fromkeys(r["dataset"] for r in out)))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -352,8 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     r = sub.add_parser("rules")
     r.add_argument("files", nargs="+")
     r.add_argument("--per-set", default=None)
+    t = sub.add_parser("table")
+    t.add_argument("files", nargs="+")
     args = p.parse_args(argv)
-    (collect if args.cmd == "collect" else rules)(args)
+    {"collect": collect, "rules": rules, "table": table}[args.cmd](args)
     return 0
 
 
