@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -137,7 +137,9 @@ class Table:
     n_clusters : int, mapping of str to int, or None, default=None
         Clusters per data set; None means the number of classes.
     published : mapping, default={}
-        ``(dataset, method, measure) -> value`` as printed in the paper.
+        ``(dataset, method, measure) -> value`` as printed in the paper. Filled at
+        registration from ``bench/published/<paper>.csv`` (the rows whose ``table``
+        is ``published_from`` or, by default, this table's name); leave it empty.
     quick : mapping, default={}
         Overrides for ``--quick``: ``"n_runs"``, ``"datasets"``, ``"methods"``,
         ``"grid"`` (method name -> smaller grid) and ``"grid_points"`` (keep at
@@ -167,6 +169,11 @@ class Table:
         evidence says the stated method cannot produce: the reason and the
         command that shows it. Reports print the note instead of a bare
         shortfall marker.
+    published_only : sequence of str, default=()
+        Data sets and methods that appear in the published numbers but that this
+        table does not run (not shared offline, not implemented here).
+    published_from : str or None, default=None
+        Take the published numbers of that table (variants of one paper table).
     """
 
     name: str
@@ -187,6 +194,8 @@ class Table:
     published_spread: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
     pooled: Mapping[str, Sequence[str]] = field(default_factory=dict)
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
+    published_only: Sequence[str] = ()
+    published_from: str | None = None
 
 
 DATASETS: dict[str, Dataset] = {}
@@ -230,7 +239,16 @@ def register_measure(measure: Measure) -> Measure:
 
 
 def register_table(table: Table) -> Table:
-    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError).
+
+    Its ``published`` and ``published_spread`` are read from the paper's CSV
+    (see :mod:`marginclust.bench._published`) unless the table brings its own.
+    """
+    from ._published import spreads, values
+
+    if not table.published:
+        source = table.published_from or table.name
+        table = replace(table, published=values(source), published_spread=spreads(source))
     return _register(TABLES, table, "table")
 
 

@@ -133,6 +133,22 @@ def n_clusters_found(y_true: Any, labels: Any, memberships: Any, X: Any) -> floa
     return float(np.unique(np.asarray(labels)).size)
 
 
+def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """1.0 if the partition is the true one up to relabelling (ARI = 1), else 0.0.
+
+    Summed over runs it counts the starts that found the true partition.
+    """
+    return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
+
+
+def objective(
+    y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
+) -> float:
+    """The fitted estimator's final objective (``objective_``), NaN without one."""
+    value = getattr(estimator, "objective_", None)
+    return float("nan") if value is None else float(value)
+
+
 for _name, _func, _greater in [
     ("ca_majority", ca_majority, True),
     ("ca_hungarian", ca_hungarian, True),
@@ -146,6 +162,8 @@ for _name, _func, _greater in [
     ("pe", pe, False),
     ("xb", xb, False),
     ("n_clusters_found", n_clusters_found, True),
+    ("correct", correct, True),
 ]:
     register_measure(Measure(_name, _func, greater_is_better=_greater))
 register_measure(Measure("xb_kernel", xb_kernel, greater_is_better=False, needs_estimator=True))
+register_measure(Measure("objective", objective, greater_is_better=False, needs_estimator=True))
