@@ -174,6 +174,38 @@ class Table:
         table does not run (not shared offline, not implemented here).
     published_from : str or None, default=None
         Take the published numbers of that table (variants of one paper table).
+    grids : mapping of str to mapping, default={}
+        Per-table grids, ``method -> {param: values}``, replacing the method's
+        own grid in this table (e.g. the initialisations one table compares).
+    dataset_params : mapping or callable, default={}
+        Parameters a paper fixes per data set: ``dataset -> params`` (given to
+        every method) or ``dataset_params(dataset, method) -> params``. Merged
+        under every setting and recorded in the rows' ``params``.
+    skip : callable or None, default=None
+        ``skip(dataset, method, X) -> reason or None``: a (data set, method)
+        pair not to run (e.g. a faithful solver on a set too large for it); the
+        report shows the reason as a row with ``status="skipped"``.
+    aggregate : {"best", "setting", "count"}, default="best"
+        How the paper protocol's settings are reported: ``"best"`` keeps, per
+        run, the setting with the best first measure; ``"setting"`` reports every
+        setting as its own column ``method[param=value]`` (a curve over a
+        parameter, or variants the paper prints side by side); ``"count"`` is
+        ``"setting"`` with the first measure summed over runs (e.g. correct
+        partitions out of N starts).
+    timing_repeats : int, default=1
+        Fit every job this many times (same seed) and keep the fastest fit time
+        (best-of-k timing on a shared machine).
+    rows_from : str or None, default=None
+        Report the rows of that table instead of fitting again (two paper
+        tables printing different measures of one set of fits); that table's
+        ``also_measures`` must compute this table's measures.
+    also_measures : sequence of str, default=()
+        Measures computed and stored in every row but not reported by this
+        table (another table reports them through ``rows_from``).
+    tiny : mapping, default={}
+        Overrides for the smoke-test mode (``tiny=True``): like ``quick``, plus
+        ``"max_samples"`` (rows kept per data set, a seeded subsample; default
+        120). Without overrides: the first quick data set, one run, one setting.
     """
 
     name: str
@@ -196,6 +228,22 @@ class Table:
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     published_only: Sequence[str] = ()
     published_from: str | None = None
+    grids: Mapping[str, Mapping[str, Sequence[Any]]] = field(default_factory=dict)
+    dataset_params: (
+        Mapping[str, Mapping[str, Any]] | Callable[[str, str], Mapping[str, Any]]
+    ) = field(default_factory=dict)
+    skip: Callable[..., str | None] | None = None
+    aggregate: str = "best"
+    timing_repeats: int = 1
+    rows_from: str | None = None
+    also_measures: Sequence[str] = ()
+    tiny: Mapping[str, Any] = field(default_factory=dict)
+
+    def params_for(self, dataset: str, method: str) -> dict[str, Any]:
+        """The parameters this table fixes for ``method`` on ``dataset``."""
+        if callable(self.dataset_params):
+            return dict(self.dataset_params(dataset, method))
+        return dict(self.dataset_params.get(dataset, {}))
 
 
 DATASETS: dict[str, Dataset] = {}
@@ -266,6 +314,9 @@ class RunContext:
     ----------
     quick : bool
         Run the small, fast version (``--quick``).
+    tiny : bool
+        Smoke-test mode (implies ``quick``): seconds per table, one seed, one
+        setting, few rows; for CI, not for numbers.
     seed : int
         Global seed; derive per-run seeds with
         :func:`marginclust.bench._seeds.derive_seed`.
@@ -278,7 +329,14 @@ class RunContext:
     """
 
     quick: bool = False
+    tiny: bool = False
     seed: int = 0
     n_jobs: int = 1
     data_home: str | None = None
     out_dir: str | None = None
+
+    def pick(self, full: Any, quick: Any, tiny: Any = None) -> Any:
+        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode."""
+        if self.tiny:
+            return quick if tiny is None else tiny
+        return quick if self.quick else full
