@@ -17,6 +17,7 @@ printed); ``note`` says anything else (units, "as printed" labels).
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -61,23 +62,22 @@ def load_published() -> tuple[Published, ...]:
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".csv"):
             continue
-        with entry.open("r", encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh)
-            if tuple(reader.fieldnames or ()) != FIELDS:
-                raise ValueError(f"{entry.name}: columns must be {', '.join(FIELDS)}.")
-            for line in reader:
-                out.append(
-                    Published(
-                        table=line["table"],
-                        dataset=line["dataset"],
-                        method=line["method"],
-                        measure=line["measure"],
-                        value=float(line["value"]),
-                        spread=float(line["spread"]) if line["spread"] else None,
-                        note=line["note"],
-                        paper=entry.name[:-4],
-                    )
+        reader = csv.DictReader(io.StringIO(entry.read_text(encoding="utf-8"), newline=""))
+        if tuple(reader.fieldnames or ()) != FIELDS:
+            raise ValueError(f"{entry.name}: columns must be {', '.join(FIELDS)}.")
+        for line in reader:
+            out.append(
+                Published(
+                    table=line["table"],
+                    dataset=line["dataset"],
+                    method=line["method"],
+                    measure=line["measure"],
+                    value=float(line["value"]),
+                    spread=float(line["spread"]) if line["spread"] else None,
+                    note=line["note"],
+                    paper=entry.name[:-4],
                 )
+            )
     return tuple(out)
 
 
