@@ -246,6 +246,9 @@ class Table:
         return dict(self.dataset_params.get(dataset, {}))
 
 
+# Rows kept per data set in the tiny (smoke-test) mode.
+TINY_MAX_SAMPLES = 120
+
 DATASETS: dict[str, Dataset] = {}
 METHODS: dict[str, Method] = {}
 MEASURES: dict[str, Measure] = {}
@@ -340,3 +343,18 @@ class RunContext:
         if self.tiny:
             return quick if tiny is None else tiny
         return quick if self.quick else full
+
+    @property
+    def max_samples(self) -> int | None:
+        """Rows kept per data set (tiny mode only; see :func:`..._runner.load_data`)."""
+        return TINY_MAX_SAMPLES if self.tiny else None
+
+    def limit(self, X: Any, y: Any) -> tuple[Any, Any]:
+        """``(X, y)``, or in tiny mode the seeded subsample ``load_data`` would keep."""
+        import numpy as np
+
+        n = len(X)
+        if not self.tiny or n <= TINY_MAX_SAMPLES:
+            return X, y
+        keep = np.sort(np.random.RandomState(0).choice(n, TINY_MAX_SAMPLES, replace=False))
+        return X[keep], y[keep]

@@ -56,6 +56,7 @@ from ._registry import (
     MEASURES,
     METHODS,
     TABLES,
+    TINY_MAX_SAMPLES,
     Measure,
     Method,
     RunContext,
@@ -78,7 +79,6 @@ __all__ = [
 NO_DATA = "data set not available"
 NOT_APPLICABLE = "not applicable"
 STATUSES = ("ok", "failed", "not-applicable", "skipped", "no-data")
-TINY_MAX_SAMPLES = 120
 # Rows of the tables run in this process, so a table that reports another
 # table's fits (``rows_from``) does not fit them again.
 _MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}

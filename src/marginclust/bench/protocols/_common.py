@@ -21,7 +21,7 @@ def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.nd
     """Data set ``name`` preprocessed by ``how`` (see :func:`..._runner.load_data`)."""
     from .._runner import load_data
 
-    X, y, _ = load_data(name, how, data_home=context.data_home)
+    X, y, _ = load_data(name, how, data_home=context.data_home, max_samples=context.max_samples)
     return X, y
 
 

@@ -400,8 +400,8 @@ def run_table7(table: Table, context: RunContext) -> list[dict[str, Any]]:
     from threadpoolctl import threadpool_limits
 
     rows = []
-    datasets = ["ionosphere", "letter:A,B"] if context.quick else TABLE4_DATASETS
-    reps = 1 if context.quick else 3
+    datasets = context.pick(TABLE4_DATASETS, ["ionosphere", "letter:A,B"], ["ionosphere"])
+    reps = context.pick(3, 1)
     factories = _timing_factories()
     with threadpool_limits(1):
         for ds in datasets:
@@ -493,9 +493,9 @@ FIG4_COUNTS = [0, 10, 20, 50, 100, 200, 400]
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Semi-supervised BMMC: CA vs number of random pairwise constraints."""
     rows = []
-    datasets = ["letter:A,B"] if context.quick else ["letter:A,B", "satimage:1,2", "usps:1,2,3,4"]
-    counts = [0, 50, 200] if context.quick else FIG4_COUNTS
-    reps = 2 if context.quick else 5
+    datasets = context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"])
+    counts = context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20])
+    reps = context.pick(5, 2, 1)
     from marginclust import BMMC
 
     for ds in datasets:
@@ -582,7 +582,7 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
         ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1]),
     ]
     if context.quick:
-        setups = [(a, X, y, k, ns[:2]) for a, X, y, k, ns in setups]
+        setups = [(a, X, y, k, ns[: context.pick(None, 2, 1)]) for a, X, y, k, ns in setups]
     with threadpool_limits(1):
         for name, X, y, k, sizes in setups:
             for n in sizes:

@@ -125,7 +125,8 @@ def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] 
         return None
     if rows is not None:
         X, y = X[:rows], y[:rows]
-    return np.asarray(X, dtype=np.float64), np.asarray(y), k
+    X, y = context.limit(np.asarray(X, dtype=np.float64), np.asarray(y))
+    return X, y, k
 
 
 def _fmt(v: Any) -> str:
@@ -170,9 +171,10 @@ def run_table2(table: Table, context: RunContext) -> list[dict[str, Any]]:
     from marginclust.metrics import adjusted_rand_index
 
     X, y = load_dataset("pkm-310", data_home=context.data_home)
-    n_runs = 30 if context.quick else 1000
+    X, y = context.limit(X, y)
+    n_runs = context.pick(1000, 30, 2)
     # FMSAGP needs n (K - 1) = 930 steps per run: 200 runs in the full version.
-    n_runs_faithful = 10 if context.quick else 200
+    n_runs_faithful = context.pick(200, 10, 1)
     rows = []
 
     def record(method: str, est: Any, run: int) -> None:
@@ -343,7 +345,7 @@ def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Iterations and final J of MSAGP, AGP (t = 0.01, 0.1) and block from one random start."""
     from marginclust import PKM
 
-    names = ["Iris", "Seeds"] if context.quick else list(TABLE5_DATASETS)
+    names = context.pick(list(TABLE5_DATASETS), ["Iris", "Seeds"], ["Iris"])
     rows = []
     for name in names:
         data = _load(name, context)
@@ -440,7 +442,7 @@ def run_table6(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fit time of FMSAGP, MSAGP and block from the same random start (one fit each)."""
     from marginclust import PKM
 
-    names = ["Parkinson", "Iris", "Seeds"] if context.quick else list(TABLE6_DATASETS)
+    names = context.pick(list(TABLE6_DATASETS), ["Parkinson", "Iris", "Seeds"], ["Iris"])
     rows = []
     for name in names:
         data = _load(name, context)

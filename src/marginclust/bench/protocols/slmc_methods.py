@@ -231,7 +231,8 @@ _MEASURES4 = ("ca_majority", "pc", "pe", "xb")
 def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
     from .._runner import load_data
 
-    X, y, _ = load_data(spec, "raw", data_home=context.data_home)
+    X, y, _ = load_data(spec, "raw", data_home=context.data_home,
+                        max_samples=context.max_samples)
     return X, y
 
 
@@ -282,7 +283,7 @@ def _best_setting(X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Seq
 
 def _m_sweep(table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float],
              n_runs: int) -> list[dict[str, Any]]:
-    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
+    settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
     rows = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for m in ms:
@@ -335,9 +336,9 @@ def run_table8(table: Table, context: RunContext) -> list[dict[str, Any]]:
     105.2974 on optdigits89), so Table 8 reports FCM; FCM rows are compared with it and
     SLMC rows (best paper setting per run, FCM init at the same m) are shown beside.
     """
-    datasets = OPTDIGITS_PAIRS[:1] if context.quick else OPTDIGITS_PAIRS
+    datasets = context.pick(OPTDIGITS_PAIRS, OPTDIGITS_PAIRS[:1])
     ms = (1.5, 2.0, 2.5)
-    n_runs = 1 if context.quick else 5
+    n_runs = context.pick(5, 1)
     return (_fcm_m_sweep(table, context, datasets, ms, n_runs)
             + _m_sweep(table, context, datasets, ms, n_runs))
 
@@ -363,7 +364,7 @@ def report_table8(rows: Sequence[dict], table: Table) -> str:
 def run_fig3(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 3: CA, PC, PE, XB of SLMC for m in {1.5, ..., 5}."""
     if context.quick:
-        return _m_sweep(table, context, ("wine",), (1.5, 2.0, 3.0), 1)
+        return _m_sweep(table, context, ("wine",), context.pick(None, (1.5, 2.0, 3.0), (2.0,)), 1)
     ms = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
     return _m_sweep(table, context, FIG3_DATASETS, ms, 2)
 
@@ -392,9 +393,9 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 4: J and CA over the first 20 iterations, best setting per run."""
     from marginclust.metrics import clustering_accuracy
 
-    datasets = FIG4_DATASETS[:2] if context.quick else FIG4_DATASETS
-    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
-    n_runs = 1 if context.quick else 5
+    datasets = context.pick(FIG4_DATASETS, FIG4_DATASETS[:2], FIG4_DATASETS[:1])
+    settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
+    n_runs = context.pick(5, 1)
     n_show = 20
     rows = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
@@ -444,7 +445,7 @@ def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
     from marginclust.feature_maps import resolve_gamma
 
     X, y = load_dataset("slmc-four-gaussians")
-    ks = (3, 4) if context.quick else (3, 4, 5, 6)
+    ks = context.pick((3, 4, 5, 6), (3, 4), (3,))
     gamma = resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0) / float(
         _FIG2_PARAMS["sigma_multiple"]) ** 2
     params = dict(_FIG2_PARAMS)
