@@ -532,13 +532,14 @@ def _single_vs_multi(
     table: Table,
     context: RunContext,
     Ls: Sequence[int] | None = None,
-    n_runs: int = TABLE5_RUNS,
+    n_runs: int | None = None,
 ) -> list[dict[str, Any]]:
     """Per L, run, output and C: one EMMC fit (Gaussian nodes), and the fixed variant."""
     from marginclust import EMMC
 
     X, y = _load(dataset, context)
     k = int(np.unique(y).size)
+    n_runs = table.n_runs if n_runs is None else n_runs
     if context.quick:
         Ls, n_runs = list(quick_L), 1
     elif Ls is None:
@@ -709,7 +710,7 @@ register_table(
         n_runs=3,
         preprocessing="minmax",
         run=lambda table, context: _single_vs_multi(
-            "usps", TABLE6_PUBLISHED, 0.15, [200], table, context, n_runs=3
+            "usps", TABLE6_PUBLISHED, 0.15, [200], table, context
         ),
         report=lambda rows, table: _report_single_multi(rows, table, TABLE6_PUBLISHED),
         notes="balance 0.15 n (Table 2), k-means-in-ELM-space init; 3 runs, not the "
