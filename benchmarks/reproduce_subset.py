@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     rows = run_table(table, seed=args.seed, out_dir=args.out, progress=False)
     elapsed = time.perf_counter() - start
-    report = format_report(rows, table, seed=args.seed) + f"\n\n(wall time {elapsed:.1f} s, n_jobs=1)\n"
+    report = (
+        format_report(rows, table, seed=args.seed) + f"\n\n(wall time {elapsed:.1f} s, n_jobs=1)\n"
+    )
     print(report)
     if args.md:
         Path(args.md).write_text(report, encoding="utf-8")

@@ -163,9 +163,7 @@ def _ca(y: np.ndarray, labels: np.ndarray, mapping: str) -> float:
     return float(clustering_accuracy(y, labels, mapping=mapping))
 
 
-def run_reachability(
-    table: Table, context: RunContext, prefix: str = ""
-) -> list[dict[str, Any]]:
+def run_reachability(table: Table, context: RunContext, prefix: str = "") -> list[dict[str, Any]]:
     """Fit every case (whose name starts with ``prefix``) from each start."""
     cases = [c for c in CASES if c.name.startswith(prefix)]
     cases = [c for c in cases if c.quick] if context.quick else cases
