@@ -22,7 +22,7 @@ import numpy as np
 
 from .._registry import RunContext, Table, register_table
 from .._seeds import derive_seed
-from ._common import load_xy, md_table, table_head, timed_fit
+from ._common import UnitCache, load_xy, md_table, table_head, timed_fit
 
 __all__ = ["CASES", "NOISE_LEVELS", "Case", "noisy_labels"]
 
@@ -169,15 +169,27 @@ def run_reachability(table: Table, context: RunContext, prefix: str = "") -> lis
     cases = [c for c in cases if c.quick] if context.quick else cases
     levels: Sequence[float] = (0.0, 0.5) if context.quick else NOISE_LEVELS
     n_runs = 1 if context.quick else table.n_runs
+    cache = UnitCache(table, context)
+    data = {}
     rows: list[dict[str, Any]] = []
-    for case in cases:
-        X, y = load_xy(case.dataset, context, case.preprocessing)
-        k = int(np.unique(y).size)
-        for run in range(n_runs):
-            seed = derive_seed(context.seed, table.name, case.name, run)
+    # run-major, so an interrupted run has every case's first runs
+    for run in range(n_runs):
+        for case in cases:
+            saved = cache.get(f"{case.name}|{run}")
+            if saved is not None:
+                rows.extend(saved)
+                continue
+            if case.name not in data:
+                data[case.name] = load_xy(case.dataset, context, case.preprocessing)
+            X, y = data[case.name]
+            k = int(np.unique(y).size)
+            # the seed does not depend on the table's name, so every table that runs
+            # a case (reachability, reachability-slmc) draws the same runs
+            seed = derive_seed(context.seed, "reachability", case.name, run)
             starts: list[tuple[str, Any]] = [("label-free", None)]
             rng = np.random.RandomState(seed)
             starts += [(f"{p:.0%}", noisy_labels(y, p, k, rng)) for p in levels]
+            unit: list[dict[str, Any]] = []
             for start, init in starts:
                 row: dict[str, Any] = {"case": case.name, "run": run, "start": start}
                 row["start_ca"] = None if init is None else _ca(y, init, case.mapping)
@@ -185,7 +197,7 @@ def run_reachability(table: Table, context: RunContext, prefix: str = "") -> lis
                     est, t, nw = timed_fit(case.factory(k, init, seed), X)
                 except Exception as exc:  # noqa: BLE001 - a failed fit is a row
                     row.update(status=f"failed: {type(exc).__name__}: {exc}")
-                    rows.append(row)
+                    unit.append(row)
                     continue
                 row.update(
                     status="ok",
@@ -194,7 +206,9 @@ def run_reachability(table: Table, context: RunContext, prefix: str = "") -> lis
                     n_iter=int(getattr(est, "n_iter_", -1)),
                     n_warnings=nw,
                 )
-                rows.append(row)
+                unit.append(row)
+            cache.put(f"{case.name}|{run}", unit)
+            rows.extend(unit)
     return rows
 
 
