@@ -14,7 +14,7 @@ import numpy as np
 
 from .._registry import RunContext, Table
 
-__all__ = ["load_xy", "md_table", "table_head", "timed_fit"]
+__all__ = ["UnitCache", "load_xy", "md_table", "table_head", "timed_fit"]
 
 
 def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:
@@ -23,6 +23,49 @@ def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.nd
 
     X, y, _ = load_data(name, how, data_home=context.data_home, max_samples=context.max_samples)
     return X, y
+
+
+class UnitCache:
+    """Resumable rows of a long custom table, saved one unit of work at a time.
+
+    With ``context.out_dir`` set, every finished unit (e.g. one data set and run)
+    is appended to ``<out_dir>/<table>.units.jsonl``; a rerun of the same table,
+    seed and quick flag reuses the saved units instead of fitting them again, so
+    an interrupted run resumes and a partial run can still be reported. A subset
+    of a table (renamed ``<table>@...``) shares the table's file. Without
+    ``out_dir`` nothing is saved.
+    """
+
+    def __init__(self, table: Table, context: RunContext) -> None:
+        import json
+        from pathlib import Path
+
+        self._json = json
+        self._prefix = f"seed={context.seed}|quick={context.quick}|"
+        self.path = (
+            None
+            if context.out_dir is None
+            else Path(context.out_dir) / f"{table.name.split('@')[0]}.units.jsonl"
+        )
+        self.done: dict[str, list[dict[str, Any]]] = {}
+        if self.path is not None and self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    self.done[rec["unit"]] = rec["rows"]
+
+    def get(self, unit: str) -> list[dict[str, Any]] | None:
+        """The saved rows of ``unit``, or None when it has not been run."""
+        return self.done.get(self._prefix + unit)
+
+    def put(self, unit: str, rows: list[dict[str, Any]]) -> None:
+        """Save the rows of a finished ``unit``."""
+        key = self._prefix + unit
+        self.done[key] = rows
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(self._json.dumps({"unit": key, "rows": rows}, default=float) + "\n")
 
 
 def table_head(table: Table) -> list[str]:
