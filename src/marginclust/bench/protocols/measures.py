@@ -141,6 +141,11 @@ def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
     return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
 
 
+def error(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """Clustering error, ``1 - ca_hungarian`` (EMMC's Tables 3-4, printed in %)."""
+    return 1.0 - ca_hungarian(y_true, labels, memberships, X)
+
+
 def objective(
     y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
 ) -> float:
@@ -163,6 +168,7 @@ for _name, _func, _greater in [
     ("xb", xb, False),
     ("n_clusters_found", n_clusters_found, True),
     ("correct", correct, True),
+    ("error", error, False),
 ]:
     register_measure(Measure(_name, _func, greater_is_better=_greater))
 register_measure(Measure("xb_kernel", xb_kernel, greater_is_better=False, needs_estimator=True))
