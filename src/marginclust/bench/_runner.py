@@ -415,7 +415,8 @@ def run_job(
             final = estimator
             if hasattr(final, "steps"):  # a Pipeline: its last step clusters
                 final = final.steps[-1][1]
-            final = getattr(final, "estimator", final)  # a wrapper such as Standardized
+            for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
+                final = getattr(final, "estimator", final)
             max_clusters = getattr(final, "_max_clusters", None)
             if max_clusters is not None and n_clusters > max_clusters:
                 raise ValueError(

@@ -24,14 +24,16 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from .._published import published_for, split_method
 from .._registry import Method, RunContext, Table, register_method, register_table
+from .._runner import select_best
 from .._seeds import derive_seed
-from ._common import UnitCache, load_xy, md_table, table_head, timed_fit
+from ._common import UnitCache, fmt_value, load_xy, md_table, mean_of, table_head, timed_fit
 
 SOURCE = "Zhang, Xia, Liu & Zhang 2013 (EMMC)"
 C_GRID = [2.0**k for k in range(-10, 11, 2)]
@@ -138,22 +140,8 @@ def _L(spec: Any, n: int) -> int:
     return n if spec == "n" else int(spec)
 
 
-def _mean(rows: Sequence[Mapping[str, Any]], key: str) -> float:
-    vals = [float(r[key]) for r in rows if r.get(key) is not None and np.isfinite(r[key])]
-    return float(np.mean(vals)) if vals else float("nan")
-
-
-def _fmt(v: Any, digits: int = 2) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "-"
-    return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
-
-
-def _md(header: Sequence[str], body: Sequence[Sequence[Any]]) -> list[str]:
-    return md_table(header, body, _fmt)
-
-
-_head = table_head
+# EMMC's tables print two decimals (the paper's).
+_fmt = partial(fmt_value, spec=".2f")
 
 
 # ------------------------------------------------------------------ published numbers
@@ -239,9 +227,9 @@ def run_table3(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
     X, y = _load("optdigits:3,9", context)
     n = X.shape[0]
-    n_runs = 2 if context.quick else 20
+    n_runs = context.pick(20, 2, 1)
     rows = []
-    for C, run in itertools.product(TABLE3_C, range(n_runs)):
+    for C, run in itertools.product(context.pick(TABLE3_C, TABLE3_C, TABLE3_C[::3]), range(n_runs)):
         seed = derive_seed(context.seed, "emmc-table3", run)
         ests = {
             "IterSVM": IterSVM(C=C, random_state=seed),
@@ -266,7 +254,7 @@ def run_table3(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
 
 def report_table3(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     body = []
     for name in ["IterSVM", "IterSVR", "EMMC"]:
         for label, vals in [("ours", None), ("paper", TABLE3_PUBLISHED[name])]:
@@ -274,11 +262,11 @@ def report_table3(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
             for i, C in enumerate(TABLE3_C):
                 if vals is None:
                     sel = [r for r in rows if r["method"] == name and r["C"] == C]
-                    cells.append(_mean(sel, "error"))
+                    cells.append(mean_of(sel, "error"))
                 else:
                     cells.append(float(vals[i]))
             body.append(cells)
-    lines += _md(["method", "", *[f"C={c:g}" for c in TABLE3_C]], body)
+    lines += md_table(["method", "", *[f"C={c:g}" for c in TABLE3_C]], body, _fmt)
     runs = len({r["run"] for r in rows})
     lines += ["", f"Mean error (%) over {runs} runs. Notes: {table.notes}"]
     return "\n".join(lines)
@@ -364,7 +352,7 @@ def run_table4(
     pairs = [(int(a), int(b)) for a, b in (d.split(":")[1].split(",") for d in table.datasets)]
     n_reps = table.n_runs
     if context.quick:
-        pairs, n_reps = pairs[::5], 1
+        pairs, n_reps = context.pick(None, pairs[::5], pairs[:1]), 1
     cache = UnitCache(table, context)
     rows: list[dict[str, Any]] = []
     # repetition-major, so a partial (interrupted) run covers every pair
@@ -418,7 +406,7 @@ def run_table4(
         kme = KMeans(2, n_init=10, random_state=seed).fit(H).labels_
         t_kme = time.perf_counter() - t0
         add("KM in ELM feature space", kme, t_kme, "both")
-        grid = TABLE4_QUICK_C if context.quick else list(grid)
+        grid = context.pick(list(grid), TABLE4_QUICK_C, TABLE4_QUICK_C[:1])
         fits = [("grid", C) for C in grid] + [("default", TABLE4_EMMC_C["default"])]
         for protocol, C in fits:
             # EMMC starts from exactly the labels of the scheme's row above; its time
@@ -472,7 +460,7 @@ def _one_best_c(rows: Sequence[Mapping[str, Any]], scheme: str) -> tuple[list[An
 
 
 def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     body = []
     n_grid = len({r["C"] for r in rows if r["protocol"] == "grid"})
     fixed_c = TABLE4_EMMC_C["fixed"]
@@ -505,17 +493,18 @@ def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
                 [
                     scheme,
                     tag,
-                    _mean(sel, "error"),
+                    mean_of(sel, "error"),
                     pe,
-                    _mean(sel, "time"),
+                    mean_of(sel, "time"),
                     pt,
-                    _mean(sel, "n_iter") if "EMMC" in scheme else "-",
+                    mean_of(sel, "n_iter") if "EMMC" in scheme else "-",
                 ]
             )
     n_pairs = len({r["pair"] for r in rows})
-    lines += _md(
+    lines += md_table(
         ["scheme", "EMMC C", "error % (ours)", "paper", "time s (ours)", "paper", "iterations"],
         body,
+        _fmt,
     )
     lines += [
         "",
@@ -611,10 +600,10 @@ def _single_vs_multi(
     k = int(np.unique(y).size)
     n_runs = table.n_runs if n_runs is None else n_runs
     if context.quick:
-        Ls, n_runs = list(quick_L), 1
+        Ls, n_runs = context.pick(None, list(quick_L), list(quick_L)[:1]), 1
     elif Ls is None:
         Ls = list(published)
-    C_grid = TABLE56_QUICK_C if context.quick else TABLE56_C_GRID
+    C_grid = context.pick(TABLE56_C_GRID, TABLE56_QUICK_C, TABLE56_QUICK_C[:1])
     cache = UnitCache(table, context)
     rows: list[dict[str, Any]] = []
     for L, run, output in itertools.product(Ls, range(n_runs), ["single", "multi"]):
@@ -693,7 +682,7 @@ _TABLE56_VARIANTS = [
 def _report_single_multi(
     rows: Sequence[Mapping[str, Any]], table: Table, published: Mapping[int, Any]
 ) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     body = []
     for L in sorted({r["L"] for r in rows}):
         for label, protocol, how in _TABLE56_VARIANTS:
@@ -711,11 +700,11 @@ def _report_single_multi(
                 acc = [float(r["acc"]) for r in kept]
                 spread = f"{np.std(acc):.2f}" if acc else "-"
                 cells += [
-                    _mean(kept, "acc"),
+                    mean_of(kept, "acc"),
                     spread,
                     "-" if C is None else f"2^{int(round(np.log2(C)))}",
                     p[2 * i],
-                    _mean(kept, "time"),
+                    mean_of(kept, "time"),
                     p[2 * i + 1],
                 ]
             if any(c not in ("-", None) for c in cells[2:]):
@@ -723,7 +712,7 @@ def _report_single_multi(
     header = ["L", "protocol"]
     for output in ["single", "multi"]:
         header += [f"{output} acc", "std", "C", "paper", "time s", "paper"]
-    lines += _md(header, body)
+    lines += md_table(header, body, _fmt)
     n_settings = max((int(r.get("n_settings", 1)) for r in rows), default=1)
     lines += [
         "",
@@ -819,9 +808,9 @@ def _run_grid(
     from marginclust import EMMC, IterSVR
 
     if context.quick:
-        datasets = [d for d in datasets if d in QUICK_DATASETS]
-    n_runs = 2 if context.quick else 5
-    grid = C_GRID[::2] if context.quick else C_GRID
+        datasets = [d for d in datasets if d in QUICK_DATASETS][: context.pick(None, None, 1)]
+    n_runs = context.pick(5, 2, 1)
+    grid = context.pick(C_GRID, C_GRID[::2], C_GRID[5:6])
     rows = []
     for name in datasets:
         X, y = _load(name, context)
@@ -871,25 +860,15 @@ def _run_grid(
     return rows
 
 
-def _best_per_run(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    best: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    for r in rows:
-        if r["protocol"] != "paper":
-            continue
-        key = (r["dataset"], r["method"], r["run"])
-        if key not in best or r["acc"] > best[key]["acc"]:
-            best[key] = r
-    return list(best.values())
-
-
 def _report_acc_ri(
     rows: Sequence[Mapping[str, Any]],
     table: Table,
     published: Mapping[str, Mapping[str, Any]],
     methods: Sequence[str],
 ) -> str:
-    lines = _head(table)
-    best = _best_per_run(rows)
+    lines = table_head(table)
+    # per (data set, method, run), the paper-protocol fit with the best accuracy
+    best = [r for r in select_best(rows, "acc") if r["protocol"] == "paper"]
     default = [r for r in rows if r["protocol"] == "default"]
     pub_methods = list(dict.fromkeys(m for d in published.values() for m in d))
     header = ["data"]
@@ -902,12 +881,12 @@ def _report_acc_ri(
         for m in methods:
             sb = [r for r in best if r["data"] == data and r["method"] == m]
             sd = [r for r in default if r["data"] == data and r["method"] == m]
-            cells += [_mean(sb, "acc"), _mean(sd, "acc"), _mean(sb, "ri")]
+            cells += [mean_of(sb, "acc"), mean_of(sd, "acc"), mean_of(sb, "ri")]
         for m in pub_methods:
             v = published[data].get(m)
             cells.append("-" if v is None else f"{v[0]:.2f}/{v[1]:.2f}")
         body.append(cells)
-    lines += _md(header, body)
+    lines += md_table(header, body, _fmt)
     lines += [
         "",
         f"Runs per data set: {len({r['run'] for r in rows})}; paper protocol = best C "
@@ -981,7 +960,11 @@ def run_table9(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fit time and iterations of EMMC (C = 500) and IterSVR (C = 1) at the paper's settings."""
     from marginclust import EMMC, IterSVR
 
-    datasets = [d for d in DATASETS if d in QUICK_DATASETS] if context.quick else list(DATASETS)
+    datasets = context.pick(
+        list(DATASETS),
+        [d for d in DATASETS if d in QUICK_DATASETS],
+        [d for d in DATASETS if d in QUICK_DATASETS][:1],
+    )
     n_runs = 1 if context.quick else 3
     rows = []
     for name in datasets:
@@ -1024,7 +1007,7 @@ def run_table9(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
 
 def report_table9(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     body = []
     for data, pub in TABLE9_PUBLISHED.items():
         e = [r for r in rows if r["data"] == data and r["method"] == "EMMC"]
@@ -1033,16 +1016,16 @@ def report_table9(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
         body.append(
             [
                 data,
-                _mean(e, "time"),
-                _mean(e, "n_iter"),
+                mean_of(e, "time"),
+                mean_of(e, "n_iter"),
                 "-" if pe is None else f"{pe[0]:.2f} ({pe[1]})",
-                _mean(s, "time"),
+                mean_of(s, "time"),
                 _fmt(pub.get("IterSVR")),
                 _fmt(pub.get("CPMMC")),
                 _fmt(pub.get("GMMC")),
             ]
         )
-    lines += _md(
+    lines += md_table(
         [
             "data",
             "EMMC time s",
@@ -1054,6 +1037,7 @@ def report_table9(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
             "paper GMMC s",
         ],
         body,
+        _fmt,
     )
     lines += [
         "",

@@ -314,6 +314,7 @@ register_table(
         methods=["wocsvm-sc"],
         grids={"wocsvm-sc": {"init": list(WOC_INITS), "annealing": [True]}},
         quick={"n_runs": 1, "datasets": ["iris"], "grid_points": 3},
+        tiny={"max_samples": 60},  # annealing: about 80 temperatures, one fit each
         report=report_inits,
         notes=_NOTES + " Same seeds (initialisations) as Table 1.",
         **_PAPER,  # type: ignore[arg-type]
