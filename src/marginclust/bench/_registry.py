@@ -129,8 +129,9 @@ class Table:
     measures : sequence of str
         Measure registry keys; the first selects the best setting in the
         paper protocol.
-    n_runs : int, default=20
-        Runs per (data set, method, setting) in the paper protocol.
+    n_runs : int or mapping of str to int, default=20
+        Runs per (data set, method, setting); a mapping gives them per method
+        (``"*"``: every other method), e.g. a faithful solver run less often.
     preprocessing : str or mapping of str to str, default="raw"
         ``"raw"``, ``"standardize"`` or ``"minmax"``, globally or per data set;
         recorded in every row.
@@ -214,7 +215,7 @@ class Table:
     datasets: Sequence[str]
     methods: Sequence[str]
     measures: Sequence[str]
-    n_runs: int = 20
+    n_runs: int | Mapping[str, int] = 20
     preprocessing: str | Mapping[str, str] = "raw"
     n_clusters: int | Mapping[str, int] | None = None
     published: Mapping[tuple[str, str, str], float] = field(default_factory=dict)

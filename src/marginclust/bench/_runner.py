@@ -297,10 +297,17 @@ def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
     return {
         "datasets": list(quick_cfg.get("datasets", table.datasets)),
         "methods": methods,
-        "n_runs": int(quick_cfg.get("n_runs", 2 if quick else table.n_runs)),
+        "n_runs": quick_cfg.get("n_runs", 2 if quick else table.n_runs),
         "grids": grids,
         "max_samples": quick_cfg.get("max_samples", TINY_MAX_SAMPLES) if tiny else None,
     }
+
+
+def _runs_for(n_runs: int | Mapping[str, int], method: str) -> int:
+    """Runs of ``method``: ``n_runs`` or its entry (``"*"``: every other method)."""
+    if isinstance(n_runs, Mapping):
+        return int(n_runs.get(method, n_runs.get("*", 1)))
+    return int(n_runs)
 
 
 def expand_jobs(
@@ -338,7 +345,7 @@ def expand_jobs(
                         "(use 'paper', 'default' or 'label-free')."
                     )
                 fixed = table.params_for(dataset, name)
-                for run in range(eff["n_runs"]):
+                for run in range(_runs_for(eff["n_runs"], name)):
                     run_seed = derive_seed(seed, dataset, name, run)
                     for setting in settings:
                         variant = method_key(name, setting) if protocol == "paper" else name
