@@ -124,3 +124,12 @@ def _has_iris():
     except (FileNotFoundError, OSError, ValueError):
         return False
     return True
+
+
+def test_runs_per_method():
+    table = _table("test-runs-per-method", methods=["test-threshold", "test-warns"],
+                   n_runs={"test-warns": 1, "*": 3})
+    runs = {}
+    for job in expand_jobs(table):
+        runs.setdefault(job.method, set()).add(job.run)
+    assert runs == {"test-threshold": {0, 1, 2}, "test-warns": {0}}
