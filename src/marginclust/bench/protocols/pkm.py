@@ -105,13 +105,6 @@ register_method(Method("pkm-fmsagp", make_pkm_fmsagp, notes="PKM by FMSAGP from 
 register_method(Method("kmeans++", make_kmeanspp, notes="sklearn KMeans, one k-means++ start"))
 register_method(Method("fcm-1.3", make_fcm13, notes="FuzzyCMeans m = 1.3, argmax labels"))
 
-METHOD_FACTORIES = {
-    "pkm": make_pkm,
-    "pkm-fmsagp": make_pkm_fmsagp,
-    "kmeans++": make_kmeanspp,
-    "fcm-1.3": make_fcm13,
-}
-
 
 # ------------------------------------------------------------------ helpers
 def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] | None:

@@ -89,12 +89,6 @@ def _make_ocsvm_hc(n_clusters: int = 3, random_state: Any = None, **params: Any)
     return OCSVMHardClustering(n_clusters, random_state=random_state, **params)
 
 
-def _make_kmeans(n_clusters: int = 3, random_state: Any = None, **params: Any) -> Any:
-    from sklearn.cluster import KMeans
-
-    return KMeans(n_clusters, n_init=1, random_state=random_state, **params)
-
-
 def _make_gmm(n_clusters: int = 3, random_state: Any = None, **params: Any) -> Any:
     from sklearn.mixture import GaussianMixture
 
