@@ -133,3 +133,23 @@ def test_runs_per_method():
     for job in expand_jobs(table):
         runs.setdefault(job.method, set()).add(job.run)
     assert runs == {"test-threshold": {0, 1, 2}, "test-warns": {0}}
+
+
+def test_curve_picks_the_best_setting_per_run_within_each_curve_point():
+    table = _table(
+        "test-curve-best",
+        grids={"test-threshold": {"threshold": [-10.0, 0.0, 10.0], "warn": [False, True]}},
+        curve=("warn",),
+    )
+    rows = run_table(table, progress=False)
+    assert len(rows) == 2 * 6
+    assert {r["variant"] for r in rows} == {
+        "test-threshold[warn=False]", "test-threshold[warn=True]"
+    }
+    summary = summarize(rows, table)
+    assert {m for (_, m, _) in summary} == {
+        "test-threshold[warn=False]", "test-threshold[warn=True]"
+    }
+    for s in summary.values():  # best of the three thresholds in every run: threshold 0
+        assert s["ca_majority"]["mean"] == 1.0 and s["n_runs"] == 2
+        assert json.loads(s["params"])["threshold"] == 0.0

@@ -193,6 +193,10 @@ class Table:
         parameter, or variants the paper prints side by side); ``"count"`` is
         ``"setting"`` with the first measure summed over runs (e.g. correct
         partitions out of N starts).
+    curve : sequence of str, default=()
+        With ``aggregate="best"``: parameters whose values are columns of their
+        own (``method[m=2]``); the best setting is picked per run within each
+        (a curve over ``m`` of per-run label-picked bests).
     timing_repeats : int, default=1
         Fit every job this many times (same seed) and keep the fastest fit time
         (best-of-k timing on a shared machine).
@@ -235,6 +239,7 @@ class Table:
     ) = field(default_factory=dict)
     skip: Callable[..., str | None] | None = None
     aggregate: str = "best"
+    curve: Sequence[str] = ()
     timing_repeats: int = 1
     rows_from: str | None = None
     also_measures: Sequence[str] = ()

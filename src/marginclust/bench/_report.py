@@ -49,7 +49,7 @@ def summarize(
             f"Table {table.name!r}: aggregate must be 'best', 'setting' or 'count'; "
             f"got {table.aggregate!r}."
         )
-    if table.aggregate != "best":
+    if table.aggregate != "best" or table.curve:
         rows = [
             {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
             else r
@@ -211,7 +211,7 @@ def format_report(
     if table.run is not None:
         return _generic_custom(rows, table)
     fitted = rows
-    if table.aggregate != "best":  # every setting is a column of its own
+    if table.aggregate != "best" or table.curve:  # settings (or curve points) as columns
         rows = [
             {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
             else r

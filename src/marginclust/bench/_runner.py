@@ -322,7 +322,8 @@ def expand_jobs(
 
     ``label_free=True`` adds the ``"label-free"`` protocol (one search per run).
     A job's ``params`` are the table's data-set parameters under the setting;
-    its ``variant`` names the setting, ``method[param=value,...]``.
+    its ``variant`` names the column it is reported in, ``method[param=value,...]``
+    (the whole setting, or with ``aggregate="best"`` only the ``curve`` parameters).
     """
     from ._published import method_key
 
@@ -348,7 +349,11 @@ def expand_jobs(
                 for run in range(_runs_for(eff["n_runs"], name)):
                     run_seed = derive_seed(seed, dataset, name, run)
                     for setting in settings:
-                        variant = method_key(name, setting) if protocol == "paper" else name
+                        shown = (
+                            {k: v for k, v in setting.items() if k in table.curve}
+                            if table.aggregate == "best" else setting
+                        )
+                        variant = method_key(name, shown) if protocol == "paper" else name
                         params = {**fixed, **setting}
                         jobs.append(
                             Job(table.name, dataset, name, protocol, params, run, run_seed,

@@ -141,6 +141,22 @@ def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
     return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
 
 
+def xb_own_m(
+    y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
+) -> float:
+    """Xie-Beni (eq. 19) with the estimator's own data-space centres and fuzzifier ``m``.
+
+    For FCM at any ``m`` (its centres are the u^m-weighted means); an estimator
+    without data-space centres (SLMC) gets :func:`xb` (u^2-weighted centres).
+    """
+    U = _soft(memberships)
+    centers = getattr(estimator, "cluster_centers_", None)
+    m = getattr(estimator, "m", None)
+    if U is None or centers is None or m is None:
+        return xb(y_true, labels, memberships, X)
+    return float(_metrics().xie_beni(X, U, np.asarray(centers), m=float(m)))
+
+
 def error(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
     """Clustering error, ``1 - ca_hungarian`` (EMMC's Tables 3-4, printed in %)."""
     return 1.0 - ca_hungarian(y_true, labels, memberships, X)
@@ -173,3 +189,4 @@ for _name, _func, _greater in [
     register_measure(Measure(_name, _func, greater_is_better=_greater))
 register_measure(Measure("xb_kernel", xb_kernel, greater_is_better=False, needs_estimator=True))
 register_measure(Measure("objective", objective, greater_is_better=False, needs_estimator=True))
+register_measure(Measure("xb_own_m", xb_own_m, greater_is_better=False, needs_estimator=True))

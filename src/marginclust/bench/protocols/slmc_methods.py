@@ -11,12 +11,17 @@ Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
 - ``iterative-lssvm``: :class:`marginclust.IterativeLSSVM` (binary only), the same
   30 settings; 2-means initialisation as in Zhang, Tsang & Kwok (2009).
 
-Custom tables registered here:
+Tables registered here:
 
 - ``slmc-table8``: Table 8, CA/PC/PE/XB on the optdigits pairs for m in {1.5, 2, 2.5}
-  (the printed numbers are FCM's; SLMC is run beside it).
+  (the printed numbers are FCM's; SLMC is run beside it). A grid table with a curve
+  over m (per run and m, SLMC's best setting by CA).
 - ``slmc-fig3``: Fig. 3, the same four measures for m in {1.5, ..., 5} on the
-  paper's data sets we have (means over data sets and per data set).
+  paper's data sets we have (means over data sets and per data set); a grid table
+  with a curve over m.
+
+Custom tables (trajectories and a figure):
+
 - ``slmc-fig4``: Fig. 4, objective and CA over the first 20 iterations.
 - ``slmc-fig2``: Fig. 2, SLMC on the synthetic four Gaussians with 3..6 clusters;
   writes ``slmc_fig2.png`` into the output directory.
@@ -31,7 +36,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
+from .._published import split_method
 from .._registry import MEASURES, Method, RunContext, Table, register_method, register_table
+from .._report import summarize
 from .._seeds import derive_seed
 
 __all__ = [
@@ -231,6 +238,8 @@ FIG3_DATASETS = (
     "australian",
 )
 FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8", "optdigits:3,9")
+TABLE8_M = (1.5, 2.0, 2.5)
+FIG3_M = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
 QUICK_SETTINGS = ["rbf lam=1 sigma=0.5x", "rbf lam=10 sigma=0.5x", "rbf lam=10 sigma=1x"]
 
 _MEASURES4 = ("ca_majority", "pc", "pe", "xb")
@@ -291,31 +300,6 @@ def _best_setting(
     return best
 
 
-def _m_sweep(
-    table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float], n_runs: int
-) -> list[dict[str, Any]]:
-    settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
-    rows = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for m in ms:
-            for run in range(n_runs):
-                seed = derive_seed(context.seed, spec, "slmc", m, run)
-                setting, est, _ = _best_setting(X, y, K, seed, settings, m=float(m), init="fcm")
-                row = {
-                    "table": table.name,
-                    "dataset": spec,
-                    "method": "slmc",
-                    "m": float(m),
-                    "run": run,
-                    "seed": seed,
-                    "setting": setting,
-                    "n_iter": est.n_iter_,
-                }
-                row.update(_score(est, X, y, _MEASURES4))
-                rows.append(row)
-    return rows
-
-
 def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tuple, float]:
     acc: dict[tuple, list[float]] = {}
     for r in rows:
@@ -324,57 +308,18 @@ def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tupl
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
-def _fcm_m_sweep(
-    table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float], n_runs: int
-) -> list[dict[str, Any]]:
-    from marginclust import FuzzyCMeans
-
-    rows = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for m in ms:
-            for run in range(n_runs):
-                seed = derive_seed(context.seed, spec, "fcm", m, run)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est = FuzzyCMeans(K, m=float(m), random_state=seed).fit(X)
-                row = {
-                    "table": table.name,
-                    "dataset": spec,
-                    "method": "fcm",
-                    "m": float(m),
-                    "run": run,
-                    "seed": seed,
-                    "n_iter": est.n_iter_,
-                }
-                # the paper's XB for FCM uses FCM's own centres, which are the u^m-weighted
-                # means; the registered xb measure uses u^2 weights, so compute it here
-                row.update(_score(est, X, y, ("ca_majority", "pc", "pe")))
-                from marginclust.metrics import xie_beni
-
-                row["xb"] = float(xie_beni(X, est.memberships_, est.cluster_centers_, m=float(m)))
-                rows.append(row)
-    return rows
-
-
-def run_table8(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Table 8: m in {1.5, 2, 2.5} on the optdigits pairs.
-
-    The printed values at m = 2 equal FCM's in Tables 6 and 7 (e.g. PC 0.5005, XB
-    105.2974 on optdigits89), so Table 8 reports FCM; FCM rows are compared with it and
-    SLMC rows (best paper setting per run, FCM init at the same m) are shown beside.
-    """
-    datasets = context.pick(OPTDIGITS_PAIRS, OPTDIGITS_PAIRS[:1])
-    ms = (1.5, 2.0, 2.5)
-    n_runs = context.pick(5, 1)
-    return _fcm_m_sweep(table, context, datasets, ms, n_runs) + _m_sweep(
-        table, context, datasets, ms, n_runs
-    )
+def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
+    """``(method, dataset, m) -> summary`` of a curve-over-m table's rows."""
+    out = {}
+    for (dataset, variant, _), summary in summarize(rows, table).items():
+        method, params = split_method(variant)
+        if "m" in params:
+            out[(method, dataset, float(params["m"]))] = summary
+    return out
 
 
 def report_table8(rows: Sequence[dict], table: Table) -> str:
     """Markdown: FCM beside the published Table 8 values, SLMC beside them."""
-    keys = ("method", "dataset", "m")
-    means = {name: _mean_by(rows, keys, name) for name in _MEASURES4}
     lines = [
         f"### {table.title}",
         "",
@@ -385,22 +330,15 @@ def report_table8(rows: Sequence[dict], table: Table) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     published = table.published
-    for key in sorted(means["ca_majority"]):
+    summaries = _by_variant(rows, table)
+    for key in sorted(summaries):
         cells = []
-        for name in _MEASURES4:
+        for name in table.measures:
             pub = published.get((key[1], f"{key[0]}[m={key[2]:g}]", name), float("nan"))
-            cells += [f"{means[name].get(key, float('nan')):.4f}", f"{pub:.4f}"]
+            cells += [f"{summaries[key][name]['mean']:.4f}", f"{pub:.4f}"]
         lines.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(cells) + " |")
     lines += ["", table.notes]
     return "\n".join(lines)
-
-
-def run_fig3(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Fig. 3: CA, PC, PE, XB of SLMC for m in {1.5, ..., 5}."""
-    if context.quick:
-        return _m_sweep(table, context, ("wine",), context.pick(None, (1.5, 2.0, 3.0), (2.0,)), 1)
-    ms = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
-    return _m_sweep(table, context, FIG3_DATASETS, ms, 2)
 
 
 def report_fig3(rows: Sequence[dict], table: Table) -> str:
@@ -414,16 +352,15 @@ def report_fig3(rows: Sequence[dict], table: Table) -> str:
         "| m | CA | PC | PE | XB |",
         "|---|---|---|---|---|",
     ]
-    by_m = {name: _mean_by(rows, ("m",), name) for name in _MEASURES4}
-    for (m,) in sorted(by_m["ca_majority"]):
-        lines.append(
-            f"| {m:g} | "
-            + " | ".join(f"{by_m[n].get((m,), float('nan')):.4f}" for n in _MEASURES4)
-            + " |"
-        )
-    ca = _mean_by(rows, ("dataset", "m"), "ca_majority")
-    datasets = sorted({k[0] for k in ca})
-    ms = sorted({k[1] for k in ca})
+    summaries = _by_variant(rows, table)
+    ms = sorted({m for _, _, m in summaries})
+    datasets = sorted({d for _, d, _ in summaries})
+    for m in ms:
+        means = [
+            np.nanmean([s[n]["mean"] for (_, _, mm), s in summaries.items() if mm == m])
+            for n in table.measures
+        ]
+        lines.append(f"| {m:g} | " + " | ".join(f"{v:.4f}" for v in means) + " |")
     lines += [
         "",
         "CA per data set:",
@@ -432,8 +369,11 @@ def report_fig3(rows: Sequence[dict], table: Table) -> str:
         "|---|" + "---|" * len(ms),
     ]
     for d in datasets:
+        cells = [summaries.get(("slmc", d, m)) for m in ms]
         lines.append(
-            f"| {d} | " + " | ".join(f"{ca.get((d, m), float('nan')):.4f}" for m in ms) + " |"
+            f"| {d} | "
+            + " | ".join("nan" if c is None else f"{c['ca_majority']['mean']:.4f}" for c in cells)
+            + " |"
         )
     return "\n".join(lines)
 
@@ -591,9 +531,22 @@ register_table(
         source=f"{_SRC}, Table 8",
         datasets=list(OPTDIGITS_PAIRS),
         methods=["fcm", "slmc"],
-        measures=list(_MEASURES4),
+        measures=["ca_majority", "pc", "pe", "xb_own_m"],
         n_runs=5,
-        run=run_table8,
+        protocols=("paper",),
+        grids={
+            "fcm": {"m": list(TABLE8_M)},
+            "slmc": {"setting": PAPER_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
+        },
+        curve=("m",),
+        quick={
+            "datasets": list(OPTDIGITS_PAIRS[:1]),
+            "n_runs": 1,
+            "grid": {
+                "fcm": {"m": list(TABLE8_M)},
+                "slmc": {"setting": QUICK_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
+            },
+        },
         report=report_table8,
         notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
         "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
@@ -610,7 +563,14 @@ register_table(
         methods=["slmc"],
         measures=list(_MEASURES4),
         n_runs=2,
-        run=run_fig3,
+        protocols=("paper",),
+        grids={"slmc": {"setting": PAPER_SETTINGS, "m": list(FIG3_M), "init": ["fcm"]}},
+        curve=("m",),
+        quick={
+            "datasets": ["wine"],
+            "n_runs": 1,
+            "grid": {"slmc": {"setting": QUICK_SETTINGS, "m": [1.5, 2.0, 3.0], "init": ["fcm"]}},
+        },
         report=report_fig3,
         notes="Best of the 30 paper settings per run and m (FCM init at that m).",
     )
