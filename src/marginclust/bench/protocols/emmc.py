@@ -31,7 +31,7 @@ import numpy as np
 
 from .._published import published_for, split_method
 from .._registry import Method, RunContext, Table, register_method, register_table
-from .._runner import select_best
+from .._report import summarize
 from .._seeds import derive_seed
 from ._common import UnitCache, fmt_value, load_xy, md_table, mean_of, table_head, timed_fit
 
@@ -41,13 +41,41 @@ PAPER_C = 500.0
 
 
 # ------------------------------------------------------------------ methods
+class HiddenPerSample:
+    """EMMC with as many hidden nodes as samples (the paper's L = n), set at fit.
+
+    Parameters
+    ----------
+    estimator : EMMC
+        Unfitted; its ``n_hidden`` is set to the number of rows of the fitted X.
+    """
+
+    def __init__(self, estimator: Any) -> None:
+        self.estimator = estimator
+
+    def fit(self, X: Any, y: Any = None) -> HiddenPerSample:
+        """Fit a copy of ``estimator`` with ``n_hidden = len(X)``."""
+        from sklearn.base import clone
+
+        self.estimator_ = clone(self.estimator).set_params(n_hidden=len(X)).fit(X)
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if name.endswith("_") and not name.startswith("__") and "estimator_" in self.__dict__:
+            return getattr(self.__dict__["estimator_"], name)
+        raise AttributeError(name)
+
+
 def make_emmc(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.EMMC` with the given parameters."""
+    """:class:`marginclust.EMMC` with the given parameters (``n_hidden="n"``: L = n)."""
     from marginclust import EMMC
 
     # the paper's class balance (0.03 n) unless a table says otherwise; EMMC's own
     # default became the label-free balance="auto"
     params.setdefault("balance", 0.03)
+    if params.get("n_hidden") == "n":
+        params.pop("n_hidden")
+        return HiddenPerSample(EMMC(n_clusters, random_state=random_state, **params))
     return EMMC(n_clusters, random_state=random_state, **params)
 
 
@@ -165,18 +193,6 @@ def _pub(table: str) -> dict[tuple[str, str, str], float]:
 
 def _printed(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
-
-
-def _acc_ri(table: str) -> dict[str, dict[str, tuple[float, float]]]:
-    out: dict[str, dict[str, tuple[float, float]]] = {}
-    pub = _pub(table)
-    for (ds, method, measure), value in pub.items():
-        if measure == "ca_hungarian":
-            out.setdefault(DATASETS[ds][0], {})[_LABEL[method]] = (
-                100 * value,
-                pub[(ds, method, "rand")],
-            )
-    return out
 
 
 def _times(table: str) -> dict[str, dict[str, Any]]:
@@ -794,98 +810,49 @@ register_table(
 # ------------------------------------------------------------------ Tables 7, 8, 9, 10
 # (Acc %, RI) as printed, per paper data set name and method label; a method the paper
 # does not report on a data set ('-' or '*') is absent.
-TABLE7_PUBLISHED = _acc_ri("emmc-table7")
-TABLE8_PUBLISHED = _acc_ri("emmc-table8")
-TABLE10_PUBLISHED = _acc_ri("emmc-table10")
 TABLE9_PUBLISHED = _times("emmc-table9")  # seconds; EMMC: (seconds, iterations)
 # quick runs skip the two largest sets (ringnorm, USPS)
 QUICK_DATASETS = [d for d in DATASETS if d not in ("ringnorm", "usps")]
 
 
-def _run_grid(
-    datasets: Sequence[str], with_itersvr: bool, table: Table, context: RunContext
-) -> list[dict[str, Any]]:
-    from marginclust import EMMC, IterSVR
-
-    if context.quick:
-        datasets = [d for d in datasets if d in QUICK_DATASETS][: context.pick(None, None, 1)]
-    n_runs = context.pick(5, 2, 1)
-    grid = context.pick(C_GRID, C_GRID[::2], C_GRID[5:6])
-    rows = []
-    for name in datasets:
-        X, y = _load(name, context)
-        k = int(np.unique(y).size)
-        paper_name, Lspec, balance = DATASETS[name]
-        L = _L(Lspec, X.shape[0])
-        for run in range(n_runs):
-            seed = derive_seed(context.seed, table.name, name, run)
-            settings = [("default", PAPER_C)] + [("paper", C) for C in grid]
-            for protocol, C in settings:
-                est, t, nw = timed_fit(
-                    EMMC(k, n_hidden=L, C=C, balance=balance, random_state=seed), X
-                )
-                rows.append(
-                    dict(
-                        dataset=name,
-                        data=paper_name,
-                        method="EMMC",
-                        protocol=protocol,
-                        C=C,
-                        run=run,
-                        time=t,
-                        n_iter=est.n_iter_,
-                        n_warnings=nw,
-                        **_scores(y, est.labels_),
-                    )
-                )
-            if with_itersvr and k == 2:
-                # quick: IterSVR's libsvm fits at large C take minutes each
-                svr_grid = [C for C in grid[::2] if C <= 1.0] if context.quick else grid
-                for protocol, C in [("default", 1.0)] + [("paper", C) for C in svr_grid]:
-                    est, t, nw = timed_fit(IterSVR(C=C, balance=balance, random_state=seed), X)
-                    rows.append(
-                        dict(
-                            dataset=name,
-                            data=paper_name,
-                            method="IterSVR",
-                            protocol=protocol,
-                            C=C,
-                            run=run,
-                            time=t,
-                            n_iter=est.n_iter_,
-                            n_warnings=nw,
-                            **_scores(y, est.labels_),
-                        )
-                    )
-    return rows
+def table2_params(dataset: str, method: str) -> dict[str, Any]:
+    """The paper's L (EMMC) and class balance (both) of ``dataset`` (Table 2, Sec. 5.3)."""
+    _, L, balance = DATASETS[dataset]
+    return {"n_hidden": L, "balance": balance} if method.startswith("emmc") else {
+        "balance": balance
+    }
 
 
-def _report_acc_ri(
-    rows: Sequence[Mapping[str, Any]],
-    table: Table,
-    published: Mapping[str, Mapping[str, Any]],
-    methods: Sequence[str],
-) -> str:
-    lines = table_head(table)
-    # per (data set, method, run), the paper-protocol fit with the best accuracy
-    best = [r for r in select_best(rows, "acc") if r["protocol"] == "paper"]
-    default = [r for r in rows if r["protocol"] == "default"]
-    pub_methods = list(dict.fromkeys(m for d in published.values() for m in d))
+def _report_acc_ri(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
+    """Ours (paper protocol: best C per run; default) beside the published Acc/RI."""
+    summaries = summarize(rows, table)
+    pub = table.published
+    pub_methods = list(dict.fromkeys(m for (_, m, s) in pub if s == "ca_hungarian"))
     header = ["data"]
-    for m in methods:
-        header += [f"{m} Acc paper-protocol", f"{m} Acc default", f"{m} RI paper-protocol"]
-    header += [f"{m} (paper) Acc/RI" for m in pub_methods]
+    for m in table.methods:
+        label = _LABEL[m]
+        header += [f"{label} Acc paper-protocol", f"{label} Acc default",
+                   f"{label} RI paper-protocol"]
+    header += [f"{_LABEL[m]} (paper) Acc/RI" for m in pub_methods]
+
+    def pct(summary: Mapping[str, Any] | None, measure: str, scale: float = 100.0) -> Any:
+        if summary is None or summary[measure]["n"] == 0:
+            return None
+        return scale * summary[measure]["mean"]
+
     body = []
-    for data in published:
-        cells: list[Any] = [data]
-        for m in methods:
-            sb = [r for r in best if r["data"] == data and r["method"] == m]
-            sd = [r for r in default if r["data"] == data and r["method"] == m]
-            cells += [mean_of(sb, "acc"), mean_of(sd, "acc"), mean_of(sb, "ri")]
+    for ds in dict.fromkeys(d for (d, _, _) in pub):
+        cells: list[Any] = [DATASETS[ds][0]]
+        for m in table.methods:
+            paper = summaries.get((ds, m, "paper"))
+            default = summaries.get((ds, m, "default"))
+            cells += [pct(paper, "ca_hungarian"), pct(default, "ca_hungarian"),
+                      pct(paper, "rand", 1.0)]
         for m in pub_methods:
-            v = published[data].get(m)
-            cells.append("-" if v is None else f"{v[0]:.2f}/{v[1]:.2f}")
+            acc, ri = pub.get((ds, m, "ca_hungarian")), pub.get((ds, m, "rand"))
+            cells.append("-" if acc is None or ri is None else f"{100 * acc:.2f}/{ri:.2f}")
         body.append(cells)
+    lines = table_head(table)
     lines += md_table(header, body, _fmt)
     lines += [
         "",
@@ -915,10 +882,18 @@ register_table(
         measures=["ca_hungarian", "rand"],
         n_runs=5,
         preprocessing="minmax",
-        run=lambda table, context: _run_grid(TWO_CLASS, True, table, context),
-        report=lambda rows, table: _report_acc_ri(
-            rows, table, TABLE7_PUBLISHED, ["EMMC", "IterSVR"]
-        ),
+        protocols=("paper", "default"),
+        dataset_params=table2_params,
+        quick={
+            "datasets": [d for d in TWO_CLASS if d in QUICK_DATASETS],
+            "n_runs": 2,
+            "grid": {
+                "emmc": {"C": C_GRID[::2]},
+                # IterSVR's libsvm fits at large C take minutes each
+                "itersvr": {"C": [C for C in C_GRID[::4] if C <= 1.0]},
+            },
+        },
+        report=_report_acc_ri,
         notes=_GRID_NOTES,
     )
 )
@@ -933,8 +908,14 @@ register_table(
         measures=["ca_hungarian", "rand"],
         n_runs=5,
         preprocessing="minmax",
-        run=lambda table, context: _run_grid(MULTICLASS, False, table, context),
-        report=lambda rows, table: _report_acc_ri(rows, table, TABLE8_PUBLISHED, ["EMMC"]),
+        protocols=("paper", "default"),
+        dataset_params=table2_params,
+        quick={
+            "datasets": [d for d in MULTICLASS if d in QUICK_DATASETS],
+            "n_runs": 2,
+            "grid": {"emmc": {"C": C_GRID[::2]}},
+        },
+        report=_report_acc_ri,
         notes=_GRID_NOTES + " GMMC and IterSVR are binary ('*' in the paper).",
     )
 )
@@ -949,8 +930,14 @@ register_table(
         measures=["ca_hungarian", "rand"],
         n_runs=5,
         preprocessing="minmax",
-        run=lambda table, context: _run_grid(list(DATASETS), False, table, context),
-        report=lambda rows, table: _report_acc_ri(rows, table, TABLE10_PUBLISHED, ["EMMC"]),
+        protocols=("paper", "default"),
+        dataset_params=table2_params,
+        quick={
+            "datasets": [d for d in list(DATASETS) if d in QUICK_DATASETS],
+            "n_runs": 2,
+            "grid": {"emmc": {"C": C_GRID[::2]}},
+        },
+        report=_report_acc_ri,
         notes=_GRID_NOTES + " NC and LapGMM are not implemented here (published numbers only).",
     )
 )
