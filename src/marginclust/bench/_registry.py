@@ -30,6 +30,7 @@ __all__ = [
     "register_measure",
     "register_method",
     "register_table",
+    "runs_for",
 ]
 
 
@@ -245,6 +246,10 @@ class Table:
     also_measures: Sequence[str] = ()
     tiny: Mapping[str, Any] = field(default_factory=dict)
 
+    def runs(self, method: str = "*") -> int:
+        """Runs of ``method`` (``n_runs``, or its entry when given per method)."""
+        return runs_for(self.n_runs, method)
+
     def params_for(self, dataset: str, method: str) -> dict[str, Any]:
         """The parameters this table fixes for ``method`` on ``dataset``."""
         if callable(self.dataset_params):
@@ -254,6 +259,13 @@ class Table:
 
 # Rows kept per data set in the tiny (smoke-test) mode.
 TINY_MAX_SAMPLES = 120
+
+def runs_for(n_runs: int | Mapping[str, int], method: str = "*") -> int:
+    """Runs of ``method``: ``n_runs`` or its entry (``"*"``: every other method)."""
+    if isinstance(n_runs, Mapping):
+        return int(n_runs.get(method, n_runs.get("*", 1)))
+    return int(n_runs)
+
 
 DATASETS: dict[str, Dataset] = {}
 METHODS: dict[str, Method] = {}

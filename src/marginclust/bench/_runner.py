@@ -64,6 +64,7 @@ from ._registry import (
     RunContext,
     Table,
     load_protocols,
+    runs_for,
 )
 from ._seeds import derive_seed
 
@@ -303,13 +304,6 @@ def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
     }
 
 
-def _runs_for(n_runs: int | Mapping[str, int], method: str) -> int:
-    """Runs of ``method``: ``n_runs`` or its entry (``"*"``: every other method)."""
-    if isinstance(n_runs, Mapping):
-        return int(n_runs.get(method, n_runs.get("*", 1)))
-    return int(n_runs)
-
-
 def expand_jobs(
     table: Table,
     *,
@@ -346,7 +340,7 @@ def expand_jobs(
                         "(use 'paper', 'default' or 'label-free')."
                     )
                 fixed = table.params_for(dataset, name)
-                for run in range(_runs_for(eff["n_runs"], name)):
+                for run in range(runs_for(eff["n_runs"], name)):
                     run_seed = derive_seed(seed, dataset, name, run)
                     for setting in settings:
                         shown = (

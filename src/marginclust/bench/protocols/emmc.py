@@ -366,7 +366,7 @@ def run_table4(
     from marginclust import EMMC, ELMFeatures
 
     pairs = [(int(a), int(b)) for a, b in (d.split(":")[1].split(",") for d in table.datasets)]
-    n_reps = table.n_runs
+    n_reps = table.runs()
     if context.quick:
         pairs, n_reps = context.pick(None, pairs[::5], pairs[:1]), 1
     cache = UnitCache(table, context)
@@ -614,7 +614,7 @@ def _single_vs_multi(
 
     X, y = _load(dataset, context)
     k = int(np.unique(y).size)
-    n_runs = table.n_runs if n_runs is None else n_runs
+    n_runs = table.runs() if n_runs is None else n_runs
     if context.quick:
         Ls, n_runs = context.pick(None, list(quick_L), list(quick_L)[:1]), 1
     elif Ls is None:
