@@ -153,3 +153,13 @@ def test_curve_picks_the_best_setting_per_run_within_each_curve_point():
     for s in summary.values():  # best of the three thresholds in every run: threshold 0
         assert s["ca_majority"]["mean"] == 1.0 and s["n_runs"] == 2
         assert json.loads(s["params"])["threshold"] == 0.0
+
+
+def test_a_custom_table_that_raises_gives_a_failed_row_and_a_report():
+    def boom(table, context):
+        raise RuntimeError("no solver")
+
+    table = _table("test-custom-raises", run=boom)
+    rows = run_table(table, progress=False)
+    assert len(rows) == 1 and rows[0]["status"] == "failed"
+    assert "RuntimeError: no solver" in format_report(rows, table)

@@ -206,6 +206,10 @@ def format_report(
         from ._runner import get_table
 
         table = get_table(table)
+    if any(r.get("run_failed") for r in rows):  # the custom run raised
+        return "\n".join(
+            table_head(table) + [f"failed: {r.get('error')}" for r in rows if r.get("run_failed")]
+        )
     if table.report is not None:
         return table.report(rows, table)
     if table.run is not None:

@@ -751,7 +751,10 @@ def _run_custom(
         out_dir=None if out_dir is None else str(out_dir),
     )
     assert table.run is not None
-    rows = [dict(row) for row in table.run(table, context)]
+    try:
+        rows = [dict(row) for row in table.run(table, context)]
+    except Exception as exc:  # noqa: BLE001 - a failed table is a row, not a crash of --suite
+        rows = [{"status": "failed", "error": f"{type(exc).__name__}: {exc}", "run_failed": True}]
     for row in rows:
         row.setdefault("table", table.name)
         row.setdefault("version", version)
