@@ -43,6 +43,18 @@ def summarize(
     (finite runs), plus ``n_runs``, ``n_failed``, ``n_convergence_warnings``,
     ``fit_time`` (mean seconds), ``params`` (the most often chosen setting) and
     ``status`` (the rows' status when they all share one, else ``"mixed"``).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Result rows of one table (one per fit).
+    table : Table
+        The table the rows belong to (its first measure selects the best setting).
+
+    Returns
+    -------
+    summaries : dict
+        ``(dataset, method, protocol) -> summary`` as described above.
     """
     if table.aggregate not in ("best", "setting", "count"):
         raise ValueError(
@@ -199,6 +211,7 @@ def format_report(
     Returns
     -------
     markdown : str
+        The report, Markdown text.
     """
     if layout not in ("wide", "long"):
         raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}.")

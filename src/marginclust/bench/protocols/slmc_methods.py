@@ -386,7 +386,7 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
     n_runs = context.pick(5, 1)
     n_show = 20
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for run in range(n_runs):
             seed = derive_seed(context.seed, spec, "slmc", run)
@@ -468,7 +468,7 @@ def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
         / float(_FIG2_PARAMS["sigma_multiple"]) ** 2
     )
     params = dict(_FIG2_PARAMS)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for k in ks:
         est = _fit_slmc(X, k, derive_seed(context.seed, "fig2", k), **params)
         row = {
@@ -515,7 +515,7 @@ def report_fig2(rows: Sequence[dict], table: Table) -> str:
             + " | ".join(f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4)
             + " |"
         )
-    figs = {r.get("figure") for r in rows if r.get("figure")}
+    figs = {str(r["figure"]) for r in rows if r.get("figure")}
     lines += [
         "",
         "Figure: " + (", ".join(sorted(figs)) if figs else "(not written: no output directory)"),

@@ -92,7 +92,7 @@ def _make_ocsvm_hc(n_clusters: int = 3, random_state: Any = None, **params: Any)
 def _make_gmm(n_clusters: int = 3, random_state: Any = None, **params: Any) -> Any:
     from sklearn.mixture import GaussianMixture
 
-    class LabelledGMM(GaussianMixture):  # type: ignore[misc]
+    class LabelledGMM(GaussianMixture):
         """GaussianMixture with ``labels_`` (the most probable component) after fit."""
 
         def fit(self, X: Any, y: Any = None) -> LabelledGMM:
