@@ -247,11 +247,35 @@ class Table:
     tiny: Mapping[str, Any] = field(default_factory=dict)
 
     def runs(self, method: str = "*") -> int:
-        """Runs of ``method`` (``n_runs``, or its entry when given per method)."""
+        """Runs of ``method`` (``n_runs``, or its entry when given per method).
+
+        Parameters
+        ----------
+        method : str, default="*"
+            Method registry key (``"*"``: the runs of any method not listed).
+
+        Returns
+        -------
+        n_runs : int
+            How many runs the method gets in a full run of this table.
+        """
         return runs_for(self.n_runs, method)
 
     def params_for(self, dataset: str, method: str) -> dict[str, Any]:
-        """The parameters this table fixes for ``method`` on ``dataset``."""
+        """The parameters this table fixes for ``method`` on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : str
+            Data set name as in ``datasets``.
+        method : str
+            Method registry key.
+
+        Returns
+        -------
+        params : dict
+            From ``dataset_params`` (empty when the table fixes none).
+        """
         if callable(self.dataset_params):
             return dict(self.dataset_params(dataset, method))
         return dict(self.dataset_params.get(dataset, {}))
@@ -400,7 +424,22 @@ class RunContext:
     out_dir: str | None = None
 
     def pick(self, full: Any, quick: Any, tiny: Any = None) -> Any:
-        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode."""
+        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode.
+
+        Parameters
+        ----------
+        full : object
+            The value of a full run.
+        quick : object
+            The value of a ``--quick`` run (and of a tiny run without ``tiny``).
+        tiny : object, default=None
+            The value of a tiny (smoke-test) run.
+
+        Returns
+        -------
+        value : object
+            One of the three, by ``tiny`` and ``quick``.
+        """
         if self.tiny:
             return quick if tiny is None else tiny
         return quick if self.quick else full
@@ -411,7 +450,20 @@ class RunContext:
         return TINY_MAX_SAMPLES if self.tiny else None
 
     def limit(self, X: Any, y: Any) -> tuple[Any, Any]:
-        """``(X, y)``, or in tiny mode the seeded subsample ``load_data`` would keep."""
+        """``(X, y)``, or in tiny mode the seeded subsample ``load_data`` would keep.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Data.
+        y : ndarray of shape (n_samples,)
+            Labels.
+
+        Returns
+        -------
+        X, y : ndarray
+            At most ``TINY_MAX_SAMPLES`` rows in tiny mode, else unchanged.
+        """
         import numpy as np
 
         n = len(X)
