@@ -38,7 +38,27 @@ FIELDS = ("table", "dataset", "method", "measure", "value", "spread", "note")
 
 @dataclass(frozen=True)
 class Published:
-    """One published number (a line of a ``published/*.csv`` file)."""
+    """One published number (a line of a ``published/*.csv`` file).
+
+    Parameters
+    ----------
+    table : str
+        Registered table name.
+    dataset : str
+        Data set name as the table uses it.
+    method : str
+        Method registry key, or a setting of one (``fcm[m=1.5]``).
+    measure : str
+        Measure registry key, or a statistic of one (``ca_majority:max``).
+    value : float
+        The number as printed (fractions for accuracies).
+    spread : float or None, default=None
+        What the paper prints after "+-".
+    note : str, default=""
+        Units, labels as printed, anything else.
+    paper : str, default=""
+        The CSV file (paper) the line comes from.
+    """
 
     table: str
     dataset: str
@@ -51,12 +71,19 @@ class Published:
 
     @property
     def key(self) -> tuple[str, str, str]:
+        """``(dataset, method, measure)``, the key of ``Table.published``."""
         return (self.dataset, self.method, self.measure)
 
 
 @lru_cache(maxsize=1)
 def load_published() -> tuple[Published, ...]:
-    """Every published number of every paper (read once)."""
+    """Every published number of every paper (read once).
+
+    Returns
+    -------
+    published : tuple of Published
+        The lines of every ``bench/published/*.csv`` file, papers in name order.
+    """
     out = []
     folder = resources.files("marginclust.bench") / "published"
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
