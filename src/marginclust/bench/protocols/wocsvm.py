@@ -40,7 +40,7 @@ from .._report import summarize
 from .._runner import row_status
 from ._common import md_table, table_head
 
-__all__ = ["PAPER_SETTINGS", "TABLE3_ROWS"]
+__all__ = ["PAPER_SETTINGS", "TABLE3_ROWS", "load_paper_data"]
 
 # data set -> (tau, nu, preprocessing, n_clusters)
 PAPER_SETTINGS: dict[str, tuple[float, float, str, int]] = {
@@ -151,6 +151,19 @@ register_dataset(
 TABLE_DATASETS = ["iris", "breast_cancer_wisconsin", "wine", "pima", "biomed-complete"]
 _SETTINGS = {name: PAPER_SETTINGS["biomed" if name == "biomed-complete" else name]
              for name in TABLE_DATASETS}
+
+
+def load_paper_data(
+    dataset: str, data_home: str | None = None
+) -> tuple[np.ndarray, np.ndarray, str] | None:
+    """``(X, y, preprocessing)`` of a paper data set as the tables load it (None: no data)."""
+    from .._runner import load_data
+
+    name = "biomed-complete" if dataset == "biomed" else dataset
+    try:
+        return load_data(name, PAPER_SETTINGS[dataset][2], data_home=data_home)
+    except (FileNotFoundError, OSError):
+        return None
 
 
 def paper_params(dataset: str, method: str) -> dict[str, Any]:
