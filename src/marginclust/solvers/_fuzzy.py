@@ -142,7 +142,9 @@ def fuzzy_alternation(
     shift = float("inf")
     step = chunk_rows
 
-    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+    def work(
+        V2: Array, vsq: Array, first: bool, lo0: int, hi0: int
+    ) -> tuple[Array, Array, float, float]:
         """One pass over rows [lo0, hi0): memberships into U_next, partial sums."""
         S = np.zeros((k, d))
         tot = np.zeros(k)
@@ -155,7 +157,7 @@ def fuzzy_alternation(
             fast = memberships_into(D, m, U, floor)
             if fast is None:  # zero / tiny distances: the shifted, overflow-free path
                 np.maximum(D, 0.0, out=D)
-                U_safe, cost = memberships_from_distances(  # type: ignore[misc]
+                U_safe, cost = memberships_from_distances(
                     D, m, return_cost=True, transposed=True
                 )
                 U[...] = U_safe

@@ -148,7 +148,9 @@ def lloyd(
     ar = np.arange(min(chunk_rows, n))
     step = chunk_rows
 
-    def work(M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+    def work(
+        M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
         """One pass over rows [lo0, hi0): move points, return the sums' change."""
         dS = np.zeros((k, d))
         dm = np.zeros(k)

@@ -299,7 +299,7 @@ def run_table4(
             continue
         first = len(rows)
         X, y = _load(f"optdigits:{a},{b}", context)
-        n = X.shape[0]
+        n: int = X.shape[0]
         seed = derive_seed(context.seed, "emmc-table4", a, b, rep)
         rng = np.random.RandomState(seed)
 
@@ -525,7 +525,7 @@ TABLE6_PUBLISHED = {
 # paper's per-data-set choice) or per run (an upper bound: the best C of each run).
 TABLE56_C_GRID = [2.0**k for k in range(-10, 11)]
 TABLE56_QUICK_C = [2.0**-4, 1.0, 2.0**4]
-TABLE56_PROTOCOLS = {
+TABLE56_PROTOCOLS: dict[str, dict[str, Any]] = {
     "paper": {"activation": "gaussian"},
     "fixed": {"activation": "sigmoid", "C": PAPER_C},
 }

@@ -199,10 +199,8 @@ def _one_fit(
             error = f"{type(exc).__name__}: {exc}"
             labels = None
         fit_time = time.perf_counter() - t0
-    acc = (
-        float("nan")
-        if labels is None
-        else 100.0 * clustering_accuracy(y, labels, mapping="majority")
+    acc = float("nan") if labels is None else 100.0 * clustering_accuracy(
+        y, labels, mapping="majority"
     )
     return {
         "dataset": dataset,
@@ -270,8 +268,8 @@ def _run_grid(
     table: Table, context: RunContext, kind: str, inits: Sequence[str], annealing: bool
 ) -> list[dict[str, Any]]:
     n_runs = int(table.quick.get("n_runs", 2)) if context.quick else table.n_runs
-    datasets = (
-        list(table.quick.get("datasets", table.datasets)) if context.quick else list(table.datasets)
+    datasets = list(table.quick.get("datasets", table.datasets)) if context.quick else list(
+        table.datasets
     )
     jobs = []
     rows: list[dict[str, Any]] = []
@@ -287,9 +285,8 @@ def _run_grid(
             for r in range(n_runs):
                 # the same seed (hence the same initialisation) with and without annealing
                 seed = derive_seed(context.seed, ds, kind, init, r)
-                jobs.append(
-                    delayed(_one_fit)(ds, kind, init, annealing, r, seed, X, y, prep, params)
-                )
+                jobs.append(delayed(_one_fit)(ds, kind, init, annealing, r, seed, X, y, prep,
+                                              params))
     rows += list(Parallel(n_jobs=context.n_jobs)(jobs))
     return rows
 
@@ -325,13 +322,9 @@ def _stats(rows: Sequence[dict[str, Any]]) -> tuple[float, float, float, int, fl
     acc = acc[np.isfinite(acc)]
     t = np.array([r["fit_time"] for r in rows if r.get("fit_time") is not None], float)
     if acc.size == 0:
-        return (float("nan"),) * 3 + (0, float("nan"))  # type: ignore[return-value]
-    return (
-        float(acc.mean()),
-        float(acc.max()),
-        float(acc.min()),
-        int(acc.size),
-        float(np.median(t) if t.size else np.nan),
+        return (float("nan"),) * 3 + (0, float("nan"))
+    return float(acc.mean()), float(acc.max()), float(acc.min()), int(acc.size), float(
+        np.median(t) if t.size else np.nan
     )
 
 
@@ -348,8 +341,7 @@ def _report_grid(rows: Sequence[dict], table: Table, key: str, inits: Sequence[s
         f"Source: {table.source}. Cells: mean (max-min) accuracy over the runs "
         "(majority-label purity); 'paper' is the published value.",
         "",
-        "| Data set | prep | "
-        + " | ".join(f"{i} ours | {i} paper" for i in inits)
+        "| Data set | prep | " + " | ".join(f"{i} ours | {i} paper" for i in inits)
         + " | median fit s |",
         "|---|---|" + "---|---|" * len(inits) + "---|",
     ]
@@ -358,8 +350,8 @@ def _report_grid(rows: Sequence[dict], table: Table, key: str, inits: Sequence[s
         if not sub:
             continue
         if all(r.get("error") == "no-data" for r in sub):
-            cells = " | ".join(f"no data | {_fmt(PUBLISHED.get((key, ds, i)))}" for i in inits)
-            lines.append(f"| {SHORT.get(ds, ds)} | - | {cells} | - |")
+            no_data = " | ".join(f"no data | {_fmt(PUBLISHED.get((key, ds, i)))}" for i in inits)
+            lines.append(f"| {SHORT.get(ds, ds)} | - | {no_data} | - |")
             continue
         cells = []
         times = []
@@ -369,8 +361,7 @@ def _report_grid(rows: Sequence[dict], table: Table, key: str, inits: Sequence[s
             cells.append(f"{_fmt(s[:3])} (n={s[3]}) | {_fmt(PUBLISHED.get((key, ds, i)))}")
         prep = sub[0].get("preprocessing", "")
         lines.append(
-            f"| {SHORT.get(ds, ds)} | {prep} | "
-            + " | ".join(cells)
+            f"| {SHORT.get(ds, ds)} | {prep} | " + " | ".join(cells)
             + f" | {np.nanmedian(times):.3g} |"
         )
     lines += ["", table.notes]
