@@ -244,7 +244,7 @@ register_table(
             ("ionosphere", "kmeans", "ca_majority"): "54.28% is below 64.10% (225 of 351), "
             "the lowest value majority-mapped accuracy can take on ionosphere: mapping every "
             "cluster to its majority class can never do worse than the largest class. "
-            '`python -c "from marginclust.datasets import load_dataset; import numpy as np; '
+            "`python -c \"from marginclust.datasets import load_dataset; import numpy as np; "
             "print(np.unique(load_dataset('ionosphere')[1], return_counts=True))\"`",
         },
         quick={"n_runs": 1, "datasets": ["ionosphere", "letter:A,B"], "grid_points": 3},
