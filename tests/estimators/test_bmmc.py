@@ -327,36 +327,35 @@ def test_pairs_help_on_overlapping_groups(seed):
     assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
 
 
-def test_passes_over_X_two_per_bundle_step(monkeypatch):
-    """Issue 11: scores already computed are reused (CCCP value / linearize / polish),
-    so the solve costs two passes over X per bundle step, plus one per fit for the
-    data scale and one for the final labels (init excluded: labels given)."""
-    from marginclust.objectives import _mmc
+def test_passes_over_X_one_per_bundle_step(monkeypatch):
+    """Issues 11 and 14: every pass over X is one row-block pass (scores and the
+    plane's X' Gc in the same pass over each block); the solve costs one pass per
+    bundle plane, two per offset polish (candidates, then the risks at the old and
+    new offset), one per CCCP iteration for the true objective and the new labels
+    (the value and the linearisation at the same iterate share it), plus two per
+    fit for the data's mean and scale (init excluded: labels given)."""
+    from marginclust.objectives import _mmc_blocks
 
     X, _ = _pinned_blobs()
-    calls = {"scores": 0, "back": 0}
-    raw, back = _mmc.LinearData.raw_scores, _mmc.LinearData.back
+    calls = {"passes": 0}
+    states, partials = _mmc_blocks.RowBlocks.states, _mmc_blocks.RowBlocks.partials
 
-    def count_raw(self, W):
-        before = len(self._cache)
-        hit = any(Wc.shape == W.shape and np.array_equal(Wc, W) for Wc, _ in self._cache)
-        calls["scores"] += not hit
-        assert before <= self._cache_size
-        return raw(self, W)
+    def count_states(self, *a, **k):
+        calls["passes"] += 1
+        return states(self, *a, **k)
 
-    def count_back(self, Gc):
-        calls["back"] += 1
-        return back(self, Gc)
+    def count_partials(self, *a, **k):
+        calls["passes"] += 1
+        return partials(self, *a, **k)
 
-    monkeypatch.setattr(_mmc.LinearData, "raw_scores", count_raw)
-    monkeypatch.setattr(_mmc.LinearData, "back", count_back)
+    monkeypatch.setattr(_mmc_blocks.RowBlocks, "states", count_states)
+    monkeypatch.setattr(_mmc_blocks.RowBlocks, "partials", count_partials)
     init = (X[:, 0] > np.median(X[:, 0])).astype(int)
     est = BMMC(init=init).fit(X)
     steps = int(est.n_inner_iter_.sum())
-    # one plane (scores + back) at each CCCP warm start and at most one per bundle step
-    # (none at a step that stops on the gap); scores are computed only for new planes
-    assert est.n_iter_ <= calls["back"] <= steps + est.n_iter_
-    assert calls["scores"] <= calls["back"]
+    # one plane at each CCCP warm start and at most one per bundle step (none at a
+    # step that stops on the gap); polish 2 and the true pass 1 per CCCP iteration
+    assert 2 + 4 * est.n_iter_ <= calls["passes"] <= 2 + steps + 4 * est.n_iter_
 
 
 @pytest.mark.filterwarnings("ignore::marginclust.exceptions.ConvergenceWarning")

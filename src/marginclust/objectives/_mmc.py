@@ -45,6 +45,15 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ._constraints import BalanceSet, PairSet, make_balance
+from ._mmc_blocks import (
+    RowBlocks,
+    breakpoints_block,
+    colsum_block,
+    css_block,
+    plane_block,
+    risk_block,
+    true_block,
+)
 
 __all__ = [
     "LinearData",
@@ -72,21 +81,41 @@ class LinearData:
     expensive step, and CCCP, the bundle method and the offset polish ask for the
     scores of the same ``W`` several times; only ``t`` changes between them).
 
+    The mean and the centred sum of squares are in-order sums of row-block
+    partials (:mod:`._mmc_blocks`), so a Dask backend gives the same numbers.
+
     Parameters
     ----------
     X : {ndarray, CSR matrix} of shape (n_samples, n_features)
         Validated data (prior validation is assumed).
     scale : float or "auto", default=1.0
         Divides the centred data; ``"auto"``: :func:`data_scale`.
+    blocks : object or None, default=None
+        The row-block backend (``partials``, ``states``, ``split``, ``gather``);
+        None: :class:`~._mmc_blocks.RowBlocks` over ``X`` in memory.
     """
 
     _cache_size = 4
 
-    def __init__(self, X: Any, scale: float | str = 1.0) -> None:
-        self.X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+    def __init__(self, X: Any, scale: float | str = 1.0, blocks: Any = None) -> None:
+        if blocks is None:
+            X = X.tocsr() if sp.issparse(X) else np.asarray(X)
+            blocks = RowBlocks(X)
+        self.X = X
+        self.blocks = blocks
         self.n, self.d = X.shape
-        self.xbar = np.asarray(self.X.mean(axis=0), dtype=np.float64).ravel()
-        self.sum_sq = centred_sum_of_squares(self.X, self.xbar)
+        # in-order sums of row-block partials: the same numbers on any backend
+        total = np.zeros(self.d, dtype=np.float64)
+        for part in blocks.partials(colsum_block):
+            total += part
+        self.xbar = total / self.n
+        self.sparse = sp.issparse(X) or bool(getattr(blocks, "sparse", False))
+        ss = 0.0
+        for part in blocks.partials(css_block, self.xbar):
+            ss += part
+        if self.sparse:  # sparse data have no large offset; clipped at 0 against rounding
+            ss = max(ss - self.n * float(self.xbar @ self.xbar), 0.0)
+        self.sum_sq = ss
         if isinstance(scale, str):
             if scale != "auto":
                 raise ValueError(f"scale must be a positive float or 'auto'; got {scale!r}.")
@@ -167,35 +196,47 @@ def true_margin_loss(F: Array) -> float:
     return _binary_true_loss(F) if F.shape[1] == 1 else _multi_true_loss(F)
 
 
+def _argmin_in_box(
+    slope0: float, tau: Array, jump: Array, lo: float, hi: float, tol: float
+) -> float:
+    """Minimiser closest to 0 over ``[lo, hi]`` of a convex piecewise-linear function.
+
+    ``slope0`` is its slope just right of ``lo``; ``tau`` (sorted, inside ``(lo,
+    hi)``) are its breakpoints in the box and ``jump >= 0`` the slope increase at
+    each. Slopes within ``tol`` of 0 count as flat.
+    """
+    slopes = slope0 + np.cumsum(jump)
+    if slope0 >= -tol:
+        t_lo = lo
+    else:
+        i = int(np.searchsorted(slopes, -tol, side="left"))  # first slope >= -tol
+        t_lo = float(tau[i]) if i < tau.size else hi
+    if slope0 > tol:
+        t_hi = lo
+    else:
+        j = int(np.searchsorted(slopes, tol, side="right"))  # first slope > tol
+        t_hi = float(tau[j]) if j < tau.size else hi
+    return float(np.clip(0.0, t_lo, t_hi))
+
+
 def _argmin_sum_of_hinges(a: Array, b: Array, w: Array, lo: float, hi: float) -> float:
     """Minimiser closest to 0 of ``sum_j w_j max(0, a_j + b_j t)`` over ``[lo, hi]`` (exact).
 
     The slope at ``-inf`` is ``sum_{b_j < 0} w_j b_j`` and grows by ``w_j |b_j|`` at each
-    breakpoint ``-a_j / b_j``; the minimisers are where it changes sign.
+    breakpoint ``-a_j / b_j``; only the slope at ``lo`` and the breakpoints inside
+    the box matter (:func:`_argmin_in_box`).
     """
     nz = b != 0
     a, b, w = a[nz], b[nz], w[nz]
     if a.size == 0:
         return float(np.clip(0.0, lo, hi))
     tau = -a / b
-    order = np.argsort(tau)
-    tau = tau[order]
-    slope = float(np.sum(w[b < 0] * b[b < 0])) + np.cumsum((w * np.abs(b))[order])
-    # slope on (tau_k, tau_{k+1}) is slope[k]; on (-inf, tau_0) it is slope_-inf
-    tol = 1e-12 * max(1.0, float(np.sum(w * np.abs(b))))
-    left_idx = np.searchsorted(slope, -tol, side="left")  # first k with slope[k] >= -tol
-    if left_idx >= tau.size:
-        t_lo = t_hi = float(tau[-1])
-    else:
-        t_lo = float(tau[left_idx])
-        right_idx = np.searchsorted(slope, tol, side="right")  # first k with slope[k] > tol
-        t_hi = float(tau[right_idx]) if right_idx < tau.size else np.inf
-        if np.sum(w[b < 0] * b[b < 0]) >= -tol:  # flat or increasing from -inf
-            t_lo = -np.inf
-    lo_i, hi_i = max(t_lo, lo), min(t_hi, hi)
-    if lo_i <= hi_i:
-        return float(np.clip(0.0, lo_i, hi_i))
-    return float(lo if t_hi < lo else hi)
+    jump = w * np.abs(b)
+    tol = 1e-12 * max(1.0, float(np.sum(jump)))
+    slope0 = float(np.sum(w[b < 0] * b[b < 0])) + float(np.sum(jump[tau <= lo]))
+    inbox = (tau > lo) & (tau < hi)
+    order = np.argsort(tau[inbox])
+    return _argmin_in_box(slope0, tau[inbox][order], jump[inbox][order], lo, hi, tol)
 
 
 class MMCObjective:
@@ -246,6 +287,11 @@ class MMCObjective:
         self.C_pairs = float(C_pairs)
         self.pairs = pairs if pairs is not None and pairs.size else None
         self.balance: BalanceSet = make_balance(self.q, float(bound))
+        # Without pairs every pass over X is a row-block pass (:mod:`._mmc_blocks`):
+        # the labels of the current linearisation stay beside their blocks.
+        self.blockwise = self.pairs is None
+        self._states: list[Any] | None = None  # labels of the last surrogate, per block
+        self._last: tuple[Array, Array, list[Any], int, Any] | None = None
 
     # ------------------------------------------------------------ helpers
     def zero(self) -> Params:
@@ -280,8 +326,54 @@ class MMCObjective:
     # ----------------------------------------------------------- protocol
     def value(self, x: Params) -> float:
         """True objective at ``x``."""
+        if self.blockwise:
+            return self._true_pass(x)[0]
         F = self.scores(x)
         return self.value_from_scores(x, F)
+
+    def _block_args(self) -> tuple[Array, float, bool]:
+        return self.data.xbar, self.data.scale, self.multiclass
+
+    def _true_pass(self, x: Params) -> tuple[float, list[Any], int, Any]:
+        """One pass at ``x``: true objective, new labels per block, changed labels, sizes.
+
+        Cached for the last ``x`` (CCCP asks for the value and then the
+        linearisation at the same iterate: one pass for both).
+        """
+        W, t = x
+        last = self._last
+        if last is not None and np.array_equal(last[0], W) and np.array_equal(last[1], t):
+            return self._loss_value(W, last[4][0]), last[2], last[3], last[4][1]
+        xbar, scale, multi = self._block_args()
+        states, parts = self.data.blocks.states(
+            true_block, self._states, W, t, xbar, scale, multi, self.k
+        )
+        loss = 0.0
+        changed = 0
+        sizes = np.zeros(self.k, dtype=np.intp)
+        for lb, ch, sz in parts:
+            loss += lb
+            changed += ch
+            sizes += sz
+        if self._states is None:
+            changed = -1
+        self._last = (
+            np.array(W, copy=True),
+            np.array(t, copy=True),
+            states,
+            changed,
+            (loss, sizes),
+        )
+        return self._loss_value(W, loss), states, changed, sizes
+
+    def _loss_value(self, W: Array, loss_sum: float) -> float:
+        n = self.data.n
+        loss = (loss_sum - n) / (n * self.k) if self.multiclass else loss_sum / n
+        return float(0.5 * np.vdot(W, W) + self.C * loss)
+
+    def cluster_sizes(self, x: Params) -> npt.NDArray[np.intp]:
+        """Cluster sizes of the labels at ``x`` (blockwise; no n-vector)."""
+        return np.asarray(self._true_pass(x)[3], dtype=np.intp)
 
     def value_from_scores(self, x: Params, F: Array) -> float:
         """True objective at ``x`` given its scores ``F``."""
@@ -292,15 +384,33 @@ class MMCObjective:
 
     def labels(self, x: Params) -> npt.NDArray[np.intp]:
         """Labels of the training data at ``x``."""
+        if self.blockwise:
+            return np.asarray(self.data.blocks.gather(self._true_pass(x)[1]), dtype=np.intp)
         return self.labels_from_scores(self.scores(x))
 
     def linearize(self, x: Params) -> MMCSurrogate:
         """The CCCP convex majoriser at ``x`` (signs / argmax fixed at ``x``)."""
+        if self.blockwise:
+            _, states, changed, _ = self._true_pass(x)
+            return self.surrogate_from_states(states, None if changed < 0 else changed)
         return self.surrogate(self.labels(x))
 
     def surrogate(self, labels: npt.ArrayLike) -> MMCSurrogate:
         """The convex subproblem (eq. 11 / 30, with pairs eq. 39 / 47) for fixed labels."""
-        return MMCSurrogate(self, np.asarray(labels, dtype=np.intp))
+        labels = np.asarray(labels, dtype=np.intp)
+        if self.blockwise:
+            return self.surrogate_from_states(self.data.blocks.split(labels), None, labels)
+        return MMCSurrogate(self, labels)
+
+    def surrogate_from_states(
+        self, states: list[Any], n_changed: int | None, labels: Any = None
+    ) -> MMCSurrogate:
+        """The subproblem for labels kept per row block (``n_changed``: vs the last one)."""
+        self._states = list(states)
+        self._last = None
+        if labels is None and getattr(self.data.blocks, "in_memory", False):
+            labels = self.data.blocks.gather(states)
+        return MMCSurrogate(self, labels, states=self._states, n_changed=n_changed)
 
 
 class MMCSurrogate:
@@ -320,17 +430,102 @@ class MMCSurrogate:
 
     required_by = ("plane", "value")
 
-    def __init__(self, objective: MMCObjective, labels: npt.NDArray[np.intp]) -> None:
+    def __init__(
+        self,
+        objective: MMCObjective,
+        labels: npt.NDArray[np.intp] | None,
+        *,
+        states: list[Any] | None = None,
+        n_changed: int | None = None,
+    ) -> None:
         self.obj = objective
         self.labels = labels
+        self.states = states
+        self.n_changed = n_changed
         self.C = objective.C
         self.balance = objective.balance
         self.shape = (objective.q, objective.data.d)
+        self._risks: list[tuple[Array, Array, float]] = []
+        if states is not None:
+            return
+        assert labels is not None
         n = objective.data.n
         if objective.multiclass:
             self._rows = np.arange(n)
         else:
             self._sign = 2.0 * labels - 1.0
+
+    # ------------------------------------------------ row-block path (no pairs)
+    def _norm(self) -> float:
+        obj = self.obj
+        return float(obj.data.n * obj.k) if obj.multiclass else float(obj.data.n)
+
+    def _cached_risk(self, W: Array, t: Array) -> float | None:
+        for Wc, tc, r in self._risks:
+            if np.array_equal(Wc, W) and np.array_equal(tc, t):
+                return r
+        return None
+
+    def _remember(self, W: Array, t: Array, risk: float) -> None:
+        self._risks.insert(0, (np.array(W, copy=True), np.array(t, copy=True), risk))
+        del self._risks[2:]
+
+    def _block_plane(self, x: Params) -> tuple[float, Array, Array]:
+        obj = self.obj
+        W, t = x
+        xbar, scale, multi = obj._block_args()
+        norm = self._norm()
+        self.states, parts = obj.data.blocks.states(
+            plane_block, self.states, W, t, xbar, scale, multi, norm
+        )
+        risk = 0.0
+        XtG = np.zeros((obj.data.d, obj.q))
+        gsum = np.zeros(obj.q)
+        for r, m, g in parts:
+            risk += r
+            XtG += m
+            gsum += g
+        risk /= norm
+        XtG -= np.outer(xbar, gsum)
+        if scale != 1.0:
+            XtG *= 1.0 / scale
+        self._remember(W, t, risk)
+        return risk, XtG.T, gsum
+
+    def _block_risks(self, W: Array, ts: list[Array]) -> list[float]:
+        obj = self.obj
+        xbar, scale, multi = obj._block_args()
+        self.states, parts = obj.data.blocks.states(
+            risk_block, self.states, W, ts, xbar, scale, multi
+        )
+        totals = [0.0] * len(ts)
+        for p in parts:
+            for j, r in enumerate(p):
+                totals[j] += r
+        norm = self._norm()
+        return [tot / norm for tot in totals]
+
+    def _block_polish(self, x: Params) -> Params:
+        obj = self.obj
+        W, t = x
+        xbar, scale, _ = obj._block_args()
+        lo, hi = -self.balance.bound, self.balance.bound
+        self.states, parts = obj.data.blocks.states(
+            breakpoints_block, self.states, W, xbar, scale, lo, hi
+        )
+        slope = 0.0
+        for sb, _ in parts:
+            slope += sb
+        n = obj.data.n
+        tau = np.sort(np.concatenate([p[1] for p in parts]))
+        t_new = _argmin_in_box(slope / n, tau, np.full(tau.size, 1.0 / n), lo, hi, 1e-12)
+        x_new = (W, np.array([t_new]))
+        r_old, r_new = self._block_risks(W, [t, x_new[1]])
+        if r_new <= r_old:
+            self._remember(W, x_new[1], r_new)
+            return x_new
+        self._remember(W, t, r_old)
+        return x
 
     def _risk_coef(self, F: Array) -> tuple[float, Array]:
         """Risk value and its subgradient coefficients ``Gc`` (n, q) w.r.t. the scores."""
@@ -364,6 +559,9 @@ class MMCSurrogate:
 
     def risk(self, x: Params) -> float:
         """Risk ``R(x)``."""
+        if self.states is not None:
+            r = self._cached_risk(x[0], x[1])
+            return r if r is not None else self._block_risks(x[0], [x[1]])[0]
         return self._risk_coef(self.obj.scores(x))[0]
 
     def value(self, x: Params) -> float:
@@ -384,6 +582,8 @@ class MMCSurrogate:
         obj = self.obj
         if obj.multiclass:
             return x
+        if self.states is not None:
+            return self._block_polish(x)
         W, t = x
         g = obj.data.raw_scores(W)[:, 0]
         n = g.size
@@ -405,6 +605,8 @@ class MMCSurrogate:
 
     def plane(self, x: Params) -> tuple[float, Array, Array]:
         """Risk and a subgradient at ``x``: ``(R(x), dR/dW (q, d), dR/dt (q,))``."""
+        if self.states is not None:
+            return self._block_plane(x)
         F = self.obj.scores(x)
         risk, Gc = self._risk_coef(F)
         return risk, self.obj.data.back(Gc), Gc.sum(axis=0)

@@ -4,7 +4,10 @@ The objective must provide ``value(x)`` (the true, non-convex objective),
 ``linearize(x)`` (a convex majoriser that touches the objective at ``x``; the
 constraints are handled by the inner solver) and optionally ``labels(x)`` (a
 fingerprint of the linearisation, e.g. the fixed signs: when it repeats the
-next subproblem is the same one and the procedure has converged). Each step
+next subproblem is the same one and the procedure has converged); a
+linearisation may instead carry ``n_changed``, the number of labels that
+changed since the previous one, counted blockwise beside the data (0 means
+the same subproblem). Each step
 solves the convex subproblem with ``inner.solve(sub, x)`` warm-started at the
 current iterate. If the inner solver keeps its best iterate (never worse than
 the warm start, as :class:`~._bundle.BundleMethod` does), the true objective
@@ -101,11 +104,22 @@ class CCCP:
                 converged = True
                 break
             sub = objective.linearize(x)
-            new_key = getattr(sub, "labels", None)
-            if key is not None and new_key is not None and np.array_equal(key, new_key):
-                converged = True
-                break
-            key = new_key
+            changed = getattr(sub, "n_changed", None)
+            if changed is not None:  # counted blockwise by the objective's pass
+                if changed == 0:
+                    converged = True
+                    break
+                continue_key = None
+            else:
+                continue_key = getattr(sub, "labels", None)
+                if (
+                    key is not None
+                    and continue_key is not None
+                    and np.array_equal(key, continue_key)
+                ):
+                    converged = True
+                    break
+            key = continue_key
             J_prev = J
         return SolverResult(
             x=x,

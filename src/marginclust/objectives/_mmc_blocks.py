@@ -1,0 +1,202 @@
+"""Row-block passes of the linear MMC objectives (BMMC), shared by the NumPy and Dask fits.
+
+Every pass over ``X`` that BMMC makes without pairwise constraints is one block
+function applied to each row block, returning ``(state_b, partial_b)``, and an
+in-order reduction of the partials on the caller's side. The per-row state is
+the block's labels (the fixed signs / argmax of the current CCCP
+linearisation); it stays beside its block: a list of arrays in memory
+(:class:`RowBlocks`, blocks of ``BLOCK_ROWS`` = 8192 rows), futures on the
+workers under ``distributed`` (:class:`marginclust.dask._linear_mmc.DaskRows`).
+With dask chunks equal to the in-memory blocks, the partials are the same
+numbers, added in the same order, so the two fits are bitwise equal under the
+synchronous scheduler.
+
+Passes (each one graph execution on dask):
+
+- :func:`colsum_block`, :func:`css_block`: the data mean and scale (once per fit);
+- :func:`plane_block`: risk, ``X_b' Gc_b`` and ``1' Gc_b`` (one bundle step);
+- :func:`risk_block`: the risks at several offsets ``t`` for one ``W``;
+- :func:`true_block`: the true loss, the new labels (kept as the new state),
+  the number of changed labels (CCCP's stopping test) and the cluster sizes;
+- :func:`breakpoints_block`: the offset polish's candidates: the slope of the
+  risk at the lower end of the balance box and the breakpoints inside the box
+  (exact selection; see :meth:`~._mmc.MMCSurrogate.polish`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from ..solvers._blocks import BLOCK_ROWS, row_slices
+
+__all__ = [
+    "RowBlocks",
+    "breakpoints_block",
+    "colsum_block",
+    "css_block",
+    "plane_block",
+    "risk_block",
+    "true_block",
+]
+
+Array = npt.NDArray[np.float64]
+
+
+class RowBlocks:
+    """In-memory row blocks of ``X`` (8192 rows) with per-block state: the NumPy backend.
+
+    ``states(fn, states, *args)`` returns ``([s_b], [p_b])`` for
+    ``(s_b, p_b) = fn(X_b, state_b, *args)``, blocks in order.
+    """
+
+    def __init__(self, X: Any, block_rows: int = BLOCK_ROWS) -> None:
+        self.X = X
+        self.n = int(X.shape[0])
+        self.slices = row_slices(self.n, block_rows)
+        self.in_memory = True
+
+    def partials(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
+        """``[fn(X_b, *args)]`` in block order."""
+        return [fn(self.X[sl], *args) for sl in self.slices]
+
+    def states(
+        self, fn: Callable[..., tuple[Any, Any]], states: Sequence[Any] | None, *args: Any
+    ) -> tuple[list[Any], list[Any]]:
+        """One pass with per-block state (None: no state yet)."""
+        st = [None] * len(self.slices) if states is None else states
+        out = [fn(self.X[sl], s, *args) for sl, s in zip(self.slices, st)]
+        return [o[0] for o in out], [o[1] for o in out]
+
+    def split(self, labels: npt.NDArray[np.intp]) -> list[npt.NDArray[np.intp]]:
+        """Per-block views of an n-vector of labels."""
+        return [labels[sl] for sl in self.slices]
+
+    def gather(self, states: Sequence[Any]) -> npt.NDArray[np.intp]:
+        """The n-vector of labels from per-block states."""
+        if not states:
+            return np.zeros(0, dtype=np.intp)
+        return np.concatenate([np.asarray(s, dtype=np.intp) for s in states])
+
+
+def colsum_block(Xb: Any) -> Array:
+    """Float64 column sums of a row block (dense or CSR)."""
+    if sp.issparse(Xb):
+        return np.asarray(Xb.sum(axis=0, dtype=np.float64)).ravel()
+    return np.sum(Xb, axis=0, dtype=np.float64)
+
+
+def css_block(Xb: Any, xbar: Array) -> float:
+    """Dense: ``sum (x - xbar)^2`` of the block; CSR: ``sum x^2`` (the caller subtracts ``n xbar.xbar``)."""
+    if sp.issparse(Xb):
+        data = np.asarray(Xb.data, dtype=np.float64)
+        return float(data @ data)
+    B = np.asarray(Xb, dtype=np.float64) - xbar
+    return float(np.einsum("ij,ij->", B, B))
+
+
+def _raw(Xb: Any, W: Array, xbar: Array, scale: float) -> Array:
+    """``(X_b - xbar) W' / scale`` without centring ``X_b``."""
+    G = np.asarray(Xb @ W.T, dtype=np.float64)
+    G -= xbar @ W.T
+    if scale != 1.0:
+        G *= 1.0 / scale
+    return G
+
+
+def _hinge(
+    F: Array, lab: npt.NDArray[np.intp], multiclass: bool, norm: float = 1.0
+) -> tuple[float, Array]:
+    """Surrogate hinge risk of a block (unnormalised) and its coefficients ``Gc_b / norm``.
+
+    ``norm`` is ``n`` (binary) or ``n k`` (multiclass); the caller divides the
+    risk sum by it.
+    """
+    if multiclass:
+        rows = np.arange(F.shape[0])
+        fp = F[rows, lab]
+        marg = 1.0 - fp[:, None] + F
+        marg[rows, lab] = 0.0
+        active = marg > 0
+        risk = float(np.where(active, marg, 0.0).sum())
+        Gc = active.astype(np.float64)
+        Gc[rows, lab] = -active.sum(axis=1)
+        Gc /= norm
+        return risk, Gc
+    s = 2.0 * lab - 1.0
+    marg = 1.0 - s * F[:, 0]
+    active = marg > 0
+    return float(marg[active].sum()), np.where(active, -s / norm, 0.0)[:, None]
+
+
+def plane_block(
+    Xb: Any,
+    lab: Any,
+    W: Array,
+    t: Array,
+    xbar: Array,
+    scale: float,
+    multiclass: bool,
+    norm: float,
+) -> tuple[Any, tuple[float, Array, Array]]:
+    """One bundle plane's partials: ``(risk_b, X_b' Gc_b (d, q), 1' Gc_b (q,))``.
+
+    ``Gc_b`` is already divided by ``norm`` (as the in-memory risk always did),
+    the risk sum is not.
+    """
+    F = _raw(Xb, W, xbar, scale) + t
+    risk, Gc = _hinge(F, np.asarray(lab), multiclass, norm)
+    return lab, (risk, np.asarray(Xb.T @ Gc, dtype=np.float64), Gc.sum(axis=0))
+
+
+def risk_block(
+    Xb: Any, lab: Any, W: Array, ts: Sequence[Array], xbar: Array, scale: float, multiclass: bool
+) -> tuple[Any, list[float]]:
+    """Unnormalised risks of the block at ``(W, t)`` for each ``t`` in ``ts`` (one product)."""
+    G = _raw(Xb, W, xbar, scale)
+    lab = np.asarray(lab)
+    return lab, [_hinge(G + t, lab, multiclass)[0] for t in ts]
+
+
+def true_block(
+    Xb: Any, lab: Any, W: Array, t: Array, xbar: Array, scale: float, multiclass: bool, k: int
+) -> tuple[npt.NDArray[np.intp], tuple[float, int, npt.NDArray[np.intp]]]:
+    """New labels (the state) and ``(true loss sum, changed labels, cluster sizes)``.
+
+    The loss sum is ``sum max(0, 1 - |f|)`` (binary) or ``sum_{i, r} max(0, 1 -
+    max_p f_p + f_r)`` (multiclass; the caller removes the ``n`` argmax terms).
+    ``changed`` is -1 without previous labels.
+    """
+    F = _raw(Xb, W, xbar, scale) + t
+    if multiclass:
+        new = np.argmax(F, axis=1).astype(np.intp)
+        M = F.max(axis=1, keepdims=True)
+        loss = float(np.maximum(0.0, 1.0 - M + F).sum())
+    else:
+        new = (F[:, 0] >= 0).astype(np.intp)
+        loss = float(np.maximum(0.0, 1.0 - np.abs(F[:, 0])).sum())
+    changed = -1 if lab is None else int(np.count_nonzero(new != np.asarray(lab)))
+    return new, (loss, changed, np.bincount(new, minlength=k))
+
+
+def breakpoints_block(
+    Xb: Any, lab: Any, W: Array, xbar: Array, scale: float, lo: float, hi: float
+) -> tuple[Any, tuple[float, Array]]:
+    """Binary offset polish candidates of a block: ``(slope_b, breakpoints in (lo, hi))``.
+
+    The risk ``sum_i max(0, a_i + b_i t)`` with ``a = 1 - s g``, ``b = -s``
+    (unit weights; the caller divides by ``n``) has slope
+    ``sum_{b<0} b + #{tau_i <= lo}`` just right of ``lo`` (``tau = -a / b``), and
+    its slope grows by 1 at every breakpoint inside the box.
+    """
+    lab = np.asarray(lab)
+    g = _raw(Xb, W, xbar, scale)[:, 0]
+    s = 2.0 * lab - 1.0
+    a, b = 1.0 - s * g, -s
+    tau = -a / b
+    slope = float(np.sum(b[b < 0])) + float(np.count_nonzero(tau <= lo))
+    return lab, (slope, tau[(tau > lo) & (tau < hi)])
