@@ -236,12 +236,11 @@ class BMMC(LinearMMCBase):
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs
         )
-        return self._solve(obj, labels0)
+        return self._solve(obj, obj.surrogate(labels0))
 
-    def _solve(self, obj: Any, labels0: Any) -> SolverResult:
-        """CCCP + bundle from the labels ``labels0``."""
+    def _solve(self, obj: Any, first: Any) -> SolverResult:
+        """CCCP + bundle from the first convex subproblem ``first`` (initial labels)."""
         solver = self._solver()
-        first = obj.surrogate(labels0)
         check_capabilities(obj, solver)
         check_capabilities(first, solver.inner)
 

@@ -226,8 +226,14 @@ def linear_result(
     data = obj.data
     coef = W / data.scale
     b = t - coef @ data.xbar
+    info: dict[str, Any] = {}
+    if getattr(data.blocks, "in_memory", True):
+        labels = labels_from_scores(linear_scores(data.X, coef, b))
+    else:  # out-of-core backend: lazy labels, sizes from the last blockwise pass
+        labels = data.blocks.lazy_labels(coef, b)
+        info["cluster_sizes"] = obj.cluster_sizes(res.x)
     x = {
-        "labels_": labels_from_scores(linear_scores(data.X, coef, b)),
+        "labels_": labels,
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
@@ -240,6 +246,7 @@ def linear_result(
         n_iter=res.n_iter,
         converged=res.converged,
         message="" if res.converged else message,
+        info=info,
     )
 
 
@@ -289,9 +296,18 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             )
 
     def _make_context(
-        self, X: Any, must_link: Any = None, cannot_link: Any = None, C_pairs: float = 0.0
+        self,
+        X: Any,
+        must_link: Any = None,
+        cannot_link: Any = None,
+        C_pairs: float = 0.0,
+        blocks: Any = None,
     ) -> MMCContext:
-        """Once per fit: check the scale, validate pairs, build the data wrapper and objective."""
+        """Once per fit: check the scale, validate pairs, build the data wrapper and objective.
+
+        ``blocks``: the row-block backend of :class:`LinearData` (None: ``X`` in
+        memory; :mod:`marginclust.dask` passes its own, with ``X`` a shape proxy).
+        """
         check_finite_scale(X)
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n)  # validated whatever n_clusters is
@@ -300,7 +316,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             init = check_label_init(init, n, self._n_clusters)
         if self._n_clusters == 1:
             return MMCContext(X, init, pairs, None)
-        data = LinearData(X, scale="auto")
+        data = LinearData(X, scale="auto", blocks=blocks)
         if X.dtype == np.float32 and data.sum_sq >= float(np.finfo(np.float32).max):
             raise ValueError(
                 f"X (float32) has squared norms up to {data.sum_sq:.3g}, beyond float32's range "

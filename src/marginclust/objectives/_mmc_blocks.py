@@ -91,7 +91,10 @@ def colsum_block(Xb: Any) -> Array:
 
 
 def css_block(Xb: Any, xbar: Array) -> float:
-    """Dense: ``sum (x - xbar)^2`` of the block; CSR: ``sum x^2`` (the caller subtracts ``n xbar.xbar``)."""
+    """Dense: ``sum (x - xbar)^2`` of the block; CSR: ``sum x^2``.
+
+    (For CSR the caller subtracts ``n xbar.xbar``.)
+    """
     if sp.issparse(Xb):
         data = np.asarray(Xb.data, dtype=np.float64)
         return float(data @ data)

@@ -1,0 +1,141 @@
+"""Dask fitter of BMMC (dense row blocks): planes, polish and labels as row-block passes.
+
+The in-memory BMMC without pairwise constraints already runs every pass over X
+as a block function plus an in-order reduction
+(:mod:`marginclust.objectives._mmc_blocks`); here the same block functions run
+on the dask row chunks (:class:`DaskRows`, a backend of
+:class:`~marginclust.objectives._mmc.LinearData`). The labels of the current
+CCCP linearisation stay beside their blocks (:func:`._ops.block_states`: on the
+workers under ``distributed``); CCCP's "labels repeat" test is the sum of the
+per-block counts of changed labels; the exact offset polish gathers, per block,
+the slope of the risk at the lower end of the balance box and the breakpoints
+inside the box (``|t| <= balance``: samples whose score lies within
+``balance`` of the margin), then selects on the client; the labels of the fit
+are lazy (``X.map_blocks``).
+
+Graph executions (round trips) per fit, init given as labels:
+
+- 2 for the data's mean and centred sum of squares (plus 1 for the column
+  extremes of the shared scale check);
+- per CCCP iteration: ``1 + n_inner_iter_[i]`` bundle planes (one pass each,
+  at most: a step that stops on the gap takes none), 2 for the binary offset
+  polish (candidates; the risks at the old and the new offset), 1 for the true
+  objective, the new labels and the changed-label count;
+
+so ``round trips <= 3 + sum(n_inner_iter_) + 4 n_iter_`` (binary;
+``3 n_iter_`` multiclass), i.e. ``n_iter_ + c`` with ``c`` dominated by the
+bundle steps: BMMC is latency-bound (each bundle step is a small round trip
+carrying a ``d x q`` partial per block). ``init="k-means"`` (the default on
+dense data) adds 2: one gather of a sample of ``max(10000, 100 k)`` rows
+(:func:`._ops.sample_rows`; all rows when n is smaller, then the start is the
+in-memory one) and one labelling pass. ``init="pca"`` and pairwise
+constraints are in-memory only (ValueError).
+
+Bitwise equality with ``BMMC.fit`` under the synchronous scheduler holds with
+row chunks of 8192 rows (the in-memory blocks) and labels given (or n <= the
+k-means sample size); other chunks regroup the float sums (tolerance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask.array as da
+import numpy as np
+import numpy.typing as npt
+from sklearn.cluster import KMeans
+
+from ..estimators._bmmc import BMMC
+from ..estimators._linear_mmc import labels_from_scores, linear_scores, one_cluster_result
+from ..solvers import SolverResult
+from ._clusterer import check_fit_data, register
+from ._common import ShapeProxy, column_stats
+from ._ops import block_offsets, block_partials, block_states, init_sample_size, sample_rows
+
+__all__ = ["DaskRows", "fit_bmmc"]
+
+
+def _predict_block(Xb: Any, coef: Any, b: Any) -> npt.NDArray[np.intp]:
+    return labels_from_scores(linear_scores(np.asarray(Xb), coef, b))
+
+
+def _kmeans_block(Xb: Any, state: Any, km: KMeans) -> tuple[npt.NDArray[np.intp], None]:
+    return np.asarray(km.predict(np.asarray(Xb)), dtype=np.intp), None
+
+
+class DaskRows:
+    """The dask row chunks of X as a :class:`~marginclust.objectives._mmc.LinearData` backend."""
+
+    in_memory = False
+    sparse = False
+
+    def __init__(self, X: da.Array) -> None:
+        self.X = X
+        self.n = int(X.shape[0])
+        self.offsets = block_offsets(X)
+
+    def partials(self, fn: Any, *args: Any) -> list[Any]:
+        """One graph execution: ``fn(X_b, *args)`` per chunk, in order."""
+        return block_partials(self.X, fn, *args)
+
+    def states(self, fn: Any, states: Any, *args: Any) -> tuple[list[Any], list[Any]]:
+        """One graph execution with per-chunk state kept beside the chunk."""
+        return block_states(self.X, fn, states, *args)
+
+    def split(self, labels: npt.NDArray[np.intp]) -> list[npt.NDArray[np.intp]]:
+        """Per-chunk pieces of given labels (the init array)."""
+        o = self.offsets
+        return [labels[o[i] : o[i + 1]] for i in range(len(o) - 1)]
+
+    def gather(self, states: Any) -> Any:  # pragma: no cover - never called out of core
+        raise TypeError("the labels of a dask fit are lazy; use labels_ (a dask array).")
+
+    def lazy_labels(self, coef: Any, b: Any) -> da.Array:
+        """Labels of the fitted hyperplanes, lazily per chunk."""
+        return self.X.map_blocks(_predict_block, coef, b, dtype=np.intp, drop_axis=1)
+
+
+@register(BMMC)
+def fit_bmmc(est: BMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
+    """Fit ``est`` on the dask array X; lazy ``labels_`` (see the module docstring)."""
+    if fit_params.get("must_link") is not None or fit_params.get("cannot_link") is not None:
+        raise ValueError(
+            "BMMC on a dask array does not take must_link / cannot_link (the pair terms "
+            "need the pairs' rows together); fit BMMC in memory for constrained clustering."
+        )
+    extremes, _ = column_stats(X)
+    proxy = ShapeProxy(X.shape, X.dtype, extremes)
+    check_fit_data(est, proxy)  # type: ignore[arg-type]  # reads .shape (and extremes)
+    if isinstance(est.init, str) and est.init == "pca":
+        raise ValueError(
+            "BMMC on a dask array starts from init='k-means' (on a sample) or given labels; "
+            "init='pca' is in-memory only."
+        )
+    rows = DaskRows(X)
+    context = est._make_context(proxy, blocks=rows)
+
+    def fit_one(ctx: Any, random_state: np.random.RandomState) -> SolverResult:
+        obj = ctx.objective
+        if obj is None:  # n_clusters=1
+            res = one_cluster_result(proxy, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
+            x = dict(res.x)
+            x["labels_"] = da.zeros((X.shape[0],), chunks=(X.chunks[0],), dtype=np.intp)
+            return SolverResult(
+                x=x,
+                objective=res.objective,
+                objective_history=res.objective_history,
+                n_iter=res.n_iter,
+                converged=True,
+                info={"cluster_sizes": np.array([X.shape[0]])},
+            )
+        if isinstance(ctx.init, str):  # "auto" / "k-means": k-means on a sample of rows
+            sample, _ = sample_rows(X, init_sample_size(est._n_clusters), random_state)
+            km = KMeans(n_clusters=est._n_clusters, n_init=1, random_state=random_state)
+            km.fit(sample)
+            states, _ = rows.states(_kmeans_block, None, km)
+        else:
+            states = rows.split(np.asarray(ctx.init, dtype=np.intp))
+        return est._solve(obj, obj.surrogate_from_states(states, None))
+
+    est._fit_restarts(context, fit_one)
+    return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter
