@@ -1,0 +1,124 @@
+"""BMMC on dask arrays: equal to the in-memory fit, X never gathered, bounded round trips.
+
+Bitwise tests: synchronous scheduler, chunks of 8192 rows (the in-memory row
+blocks of :mod:`marginclust.objectives._mmc_blocks`), so every partial is the
+same number added in the same order. Tolerance test: the module's LocalCluster
+(2 processes) with uneven chunks (only the grouping of the float sums changes).
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import dask.array as da
+import numpy as np
+import pytest
+
+import dask
+from marginclust import BMMC
+from marginclust.dask import DaskClusterer, GraphCounter
+from marginclust.exceptions import ConvergenceWarning
+
+from .test_models import N, N_SMALL, UNEVEN, _blobs, _dask_fit, _np_fit
+
+
+def _init(X: np.ndarray, k: int) -> np.ndarray:
+    """Deliberately rough starting labels (so CCCP moves): thresholds on two features."""
+    lab = (X[:, 0] > np.median(X[:, 0])).astype(int)
+    return lab if k == 2 else lab + (X[:, 1] > np.percentile(X[:, 1], 70))
+
+
+def _bound(est) -> int:
+    """Round trips: 3 per fit (extremes, mean, scale); per CCCP iteration one plane at
+    the warm start and at most one per bundle step, 2 for the binary offset polish,
+    1 for the true objective + new labels."""
+    per_iter = 4 if est.coef_.shape[0] == 1 else 3
+    return 3 + int(est.n_inner_iter_.sum()) + per_iter * est.n_iter_
+
+
+@pytest.fixture(scope="module")
+def X() -> np.ndarray:
+    return _blobs(N, k=3)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_bmmc_bitwise_equal_to_in_memory(X, k):
+    est = BMMC(n_clusters=k, C=10.0, init=_init(X, k), random_state=0)
+    ref = _np_fit(est, X)
+    dc, count = _dask_fit(est, da.from_array(X, chunks=(8192, -1)))
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    np.testing.assert_array_equal(dc.intercept_, ref.intercept_)
+    np.testing.assert_array_equal(dc.n_inner_iter_, ref.n_inner_iter_)
+    assert dc.n_iter_ == ref.n_iter_ and dc.converged_ == ref.converged_
+    assert dc.data_scale_ == ref.data_scale_
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+    # one pass per bundle plane: many small round trips (the bound is reached when
+    # no bundle step stops on the gap before taking its plane)
+    assert dc.n_iter_ + 3 < count <= _bound(dc)
+    assert count >= 3 + (4 if k == 2 else 3) * dc.n_iter_
+
+
+def test_bmmc_kmeans_init_on_all_rows_is_the_in_memory_fit():
+    """n <= the k-means sample (10,000 rows): the sample is all of X (gathered by
+    design of ``sample_rows``, so no materialisation guard here), the start is the
+    in-memory one; 2 more round trips (the sample, the labelling pass)."""
+    X = _blobs(9000)
+    ref = _np_fit(BMMC(random_state=0), X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with dask.config.set(scheduler="synchronous"), GraphCounter() as c:
+            dc = DaskClusterer(BMMC(random_state=0)).fit(da.from_array(X, chunks=(8192, -1)))
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    assert c.count <= _bound(dc) + 2
+
+
+def test_bmmc_kmeans_init_on_a_sample(X):
+    """n > the sample: k-means on 10,000 sampled rows, X never gathered, 2 more round trips."""
+    dc, count = _dask_fit(
+        BMMC(n_clusters=3, C=10.0, random_state=0), da.from_array(X, chunks=(8192, -1))
+    )
+    assert count <= _bound(dc) + 2
+    assert dc.n_clusters_found_ == 3
+
+
+def test_bmmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
+    X = _blobs(N_SMALL)
+    # The bundle method stops at a relative gap inner_tol; regrouped float sums give
+    # a different bundle path (its QP picks among nearly degenerate vertices), which
+    # may stop anywhere within that gap: a tight inner_tol makes both fits land on
+    # the same CCCP fixed point, so the objectives agree to about inner_tol.
+    est = BMMC(init=_init(X, 2), inner_tol=1e-7, random_state=0)
+    ref = _np_fit(est, X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dc = DaskClusterer(est).fit(da.from_array(X, chunks=(UNEVEN, -1)))
+    assert dc.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(dc.objective_, ref.objective_, rtol=1e-6)
+    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+
+
+def test_bmmc_predict_and_pickle():
+    X = _blobs(10000)
+    est = BMMC(init=_init(X, 2), random_state=0)
+    ref = _np_fit(est, X)
+    Xd = da.from_array(X, chunks=(4000, -1))
+    dc, _ = _dask_fit(est, Xd)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(dc.predict(Xd).compute(), ref.predict(X))
+        back = pickle.loads(pickle.dumps(dc))
+        np.testing.assert_array_equal(back.predict(Xd).compute(), ref.predict(X))
+        np.testing.assert_array_equal(back.labels_.compute(), back.predict(Xd).compute())
+
+
+def test_bmmc_refusals():
+    Xd = da.from_array(_blobs(200), chunks=(100, -1))
+    with pytest.raises(ValueError, match="must_link"):
+        DaskClusterer(BMMC()).fit(Xd, must_link=[[0, 1]])
+    with pytest.raises(ValueError, match="pca"):
+        DaskClusterer(BMMC(init="pca")).fit(Xd)
