@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 import dask
-from marginclust import BMMC
+from marginclust import BMMC, CPMMC
 from marginclust.dask import DaskClusterer, GraphCounter
 from marginclust.exceptions import ConvergenceWarning
 
-from .test_models import N, N_SMALL, UNEVEN, _blobs, _dask_fit, _np_fit
+from .test_models import N_SMALL, UNEVEN, N, _blobs, _dask_fit, _np_fit
 
 
 def _init(X: np.ndarray, k: int) -> np.ndarray:
@@ -122,3 +122,24 @@ def test_bmmc_refusals():
         DaskClusterer(BMMC()).fit(Xd, must_link=[[0, 1]])
     with pytest.raises(ValueError, match="pca"):
         DaskClusterer(BMMC(init="pca")).fit(Xd)
+
+
+def test_cpmmc_multiclass_bitwise_equal_and_round_trips(X):
+    """CCCP + 1-slack cutting plane: one plane pass per generated constraint, one
+    pass per CCCP iteration for the objective and the new labels."""
+    est = CPMMC(n_clusters=3, C=10.0, init=_init(X, 3), random_state=0)
+    ref = _np_fit(est, X)
+    dc, count = _dask_fit(est, da.from_array(X, chunks=(8192, -1)))
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    np.testing.assert_array_equal(dc.n_inner_iter_, ref.n_inner_iter_)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+    assert count <= 3 + int(dc.n_inner_iter_.sum()) + 2 * dc.n_iter_
+
+
+def test_cpmmc_binary_refused():
+    Xd = da.from_array(_blobs(200), chunks=(100, -1))
+    with pytest.raises(ValueError, match="BMMC"):
+        DaskClusterer(CPMMC()).fit(Xd)

@@ -1,4 +1,4 @@
-"""Dask fitter of BMMC (dense row blocks): planes, polish and labels as row-block passes.
+"""Dask fitters of BMMC and multiclass CPMMC (dense row blocks): every pass is a row-block pass.
 
 The in-memory BMMC without pairwise constraints already runs every pass over X
 as a block function plus an in-order reduction
@@ -31,6 +31,12 @@ dense data) adds 2: one gather of a sample of ``max(10000, 100 k)`` rows
 in-memory one) and one labelling pass. ``init="pca"`` and pairwise
 constraints are in-memory only (ValueError).
 
+Multiclass CPMMC (``n_clusters > 2``) runs the same way (CCCP with the 1-slack
+cutting plane inside: one plane pass per generated constraint, no polish):
+``round trips <= 3 + sum(n_inner_iter_) + 2 n_iter_``. The binary CPMMC keeps
+an n x m working set of constraints beside the scores; it is refused (BMMC
+solves the same binary problem).
+
 Bitwise equality with ``BMMC.fit`` under the synchronous scheduler holds with
 row chunks of 8192 rows (the in-memory blocks) and labels given (or n <= the
 k-means sample size); other chunks regroup the float sums (tolerance).
@@ -46,13 +52,14 @@ import numpy.typing as npt
 from sklearn.cluster import KMeans
 
 from ..estimators._bmmc import BMMC
+from ..estimators._cpmmc import CPMMC
 from ..estimators._linear_mmc import labels_from_scores, linear_scores, one_cluster_result
 from ..solvers import SolverResult
 from ._clusterer import check_fit_data, register
 from ._common import ShapeProxy, column_stats
 from ._ops import block_offsets, block_partials, block_states, init_sample_size, sample_rows
 
-__all__ = ["DaskRows", "fit_bmmc"]
+__all__ = ["DaskRows", "fit_bmmc", "fit_cpmmc"]
 
 
 def _predict_block(Xb: Any, coef: Any, b: Any) -> npt.NDArray[np.intp]:
@@ -92,24 +99,24 @@ class DaskRows:
 
     def lazy_labels(self, coef: Any, b: Any) -> da.Array:
         """Labels of the fitted hyperplanes, lazily per chunk."""
-        return self.X.map_blocks(_predict_block, coef, b, dtype=np.intp, drop_axis=1)
+        return da.map_blocks(_predict_block, self.X, coef, b, dtype=np.intp, drop_axis=1)
 
 
-@register(BMMC)
-def fit_bmmc(est: BMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
-    """Fit ``est`` on the dask array X; lazy ``labels_`` (see the module docstring)."""
+def _fit_linear(est: Any, X: da.Array, fit_params: dict[str, Any], solve: Any) -> None:
+    """Shared by BMMC and CPMMC: checks, context, restarts; ``solve(obj, first)`` fits."""
+    name = type(est).__name__
     if fit_params.get("must_link") is not None or fit_params.get("cannot_link") is not None:
         raise ValueError(
-            "BMMC on a dask array does not take must_link / cannot_link (the pair terms "
-            "need the pairs' rows together); fit BMMC in memory for constrained clustering."
+            f"{name} on a dask array does not take must_link / cannot_link (the pair terms "
+            f"need the pairs' rows together); fit {name} in memory for constrained clustering."
         )
     extremes, _ = column_stats(X)
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
     check_fit_data(est, proxy)  # type: ignore[arg-type]  # reads .shape (and extremes)
     if isinstance(est.init, str) and est.init == "pca":
         raise ValueError(
-            "BMMC on a dask array starts from init='k-means' (on a sample) or given labels; "
-            "init='pca' is in-memory only."
+            f"{name} on a dask array starts from init='k-means' (on a sample) or given "
+            "labels; init='pca' is in-memory only."
         )
     rows = DaskRows(X)
     context = est._make_context(proxy, blocks=rows)
@@ -135,7 +142,33 @@ def fit_bmmc(est: BMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
             states, _ = rows.states(_kmeans_block, None, km)
         else:
             states = rows.split(np.asarray(ctx.init, dtype=np.intp))
-        return est._solve(obj, obj.surrogate_from_states(states, None))
+        return solve(obj, obj.surrogate_from_states(states, None))
 
     est._fit_restarts(context, fit_one)
+
+
+@register(BMMC)
+def fit_bmmc(est: BMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
+    """Fit ``est`` on the dask array X; lazy ``labels_`` (see the module docstring)."""
+    _fit_linear(est, X, fit_params, est._solve)
+    return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter
+
+
+@register(CPMMC)
+def fit_cpmmc(est: CPMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
+    """Fit a multiclass CPMMC (``n_clusters > 2``) on the dask array X; lazy ``labels_``.
+
+    CCCP outside, constraint generation inside (the 1-slack cutting plane of
+    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`): each new
+    constraint is one plane pass. The binary CPMMC keeps an n x m working set
+    of constraints in memory and is not supported here (use BMMC, which solves
+    the same problem).
+    """
+    if est.n_clusters == 2:
+        raise ValueError(
+            "CPMMC with n_clusters=2 (the binary cutting-plane solver keeps its n x m "
+            "working set of constraints in memory) is in-memory only; DaskClusterer(BMMC()) "
+            "solves the same binary problem on dask arrays, CPMMC(n_clusters>2) is supported."
+        )
+    _fit_linear(est, X, fit_params, est._fit_multiclass)
     return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter

@@ -200,7 +200,7 @@ class CPMMC(LinearMMCBase):
     def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
         """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
         if self._n_clusters > 2:
-            return self._fit_multiclass(obj, labels0)
+            return self._fit_multiclass(obj, obj.surrogate(labels0))
         solver = CuttingPlaneMMC(
             tol=self.tol,
             max_iter=self.max_iter,
@@ -226,15 +226,17 @@ class CPMMC(LinearMMCBase):
             f"by more than tol={self.tol}; increase max_iter or tol.",
         )
 
-    def _fit_multiclass(self, obj: MMCObjective, labels0: np.ndarray) -> SolverResult:
-        """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem."""
+    def _fit_multiclass(self, obj: MMCObjective, first: Any) -> SolverResult:
+        """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem.
+
+        ``first``: the first convex subproblem (the initial labels).
+        """
         inner = CuttingPlaneSVM(
             tol=self.tol,
             max_iter=self.max_iter,
             qp="active-set" if self.qp == "auto" else self.qp,
         )
         solver = CCCP(inner, tol=self.cccp_tol, max_iter=self.cccp_max_iter)
-        first = obj.surrogate(labels0)
         check_capabilities(obj, solver)
         check_capabilities(first, inner)
         res = solver.solve(obj, obj.zero(), first=first, callback=self._callback("CCCP iteration"))
