@@ -1,4 +1,4 @@
-"""EMMC and low-rank SLMC on dask arrays: seconds per iteration, round trips, worker memory.
+"""EMMC, low-rank SLMC and BMMC on dask arrays: seconds per iteration, round trips, worker memory.
 
 Sections of issue 14's benchmark for the model fitters (``marginclust.dask._emmc``,
 ``_slmc``); ``benchmarks/bench_dask.py`` (FCM, PKM) can import :func:`main`.
@@ -18,6 +18,7 @@ until it does not)::
 
     PYTHONPATH=src python benchmarks/bench_dask_models.py --method emmc --rows 20000000
     PYTHONPATH=src python benchmarks/bench_dask_models.py --method slmc --rows 20000000
+    PYTHONPATH=src python benchmarks/bench_dask_models.py --method bmmc --rows 20000000
     PYTHONPATH=src python benchmarks/bench_dask_models.py --smoke   # 2e5 rows, seconds
 
 On paper: communication per iteration at 1e9 rows on 100 workers
@@ -56,12 +57,20 @@ latency at ~0.3-1 ms per task).
   the kernel block and ``Phi_b`` (1e7 x 500 x (20 + 500) x 2 = 5e12 flop) and its
   Gram (5e12 flop): minutes. Compute-bound overall; no per-row state persists
   (U is recomputed from W on the workers).
-- BMMC / CPMMC (not implemented on dask in this branch): each bundle step is one
-  pass whose messages are tiny (a risk value and a d-vector subgradient per
-  chunk: 1000 x 168 bytes) while the number of passes is large (tens of bundle
-  steps per CCCP iteration, plus the exact offset polish, a weighted selection
-  over n breakpoints): latency-bound, ~1 s of scheduling per step at this scale
-  against ~0.1 s of compute (1e7 x 20 x 2 flop per worker).
+- BMMC (``marginclust.dask._linear_mmc``; multiclass CPMMC the same without
+  the polish). Each bundle step is one pass whose messages are tiny: out ``W``
+  (q x d floats) and ``t``; back per chunk a risk, ``X_b' Gc_b`` (d x q) and
+  ``1' Gc_b`` (q): 1000 x 176 bytes for q = 1. The number of passes is large:
+  ``1 + n_inner_iter_[i]`` planes (tens) per CCCP iteration, plus 2 for the
+  exact offset polish and 1 for the true objective and the new labels (which
+  stay on the workers: 8 bytes/row, 80 MB per worker). So BMMC is
+  latency-bound: ~0.3-1 s of scheduling per step at this scale against ~0.1 s
+  of compute (1e7 x 20 x 2 flop per worker per pass). The polish's candidate
+  pass ships every breakpoint inside the balance box, i.e. the samples whose
+  score lies within ``balance`` (0.1) of the margin: a fraction of n, 8 bytes
+  each (bandwidth-bound when that fraction is large: 0.8 GB per 1e8 such
+  samples). A histogram pass followed by a gather of the one bin holding the
+  optimum would bound it by O(bins + n/bins); not done.
 """
 
 from __future__ import annotations
@@ -101,11 +110,30 @@ def lazy_blobs(n: int, chunk: int) -> Any:
 
 
 def _estimator(method: str) -> Any:
-    from marginclust import EMMC, SLMC
+    from marginclust import BMMC, EMMC, SLMC
 
+    if method == "bmmc":
+        return BMMC(max_iter=10, random_state=0)
     if method == "emmc":
         return EMMC(n_hidden=100, max_iter=10, random_state=0)
     return SLMC(n_components=100, gamma="scale", init="k-means++", max_iter=10, random_state=0)
+
+
+def _count_bmmc_passes() -> list[int]:
+    """Count the graph executions of BMMC's dask passes (DaskRows.states / partials)."""
+    from marginclust.dask import _linear_mmc
+
+    count = [0]
+    rows = _linear_mmc.DaskRows
+    for name in ("states", "partials"):
+        orig = getattr(rows, name)
+
+        def wrapped(self: Any, *a: Any, _orig: Any = orig, **k: Any) -> Any:
+            count[0] += 1
+            return _orig(self, *a, **k)
+
+        setattr(rows, name, wrapped)
+    return count
 
 
 def _peak_rss(client: Any, stop: threading.Event, out: dict[str, int]) -> None:
@@ -156,9 +184,12 @@ def run(
         stop = threading.Event()
         poll = threading.Thread(target=_peak_rss, args=(client, stop, peak), daemon=True)
         poll.start()
+        passes = _count_bmmc_passes() if method == "bmmc" else None
         t = time.perf_counter()
         dc = DaskClusterer(_estimator(method)).fit(X)
         elapsed = time.perf_counter() - t
+        if passes is not None:  # BMMC's fitter keeps no n_passes_: counted here
+            dc.n_passes_ = passes[0]
         stop.set()
         poll.join()
         it = max(dc.n_iter_, 1)
@@ -173,7 +204,7 @@ def run(
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--method", choices=("emmc", "slmc", "all"), default="all")
+    p.add_argument("--method", choices=("emmc", "slmc", "bmmc", "all"), default="all")
     p.add_argument("--rows", type=int, default=20_000_000)
     p.add_argument("--numpy-rows", type=int, default=2_000_000)
     p.add_argument("--workers", type=int, default=2)
@@ -183,7 +214,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     if a.smoke:
         a.rows, a.numpy_rows, a.chunk = 200_000, 200_000, 65536
-    for m in ("emmc", "slmc") if a.method == "all" else (a.method,):
+    for m in ("emmc", "slmc", "bmmc") if a.method == "all" else (a.method,):
         run(m, a.rows, a.numpy_rows, a.workers, a.memory_limit, a.chunk)
 
 
