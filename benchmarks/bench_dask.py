@@ -27,10 +27,12 @@ Both fits start from the same given (random) centres with ``tol=0`` (FCM) and st
 
 Usage::
 
-    # a moderate run (about 1.6 GB of data) that finishes in a few minutes
-    python benchmarks/bench_dask.py --n 20000000 --iters 4 --numpy-n 5000000
+    # a moderate run (0.75 GiB of data; 8 minutes on a loaded machine)
+    python benchmarks/bench_dask.py --n 1e7 --chunk 1e6 --numpy-n 5e6 --iters 3
     # the run: 1e8 x 20 float32 = 8 GB on 2 workers of 3 GiB (quiet machine)
-    python benchmarks/bench_dask.py --n 100000000 --iters 5 --numpy-n 20000000
+    python benchmarks/bench_dask.py --n 1e8 --chunk 1e6 --numpy-n 2e7 --iters 5
+
+Results: ``benchmarks/results/dask.md``.
 
 On paper: communication per iteration at 1e9 rows on 100 workers
 -----------------------------------------------------------------
@@ -52,8 +54,9 @@ c = 2.5e6 float32 rows x 20 features = 200 MB per block, B = 400, 4 per worker):
   iteration at most. The labels (8 bytes a row: 80 MB per worker at 1e9 / 100)
   stay on the workers between passes (futures), one round trip per pass. An
   emptied cluster costs one more pass (candidates: (K + empties) rows per block).
-- The set-up: two frame passes (column sums, K... d float64 per block; sums of
-  squares) and one init sample (1e4 rows x d gathered: 0.8 MB float32).
+- The set-up: two frame passes (per block: d float64 column sums and extremes;
+  then one float64 sum of squares) and one init sample per restart (1e4 rows x d
+  gathered: 0.8 MB float32).
 
 So bandwidth is no bound: 0.4 MB per iteration is milliseconds on any network.
 Per iteration the bound is compute (reading X: 1e7 rows x 20 per worker, a few
