@@ -215,22 +215,66 @@ def _register(registry: dict[str, Any], item: Any, kind: str) -> Any:
 
 
 def register_dataset(dataset: Dataset) -> Dataset:
-    """Add a :class:`Dataset` to ``DATASETS`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Dataset` to ``DATASETS`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    dataset : Dataset
+        The same entry, so the call can wrap a definition.
+    """
     return _register(DATASETS, dataset, "dataset")
 
 
 def register_method(method: Method) -> Method:
-    """Add a :class:`Method` to ``METHODS`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Method` to ``METHODS`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    method : Method
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    method : Method
+        The same entry, so the call can wrap a definition.
+    """
     return _register(METHODS, method, "method")
 
 
 def register_measure(measure: Measure) -> Measure:
-    """Add a :class:`Measure` to ``MEASURES`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Measure` to ``MEASURES`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    measure : Measure
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    measure : Measure
+        The same entry, so the call can wrap a definition.
+    """
     return _register(MEASURES, measure, "measure")
 
 
 def register_table(table: Table) -> Table:
-    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    table : Table
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    table : Table
+        The same entry, so the call can wrap a definition.
+    """
     return _register(TABLES, table, "table")
 
 
@@ -252,7 +296,7 @@ class RunContext:
         Global seed; derive per-run seeds with
         :func:`marginclust.bench._seeds.derive_seed`.
     n_jobs : int
-        joblib parallelism.
+        Number of joblib workers.
     data_home : str or None
         Directory of the CSV data sets (None: ``MARGINCLUST_DATA``).
     out_dir : str or None

@@ -40,6 +40,18 @@ def summarize(
     (population, over runs) and ``n`` (finite runs), plus ``n_runs``,
     ``n_failed``, ``n_convergence_warnings``, ``fit_time`` (mean seconds) and
     ``params`` (the most often chosen setting).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Result rows of one table (one per fit).
+    table : Table
+        The table the rows belong to (its first measure selects the best setting).
+
+    Returns
+    -------
+    summaries : dict
+        ``(dataset, method, protocol) -> summary`` as described above.
     """
     selection = table.measures[0] if table.measures else None
     kept = select_best(rows, selection) if selection else list(rows)
@@ -174,6 +186,7 @@ def format_report(
     Returns
     -------
     markdown : str
+        The report, Markdown text.
     """
     if layout not in ("wide", "long"):
         raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}.")

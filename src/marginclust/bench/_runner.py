@@ -100,7 +100,23 @@ def _version() -> str:
 
 
 def get_table(name: str) -> Table:
-    """The registered table called ``name`` (protocol modules are loaded first)."""
+    """The registered table called ``name`` (protocol modules are loaded first).
+
+    Parameters
+    ----------
+    name : str
+        Table name, as ``marginclust bench --list`` shows it.
+
+    Returns
+    -------
+    table : Table
+        The registered table.
+
+    Raises
+    ------
+    ValueError
+        If no table has that name.
+    """
     load_protocols()
     if name not in TABLES:
         known = ", ".join(sorted(TABLES)) or "none"
@@ -416,7 +432,18 @@ def run_job(
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Rows stored in a JSONL results file (missing file: no rows)."""
+    """Rows stored in a JSONL results file (missing file: no rows).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSONL file (one row per line).
+
+    Returns
+    -------
+    rows : list of dict
+        The rows that parse, in file order.
+    """
     path = Path(path)
     if not path.is_file():
         return []
@@ -459,7 +486,13 @@ def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> 
 
 
 def system_info() -> dict[str, str]:
-    """Versions and machine recorded beside the results."""
+    """Versions and machine recorded beside the results.
+
+    Returns
+    -------
+    info : dict of str to str
+        Package versions, Python version, machine and operating system.
+    """
     import scipy
     import sklearn
 
@@ -496,7 +529,7 @@ def run_table(
     seed : int, default=0
         Global seed; every run's seed is derived from it.
     n_jobs : int, default=1
-        joblib workers.
+        Number of joblib workers.
     out_dir : str or Path, default=None
         Directory of the resumable cache ``<table>.jsonl``; None keeps nothing.
     data_home : str, default=None

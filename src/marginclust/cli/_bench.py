@@ -63,15 +63,8 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
     """The data sets of ``table`` that cannot be found (bundled and synthetic sets always are)."""
     from marginclust.bench._registry import DATASETS
     from marginclust.bench._runner import parse_dataset
-    from marginclust.datasets._loaders import (
-        _SKLEARN,
-        _SYNTHETIC,
-        _csv_path,
-        _parse_name,
-        _resolve_home,
-    )
+    from marginclust.datasets import dataset_exists
 
-    home = _resolve_home(data_home)
     missing = []
     for spec in _needed_datasets(table, quick):
         name = parse_dataset(spec)[0]
@@ -81,8 +74,7 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
             except (FileNotFoundError, OSError, ValueError):
                 missing.append(name)
             continue
-        base = _parse_name(name)[0]
-        if base not in _SKLEARN and base not in _SYNTHETIC and _csv_path(home, base) is None:
+        if not dataset_exists(name, data_home=data_home):
             missing.append(name)
     return list(dict.fromkeys(missing))
 
@@ -90,14 +82,14 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
 def _check_data(names: list[str], quick: bool, data_home: str | None) -> None:
     """Without a usable data directory, fail before running, naming what is missing."""
     from marginclust.bench._registry import TABLES
-    from marginclust.datasets._loaders import DATA_ENV, _resolve_home
+    from marginclust.datasets import DATA_ENV, resolve_data_home
 
     missing = {n: missing_datasets(TABLES[n], quick, data_home) for n in names}
     missing = {n: m for n, m in missing.items() if m}
     if not missing:
         return
     sets = sorted({s for m in missing.values() for s in m})
-    home = _resolve_home(data_home)
+    home = resolve_data_home(data_home)
     shown = ", ".join(sets[:12]) + (" ..." if len(sets) > 12 else "")
     if home is None or not home.is_dir():
         where = (

@@ -270,7 +270,7 @@ def run_table4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     rows = []
     for (a, b), rep in itertools.product(pairs, range(n_reps)):
         X, y = _load(f"optdigits:{a},{b}", context)
-        n = X.shape[0]
+        n: int = X.shape[0]
         seed = derive_seed(context.seed, "emmc-table4", a, b, rep)
         rng = np.random.RandomState(seed)
 
@@ -445,7 +445,7 @@ TABLE6_PUBLISHED = {
 # the "fixed" variant keeps our earlier sigmoid nodes with C = 500 for comparison.
 TABLE56_C_GRID = [2.0**k for k in range(-10, 11)]
 TABLE56_QUICK_C = [2.0**-4, 1.0, 2.0**4]
-TABLE56_PROTOCOLS = {
+TABLE56_PROTOCOLS: dict[str, dict[str, Any]] = {
     "paper": {"activation": "gaussian"},
     "fixed": {"activation": "sigmoid", "C": PAPER_C},
 }

@@ -456,9 +456,9 @@ def report_table5(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
             cells.append(f"{r['n_iter'] if r else '-'} / {p if p is not None else '-'}")
         for i, lab in enumerate(labels):
             r = by.get(lab)
-            p = pub_j[i] if i < 3 else None
+            pj = pub_j[i] if i < 3 else None
             o = f"{r['objective']:.7g}" if r else "-"
-            cells.append(f"{o} / {p if p is not None else '-'}")
+            cells.append(f"{o} / {pj if pj is not None else '-'}")
         r = by.get("msagp")
         cells.append(f"{r['n_steps_expected'] - r['n_released']} + {r['n_released']}" if r else "-")
         body.append(cells)

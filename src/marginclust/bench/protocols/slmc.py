@@ -184,7 +184,7 @@ TABLE6_PUBLISHED, TABLE6_SPREAD = _parse(
     _TABLE6, [(m, "ca_majority") for m in _TABLE6_METHODS], lambda name: DATASETS[name]
 )
 TABLE7_PUBLISHED, TABLE7_SPREAD = _parse(
-    _TABLE7, _TABLE7_COLUMNS, lambda name: DATASETS[{"soybean": "Soybean"}.get(name, name)]
+    _TABLE7, _TABLE7_COLUMNS, lambda name: DATASETS["Soybean" if name == "soybean" else name]
 )
 
 # ---------------------------------------------------------------------------

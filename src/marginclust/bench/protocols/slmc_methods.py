@@ -295,7 +295,7 @@ def _best_setting(X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Seq
 def _m_sweep(table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float],
              n_runs: int) -> list[dict[str, Any]]:
     settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for m in ms:
             for run in range(n_runs):
@@ -320,7 +320,7 @@ def _fcm_m_sweep(table: Table, context: RunContext, datasets: Sequence[str],
                  ms: Sequence[float], n_runs: int) -> list[dict[str, Any]]:
     from marginclust import FuzzyCMeans
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for m in ms:
             for run in range(n_runs):
@@ -409,7 +409,7 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
     n_runs = 1 if context.quick else 5
     n_show = 20
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for run in range(n_runs):
             seed = derive_seed(context.seed, spec, "slmc", run)
@@ -493,7 +493,7 @@ def report_fig2(rows: Sequence[dict], table: Table) -> str:
     for r in rows:
         lines.append(f"| {r['n_clusters']} | " + " | ".join(
             f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4) + " |")
-    figs = {r.get("figure") for r in rows if r.get("figure")}
+    figs = {str(r["figure"]) for r in rows if r.get("figure")}
     lines += ["", "Figure: " + (", ".join(sorted(figs)) if figs else
                                 "(not written: no output directory)")]
     return "\n".join(lines)

@@ -322,7 +322,7 @@ def _stats(rows: Sequence[dict[str, Any]]) -> tuple[float, float, float, int, fl
     acc = acc[np.isfinite(acc)]
     t = np.array([r["fit_time"] for r in rows if r.get("fit_time") is not None], float)
     if acc.size == 0:
-        return (float("nan"),) * 3 + (0, float("nan"))  # type: ignore[return-value]
+        return (float("nan"),) * 3 + (0, float("nan"))
     return float(acc.mean()), float(acc.max()), float(acc.min()), int(acc.size), float(
         np.median(t) if t.size else np.nan
     )
@@ -350,8 +350,8 @@ def _report_grid(rows: Sequence[dict], table: Table, key: str, inits: Sequence[s
         if not sub:
             continue
         if all(r.get("error") == "no-data" for r in sub):
-            cells = " | ".join(f"no data | {_fmt(PUBLISHED.get((key, ds, i)))}" for i in inits)
-            lines.append(f"| {SHORT.get(ds, ds)} | - | {cells} | - |")
+            no_data = " | ".join(f"no data | {_fmt(PUBLISHED.get((key, ds, i)))}" for i in inits)
+            lines.append(f"| {SHORT.get(ds, ds)} | - | {no_data} | - |")
             continue
         cells = []
         times = []
