@@ -31,6 +31,9 @@ Usage::
     python benchmarks/bench_dask.py --n 1e7 --chunk 1e6 --numpy-n 5e6 --iters 3
     # the issue's run: 1e8 x 20 float32 = 8 GB on 2 workers of 3 GiB (quiet machine)
     python benchmarks/bench_dask.py --n 1e8 --chunk 1e6 --numpy-n 2e7 --iters 5
+    # EMMC and low-rank SLMC (benchmarks/bench_dask_models.py; raise --n until a
+    # fit no longer finishes in 10 minutes)
+    python benchmarks/bench_dask.py --methods emmc,slmc --n 20000000 --numpy-n 2000000
 
 Results: ``benchmarks/results/dask.md``.
 
@@ -215,7 +218,7 @@ def main() -> None:
     p.add_argument("--numpy-n", type=float, default=1e7, help="rows of the in-memory fit")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--memory-limit", default="3GiB")
-    p.add_argument("--methods", default="fcm,pkm")
+    p.add_argument("--methods", default="fcm,pkm", help="any of fcm,pkm,emmc,slmc")
     args = p.parse_args()
     n, chunk, n_np, d = int(args.n), int(args.chunk), int(args.numpy_n), args.d
     from distributed import Client, LocalCluster
@@ -224,6 +227,13 @@ def main() -> None:
           f"{args.workers} workers x {args.memory_limit}; {args.iters} iterations")
     rows = []
     for method in args.methods.split(","):
+        if method in ("emmc", "slmc"):
+            # dask-models' sections: benchmarks/bench_dask_models.py (its docstring has
+            # the on-paper communication of EMMC, low-rank SLMC and BMMC)
+            from bench_dask_models import run as run_model
+
+            run_model(method, n, n_np, args.workers, args.memory_limit, chunk)
+            continue
         # in memory: the same generator, the largest size held here; 2 BLAS-free threads
         Xn = memory_data(n_np, d, chunk)
         with threadpool_limits(limits=args.workers, user_api="blas"):
