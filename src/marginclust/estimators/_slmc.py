@@ -305,7 +305,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         init_U = None
         if not isinstance(init, str):
             init_U = check_memberships(init, X.shape[0], self._n_clusters, name="init")
-        kctx = self._prepare_kernel(X)
+        kctx = self._prepare_kernel(X, stream=True)
         return {"kernel": kctx, "init": init, "init_U": init_U,
                 "lam": float(self.lam), "m": float(self.m)}
 
@@ -370,7 +370,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         if kctx.Kmat is not None:
             problem = SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"])
         else:
-            problem = SLMCFeatureProblem(kctx.Phi, ctx["lam"], ctx["m"])
+            problem = SLMCFeatureProblem(kctx.features, ctx["lam"], ctx["m"])
         solver = AlternatingMinimizer(
             tol=float(self.tol),
             tol_x=float(self.tol_memberships),

@@ -56,8 +56,10 @@ __all__ = [
     "alpha_step",
     "balanced_sign",
     "alpha_step_features",
+    "feature_normal_equations",
     "gradient_alpha",
     "membership_weights",
+    "normal_equations_block",
     "objective",
     "objective_features",
     "paper_eq8_alpha",
@@ -269,41 +271,117 @@ def alpha_step(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     return s[:, None] * B
 
 
-def feature_gram(blocks: Any, w: Array, L: int) -> Array:
-    """``Phi^T diag(w^2) Phi`` accumulated over row blocks, in float64.
+class ArrayBlocks:
+    """Row blocks of an in-memory feature matrix, in the protocol the feature steps read.
 
-    Parameters
-    ----------
-    blocks : iterable of (start, Phi_block)
-        Row blocks of the features (any float dtype).
-    w : ndarray of shape (n,)
-        Row weights (square roots of the sample weights).
-    L : int
-        Number of features.
-
-    Returns
-    -------
-    G : ndarray of shape (L, L)
-    """
-    G = np.zeros((L, L), dtype=np.float64)
-    for start, Pb in blocks:
-        Wb = Pb * w[start : start + Pb.shape[0], None].astype(Pb.dtype, copy=False)
-        # G += Wb^T Wb (one BLAS product per block, in the features' dtype)
-        G += Wb.T @ Wb
-    return G
-
-
-def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
-    """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
-
-    Cost O(n L^2 + L^3); ``Phi^T D Phi`` is accumulated over row blocks, so the
-    extra memory is O(L^2 + block L). Products run in ``Phi``'s dtype (float32
-    features: float32 products, float64 solve).
+    The protocol (also met by
+    :class:`marginclust.feature_maps._low_rank.TrainingFeatures`, which streams
+    the blocks from the data when they do not fit in memory): iterating yields
+    ``(start, Phi_block)`` in row order; ``n_rows``; ``dtype``.
 
     Parameters
     ----------
     Phi : ndarray of shape (n, L)
-        Explicit features (``Kmat ~ Phi Phi^T``).
+    block_rows : int, optional
+        Rows per block (default 4,096).
+    """
+
+    def __init__(self, Phi: Array, block_rows: int | None = None) -> None:
+        self.Phi = Phi
+        self.block_rows = int(block_rows or _BLOCK_ROWS)
+        self.n_rows = int(Phi.shape[0])
+        self.dtype = Phi.dtype
+
+    def __iter__(self) -> Any:
+        b = self.block_rows
+        return ((start, self.Phi[start : start + b]) for start in range(0, self.n_rows, b))
+
+
+def as_feature_blocks(Phi: Any) -> Any:
+    """``Phi`` itself if it already yields blocks, else :class:`ArrayBlocks` over it."""
+    return Phi if hasattr(Phi, "n_rows") else ArrayBlocks(np.asarray(Phi))
+
+
+def normal_equations_block(
+    Cb: Array, Ub: Array, lam: float, m: float
+) -> tuple[Array, Array]:
+    """One row block's share of the W-step's normal equations.
+
+    ``G_b = lam C_b^T diag(d_b) C_b`` (a symmetric rank-b update: NumPy calls
+    BLAS ``syrk`` for ``A^T @ A``) and ``R_b = C_b^T U_b^m``, with ``d`` and
+    ``U^m`` from :func:`membership_weights`. The products run in ``C_b``'s dtype
+    and are returned in float64; summing the partials of all blocks in row
+    order gives ``lam Phi^T D Phi`` and ``Phi^T U^m``. This is the per-block
+    function that the in-memory loop and a blockwise (e.g. Dask) driver share.
+
+    Parameters
+    ----------
+    Cb : ndarray of shape (b, L)
+        Features of the block.
+    Ub : ndarray of shape (b, K)
+        Memberships of the block's rows.
+    lam, m : float
+        Trade-off and fuzzifier.
+
+    Returns
+    -------
+    G_b : ndarray of shape (L, L), float64
+    R_b : ndarray of shape (L, K), float64
+    """
+    Um, d = membership_weights(Ub, m)
+    Wb = Cb * np.sqrt(lam * d).astype(Cb.dtype, copy=False)[:, None]
+    G = np.asarray(Wb.T @ Wb, dtype=np.float64)
+    R = np.asarray(Cb.T @ Um.astype(Cb.dtype, copy=False), dtype=np.float64)
+    return G, R
+
+
+def feature_normal_equations(
+    blocks: Any, U: Array, lam: float, m: float
+) -> tuple[Array, Array]:
+    """``(I + lam Phi^T D Phi, lam Phi^T U^m)`` of the W-step, in one pass over the blocks.
+
+    The partials of :func:`normal_equations_block` are summed in row order in
+    float64.
+
+    Parameters
+    ----------
+    blocks : block source
+        See :class:`ArrayBlocks`.
+    U : ndarray of shape (n, K)
+    lam, m : float
+
+    Returns
+    -------
+    M : ndarray of shape (L, L), float64
+    rhs : ndarray of shape (L, K), float64
+    """
+    G: Any = None
+    R: Any = None
+    for start, Cb in blocks:
+        Gb, Rb = normal_equations_block(Cb, U[start : start + Cb.shape[0]], lam, m)
+        if G is None:
+            G, R = Gb, Rb
+        else:
+            G += Gb
+            R += Rb
+    assert G is not None and R is not None
+    G[np.diag_indices_from(G)] += 1.0
+    return G, lam * R
+
+
+def alpha_step_features(Phi: Any, U: Array, lam: float, m: float) -> Array:
+    """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
+
+    Cost O(n L^2 + L^3); ``Phi^T D Phi`` is accumulated over row blocks
+    (:func:`feature_normal_equations`), so the extra memory is O(L^2 + block L).
+    Products run in the features' dtype (float32 features: float32 products,
+    float64 sums and solve).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, L) or block source
+        Explicit features (``Kmat ~ Phi Phi^T``), or a source of row blocks
+        (see :class:`ArrayBlocks`).
     U : ndarray of shape (n, K)
         Memberships.
     lam : float
@@ -316,19 +394,8 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     W : ndarray of shape (L, K)
         Primal weights (float64); ``F = Phi @ W``.
     """
-    Um, d = membership_weights(U, m)
-    w = np.sqrt(lam * d)
-    L = Phi.shape[1]
-    blocks = [(start, Phi[start : start + _BLOCK_ROWS])
-              for start in range(0, Phi.shape[0], _BLOCK_ROWS)]
-    rhs = lam * np.asarray(Phi.T @ Um.astype(Phi.dtype, copy=False), dtype=np.float64)
-
-    def build() -> Array:
-        G = feature_gram(blocks, w, L)
-        G[np.diag_indices_from(G)] += 1.0
-        return G
-
-    return spd_solve(build, rhs)
+    M, rhs = feature_normal_equations(as_feature_blocks(Phi), U, lam, m)
+    return spd_solve(M.copy, rhs)
 
 
 def u_step(F: Array, m: float) -> Array:
@@ -387,19 +454,25 @@ def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     return np.linalg.lstsq(right.T, left.T, rcond=None)[0]
 
 
-def decision_features(Phi: Array, W: Array) -> Array:
-    """``F = Phi @ W`` in float64 (the product runs in ``Phi``'s dtype).
+def decision_features(Phi: Any, W: Array) -> Array:
+    """``F = Phi @ W`` in float64 (the products run in the features' dtype).
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L)
+    Phi : ndarray of shape (n, L) or block source
+        Features, or a source of row blocks (see :class:`ArrayBlocks`).
     W : ndarray of shape (L, K)
 
     Returns
     -------
     F : ndarray of shape (n, K), float64
     """
-    return np.asarray(Phi @ W.astype(Phi.dtype, copy=False), dtype=np.float64)
+    blocks = as_feature_blocks(Phi)
+    Wc = W.astype(blocks.dtype, copy=False)
+    F = np.empty((blocks.n_rows, W.shape[1]), dtype=np.float64)
+    for start, Cb in blocks:
+        F[start : start + Cb.shape[0]] = Cb @ Wc
+    return F
 
 
 @dataclass
@@ -444,13 +517,15 @@ class SLMCFeatureProblem:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L)
-        Features of the training data.
+    Phi : ndarray of shape (n, L) or block source
+        Features of the training data, or a source of their row blocks
+        (:class:`ArrayBlocks`; e.g. streamed from the data when they would not
+        fit in memory).
     lam, m : float
         Trade-off and fuzzifier.
     """
 
-    Phi: Array
+    Phi: Any
     lam: float
     m: float
 
