@@ -13,9 +13,11 @@ seconds on a shared machine are inflated.
 2. **Exact vs auto on pendigits** (3,498 x 16, K = 10, the issue's user CSV):
    ``n_components=None`` (exact, one Cholesky per sweep) against the default
    ``n_components="auto"`` (rank 500 above 2,000 rows): seconds and Hungarian CA.
-3. ``--memory``: peak traced memory (tracemalloc) of one low-rank fit at
-   ``--n-memory`` rows (1e6 by default; run it once, alone), ``--memory-iters``
-   sweeps (the peak is reached in the first), ``--memory-dtype`` input.
+3. ``--memory``: peak resident memory (``ru_maxrss``, the whole process: interpreter,
+   data and fit) of one low-rank fit at ``--n-memory`` rows (1e6 by default), in a
+   fresh subprocess; ``--memory-iters`` sweeps (the peak is reached in the first),
+   ``--memory-dtype`` input. Above ``FEATURE_CACHE_BYTES`` the features are
+   streamed per row block, never held as an n x L array.
 
 Usage::
 
@@ -30,8 +32,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import time
-import tracemalloc
 import warnings
 from typing import Any
 
@@ -135,15 +138,26 @@ def exact_case(n_rows: int | None, repeats: int, threads: int, max_iter: int = 3
 
 
 def memory_case(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
+    """Peak RSS of one low-rank fit, measured in a fresh subprocess (``ru_maxrss``)."""
+    cmd = [sys.executable, __file__, "--memory-child", "--n-memory", str(n), "--features",
+           str(d), "--clusters", str(K), "--rank", str(L), "--memory-dtype", dtype,
+           "--memory-iters", str(iters)]
+    print(f"\n$ {' '.join(cmd[1:])}", flush=True)
+    subprocess.run(cmd, check=True)
+
+
+def memory_child(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
+    import resource
+
     X, _ = make_blobs(n, d, centers=K, cluster_std=4.0, random_state=0)
     if dtype == "float32":
         X = X.astype(np.float32)
-    tracemalloc.start()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=iters, random_state=0).fit(X))
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(f"\n### Memory: n={n:,} x {d} ({dtype} input, {X.nbytes / 2**30:.2f} GiB, not "
-          f"counted), K={K}, L={L}, max_iter={iters}: peak traced {peak / 2**30:.2f} GiB, "
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
+    print(f"\n### Memory: n={n:,} x {d} ({dtype} input, {X.nbytes / 2**30:.2f} GiB), K={K}, "
+          f"L={L}, max_iter={iters} ({est.n_iter_} sweeps): peak RSS of the process "
+          f"{peak:.2f} GiB (before the fit, with the data generated: {before:.2f} GiB); "
           f"{t:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
 
 
@@ -159,11 +173,16 @@ def main() -> None:
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--no-low-rank", action="store_true")
     ap.add_argument("--memory", action="store_true")
+    ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--n-memory", type=int, default=1_000_000)
     ap.add_argument("--memory-dtype", default="float32")
     ap.add_argument("--memory-iters", type=int, default=3,
                     help="sweeps of the memory fit (the peak is reached in the first)")
     args = ap.parse_args()
+    if args.memory_child:
+        memory_child(args.n_memory, args.features, args.clusters, args.rank,
+                     args.memory_dtype, args.memory_iters)
+        return
     if args.quick:
         args.n, args.repeats, args.threads = 20_000, 1, [1]
     print(f"load average at start {os.getloadavg()}")

@@ -137,35 +137,46 @@ def test_feature_step_blocked_accumulation_equals_one_block(rng, monkeypatch):
 
 def test_normal_equations_block_partials_sum_to_the_dense_gram(rng):
     from marginclust.objectives._slmc import (
-        ArrayBlocks,
-        feature_normal_equations,
+        feature_normal_block,
+        feature_normal_reduce,
         membership_weights,
-        normal_equations_block,
+        solve_feature_normal,
     )
 
     Phi = rng.randn(41, 5)
     U = rng.dirichlet(np.ones(3), size=41)
     lam, m = 0.7, 2.0
     Um, d = membership_weights(U, m)
-    G_dense = np.eye(5) + lam * Phi.T @ (d[:, None] * Phi)
-    R_dense = lam * Phi.T @ Um
+    G_dense = lam * Phi.T @ (d[:, None] * Phi)
     # one block function, in-order reduction over uneven blocks (41 = 4 x 9 + 5)
-    parts = [normal_equations_block(Phi[s:s + 9], U[s:s + 9], lam, m) for s in range(0, 41, 9)]
-    np.testing.assert_allclose(sum(p[0] for p in parts), G_dense - np.eye(5), rtol=1e-12)
-    np.testing.assert_allclose(sum(p[1] for p in parts), R_dense / lam, rtol=1e-12)
-    G, R = feature_normal_equations(ArrayBlocks(Phi, block_rows=9), U, lam, m)
+    G, R = feature_normal_reduce(
+        (feature_normal_block(Phi[s:s + 9], U[s:s + 9], lam, m) for s in range(0, 41, 9)), 5, 3)
     np.testing.assert_allclose(G, G_dense, rtol=1e-12)
-    np.testing.assert_allclose(R, R_dense, rtol=1e-12)
-    # float32 blocks: float32 products, float64 sums
-    G32, _ = feature_normal_equations(ArrayBlocks(Phi.astype(np.float32), 9), U, lam, m)
+    np.testing.assert_allclose(R, Phi.T @ Um, rtol=1e-12)
+    np.testing.assert_allclose(solve_feature_normal(G, R, lam),
+                               alpha_step_features(Phi, U, lam, m), rtol=1e-10)
+    # float32 blocks: float32 products (a symmetric rank-b update), float64 sums
+    G32, _ = feature_normal_reduce(
+        (feature_normal_block(Phi[s:s + 9].astype(np.float32), U[s:s + 9], lam, m)
+         for s in range(0, 41, 9)), 5, 3)
     assert G32.dtype == np.float64
+    np.testing.assert_array_equal(G32, G32.T)
     np.testing.assert_allclose(G32, G_dense, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_streamed_features_equal_cached_and_materialised(rng, dtype):
     from marginclust.feature_maps._low_rank import LowRankKernelMap, TrainingFeatures
-    from marginclust.objectives._slmc import SLMCFeatureProblem, feature_normal_equations
+    from marginclust.objectives._slmc import (
+        SLMCFeatureProblem,
+        feature_normal_block,
+        feature_normal_reduce,
+    )
+
+    def feature_normal_equations(blocks, U, lam, m):
+        return feature_normal_reduce(
+            (feature_normal_block(Pb, U[s:s + Pb.shape[0]], lam, m) for s, Pb in blocks),
+            blocks.n_columns, U.shape[1])
 
     X = rng.randn(300, 4).astype(dtype)
     fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=0).fit(X)
@@ -184,7 +195,7 @@ def test_streamed_features_equal_cached_and_materialised(rng, dtype):
     np.testing.assert_array_equal(G_s, G_c)
     np.testing.assert_array_equal(R_s, R_c)
     Um = U**2
-    G_dense = np.eye(Phi.shape[1]) + 2.0 * Phi.T.astype(np.float64) @ (
+    G_dense = 2.0 * Phi.T.astype(np.float64) @ (
         Um.sum(1)[:, None] * Phi.astype(np.float64))
     tol = 1e-10 if dtype == np.float64 else 1e-4
     np.testing.assert_allclose(G_s, G_dense, rtol=tol, atol=tol * np.abs(G_dense).max())

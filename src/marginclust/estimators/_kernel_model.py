@@ -38,6 +38,7 @@ from ..feature_maps._low_rank import (
     linear_kernel_with_bias,
     rbf_kernel_gamma,
 )
+from ..solvers._blocks import column_mean
 from ..utils import check_finite_scale, check_positive, report
 
 __all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KernelContext", "KernelModelMixin",
@@ -251,7 +252,7 @@ class KernelModelMixin:
         mean = None
         Xw = X
         if self.kernel in ("rbf", "linear"):
-            mean = X.mean(axis=0, dtype=np.float64)
+            mean = column_mean(X)  # block sums in block order (as a Dask pass)
             Xw = X - mean.astype(X.dtype)
         gamma = self._resolve_width(Xw)
         if self.kernel == "linear":

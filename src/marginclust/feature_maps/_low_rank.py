@@ -32,6 +32,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..solvers._blocks import sample_row_indices
+
 __all__ = ["FEATURE_CACHE_BYTES", "LowRankKernelMap", "TrainingFeatures", "linear_kernel_with_bias",
            "rbf_kernel_gamma"]
 
@@ -189,6 +191,16 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         self : object
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32])
+        return self._fit_rows(X.shape, lambda idx: np.asarray(X[idx], dtype=np.float64))
+
+    def _fit_rows(self, shape: tuple[int, int], gather: Callable[[Any], Any]) -> LowRankKernelMap:
+        """Fit from the data's shape and a row gatherer ``gather(sorted_idx) -> float64 rows``.
+
+        The data are touched only through ``gather`` (the Nystroem landmarks), so
+        an out-of-core caller (:mod:`marginclust.dask`) fits the same map from
+        the same rows.
+        """
+        self.n_features_in_ = int(shape[1])
         if not (callable(self.kernel) or self.kernel in ("rbf", "linear")):
             raise ValueError(
                 f"kernel must be 'rbf', 'linear' or a callable; got {self.kernel!r}."
@@ -205,7 +217,7 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
             raise ValueError(f"gamma must be a positive finite number; got {self.gamma!r}.")
         check_dtype(self.dtype)
         rng = check_random_state(self.random_state)
-        n, d = X.shape
+        n, d = int(shape[0]), int(shape[1])
         if self.kernel == "linear":
             self.n_output_features_ = d + 1
             return self
@@ -220,9 +232,20 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
             self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=L)
             self.n_output_features_ = L
             return self
-        L = min(int(self.n_components), n)
-        idx = np.sort(rng.choice(n, size=L, replace=False)) if L < n else np.arange(n)
-        Z = np.asarray(X[idx], dtype=np.float64)
+        idx = self._landmark_indices(n, rng)
+        return self._fit_landmarks(np.asarray(gather(idx), dtype=np.float64), idx)
+
+    def _landmark_indices(self, n: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+        """Sorted row numbers of the Nystroem landmarks: ``min(n_components, n)`` rows.
+
+        Drawn by :func:`marginclust.solvers._blocks.sample_row_indices` (O(L)
+        memory; the draw of the Dask path's blockwise sampler, so both use the
+        same landmarks).
+        """
+        return sample_row_indices(n, min(int(self.n_components), n), rng)  # type: ignore[no-any-return]
+
+    def _fit_landmarks(self, Z: npt.NDArray[np.float64], idx: Any) -> LowRankKernelMap:
+        """Finish a Nystroem fit from the landmark rows ``Z`` (float64)."""
         Kzz = self._kernel_func(np.float64)(Z, Z)
         Kzz = 0.5 * (Kzz + Kzz.T)
         s, V = eigh(Kzz)

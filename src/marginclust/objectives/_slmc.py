@@ -56,10 +56,15 @@ __all__ = [
     "alpha_step",
     "balanced_sign",
     "alpha_step_features",
-    "feature_normal_equations",
+    "ArrayBlocks",
+    "as_feature_blocks",
+    "feature_normal_block",
+    "feature_normal_reduce",
+    "feature_sweep_block",
+    "row_blocks",
+    "solve_feature_normal",
     "gradient_alpha",
     "membership_weights",
-    "normal_equations_block",
     "objective",
     "objective_features",
     "paper_eq8_alpha",
@@ -71,7 +76,7 @@ __all__ = [
 
 Array = npt.NDArray[np.floating]
 
-_BLOCK_ROWS = 4096  # rows per block when accumulating Phi^T D Phi
+_BLOCK_ROWS = 8192  # rows per block of the feature-space sweep (the feature maps' block)
 
 
 def membership_weights(U: Array, m: float) -> tuple[Array, Array]:
@@ -271,30 +276,94 @@ def alpha_step(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     return s[:, None] * B
 
 
+def feature_normal_block(Phi_b: Array, U_b: Array, lam: float, m: float) -> tuple[Array, Array]:
+    """One row block's share of the W-step's normal equations.
+
+    ``(Phi_b^T diag(lam d_b) Phi_b, Phi_b^T U_b^m)`` with ``d_i = sum_k u_ik^m``,
+    products in ``Phi_b``'s dtype. The W-step's system is ``I + sum_b G_b`` and
+    its right-hand side ``lam sum_b R_b``, the sums taken in block order
+    (:func:`feature_normal_reduce`); the in-memory path and the Dask path
+    (:mod:`marginclust.dask`) both call this function on the same row blocks.
+
+    Parameters
+    ----------
+    Phi_b : ndarray of shape (b, L)
+        Features of the block's rows.
+    U_b : ndarray of shape (b, K)
+        Memberships of the block's rows.
+    lam, m : float
+        Trade-off and fuzzifier.
+
+    Returns
+    -------
+    G_b : ndarray of shape (L, L)
+    R_b : ndarray of shape (L, K)
+    """
+    Um, d = membership_weights(U_b, m)
+    w = np.sqrt(lam * d)
+    Wb = Phi_b * w[:, None].astype(Phi_b.dtype, copy=False)
+    return Wb.T @ Wb, Phi_b.T @ Um.astype(Phi_b.dtype, copy=False)
+
+
+def feature_normal_reduce(partials: Any, L: int, K: int) -> tuple[Array, Array]:
+    """Sum :func:`feature_normal_block` partials in block order, in float64."""
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    for G_b, R_b in partials:
+        G += G_b
+        R += R_b
+    return G, R
+
+
+def solve_feature_normal(G: Array, R: Array, lam: float) -> Array:
+    """The W-step from reduced partials: ``(I + G) W = lam R`` (:func:`spd_solve`)."""
+
+    def build() -> Array:
+        M = G.copy()
+        M[np.diag_indices_from(M)] += 1.0
+        return M
+
+    return spd_solve(build, lam * R)
+
+
+def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array, float]:
+    """One block's decision values, new memberships and data term for weights ``W``.
+
+    Returns ``(F_b, U_b, loss_b)`` with ``F_b = Phi_b W`` (float64),
+    ``U_b = u_step(F_b)`` and ``loss_b = sum_ik u_ik^m ||f_i - e_k||^2`` over the
+    block (the objective's data term is the in-order sum of the ``loss_b``).
+    """
+    F_b = decision_features(Phi_b, W)
+    U_b = u_step(F_b, m)
+    return F_b, U_b, _code_loss(F_b, U_b, m)
+
+
+def row_blocks(n: int) -> list[slice]:
+    """The row blocks of the feature-space sweep (``_BLOCK_ROWS`` rows each)."""
+    return [slice(s, min(s + _BLOCK_ROWS, n)) for s in range(0, n, _BLOCK_ROWS)]
+
+
 class ArrayBlocks:
     """Row blocks of an in-memory feature matrix, in the protocol the feature steps read.
 
     The protocol (also met by
     :class:`marginclust.feature_maps._low_rank.TrainingFeatures`, which streams
     the blocks from the data when they do not fit in memory): iterating yields
-    ``(start, Phi_block)`` in row order; ``n_rows``; ``dtype``.
+    ``(start, Phi_block)`` in row order, on the boundaries of :func:`row_blocks`;
+    ``n_rows``; ``n_columns``; ``dtype``.
 
     Parameters
     ----------
     Phi : ndarray of shape (n, L)
-    block_rows : int, optional
-        Rows per block (default 4,096).
     """
 
-    def __init__(self, Phi: Array, block_rows: int | None = None) -> None:
+    def __init__(self, Phi: Array) -> None:
         self.Phi = Phi
-        self.block_rows = int(block_rows or _BLOCK_ROWS)
-        self.n_rows = int(Phi.shape[0])
+        self.n_rows, self.n_columns = (int(v) for v in Phi.shape)
         self.dtype = Phi.dtype
 
     def __iter__(self) -> Any:
-        b = self.block_rows
-        return ((start, self.Phi[start : start + b]) for start in range(0, self.n_rows, b))
+        return ((sl.start, self.Phi[sl]) for sl in row_blocks(self.n_rows))
 
 
 def as_feature_blocks(Phi: Any) -> Any:
@@ -302,86 +371,19 @@ def as_feature_blocks(Phi: Any) -> Any:
     return Phi if hasattr(Phi, "n_rows") else ArrayBlocks(np.asarray(Phi))
 
 
-def normal_equations_block(
-    Cb: Array, Ub: Array, lam: float, m: float
-) -> tuple[Array, Array]:
-    """One row block's share of the W-step's normal equations.
-
-    ``G_b = lam C_b^T diag(d_b) C_b`` (a symmetric rank-b update: NumPy calls
-    BLAS ``syrk`` for ``A^T @ A``) and ``R_b = C_b^T U_b^m``, with ``d`` and
-    ``U^m`` from :func:`membership_weights`. The products run in ``C_b``'s dtype
-    and are returned in float64; summing the partials of all blocks in row
-    order gives ``lam Phi^T D Phi`` and ``Phi^T U^m``. This is the per-block
-    function that the in-memory loop and a blockwise (e.g. Dask) driver share.
-
-    Parameters
-    ----------
-    Cb : ndarray of shape (b, L)
-        Features of the block.
-    Ub : ndarray of shape (b, K)
-        Memberships of the block's rows.
-    lam, m : float
-        Trade-off and fuzzifier.
-
-    Returns
-    -------
-    G_b : ndarray of shape (L, L), float64
-    R_b : ndarray of shape (L, K), float64
-    """
-    Um, d = membership_weights(Ub, m)
-    Wb = Cb * np.sqrt(lam * d).astype(Cb.dtype, copy=False)[:, None]
-    G = np.asarray(Wb.T @ Wb, dtype=np.float64)
-    R = np.asarray(Cb.T @ Um.astype(Cb.dtype, copy=False), dtype=np.float64)
-    return G, R
-
-
-def feature_normal_equations(
-    blocks: Any, U: Array, lam: float, m: float
-) -> tuple[Array, Array]:
-    """``(I + lam Phi^T D Phi, lam Phi^T U^m)`` of the W-step, in one pass over the blocks.
-
-    The partials of :func:`normal_equations_block` are summed in row order in
-    float64.
-
-    Parameters
-    ----------
-    blocks : block source
-        See :class:`ArrayBlocks`.
-    U : ndarray of shape (n, K)
-    lam, m : float
-
-    Returns
-    -------
-    M : ndarray of shape (L, L), float64
-    rhs : ndarray of shape (L, K), float64
-    """
-    G: Any = None
-    R: Any = None
-    for start, Cb in blocks:
-        Gb, Rb = normal_equations_block(Cb, U[start : start + Cb.shape[0]], lam, m)
-        if G is None:
-            G, R = Gb, Rb
-        else:
-            G += Gb
-            R += Rb
-    assert G is not None and R is not None
-    G[np.diag_indices_from(G)] += 1.0
-    return G, lam * R
-
-
-def alpha_step_features(Phi: Any, U: Array, lam: float, m: float) -> Array:
+def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
-    Cost O(n L^2 + L^3); ``Phi^T D Phi`` is accumulated over row blocks
-    (:func:`feature_normal_equations`), so the extra memory is O(L^2 + block L).
-    Products run in the features' dtype (float32 features: float32 products,
-    float64 sums and solve).
+    Cost O(n L^2 + L^3); ``Phi^T D Phi`` and ``Phi^T U^m`` are accumulated over
+    row blocks (:func:`feature_normal_block`, summed in block order), so the
+    extra memory is O(L^2 + block L). Products run in ``Phi``'s dtype (float32
+    features: float32 products, float64 solve).
 
     Parameters
     ----------
     Phi : ndarray of shape (n, L) or block source
-        Explicit features (``Kmat ~ Phi Phi^T``), or a source of row blocks
-        (see :class:`ArrayBlocks`).
+        Explicit features (``Kmat ~ Phi Phi^T``), or a source of their row
+        blocks (:class:`ArrayBlocks`; e.g. streamed from the data).
     U : ndarray of shape (n, K)
         Memberships.
     lam : float
@@ -394,8 +396,14 @@ def alpha_step_features(Phi: Any, U: Array, lam: float, m: float) -> Array:
     W : ndarray of shape (L, K)
         Primal weights (float64); ``F = Phi @ W``.
     """
-    M, rhs = feature_normal_equations(as_feature_blocks(Phi), U, lam, m)
-    return spd_solve(M.copy, rhs)
+    blocks = as_feature_blocks(Phi)
+    G, R = feature_normal_reduce(
+        (feature_normal_block(Pb, U[start : start + Pb.shape[0]], lam, m)
+         for start, Pb in blocks),
+        blocks.n_columns,
+        U.shape[1],
+    )
+    return solve_feature_normal(G, R, lam)
 
 
 def u_step(F: Array, m: float) -> Array:
@@ -454,25 +462,19 @@ def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     return np.linalg.lstsq(right.T, left.T, rcond=None)[0]
 
 
-def decision_features(Phi: Any, W: Array) -> Array:
-    """``F = Phi @ W`` in float64 (the products run in the features' dtype).
+def decision_features(Phi: Array, W: Array) -> Array:
+    """``F = Phi @ W`` in float64 (the product runs in ``Phi``'s dtype).
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L) or block source
-        Features, or a source of row blocks (see :class:`ArrayBlocks`).
+    Phi : ndarray of shape (n, L)
     W : ndarray of shape (L, K)
 
     Returns
     -------
     F : ndarray of shape (n, K), float64
     """
-    blocks = as_feature_blocks(Phi)
-    Wc = W.astype(blocks.dtype, copy=False)
-    F = np.empty((blocks.n_rows, W.shape[1]), dtype=np.float64)
-    for start, Cb in blocks:
-        F[start : start + Cb.shape[0]] = Cb @ Wc
-    return F
+    return np.asarray(Phi @ W.astype(Phi.dtype, copy=False), dtype=np.float64)
 
 
 @dataclass
@@ -519,8 +521,8 @@ class SLMCFeatureProblem:
     ----------
     Phi : ndarray of shape (n, L) or block source
         Features of the training data, or a source of their row blocks
-        (:class:`ArrayBlocks`; e.g. streamed from the data when they would not
-        fit in memory).
+        (:class:`ArrayBlocks`; :class:`~marginclust.feature_maps._low_rank.TrainingFeatures`
+        recomputes them per block when they would not fit in memory).
     lam, m : float
         Trade-off and fuzzifier.
     """
@@ -530,11 +532,22 @@ class SLMCFeatureProblem:
     m: float
 
     def step(self, state: tuple) -> tuple[tuple, float]:
-        """One sweep: exact W-step, exact U-step; returns the new state and ``J``."""
-        W = alpha_step_features(self.Phi, state[0], self.lam, self.m)
-        F = decision_features(self.Phi, W)
-        U_new = u_step(F, self.m)
-        return (U_new, W, F), objective_features(W, F, U_new, self.lam, self.m)
+        """One sweep: exact W-step, exact U-step; returns the new state and ``J``.
+
+        Both halves run block by block (:func:`feature_normal_block`,
+        :func:`feature_sweep_block`), the partial sums added in block order.
+        """
+        blocks = as_feature_blocks(self.Phi)
+        W = alpha_step_features(blocks, state[0], self.lam, self.m)
+        n, K = blocks.n_rows, W.shape[1]
+        F = np.empty((n, K), dtype=np.float64)
+        U_new = np.empty((n, K), dtype=np.float64)
+        loss = 0.0
+        for start, Pb in blocks:
+            sl = slice(start, start + Pb.shape[0])
+            F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
+            loss += loss_b
+        return (U_new, W, F), float(np.sum(W * W)) + self.lam * loss
 
     @staticmethod
     def change(old: tuple, new: tuple) -> float:
