@@ -223,3 +223,17 @@ def test_slmc_streams_features_above_the_cache_budget(monkeypatch):
     np.testing.assert_array_equal(streamed.labels_, ref.labels_)
     np.testing.assert_array_equal(streamed.objective_history_, ref.objective_history_)
     np.testing.assert_array_equal(streamed.coef_, ref.coef_)
+
+
+@pytest.mark.parametrize("m", [1.05, 2.0, 5.0])
+def test_u_step_equals_the_logsumexp_formula(rng, m):
+    from scipy.special import logsumexp
+
+    F = rng.randn(200, 4) * 2.0
+    F[0] = [1.0, 0.0, 0.0, 0.0]  # exact zero distance to code 0
+    dist = squared_code_distances(F)
+    with np.errstate(divide="ignore"):
+        logu = -np.log(dist) / (m - 1.0)
+    logu[0] = [0.0, -np.inf, -np.inf, -np.inf]
+    oracle = np.exp(logu - logsumexp(logu, axis=1, keepdims=True))
+    np.testing.assert_allclose(u_step(F, m), oracle, rtol=1e-13, atol=1e-300)
