@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._ops import check_dask_array
 
-__all__ = ["DaskClusterer", "register", "supported_estimators"]
+__all__ = ["DaskClusterer", "check_fit_data", "register", "supported_estimators"]
 
 Fitter = Callable[..., dict[str, da.Array]]
 _FITTERS: dict[type, Fitter] = {}
@@ -79,6 +79,25 @@ def _fitter(estimator: Any) -> Fitter:
     return fn
 
 
+def check_fit_data(est: Any, X: da.Array) -> None:
+    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X.
+
+    Sets ``n_features_in_``, then runs the estimator's ``_check_fit_setup``
+    (``n_clusters`` against the data and ``_check_params``), which needs only
+    ``X.shape``. Values (finiteness, constancy) are checked by the fitter's
+    first pass (:func:`marginclust.dask._frame.dask_frame`)."""
+    n, d = X.shape
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
+            f"required by {type(est).__name__}."
+        )
+    if d < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
+    est.n_features_in_ = d
+    est._check_fit_setup(X)
+
+
 def _block_predict(Xb: np.ndarray, est: Any) -> np.ndarray:
     return np.asarray(est.predict(Xb), dtype=np.intp)
 
@@ -129,6 +148,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
     row chunks equal to the in-memory solver's blocks, the fit is bitwise equal
     to the in-memory fit; otherwise it differs by the rounding of sums grouped
     differently.
+
+    The lazy ``labels_`` / ``memberships_`` are graphs over X (and, for PKM,
+    over the labels the workers kept: futures of the client that fitted). A
+    pickled model carries those graphs; under ``distributed``, compute what you
+    need before the client closes, or pickle ``estimator_`` (all NumPy apart
+    from the same lazy attributes) after replacing them.
 
     Examples
     --------

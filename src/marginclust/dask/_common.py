@@ -18,20 +18,23 @@ def sub_blocks(n: int) -> list[slice]:
     """The in-memory passes' row blocks inside one dask chunk of ``n`` rows.
 
     A chunk is cut into ``BLOCK_ROWS`` (8192) rows, as the in-memory solvers
-    cut X, and the partials are reduced in order: when every chunk boundary is a
-    multiple of 8192 the grouping of the sums is the in-memory one (bitwise
-    equal under the synchronous scheduler); otherwise only the grouping differs.
+    cut X; the sub-blocks' partials are summed inside the chunk (from float64
+    zeros, in order), so ONE partial per chunk travels (an L x L Gram, not one
+    per 8192 rows). With chunks of 8192 rows (the in-memory blocks) each chunk
+    partial is its single sub-block's partial exactly, and the in-order sum on
+    the client is the in-memory one (bitwise equal under the synchronous
+    scheduler); larger or uneven chunks regroup the float sums (tolerance).
     """
     return row_slices(n, BLOCK_ROWS)
 
 
-def _stats_block(Xb: npt.NDArray[np.floating]) -> tuple[Any, Any, list[Any]]:
+def _stats_block(Xb: npt.NDArray[np.floating]) -> tuple[Any, Any, Any]:
     Xb = np.asarray(Xb)
-    return (
-        Xb.max(axis=0),
-        Xb.min(axis=0),
-        [column_sum_block(Xb[sl]) for sl in sub_blocks(Xb.shape[0])],
-    )
+    total = np.zeros(Xb.shape[1], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for sl in sub_blocks(Xb.shape[0]):
+            total += column_sum_block(Xb[sl])
+    return Xb.max(axis=0), Xb.min(axis=0), total
 
 
 def column_stats(X: da.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]]:
@@ -46,8 +49,7 @@ def column_stats(X: da.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]
     total = np.zeros(X.shape[1], dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for p in parts:
-            for s in p[2]:
-                total += s
+            total += p[2]
         mean = total / X.shape[0]
     return np.vstack([top, bottom]), mean
 

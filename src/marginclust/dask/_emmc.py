@@ -80,19 +80,21 @@ _KMEANS_MAX_ROWS = 20000  # as marginclust.solvers.kmeans_labels
 def _peak_block(Xb: Any, mu: Any) -> float:
     Xb = np.asarray(Xb)
     return max(
-        (float(np.max(np.abs(np.asarray(Xb[sl], dtype=np.float64) - mu)))
-         for sl in sub_blocks(Xb.shape[0])),
+        (
+            float(np.max(np.abs(np.asarray(Xb[sl], dtype=np.float64) - mu)))
+            for sl in sub_blocks(Xb.shape[0])
+        ),
         default=0.0,
     )
 
 
-def _ss_block(Xb: Any, mu: Any, peak: float) -> list[float]:
+def _ss_block(Xb: Any, mu: Any, peak: float) -> float:
     Xb = np.asarray(Xb)
-    out = []
+    total = 0.0
     for sl in sub_blocks(Xb.shape[0]):
         block = (np.asarray(Xb[sl], dtype=np.float64) - mu) / peak
-        out.append(float(np.einsum("ij,ij->", block, block)))
-    return out
+        total += float(np.einsum("ij,ij->", block, block))
+    return total
 
 
 def _location_scale(X: da.Array, mu: npt.NDArray[np.float64]) -> float:
@@ -108,8 +110,7 @@ def _location_scale(X: da.Array, mu: npt.NDArray[np.float64]) -> float:
         return 1.0
     ss = 0.0
     for part in block_partials(X, _ss_block, mu, peak):
-        for v in part:
-            ss += v
+        ss += part
     s = peak * float(np.sqrt(ss / (n * d)))
     return s if np.isfinite(s) and s > 0 else 1.0
 
@@ -147,76 +148,111 @@ def _init_labels_block(Xb: Any, lohi: Any, cfg: dict[str, Any]) -> npt.NDArray[n
         return rs.randint(cfg["m"], size=hi - lo).astype(np.intp)
     km, feats = cfg["km"], cfg["feats"]
     Xb = np.asarray(Xb)
-    return np.concatenate(
-        [np.asarray(km.predict(feats(Xb[sl])), dtype=np.intp) for sl in sub_blocks(hi - lo)]
-    ) if hi > lo else np.zeros(0, dtype=np.intp)
+    return (
+        np.concatenate(
+            [np.asarray(km.predict(feats(Xb[sl])), dtype=np.intp) for sl in sub_blocks(hi - lo)]
+        )
+        if hi > lo
+        else np.zeros(0, dtype=np.intp)
+    )
 
 
 def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
     """Initial labels (version 0), ``H_b^T H_b``, ``H_b^T T0_b`` and sizes per sub-block."""
     extra, cfg = rest if len(rest) == 2 else (None, rest[0])
     Xb = np.asarray(Xb)
-    t0 = (np.asarray(extra, dtype=np.intp).ravel() if extra is not None
-          else _init_labels_block(Xb, lohi, cfg))
-    parts = []
+    t0 = (
+        np.asarray(extra, dtype=np.intp).ravel()
+        if extra is not None
+        else _init_labels_block(Xb, lohi, cfg)
+    )
+    L = int(cfg["L"])
+    G = np.zeros((L, L), order="F")
+    HtT: Any = None
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         T0 = labels_to_targets(t0[sl], cfg["m"], cfg["out"])
         G_b, HtT_b = gram_block(Hb, T0)
-        parts.append((G_b, HtT_b))
+        assert HtT_b is not None  # targets were given
+        G += G_b
+        HtT = np.zeros(HtT_b.shape) + HtT_b if HtT is None else HtT + HtT_b
+    parts = (G, HtT)
     counts = np.bincount(t0, minlength=cfg["m"])
     return {"v": {0: t0}, "F": None, "w": None}, (parts, counts)
 
 
 def _delta_and_digest(
     Xb: Any, new: Any, old: Any, cfg: dict[str, Any], Hsub: list[Any] | None
-) -> tuple[list[Any], int, bytes]:
+) -> tuple[Any, int, bytes]:
     """Per sub-block change of ``H^T T`` from the rows whose label changed (as in memory)."""
-    deltas = []
+    delta: Any = None
     n_changed = 0
     m, out = cfg["m"], cfg["out"]
     for i, sl in enumerate(sub_blocks(Xb.shape[0])):
         idx = np.flatnonzero(new[sl] != old[sl])
         n_changed += idx.size
         if not idx.size:
-            deltas.append(None)
             continue
         if cfg["cached"]:
-            Hrows = (Hsub[i] if Hsub is not None
-                     else _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"]))[idx]
+            Hrows = (Hsub[i] if Hsub is not None else _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"]))[
+                idx
+            ]
         else:
             Hrows = _hidden(cfg["fmap"], Xb[sl][idx], cfg["hdtype"])
-        deltas.append(target_update_block(Hrows, labels_to_targets(new[sl][idx], m, out),
-                                          labels_to_targets(old[sl][idx], m, out)))
-    return deltas, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
+        d = target_update_block(
+            Hrows,
+            labels_to_targets(new[sl][idx], m, out),
+            labels_to_targets(old[sl][idx], m, out),
+        )
+        # summed from float64 zeros: with one sub-block per chunk, exactly d
+        delta = np.zeros(d.shape) + d if delta is None else delta + d
+    return delta, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
 
 
-def _output_pass(Xb: Any, state: Any, lohi: Any, beta: Any, ver: int, new_ver: int, keep: Any,
-                 cfg: dict[str, Any]) -> Any:
+def _output_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    beta: Any,
+    ver: int,
+    new_ver: int,
+    keep: Any,
+    cfg: dict[str, Any],
+) -> Any:
     """Outputs of ``beta``, the loss at labels ``ver``, the relabelling ``new_ver`` and,
     speculatively (no repair), its change of ``H^T T`` against ``ver``."""
     Xb = np.asarray(Xb)
     t = state["v"][ver]
     m, out = cfg["m"], cfg["out"]
-    Fs, losses, Hs = [], [], []
+    Fs, Hs = [], []
+    loss = 0.0
     for sl in sub_blocks(Xb.shape[0]):
         Hb = _hidden(cfg["fmap"], Xb[sl], cfg["hdtype"])
         F_b, loss_b = output_block(Hb, beta, labels_to_targets(t[sl], m, out))
         Fs.append(F_b)
-        losses.append(loss_b)
+        loss += loss_b
         Hs.append(Hb)
-    F = (np.concatenate(Fs) if Fs
-         else np.zeros((0,) + beta.shape[1:], dtype=np.float64))
+    F = np.concatenate(Fs) if Fs else np.zeros((0,) + beta.shape[1:], dtype=np.float64)
     a = relabel(F, m, out)
-    deltas, n_changed, digest = _delta_and_digest(Xb, a, t, cfg, Hs)
+    delta, n_changed, digest = _delta_and_digest(Xb, a, t, cfg, Hs)
     versions = {k: v for k, v in state["v"].items() if k in keep}
     versions[new_ver] = a
     new_state = {"v": versions, "F": F, "w": None}
-    return new_state, (losses, np.bincount(a, minlength=m), deltas, n_changed, digest)
+    return new_state, (loss, np.bincount(a, minlength=m), delta, n_changed, digest)
 
 
-def _select_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, p: int,
-                 q: int, k: int, cfg: dict[str, Any]) -> Any:
+def _select_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    src: int,
+    pq: int,
+    chosen: Any,
+    p: int,
+    q: int,
+    k: int,
+    cfg: dict[str, Any],
+) -> Any:
     """Apply the pending move to the working labels, return the ``k`` cheapest members of p."""
     lo, _ = lohi
     w = state["w"] if state["w"] is not None else state["v"][src].copy()
@@ -231,19 +267,33 @@ def _select_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any,
     return new_state, (cost[order], members[order] + lo)
 
 
-def _commit_pass(Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, old: int,
-                 new_ver: int, keep: Any, cfg: dict[str, Any]) -> Any:
+def _commit_pass(
+    Xb: Any,
+    state: Any,
+    lohi: Any,
+    src: int,
+    pq: int,
+    chosen: Any,
+    old: int,
+    new_ver: int,
+    keep: Any,
+    cfg: dict[str, Any],
+) -> Any:
     lo, _ = lohi
     Xb = np.asarray(Xb)
     w = state["w"] if state["w"] is not None else state["v"][src].copy()
     if chosen is not None:
         a, b = np.searchsorted(chosen, [lo, lo + w.size])
         w[chosen[a:b] - lo] = pq
-    deltas, n_changed, digest = _delta_and_digest(Xb, w, state["v"][old], cfg, None)
+    delta, n_changed, digest = _delta_and_digest(Xb, w, state["v"][old], cfg, None)
     versions = {k: v for k, v in state["v"].items() if k in keep}
     versions[new_ver] = w
     return {"v": versions, "F": state["F"], "w": None}, (
-        np.bincount(w, minlength=cfg["m"]), deltas, n_changed, digest)
+        np.bincount(w, minlength=cfg["m"]),
+        delta,
+        n_changed,
+        digest,
+    )
 
 
 def _moved_block(state: Any, lohi: Any, ver: int, cfg: dict[str, Any]) -> Any:
@@ -268,8 +318,9 @@ class DaskELMRidgeProblem:
     ranking, ties by row) and one commit pass.
     """
 
-    def __init__(self, X: da.Array, cfg: dict[str, Any], C: float, l_max: int,
-                 init_extra: da.Array | None) -> None:
+    def __init__(
+        self, X: da.Array, cfg: dict[str, Any], C: float, l_max: int, init_extra: da.Array | None
+    ) -> None:
         self.X, self.cfg, self.C, self.l_max = X, cfg, float(C), int(l_max)
         self.m, self.out = int(cfg["m"]), cfg["out"]
         self.n_samples = int(X.shape[0])
@@ -281,9 +332,9 @@ class DaskELMRidgeProblem:
         T_shape = (L,) if self.out == "binary" or self.out == "single" else (L, self.m)
         HtT0 = np.zeros(T_shape)
         counts = np.zeros(self.m, dtype=np.intp)
-        for blk_parts, c in parts:
-            for G_b, HtT_b in blk_parts:
-                G += G_b
+        for (G_b, HtT_b), c in parts:
+            G += G_b
+            if HtT_b is not None:
                 HtT0 += HtT_b
             counts += c
         _symmetrize(G)
@@ -326,19 +377,19 @@ class DaskELMRidgeProblem:
         if key in self._outputs and self._outputs[key][0] is beta:
             return self._outputs[key][1], self._outputs[key][2]
         new_ver = self._new_version()
-        self.states, parts = _states_pass(self.X, _output_pass, self.states, beta, ver, new_ver,
-                                          frozenset(self._keep), self.cfg)
+        self.states, parts = _states_pass(
+            self.X, _output_pass, self.states, beta, ver, new_ver, frozenset(self._keep), self.cfg
+        )
         self.n_passes += 1
         loss = 0.0
         counts = np.zeros(self.m, dtype=np.intp)
         deltas: list[Any] = []
         n_changed = 0
         digests = []
-        for losses, c, ds, nc, dg in parts:
-            for v in losses:
-                loss += v
+        for loss_b, c, d, nc, dg in parts:
+            loss += loss_b
             counts += c
-            deltas.extend(ds)
+            deltas.append(d)
             n_changed += nc
             digests.append(dg)
         self.counts[new_ver] = counts
@@ -367,8 +418,9 @@ class DaskELMRidgeProblem:
                 break
             k = max((gap - self.l_max + 1) // 2, 1)
             pq, ch = pending if pending is not None else (-1, None)
-            self.states, parts = _states_pass(self.X, _select_pass, self.states, h, pq, ch, p, q,
-                                              k, self.cfg)
+            self.states, parts = _states_pass(
+                self.X, _select_pass, self.states, h, pq, ch, p, q, k, self.cfg
+            )
             self.n_passes += 1
             costs = np.concatenate([c for c, _ in parts])
             idx = np.concatenate([i for _, i in parts])
@@ -382,14 +434,24 @@ class DaskELMRidgeProblem:
         new_ver = self._new_version()
         old = self.fitted if self.fitted is not None else 0
         pq, ch = pending if pending is not None else (-1, None)
-        self.states, parts = _states_pass(self.X, _commit_pass, self.states, h, pq, ch, old,
-                                          new_ver, frozenset(self._keep | {new_ver}), self.cfg)
+        self.states, parts = _states_pass(
+            self.X,
+            _commit_pass,
+            self.states,
+            h,
+            pq,
+            ch,
+            old,
+            new_ver,
+            frozenset(self._keep | {new_ver}),
+            self.cfg,
+        )
         self.n_passes += 1
         deltas: list[Any] = []
         n_changed = 0
         digests = []
-        for _, ds, nc, dg in parts:
-            deltas.extend(ds)
+        for _, d, nc, dg in parts:
+            deltas.append(d)
             n_changed += nc
             digests.append(dg)
         self.counts[new_ver] = counts
@@ -425,8 +487,9 @@ class DaskELMRidgeProblem:
         return np.concatenate(parts).astype(np.intp) if parts else np.zeros(0, dtype=np.intp)
 
 
-def _states_pass(X: da.Array, fn: Any, states: Any, *args: Any,
-                 extra: da.Array | None = None) -> tuple[list[Any], list[Any]]:
+def _states_pass(
+    X: da.Array, fn: Any, states: Any, *args: Any, extra: da.Array | None = None
+) -> tuple[list[Any], list[Any]]:
     """One pass keeping per-block state: ``fn(X_b, state_b, (lo, hi), [extra_b], *args)``.
 
     As :func:`marginclust.dask._ops.block_states` (states stay on the workers
@@ -439,7 +502,8 @@ def _states_pass(X: da.Array, fn: Any, states: Any, *args: Any,
 
     xb = _blocks(X)
     off = block_offsets(X)
-    shared = _shared(args)
+    # arrays and the config (feature map, k-means model) enter the graph once, not per task
+    shared = [dask.delayed(a, pure=False) if isinstance(a, dict) else a for a in _shared(args)]
     extras = None if extra is None else list(extra.to_delayed().ravel())
     f = dask.delayed(fn, pure=False, nout=2)
     if states is None:
@@ -472,8 +536,9 @@ def _partials_from_states(X: da.Array, states: list[Any], fn: Any, *args: Any) -
 
 def _lazy_from_states(X: da.Array, states: list[Any], fn: Any, *args: Any) -> da.Array:
     f = dask.delayed(fn, pure=False)
-    parts = [da.from_delayed(f(s, *args), shape=(c,), dtype=np.intp)
-             for s, c in zip(states, X.chunks[0])]
+    parts = [
+        da.from_delayed(f(s, *args), shape=(c,), dtype=np.intp) for s, c in zip(states, X.chunks[0])
+    ]
     return da.concatenate(parts) if parts else da.zeros((0,), dtype=np.intp)
 
 
@@ -499,33 +564,59 @@ def fit_emmc(est: EMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
         return _fit_one(est, ctx, random_state)
 
     est._fit_restarts(context, fit_one)
-    return {"labels_": est.labels_}
+    return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter
 
 
-def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomState
-             ) -> SolverResult:
+def _fit_one(
+    est: EMMC, context: dict[str, Any], random_state: np.random.RandomState
+) -> SolverResult:
     """One restart, as ``EMMC._fit_one`` (primal path) with the passes above."""
     X: da.Array = context["X"]
     n = X.shape[0]
     m = est._n_clusters
     L = int(est.n_hidden)
     out = est._output
-    fmap = ELMFeatures(n_hidden=L, activation=est.activation, weight_scale=est.weight_scale,
-                       random_state=random_state)._draw(_RowGatherer(X), context["mean"],
-                                                        context["scale"], random_state)
+    fmap = ELMFeatures(
+        n_hidden=L,
+        activation=est.activation,
+        weight_scale=est.weight_scale,
+        random_state=random_state,
+    )._draw(_RowGatherer(X), context["mean"], context["scale"], random_state)
     chunks = X.chunks[0]
     if m == 1:
         zeros = da.zeros((n,), chunks=(chunks,), dtype=np.intp)
-        x = {"labels_": zeros, "coef_": np.zeros(L), "feature_map_": fmap,
-             "balance_": est._balance, "C_": est._C, "balance_moved_": np.zeros(0, np.intp),
-             "output_": "binary", "solver_": "none", "stop_reason_": "converged",
-             "init_fixed_point_": False, "init_labels_": zeros, "effective_dof_": 0.0}
-        return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1,
-                            converged=True, info={"cluster_sizes": np.array([n])})
+        x = {
+            "labels_": zeros,
+            "coef_": np.zeros(L),
+            "feature_map_": fmap,
+            "balance_": est._balance,
+            "C_": est._C,
+            "balance_moved_": np.zeros(0, np.intp),
+            "output_": "binary",
+            "solver_": "none",
+            "stop_reason_": "converged",
+            "init_fixed_point_": False,
+            "init_labels_": zeros,
+            "effective_dof_": 0.0,
+        }
+        return SolverResult(
+            x=x,
+            objective=0.0,
+            objective_history=np.zeros(1),
+            n_iter=1,
+            converged=True,
+            info={"cluster_sizes": np.array([n])},
+        )
     cached = n * L * 8 <= est._max_cache_bytes
     hdtype = np.float64 if cached else est._stream_dtype
-    cfg: dict[str, Any] = {"fmap": fmap, "hdtype": hdtype, "cached": cached, "m": m,
-                           "out": out, "L": L}
+    cfg: dict[str, Any] = {
+        "fmap": fmap,
+        "hdtype": hdtype,
+        "cached": cached,
+        "m": m,
+        "out": out,
+        "L": L,
+    }
     init = est._init
     init_extra = None
     if not isinstance(init, str):
@@ -541,19 +632,26 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         for b, c in enumerate(chunks):
             block_of[start] = b
             start += c
-        cfg.update(kind="random", seeds=random_state.randint(np.iinfo(np.int32).max, size=nb),
-                   block_of=block_of)
+        cfg.update(
+            kind="random",
+            seeds=random_state.randint(np.iinfo(np.int32).max, size=nb),
+            block_of=block_of,
+        )
     else:  # k-means on a sample of rows, in the layer ("k-means-elm") or on X
         if init == "k-means-elm":
             if cached:
+
                 def feats(rows: Any) -> Any:
                     return fmap._transform(rows).astype(np.float32)
             else:
+
                 def feats(rows: Any) -> Any:
                     return fmap._transform(rows, dtype=np.float32)
         else:
+
             def feats(rows: Any) -> Any:
                 return rows
+
         rows, _ = sample_rows(X, _KMEANS_MAX_ROWS, random_state)
         km = kmeans_on_sample(feats(np.asarray(rows)), m, random_state)
         if rows.shape[0] == n:  # every row: k-means' own labels, as in memory
@@ -566,14 +664,19 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         c0 = problem.init_counts
         l_max = max(l_max, int(c0.max() - c0.min()))
     problem.l_max = l_max
-    solver = LabelAlternation(max_iter=int(est.max_iter), tol=float(est.tol),
-                              verbose=int(est.verbose), name="EMMC")
-    res = solver.solve(problem, 0)
+    solver = LabelAlternation(
+        max_iter=int(est.max_iter), tol=float(est.tol), verbose=int(est.verbose), name="EMMC"
+    )
+    res = solver.solve(problem, 0)  # type: ignore[arg-type]  # a label handle (see the hooks)
     h = res.x
     beta = res.info["model"][0]
     dof = problem.dof
-    fixed_point = (res.n_iter == 1 and res.info["n_changed"] == 0
-                   and not res.info["start_repaired"] and dof > 0.5 * n)
+    fixed_point = (
+        res.n_iter == 1
+        and res.info["n_changed"] == 0
+        and not res.info["start_repaired"]
+        and dof > 0.5 * n
+    )
     if fixed_point:
         warnings.warn(
             "EMMC stopped at its initialisation: the ridge fit has "
@@ -602,7 +705,13 @@ def _fit_one(est: EMMC, context: dict[str, Any], random_state: np.random.RandomS
         "effective_dof_": dof,
         "n_passes_": problem.n_passes,
     }
-    return SolverResult(x=x, objective=res.objective, objective_history=res.objective_history,
-                        n_iter=res.n_iter, converged=res.converged, stop_crit=res.stop_crit,
-                        message=message,
-                        info={"cluster_sizes": problem.counts[h]})
+    return SolverResult(
+        x=x,
+        objective=res.objective,
+        objective_history=res.objective_history,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_crit=res.stop_crit,
+        message=message,
+        info={"cluster_sizes": problem.counts[h]},
+    )

@@ -26,18 +26,13 @@ from ..objectives._fcm import membership_floor
 from ..solvers import SolverResult
 from ..solvers._frame import Frame
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
-from ._clusterer import register
+from . import _ops
+from ._clusterer import check_fit_data, register
 from ._frame import dask_frame
-from ._ops import block_partials, sample_rows
 
-__all__ = ["fit_fcm", "init_sample_size"]
+__all__ = ["fit_fcm"]
 
 Array = npt.NDArray[np.floating]
-
-
-def init_sample_size(n_clusters: int) -> int:
-    """Rows drawn for the initialisation (k-means++ or random seeds on a sample)."""
-    return max(10_000, 100 * n_clusters)
 
 
 def _block(
@@ -51,7 +46,6 @@ def _block(
     else:
         V2, vsq, prev, m, gamma, floor, _ = rest
         wb = None
-    Zb = np.asarray(Zb)
     k, c = V2.shape[0], Zb.shape[0]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U_prev = None
@@ -66,7 +60,6 @@ def _memberships_block(
     Zb: Array, V2: Array, vsq: Array, m: float, gamma: float | None, floor: float
 ) -> Array:
     """Memberships (c x K) of a block at the final centres, as the in-memory fit stores them."""
-    Zb = np.asarray(Zb)
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U = np.empty((V2.shape[0], Zb.shape[0]), dtype=Zb.dtype)
     fcm_block_memberships(Zb, xsq, V2, vsq, m, gamma, floor, U)
@@ -77,14 +70,14 @@ def _fit_one(
     est: FuzzyCMeans, context: dict[str, Any], random_state: np.random.RandomState
 ) -> SolverResult:
     frame: Frame = context["frame"]
-    Z: da.Array = frame.Z
+    Z: da.Array = frame.Z  # type: ignore[assignment]
     w: da.Array | None = context["sample_weight"]
     k, m, gamma = est._n_clusters, float(est.m), context["gamma"]
     dt = Z.dtype
     init = context["init"]
     if isinstance(init, str):
         src = Z if w is None else da.concatenate([Z, w.astype(dt)[:, None]], axis=1)
-        rows, _ = sample_rows(src, init_sample_size(k), random_state)
+        rows, _ = _ops.sample_rows(src, _ops.init_sample_size(k), random_state)
         Zs = rows if w is None else rows[:, :-1]
         ws = np.ones(rows.shape[0], dtype=dt) if w is None else rows[:, -1]
         centres, _ = initial_point(init, np.ascontiguousarray(Zs), k, ws, random_state)
@@ -97,7 +90,7 @@ def _fit_one(
 
     def run_pass(V2: Array, vsq: Array, first: bool) -> list[Any]:
         prev = None if first else state["prev"]
-        parts = block_partials(
+        parts = _ops.block_partials(
             Z, _block, V2, vsq, prev, m, gamma, floor, None, extra_blocks=extra
         )
         state["prev"] = (V2, vsq)
@@ -115,7 +108,7 @@ def _fit_one(
     V = run.V
     V2, vsq = state["prev"]
     U = Z.map_blocks(
-        _memberships_block,
+        _memberships_block,  # type: ignore[arg-type]
         V2,
         vsq,
         m,
@@ -138,21 +131,14 @@ def _fit_one(
         f"{run.shift:.3g} > tol={est.tol}; increase max_iter or tol.",
         info={"cluster_sizes": run.counts},
     )
-    return est._restart_result(res, context)
+    out = est._restart_result(res, context)
+    # labels blockwise from the memberships (a picklable graph, no cross-block reduction)
+    out.x["labels_"] = U.map_blocks(_argmax_rows, dtype=np.intp, drop_axis=1)
+    return out
 
 
-def check_fit_data(est: Any, X: da.Array) -> None:
-    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X."""
-    n, d = X.shape
-    if n < 2:
-        raise ValueError(
-            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
-            f"required by {type(est).__name__}."
-        )
-    if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
-    est.n_features_in_ = d
-    est._check_fit_setup(X)
+def _argmax_rows(U: Array) -> npt.NDArray[np.intp]:
+    return np.asarray(U.argmax(axis=1), dtype=np.intp)
 
 
 @register(FuzzyCMeans)
@@ -184,6 +170,7 @@ def _check_weight(sample_weight: Any, X: da.Array) -> da.Array | None:
         return None
     n = X.shape[0]
     if np.isscalar(sample_weight):
+        sample_weight = float(sample_weight)  # type: ignore[arg-type]
         if not np.isfinite(sample_weight) or sample_weight < 0:
             raise ValueError("sample_weight must be finite and non-negative.")
         if sample_weight == 0:

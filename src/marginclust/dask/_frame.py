@@ -23,7 +23,7 @@ from ..solvers._frame import (
     frame_scale,
 )
 from ..utils import check_not_constant
-from ._ops import block_partials
+from . import _ops
 
 __all__ = ["dask_frame"]
 
@@ -64,7 +64,7 @@ def dask_frame(
     """
     n, d = X.shape
     extra = [] if sample_weight is None else [sample_weight]
-    parts = block_partials(X, _first_pass, extra_blocks=extra)
+    parts = _ops.block_partials(X, _first_pass, extra_blocks=extra)
     total = np.zeros(d)
     with np.errstate(over="ignore", invalid="ignore"):
         for p in parts:
@@ -87,7 +87,7 @@ def dask_frame(
         unit = all(p[4][2] for p in parts)
     check_frame_mean(mean)
     scale = 1.0
-    sq_parts = block_partials(X, frame_block_squares, mean, 1.0)
+    sq_parts = _ops.block_partials(X, frame_block_squares, mean, 1.0)
     sq = 0.0
     for s, _ in sq_parts:
         sq += s
@@ -95,7 +95,7 @@ def dask_frame(
         scale = frame_scale(max(p for _, p in sq_parts))
         if scale != 1.0:
             sq = 0.0
-            for s, _ in block_partials(X, frame_block_squares, mean, scale):
+            for s, _ in _ops.block_partials(X, frame_block_squares, mean, scale):
                 sq += s
-    Z = X.map_blocks(_to_frame, mean, scale, dtype=X.dtype)
+    Z = X.map_blocks(_to_frame, mean, scale, dtype=X.dtype)  # type: ignore[arg-type]
     return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq), unit

@@ -38,6 +38,7 @@ __all__ = [
     "block_states",
     "check_dask_array",
     "draw_landmarks",
+    "init_sample_size",
     "sample_rows",
 ]
 
@@ -179,11 +180,13 @@ def block_states(
     fn: Callable[..., tuple[Any, Any]],
     states: Sequence[Any] | None,
     *args: Any,
+    with_offsets: bool = False,
 ) -> tuple[list[Any], list[Any]]:
     """One pass of a solver with per-row state kept beside the data.
 
     ``fn(X_b, state_b, *args) -> (new_state_b, partial_b)``; ``state_b`` is None in
-    the first pass. Returns ``(new_states, partials)``. Under a ``distributed``
+    the first pass; with ``with_offsets``, ``fn(X_b, state_b, (lo, hi), *args)``.
+    Returns ``(new_states, partials)``. Under a ``distributed``
     client the new states are futures held by the workers (only the partials
     are gathered: one blocking round trip); under a local scheduler they are
     arrays in this process. Either can be passed back as ``states``.
@@ -193,15 +196,29 @@ def block_states(
     f = dask.delayed(fn, pure=False, nout=2)
     if states is None:
         states = [None] * len(xb)
+    off = block_offsets(X)
+    tasks = [
+        f(blk, s, *([(off[b], off[b + 1])] if with_offsets else []), *shared)
+        for b, (blk, s) in enumerate(zip(xb, states))
+    ]
     client = _active_client()
     if client is None:
-        out = dask.compute(*[f(blk, s, *shared) for blk, s in zip(xb, states)])
+        out = dask.compute(*tasks)
         return [o[0] for o in out], [o[1] for o in out]
-    tasks = [f(blk, s, *shared) for blk, s in zip(xb, states)]
     futs = client.compute(tasks)
     parts = client.gather(client.map(operator.itemgetter(1), futs, pure=False))
     new_states = client.map(operator.itemgetter(0), futs, pure=False)
     return list(new_states), list(parts)
+
+
+def init_sample_size(n_clusters: int) -> int:
+    """Rows drawn for a sample-based initialisation (k-means++ or random seeds).
+
+    ``max(10000, 100 n_clusters)``: k-means++ on the sample costs
+    O(sample x n_clusters x n_features) on the client, and the seeds are
+    spread over the sample as they would be over X.
+    """
+    return max(10_000, 100 * n_clusters)
 
 
 def sample_rows(

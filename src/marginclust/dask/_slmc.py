@@ -41,10 +41,11 @@ every chunk boundary is a multiple of 8,192 rows (the in-memory block), for a
 float ``gamma`` or ``"sigma0"`` on n <= 2,000, and an array, ``"k-means++"`` /
 ``"k-means"`` (n <= 20,000) or ``"fcm"`` init. ``gamma="scale"`` computes the
 variance by block sums (relative difference ~1e-16, then not bitwise).
-Not on this path: the exact kernel (an n x n matrix; set ``n_components``),
-``kernel="precomputed"``, and the re-seeding of collapsed clusters
-(``n_reseeds_`` is 0; a collapsed fit keeps its non-empty clusters first, as in
-memory).
+Not on this path: the exact kernel (an n x n matrix; set ``n_components``) and
+``kernel="precomputed"``.
+Not bitwise: the re-seeding of collapsed clusters (as in memory, from the
+worst-fitted rows; 2 more passes and a new alternation per re-seed), whose
+cluster means are block sums.
 """
 
 from __future__ import annotations
@@ -57,8 +58,10 @@ import numpy.typing as npt
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
 
+import dask
+
 from ..estimators._kernel_model import KernelContext
-from ..estimators._slmc import _INIT_ALIASES, _INITS, _SHARP_M, SLMC
+from ..estimators._slmc import _INIT_ALIASES, _INITS, _MAX_RESEEDS, _SHARP_M, SLMC
 from ..feature_maps import resolve_gamma
 from ..feature_maps._low_rank import LowRankKernelMap
 from ..objectives._slmc import (
@@ -88,39 +91,49 @@ def _centred(Xb: Any, mean: Any) -> Any:
 def _features(Xb: Any, mean: Any, fmap: LowRankKernelMap) -> list[Any]:
     """The features of one chunk, cut into the in-memory blocks (8192 rows)."""
     Xw = _centred(Xb, mean)
-    return [next(fmap.transform_blocks(Xw[sl], block_rows=Xw.shape[0]))[1]
-            for sl in sub_blocks(Xw.shape[0])]
+    return [
+        next(fmap.transform_blocks(Xw[sl], block_rows=Xw.shape[0]))[1]
+        for sl in sub_blocks(Xw.shape[0])
+    ]
 
 
-def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) -> list[Any]:
+def _first_block(Xb: Any, U0b: Any, mean: Any, fmap: Any, lam: float, m: float) -> Any:
     U0b = np.asarray(U0b, dtype=np.float64)
-    out = []
-    for sl, Phi in zip(sub_blocks(U0b.shape[0]), _features(Xb, mean, fmap)):
-        out.append(feature_normal_block(Phi, U0b[sl], lam, m))
-    return out
+    subs = zip(sub_blocks(U0b.shape[0]), _features(Xb, mean, fmap))
+    return feature_normal_reduce(
+        (feature_normal_block(Phi, U0b[sl], lam, m) for sl, Phi in subs),
+        int(fmap.n_output_features_),
+        U0b.shape[1],
+    )
 
 
-def _sweep_block(
-    Xb: Any, *rest: Any
-) -> list[tuple[Any, Any, float, float, npt.NDArray[np.intp]]]:
-    """Pass t: U_t from W_t, its data term and move, and the next normal equations."""
+def _sweep_block(Xb: Any, *rest: Any) -> tuple[Any, Any, float, float, npt.NDArray[np.intp]]:
+    """Pass t: U_t from W_t, its data term and move, and the next normal equations
+    (summed over the chunk's 8192-row sub-blocks: one partial per chunk)."""
     if len(rest) == 7:  # the first sweep: U_{t-1} is the initialisation's block
         U0b, mean, fmap, W, W_prev, lam, m = rest
         U0b = np.asarray(U0b, dtype=np.float64)
     else:
         mean, fmap, W, W_prev, lam, m = rest
         U0b = None
-    out = []
     K = W.shape[1]
+    L = int(fmap.n_output_features_)
     n_rows = np.asarray(Xb).shape[0]
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
     for sl, Phi in zip(sub_blocks(n_rows), _features(Xb, mean, fmap)):
-        F, U, loss = feature_sweep_block(Phi, W, m)
+        F, U, loss_b = feature_sweep_block(Phi, W, m)
         U_prev = U0b[sl] if U0b is not None else feature_sweep_block(Phi, W_prev, m)[1]
-        move = float(np.max(np.abs(U - U_prev))) if U.size else 0.0
-        G, R = feature_normal_block(Phi, U, lam, m)
-        counts = np.bincount(np.argmax(F, axis=1), minlength=K)
-        out.append((G, R, loss, move, counts))
-    return out
+        if U.size:
+            move = max(move, float(np.max(np.abs(U - U_prev))))
+        G_b, R_b = feature_normal_block(Phi, U, lam, m)
+        G += G_b
+        R += R_b
+        loss += loss_b
+        counts += np.bincount(np.argmax(F, axis=1), minlength=K)
+    return G, R, loss, move, counts
 
 
 class DaskSLMCProblem:
@@ -133,32 +146,46 @@ class DaskSLMCProblem:
     ``||W||^2 + lam * sum_b loss_b``, the sums in block order as in memory.
     """
 
-    def __init__(self, X: da.Array, U0: da.Array, mean: Any, fmap: Any, lam: float,
-                 m: float) -> None:
-        self.X, self.U0, self.mean, self.fmap = X, U0, mean, fmap
+    def __init__(
+        self, X: da.Array, U0: da.Array, mean: Any, fmap: Any, lam: float, m: float
+    ) -> None:
+        self.X, self.U0, self.mean = X, U0, mean
+        # the map (landmarks, L x L normalisation) enters each pass's graph once, not per task
+        self.fmap = dask.delayed(fmap, pure=False)
         self.lam, self.m = float(lam), float(m)
         self.L = int(fmap.n_output_features_)
         self.K = int(U0.shape[1])
         self.n_passes = 0
 
     def initial_state(self) -> tuple[Any, ...]:
-        parts = block_partials(self.X, _first_block, self.mean, self.fmap, self.lam, self.m,
-                               extra_blocks=[self.U0])
+        parts = block_partials(
+            self.X, _first_block, self.mean, self.fmap, self.lam, self.m, extra_blocks=[self.U0]
+        )
         self.n_passes += 1
-        G, R = feature_normal_reduce((p for blk in parts for p in blk), self.L, self.K)
+        G, R = feature_normal_reduce(parts, self.L, self.K)
         return (None, G, R, np.inf, None)
 
     def step(self, state: tuple[Any, ...]) -> tuple[tuple[Any, ...], float]:
         W_prev, G, R = state[0], state[1], state[2]
         W = solve_feature_normal(G, R, self.lam)
         if W_prev is None:
-            parts = block_partials(self.X, _sweep_block, self.mean, self.fmap, W, None,
-                                   self.lam, self.m, extra_blocks=[self.U0])
+            parts = block_partials(
+                self.X,
+                _sweep_block,
+                self.mean,
+                self.fmap,
+                W,
+                None,
+                self.lam,
+                self.m,
+                extra_blocks=[self.U0],
+            )
         else:
-            parts = block_partials(self.X, _sweep_block, self.mean, self.fmap, W, W_prev,
-                                   self.lam, self.m)
+            parts = block_partials(
+                self.X, _sweep_block, self.mean, self.fmap, W, W_prev, self.lam, self.m
+            )
         self.n_passes += 1
-        flat = [p for blk in parts for p in blk]
+        flat = parts
         G1, R1 = feature_normal_reduce(((p[0], p[1]) for p in flat), self.L, self.K)
         loss = 0.0
         for p in flat:
@@ -190,7 +217,12 @@ def _random_block(Xb: Any, seeds: Any, K: int, block_id: Any = None) -> Any:
 
 
 def _initial_memberships(
-    est: SLMC, X: da.Array, mean: Any, init: Any, init_U: Any, m: float,
+    est: SLMC,
+    X: da.Array,
+    mean: Any,
+    init: Any,
+    init_U: Any,
+    m: float,
     random_state: np.random.RandomState,
 ) -> da.Array:
     """Lazy (n, K) initial memberships with the row chunks of X (see the module docstring)."""
@@ -205,18 +237,19 @@ def _initial_memberships(
         return da.ones((n, 1), chunks=chunks)
     if init == "random":
         seeds = random_state.randint(np.iinfo(np.int32).max, size=len(X.chunks[0]))
-        return X.map_blocks(_random_block, seeds, K, chunks=chunks, dtype=np.float64)
+        return da.map_blocks(_random_block, X, seeds, K, chunks=chunks, dtype=np.float64)
     if init in ("k-means", "k-means++"):
         rows, _ = sample_rows(X, _INIT_SAMPLE, random_state)
         Xs = _centred(rows, mean)
         if init == "k-means++":
             centres, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
-            return X.map_blocks(_nearest_onehot, mean, centres, K, chunks=chunks,
-                                dtype=np.float64)
+            return da.map_blocks(
+                _nearest_onehot, X, mean, centres, K, chunks=chunks, dtype=np.float64
+            )
         km = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(Xs)
         if rows.shape[0] == n:  # every row: the in-memory start exactly
             return da.from_array(np.eye(K)[km.labels_], chunks=chunks)
-        return X.map_blocks(_km_onehot, mean, km, K, chunks=chunks, dtype=np.float64)
+        return da.map_blocks(_km_onehot, X, mean, km, K, chunks=chunks, dtype=np.float64)
     import warnings
 
     from .. import FuzzyCMeans
@@ -226,9 +259,66 @@ def _initial_memberships(
     fm = m if init == "fcm" else _SHARP_M
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fcm = DaskClusterer(FuzzyCMeans(n_clusters=K, m=fm, n_init=1,
-                                        random_state=random_state)).fit(Xw)
+        fcm = DaskClusterer(
+            FuzzyCMeans(n_clusters=K, m=fm, n_init=1, random_state=random_state)
+        ).fit(Xw)
     return fcm.memberships_.astype(np.float64).rechunk(chunks)
+
+
+def _labels_block(Xb: Any, mean: Any, fmap: Any, W: Any, m: float) -> Any:
+    return np.concatenate(
+        [np.argmax(feature_sweep_block(Phi, W, m)[0], axis=1) for Phi in _features(Xb, mean, fmap)]
+    )
+
+
+def _cluster_sums_block(Xb: Any, mean: Any, fmap: Any, W: Any, m: float, K: int) -> Any:
+    Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
+    lab = _labels_block(Xb, mean, fmap, W, m)
+    sums = np.zeros((K, Xw.shape[1]))
+    np.add.at(sums, lab, Xw)
+    return sums, np.bincount(lab, minlength=K)
+
+
+def _worst_block(
+    Xb: Any, lohi: Any, mean: Any, fmap: Any, W: Any, m: float, centres: Any, top: int
+) -> Any:
+    Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
+    lab = _labels_block(Xb, mean, fmap, W, m)
+    diff = Xw - centres[lab]
+    dist = np.einsum("ij,ij->i", diff, diff)
+    order = np.argsort(-dist, kind="stable")[:top]
+    return dist[order], order + lohi[0], Xw[order]
+
+
+def _reseeded_memberships(X: da.Array, kctx: KernelContext, W: Any, K: int, m: float) -> da.Array:
+    """One-hot memberships with the empty clusters re-seeded at the worst-fitted rows.
+
+    As :func:`marginclust.estimators._slmc.reseed_memberships` (centres: cluster
+    means in centred data space; each empty cluster, in turn, takes the row
+    farthest from its centre), with one pass for the means and one for the
+    ``#empty`` farthest rows of each block. The means are block sums (equal to
+    rounding, not bitwise, to the in-memory means).
+    """
+    fmap = dask.delayed(kctx.fmap, pure=False)
+    parts = block_partials(X, _cluster_sums_block, kctx.mean, fmap, W, m, K)
+    sums = np.sum([p[0] for p in parts], axis=0)
+    sizes = np.sum([p[1] for p in parts], axis=0)
+    centers = np.zeros_like(sums)
+    nonempty = np.flatnonzero(sizes)
+    centers[nonempty] = sums[nonempty] / sizes[nonempty, None]
+    empty = np.flatnonzero(sizes == 0)
+    cand = block_partials(
+        X, _worst_block, kctx.mean, fmap, W, m, centers, int(empty.size), with_offsets=True
+    )
+    dist = np.concatenate([c[0] for c in cand])
+    idx = np.concatenate([c[1] for c in cand])
+    rows = np.concatenate([c[2] for c in cand])
+    order = np.lexsort((idx, -dist))  # largest distance first, ties to the lower row
+    for k, j in zip(empty, order):
+        centers[k] = rows[j]
+    return da.map_blocks(
+        _nearest_onehot, X, kctx.mean, centers, K, chunks=(X.chunks[0], (K,)), dtype=np.float64
+    )
 
 
 # ------------------------------------------------------------------ width
@@ -265,8 +355,11 @@ def _resolve_width(est: SLMC, X: da.Array, mean: Any, proxy: ShapeProxy) -> floa
     sample = _centred(rows, mean)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        return est._resolve_width(sample) if deprecated else resolve_gamma(gamma, sample,
-                                                                           random_state=0)
+        return (
+            est._resolve_width(sample)
+            if deprecated
+            else resolve_gamma(gamma, sample, random_state=0)
+        )
 
 
 # ------------------------------------------------------------------ fitter
@@ -291,22 +384,36 @@ def fit_slmc(est: SLMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
     init = resolve_alias(est.init, "init", _INITS, _INIT_ALIASES)
     init_U = None
     if not isinstance(init, str):
-        init_U = init if isinstance(init, da.Array) else check_memberships(
-            init, n, est._n_clusters, name="init")
+        init_U = (
+            init
+            if isinstance(init, da.Array)
+            else check_memberships(init, n, est._n_clusters, name="init")
+        )
     mean = col_mean if est.kernel in ("rbf", "linear") else None
     gamma = _resolve_width(est, X, mean, proxy)
     seed = check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
-    fmap = LowRankKernelMap(kernel=est.kernel, gamma=gamma if gamma is not None else 1.0,
-                            n_components=L, method=est.low_rank, dtype=est.dtype,
-                            random_state=seed)
+    fmap = LowRankKernelMap(
+        kernel=est.kernel,
+        gamma=gamma if gamma is not None else 1.0,
+        n_components=L,
+        method=est.low_rank,
+        dtype=est.dtype,
+        random_state=seed,
+    )
 
     def gather(idx: Any) -> Any:
         return np.asarray(_centred(_gather_rows(X, idx), mean), dtype=np.float64)
 
     fmap._fit_rows((n, d), gather)
     kctx = KernelContext(X=None, mean=mean, gamma=gamma, fmap=fmap, n_components=L)
-    context = {"X": X, "kctx": kctx, "init": init, "init_U": init_U,
-               "lam": float(est.lam), "m": float(est.m)}
+    context = {
+        "X": X,
+        "kctx": kctx,
+        "init": init,
+        "init_U": init_U,
+        "lam": float(est.lam),
+        "m": float(est.m),
+    }
 
     def fit_one(ctx: dict[str, Any], random_state: np.random.RandomState) -> SolverResult:
         return _fit_one(est, ctx, random_state)
@@ -336,20 +443,36 @@ def _outputs(Xb: Any, mean: Any, fmap: Any, W: Any, m: float, what: str, dtype: 
     return u_step(F, m).astype(dtype, copy=False)
 
 
-def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
-             ) -> SolverResult:
+def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState) -> SolverResult:
     X: da.Array = ctx["X"]
     kctx: KernelContext = ctx["kctx"]
     K = est._n_clusters
-    U0 = _initial_memberships(est, X, kctx.mean, ctx["init"], ctx["init_U"], ctx["m"],
-                              random_state)
+    U0 = _initial_memberships(est, X, kctx.mean, ctx["init"], ctx["init_U"], ctx["m"], random_state)
     problem = DaskSLMCProblem(X, U0, kctx.mean, kctx.fmap, ctx["lam"], ctx["m"])
     solver = AlternatingMinimizer(
-        tol=float(est.tol), tol_x=float(est.tol_memberships), min_iter=int(est.min_iter),
-        max_iter=int(est.max_iter), verbose=est.verbose, tol_x_name="tol_memberships",
+        tol=float(est.tol),
+        tol_x=float(est.tol_memberships),
+        min_iter=int(est.min_iter),
+        max_iter=int(est.max_iter),
+        verbose=est.verbose,
+        tol_x_name="tol_memberships",
         name="SLMC",
     )
     res = solver.solve(problem, problem.initial_state())
+    n_reseeds = 0
+    for _ in range(_MAX_RESEEDS):
+        found = int(np.count_nonzero(res.x[4]))
+        if found == K:
+            break
+        # collapse: re-seed the emptied clusters from the worst-fitted points, as
+        # SLMC.fit does (reseed_memberships), with two passes, and alternate again
+        U1 = _reseeded_memberships(X, kctx, res.x[0], K, ctx["m"])
+        problem1 = DaskSLMCProblem(X, U1, kctx.mean, kctx.fmap, ctx["lam"], ctx["m"])
+        res1 = solver.solve(problem1, problem1.initial_state())
+        problem.n_passes += problem1.n_passes + 2
+        n_reseeds += 1
+        if int(np.count_nonzero(res1.x[4])) > found:
+            res = res1
     W, sizes = res.x[0], np.asarray(res.x[4], dtype=np.intp)
     if np.any(sizes == 0):  # collapsed: number the non-empty clusters first (as in memory)
         order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
@@ -357,16 +480,26 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
     m = ctx["m"]
     chunksK = (X.chunks[0], (K,))
     args = (kctx.mean, kctx.fmap, W, m)
-    F = X.map_blocks(_outputs, *args, "F", np.float64, chunks=chunksK, dtype=np.float64)
-    U = X.map_blocks(_outputs, *args, "U", X.dtype, chunks=chunksK, dtype=X.dtype)
-    labels = X.map_blocks(_outputs, *args, "labels", None, chunks=(X.chunks[0],),
-                          drop_axis=1, dtype=np.intp)
-    x: dict[str, Any] = {"labels_": labels, "memberships_": U, "decision_values_": F,
-                         "n_reseeds_": 0}
+    F = da.map_blocks(_outputs, X, *args, "F", np.float64, chunks=chunksK, dtype=np.float64)
+    U = da.map_blocks(_outputs, X, *args, "U", X.dtype, chunks=chunksK, dtype=X.dtype)
+    labels = da.map_blocks(
+        _outputs, X, *args, "labels", None, chunks=(X.chunks[0],), drop_axis=1, dtype=np.intp
+    )
+    x: dict[str, Any] = {
+        "labels_": labels,
+        "memberships_": U,
+        "decision_values_": F,
+        "n_reseeds_": n_reseeds,
+        "n_passes_": problem.n_passes,
+    }
     x.update(est._fitted_model(kctx, W))
     return SolverResult(
-        x=x, objective=res.objective, objective_history=res.objective_history,
-        n_iter=res.n_iter, converged=res.converged, stop_crit=res.stop_crit,
+        x=x,
+        objective=res.objective,
+        objective_history=res.objective_history,
+        n_iter=res.n_iter,
+        converged=res.converged,
+        stop_crit=res.stop_crit,
         message=res.message,
-        info={"cluster_sizes": sizes, "n_passes": problem.n_passes},
+        info={"cluster_sizes": sizes},
     )

@@ -443,7 +443,7 @@ class ELMRidgeProblem:
             for sl in self._blocks():
                 G_b, HtT_b = gram_block(self._hblock(sl), None if T0 is None else T0[sl])
                 G += G_b
-                if T0 is not None:
+                if HtT_b is not None:
                     HtT0 += HtT_b
             if T0 is not None and labels0 is not None:
                 self._labels, self._T, self._HtT = labels0.copy(), T0, HtT0

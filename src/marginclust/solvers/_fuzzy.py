@@ -110,7 +110,7 @@ def fcm_block(
     floor: float,
     U: Array,
     U_prev: Array | None,
-) -> tuple[Array, Array, float, float, Array]:
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp]]:
     """One FCM pass over a block: the block function shared by every execution path.
 
     Writes the block's memberships at the centres ``V = -V2 / 2`` into ``U``
@@ -139,9 +139,12 @@ def fcm_block(
     return W @ Xb, W.sum(axis=1, dtype=np.float64), J, shift, counts
 
 
+FCMPartial = tuple[Array, Array, float, float, npt.NDArray[np.intp]]
+
+
 def reduce_fcm_partials(
-    parts: Iterable[tuple[Array, Array, float, float, Array]], k: int, d: int
-) -> tuple[Array, Array, float, float, Array]:
+    parts: Iterable[FCMPartial], k: int, d: int
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp]]:
     """Sum the block partials of a pass in block order (the one reduction of every path)."""
     S = np.zeros((k, d))
     tot = np.zeros(k)
@@ -150,7 +153,7 @@ def reduce_fcm_partials(
     counts = np.zeros(k, dtype=np.intp)
     for Sb, tb, Jb, sb, cb in parts:
         S += Sb
-        tot += tb
+        tot += tb  # type: ignore[misc]
         J += Jb
         shift = max(shift, sb)
         counts += cb
@@ -168,7 +171,7 @@ class FCMRun:
         converged: bool,
         shift: float,
         J: float,
-        counts: Array,
+        counts: npt.NDArray[np.intp],
     ) -> None:
         self.V = V
         self.history = history
@@ -180,7 +183,7 @@ class FCMRun:
 
 
 def fcm_iterations(
-    run_pass: Callable[[Array, Array, bool], list[tuple[Array, Array, float, float, Array]]],
+    run_pass: Callable[[Array, Array, bool], list[FCMPartial]],
     V: Array,
     *,
     tol: float,
@@ -188,7 +191,7 @@ def fcm_iterations(
     first: bool,
     n_iter: int,
     callback: Callable[[int, float], bool | None] | None = None,
-    underflow: Callable[[Array, Array], Array] | None = None,
+    underflow: Callable[[npt.NDArray[np.intp], Array], Array] | None = None,
 ) -> FCMRun:
     """The alternation ``V -> U -> V`` given a pass function (in-memory or dask).
 
@@ -326,7 +329,7 @@ def fuzzy_alternation(
             for hi in (min(lo + step, hi0),)
         ]
 
-    def underflow(bad: Array, V_bad: Array) -> Array:
+    def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
         return _log_space_centres(X, xsq, buffers[0][bad], w, m, V_bad, gamma)
 
     runner = BlockRunner(n, n_threads)
