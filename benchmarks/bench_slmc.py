@@ -163,17 +163,26 @@ def exact_case(n_rows: int | None, repeats: int, threads: int, max_iter: int = 3
               f"{est.n_components_} |", flush=True)
 
 
-def memory_case(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
+def memory_case(n: int, d: int, K: int, L: int, dtype: str, iters: int,
+                cache_bytes: int | None) -> None:
     """Peak RSS of one low-rank fit, measured in a fresh subprocess (``ru_maxrss``)."""
     cmd = [sys.executable, __file__, "--memory-child", "--n-memory", str(n), "--features",
            str(d), "--clusters", str(K), "--rank", str(L), "--memory-dtype", dtype,
            "--memory-iters", str(iters)]
+    if cache_bytes is not None:
+        cmd += ["--cache-bytes", str(cache_bytes)]
     print(f"\n$ {' '.join(cmd[1:])}", flush=True)
     subprocess.run(cmd, check=True)
 
 
-def memory_child(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None:
+def memory_child(n: int, d: int, K: int, L: int, dtype: str, iters: int,
+                 cache_bytes: int | None) -> None:
     import resource
+
+    from marginclust.feature_maps import _low_rank
+
+    if cache_bytes is not None:
+        _low_rank.FEATURE_CACHE_BYTES = cache_bytes
 
     X, _ = make_blobs(n, d, centers=K, cluster_std=4.0, random_state=0)
     if dtype == "float32":
@@ -182,7 +191,9 @@ def memory_child(n: int, d: int, K: int, L: int, dtype: str, iters: int) -> None
     t, est = _timed(lambda: SLMC(K, n_components=L, max_iter=iters, random_state=0).fit(X))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
     print(f"\n### Memory: n={n:,} x {d} ({dtype} input, {X.nbytes / 2**30:.2f} GiB), K={K}, "
-          f"L={L}, max_iter={iters} ({est.n_iter_} sweeps): peak RSS of the process "
+          f"L={L}, max_iter={iters} ({est.n_iter_} sweeps), features "
+          f"{'streamed' if n * L * X.itemsize > _low_rank.FEATURE_CACHE_BYTES else 'cached'}"
+          f": peak RSS of the process "
           f"{peak:.2f} GiB (before the fit, with the data generated: {before:.2f} GiB); "
           f"{t:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
 
@@ -203,6 +214,8 @@ def main() -> None:
     ap.add_argument("--no-low-rank", action="store_true")
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cache-bytes", type=int, default=None,
+                    help="FEATURE_CACHE_BYTES for the memory fit (0: always stream)")
     ap.add_argument("--n-memory", type=int, default=1_000_000)
     ap.add_argument("--memory-dtype", default="float32")
     ap.add_argument("--memory-iters", type=int, default=3,
@@ -210,7 +223,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.memory_child:
         memory_child(args.n_memory, args.features, args.clusters, args.rank,
-                     args.memory_dtype, args.memory_iters)
+                     args.memory_dtype, args.memory_iters, args.cache_bytes)
         return
     if args.quick:
         args.n, args.repeats, args.threads = 20_000, 1, [1]
@@ -224,7 +237,7 @@ def main() -> None:
                        threads, max_iter=30 if args.quick else 300)
     if args.memory:
         memory_case(args.n_memory, args.features, args.clusters, args.rank,
-                    args.memory_dtype, args.memory_iters)
+                    args.memory_dtype, args.memory_iters, args.cache_bytes)
 
 
 if __name__ == "__main__":
