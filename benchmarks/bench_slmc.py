@@ -55,26 +55,37 @@ from marginclust.feature_maps._low_rank import LowRankKernelMap
 
 def _timed(fn: Any) -> tuple[float, Any]:
     t0 = time.perf_counter()
+    c0 = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = fn()
+    _CPU.append(time.process_time() - c0)
     return time.perf_counter() - t0, out
+
+
+# CPU seconds of every _timed call, in call order: on an oversubscribed machine the
+# process's CPU time (1 BLAS thread) is a steadier measure than wall seconds
+_CPU: list[float] = []
 
 
 def interleave(cases: dict[str, Any], repeats: int,
                all_times: bool = False) -> dict[str, tuple[Any, Any]]:
     """Run every case ``repeats`` times, interleaved; median seconds (or all of them with
-    ``all_times``) and the last result."""
+    ``all_times``) and the last result. ``cpu_times[name]`` collects CPU seconds."""
     times: dict[str, list[float]] = {k: [] for k in cases}
     last: dict[str, Any] = {}
     for _ in range(repeats):
         for name, fn in cases.items():
             t, out = _timed(fn)
             times[name].append(t)
+            cpu_times.setdefault(name, []).append(_CPU[-1])
             last[name] = out
     if all_times:
         return {k: (v, last[k]) for k, v in times.items()}
     return {k: (float(np.median(v)), last[k]) for k, v in times.items()}
+
+
+cpu_times: dict[str, list[float]] = {}
 
 
 def low_rank_case(n: int, d: int, K: int, L: int, repeats: int, threads: int,
@@ -100,6 +111,7 @@ def low_rank_case(n: int, d: int, K: int, L: int, repeats: int, threads: int,
     times: dict[str, list[float]] = {k: [] for k in names}
     aris: dict[str, list[float]] = {k: [] for k in names}
     sweeps: dict[str, list[int]] = {k: [] for k in names}
+    cpu_times.clear()
     with threadpool_limits(limits=threads):
         for seed in seeds:
             cases = {names[0]: ours(X, seed), names[1]: peer(X, seed),
@@ -122,13 +134,16 @@ def low_rank_case(n: int, d: int, K: int, L: int, repeats: int, threads: int,
         }, repeats)
     print(f"\n### Low rank, n={n:,} x {d}, K={K}, L={L}, {threads} thread(s), seeds {seeds}, "
           f"load {os.getloadavg()[0]:.1f}\n")
-    print("| method | median s | ratio to the peer of the same dtype | ARI per seed | "
-          "SLMC sweeps / KMeans iterations |")
-    print("|---|---|---|---|---|")
+    print("| method | median s | ratio to the peer of the same dtype | median CPU s | "
+          "CPU ratio | ARI per seed | SLMC sweeps / KMeans iterations |")
+    print("|---|---|---|---|---|---|---|")
     for i, name in enumerate(names):
+        peer_name = names[i - i % 2 + 1]
         t = float(np.median(times[name]))
-        base = float(np.median(times[names[i - i % 2 + 1]]))
-        print(f"| {name} | {t:.2f} | {t / base:.2f} | "
+        base = float(np.median(times[peer_name]))
+        c = float(np.median(cpu_times[name]))
+        cb = float(np.median(cpu_times[peer_name]))
+        print(f"| {name} | {t:.2f} | {t / base:.2f} | {c:.2f} | {c / cb:.2f} | "
               f"{', '.join(f'{a:.3f}' for a in aris[name])} | "
               f"{', '.join(map(str, sweeps[name]))} |")
     print("\n| feature map only | median s | ratio to sklearn Nystroem f64 |\n|---|---|---|")
