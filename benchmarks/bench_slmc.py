@@ -25,7 +25,11 @@ seconds on a shared machine are inflated.
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_slmc.py [--quick] [--repeats 3]
-        [--threads 1 2] [--n 100000] [--rank 500] [--no-exact] [--memory]
+        [--threads 1 2] [--n 100000] [--rank 500] [--seeds 0 1 2] [--no-exact]
+        [--memory [--n-memory 1000000] [--memory-dtype float32] [--cache-bytes 0]]
+
+Wall and CPU seconds are both printed: on a shared machine the CPU ratio (1 BLAS
+thread) is the steadier one.
 
 ``--quick``: n = 20,000, one repeat, 1 thread, exact case on 2,100 pendigits rows
 capped at 30 sweeps (a time-per-sweep comparison; under a minute on a quiet machine).
