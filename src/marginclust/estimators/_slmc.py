@@ -152,7 +152,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         None: exact kernel (O(n^2) memory, O(n^3) per sweep). An integer ``L``:
         low-rank mode with an ``L``-dimensional feature map (O(n L^2 + L^3) per
         sweep; the n x L features are kept in memory up to 1 GiB and recomputed
-        per row block above, so memory stays O(n K + L^2) at any n). ``"auto"``: exact up to 2,000 samples
+        per row block above, so memory stays O(n K + L^2) at any n).
+        ``"auto"``: exact up to 2,000 samples
         (``marginclust.estimators._kernel_model.EXACT_MAX_SAMPLES``), a rank-500
         Nystroem map above (for pendigits, 3,498 rows and 10 clusters, the
         same clustering accuracy as the exact kernel at a fraction of the time;
