@@ -27,6 +27,8 @@ def add_parser(sub: Any) -> None:
     what.add_argument("--suite", metavar="PAPER", help="every table of a paper, e.g. 'slmc'")
     what.add_argument("--list", action="store_true", help="list the registered tables")
     p.add_argument("--quick", action="store_true", help="small version: fewer runs and settings")
+    p.add_argument("--tiny", action="store_true",
+                   help="smoke test: one data set, run and setting on a row subsample (seconds)")
     p.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
     p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
     p.add_argument("--out", metavar="DIR", default=None, help="cache and results directory")
@@ -159,13 +161,15 @@ def run(args: argparse.Namespace) -> int:
             data_home=args.data_home,
             progress=not args.no_progress,
             label_free=args.label_free,
+            tiny=args.tiny,
         )
         elapsed = time.perf_counter() - start
         tail = f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
-        report = format_report(rows, table, seed=args.seed, quick=args.quick) + tail
-        print(format_report(rows, table, seed=args.seed, quick=args.quick, layout="long") + tail)
+        quick = args.quick or args.tiny
+        report = format_report(rows, table, seed=args.seed, quick=quick) + tail
+        print(format_report(rows, table, seed=args.seed, quick=quick, layout="long") + tail)
         if out is not None:
-            suffix = "-quick" if args.quick else ""
+            suffix = "-tiny" if args.tiny else "-quick" if args.quick else ""
             (out / f"{name}{suffix}.md").write_text(report, encoding="utf-8")
             if rows:
                 _write_csv(out / f"{name}{suffix}.csv", rows)

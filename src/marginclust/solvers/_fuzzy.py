@@ -21,7 +21,7 @@ pass, only then.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +37,14 @@ from ._blocks import BlockRunner
 from ._lloyd import chunk_rows_for
 from ._result import SolverResult
 
-__all__ = ["fuzzy_alternation"]
+__all__ = [
+    "fcm_block",
+    "fcm_block_memberships",
+    "fcm_chunk_rows",
+    "fcm_iterations",
+    "fuzzy_alternation",
+    "reduce_fcm_partials",
+]
 
 Array = npt.NDArray[np.floating]
 
@@ -62,6 +69,169 @@ def _block_distances(
     D *= -2.0
     np.exp(E, out=E)
     return D, E
+
+
+def fcm_block_memberships(
+    Xb: Array,
+    xsq_b: Array,
+    V2: Array,
+    vsq: Array,
+    m: float,
+    gamma: float | None,
+    floor: float,
+    U: Array,
+) -> tuple[Array, Array, Array | None]:
+    """Memberships (K x c, written into ``U``) of a block at centres ``V = -V2 / 2``.
+
+    Returns ``(cost, D, Kb)``: the per-sample cost at those memberships, the
+    distance buffer (free for reuse) and the kernel values (kernel FCM) or None.
+    """
+    D, Kb = _block_distances(Xb, xsq_b, V2, vsq, gamma)
+    fast = memberships_into(D, m, U, floor)
+    if fast is None:  # zero / tiny distances: the shifted, overflow-free path
+        np.maximum(D, 0.0, out=D)
+        U_safe, cost = memberships_from_distances(
+            D, m, return_cost=True, transposed=True
+        )
+        U[...] = U_safe
+    else:
+        cost = fast
+    return cost, D, Kb
+
+
+def fcm_block(
+    Xb: Array,
+    xsq_b: Array,
+    wb: Array | None,
+    V2: Array,
+    vsq: Array,
+    m: float,
+    gamma: float | None,
+    floor: float,
+    U: Array,
+    U_prev: Array | None,
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp]]:
+    """One FCM pass over a block: the block function shared by every execution path.
+
+    Writes the block's memberships at the centres ``V = -V2 / 2`` into ``U``
+    (K x c) and returns the block's partials ``(S, tot, J, shift, counts)``:
+    centre sums ``W^T X_b`` (dtype of X), weights ``W^T 1`` (float64), the
+    objective, the largest membership change against ``U_prev`` (0 when None)
+    and the sizes of the block's crisp clusters (argmax of the memberships).
+    ``wb`` None means unit weights.
+    """
+    cost, D, Kb = fcm_block_memberships(Xb, xsq_b, V2, vsq, m, gamma, floor, U)
+    J = float(cost.sum()) if wb is None else float(np.dot(cost, wb))
+    shift = 0.0
+    if U_prev is not None:
+        np.subtract(U_prev, U, out=D)
+        shift = max(float(D.max()), -float(D.min()))
+    counts = np.bincount(U.argmax(axis=0), minlength=U.shape[0])
+    # weights of the next centre step
+    if m == 2.0:
+        W = np.multiply(U, U, out=D)
+    else:
+        W = np.power(U, m, out=D)
+    if Kb is not None:
+        W *= Kb
+    if wb is not None:
+        W *= wb[None, :]
+    return W @ Xb, W.sum(axis=1, dtype=np.float64), J, shift, counts
+
+
+FCMPartial = tuple[Array, Array, float, float, npt.NDArray[np.intp]]
+
+
+def reduce_fcm_partials(
+    parts: Iterable[FCMPartial], k: int, d: int
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp]]:
+    """Sum the block partials of a pass in block order (the one reduction of every path)."""
+    S = np.zeros((k, d))
+    tot = np.zeros(k)
+    J = 0.0
+    shift = 0.0
+    counts = np.zeros(k, dtype=np.intp)
+    for Sb, tb, Jb, sb, cb in parts:
+        S += Sb
+        tot += tb
+        J += Jb
+        shift = max(shift, sb)
+        counts += cb
+    return S, tot, J, shift, counts
+
+
+class FCMRun:
+    """Outcome of :func:`fcm_iterations`: final centres, history and stopping state."""
+
+    def __init__(
+        self,
+        V: Array,
+        history: list[float],
+        n_iter: int,
+        converged: bool,
+        shift: float,
+        J: float,
+        counts: npt.NDArray[np.intp],
+    ) -> None:
+        self.V = V
+        self.history = history
+        self.n_iter = n_iter
+        self.converged = converged
+        self.shift = shift
+        self.J = J
+        self.counts = counts
+
+
+def fcm_iterations(
+    run_pass: Callable[[Array, Array, bool], list[FCMPartial]],
+    V: Array,
+    *,
+    tol: float,
+    max_iter: int,
+    first: bool,
+    n_iter: int,
+    callback: Callable[[int, float], bool | None] | None = None,
+    underflow: Callable[[npt.NDArray[np.intp], Array], Array] | None = None,
+) -> FCMRun:
+    """The alternation ``V -> U -> V`` given a pass function (in-memory or dask).
+
+    ``run_pass(V2, vsq, first)`` runs :func:`fcm_block` over every block of X at
+    the centres ``V`` (``V2 = -2 V``, ``vsq = ||v||^2``) and returns the block
+    partials in block order; ``first`` says that there are no previous
+    memberships to compare with. ``underflow(bad, V_bad)`` gives the centres of
+    the clusters ``bad`` whose weights all underflow (None: refuse).
+    """
+    k, d = V.shape
+    dt = V.dtype
+    history: list[float] = []
+    converged = False
+    while True:
+        vsq = np.einsum("kd,kd->k", V, V)
+        V2 = V * dt.type(-2.0)
+        S, tot, J, shift, counts = reduce_fcm_partials(run_pass(V2, vsq, first), k, d)
+        if not first:
+            history.append(J)
+            if shift <= tol:
+                converged = True
+                break
+            if callback is not None and callback(n_iter, J):
+                break
+        if n_iter >= max_iter:
+            break
+        first = False
+        n_iter += 1
+        ok = tot > np.finfo(dt).tiny * 1e10
+        V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            if underflow is None:
+                raise ValueError(
+                    f"The weights of cluster(s) {bad.tolist()} underflow (memberships ** m "
+                    "below the float range). Standardise the features or lower m."
+                )
+            V_new[bad] = underflow(bad, V[bad])
+        V = V_new
+    return FCMRun(V, history, n_iter, converged, shift, J, counts)
 
 
 def fuzzy_alternation(
@@ -100,12 +270,13 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: at least 8192, or about 512 KiB of X).
+        Rows per block (None: :func:`fcm_chunk_rows`).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks, BLAS held to one thread meanwhile (None: the
         current BLAS limit); see :class:`~marginclust.solvers._blocks.BlockRunner`.
+        The block partials are reduced in block order whatever the thread count.
 
     Returns
     -------
@@ -116,8 +287,7 @@ def fuzzy_alternation(
     dt = X.dtype
     w = sample_weight.astype(dt, copy=False)
     if chunk_rows is None:
-        # per-block work is on K x c arrays: larger blocks than Lloyd's amortise the calls
-        chunk_rows = max(8192, chunk_rows_for(d, dt.itemsize))
+        chunk_rows = fcm_chunk_rows(d, dt.itemsize)
     xsq = np.einsum("ij,ij->i", X, X)
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
@@ -134,89 +304,59 @@ def fuzzy_alternation(
         n_iter, first = 0, True
     # two membership buffers used in turn: the new memberships are written next to the
     # old ones (no copy), the change is measured between them
-    U_next = np.empty_like(Ut)
-    unweighted = bool(np.all(w == 1))
+    buffers = [Ut, np.empty_like(Ut)]
+    wb_all = None if bool(np.all(w == 1)) else w
     floor = membership_floor(dt, k, m)
-    history: list[float] = []
-    converged = False
-    shift = float("inf")
     step = chunk_rows
 
-    def work(
-        V2: Array, vsq: Array, first: bool, lo0: int, hi0: int
-    ) -> tuple[Array, Array, float, float]:
-        """One pass over rows [lo0, hi0): memberships into U_next, partial sums."""
-        S = np.zeros((k, d))
-        tot = np.zeros(k)
-        J = 0.0
-        shift = 0.0
-        for lo in range(lo0, hi0, step):
-            hi = min(lo + step, hi0)
-            D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
-            U = U_next[:, lo:hi]
-            fast = memberships_into(D, m, U, floor)
-            if fast is None:  # zero / tiny distances: the shifted, overflow-free path
-                np.maximum(D, 0.0, out=D)
-                U_safe, cost = memberships_from_distances(
-                    D, m, return_cost=True, transposed=True
-                )
-                U[...] = U_safe
-            else:
-                cost = fast
-            J += float(cost.sum()) if unweighted else float(np.dot(cost, w[lo:hi]))
-            if not first:
-                np.subtract(Ut[:, lo:hi], U, out=D)
-                shift = max(shift, float(D.max()), -float(D.min()))
-            # weights of the next centre step
-            if m == 2.0:
-                W = np.multiply(U, U, out=D)
-            else:
-                W = np.power(U, m, out=D)
-            if Kb is not None:
-                W *= Kb
-            if not unweighted:
-                W *= w[lo:hi][None, :]
-            S += W @ X[lo:hi]
-            tot += W.sum(axis=1, dtype=np.float64)
-        return S, tot, J, shift
+    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int) -> list[FCMPartial]:
+        """Block partials of rows [lo0, hi0), in order; memberships into the next buffer."""
+        U_new, U_old = buffers[1], buffers[0]
+        return [
+            fcm_block(
+                X[lo:hi],
+                xsq[lo:hi],
+                None if wb_all is None else wb_all[lo:hi],
+                V2,
+                vsq,
+                m,
+                gamma,
+                floor,
+                U_new[:, lo:hi],
+                None if first else U_old[:, lo:hi],
+            )
+            for lo in range(lo0, hi0, step)
+            for hi in (min(lo + step, hi0),)
+        ]
+
+    def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
+        return _log_space_centres(X, xsq, buffers[0][bad], w, m, V_bad, gamma)
 
     runner = BlockRunner(n, n_threads)
-    runner.__enter__()
-    try:
-        while True:
-            vsq = np.einsum("kd,kd->k", V, V)
-            V2 = V * dt.type(-2.0)
-            parts = runner.map(functools.partial(work, V2, vsq, first))
-            S = sum((p[0] for p in parts), np.zeros((k, d)))
-            tot = sum((p[1] for p in parts), np.zeros(k))
-            J = float(sum(p[2] for p in parts))
-            shift = max(p[3] for p in parts)
-            Ut, U_next = U_next, Ut
-            if not first:
-                history.append(J)
-                if shift <= tol:
-                    converged = True
-                    break
-                if callback is not None and callback(n_iter, J):
-                    break
-            if n_iter >= max_iter:
-                break
-            first = False
-            n_iter += 1
-            ok = tot > np.finfo(dt).tiny * 1e10
-            V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
-            if not ok.all():
-                bad = np.flatnonzero(~ok)
-                V_new[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, V[bad], gamma)
-            V = V_new
-    finally:
-        runner.__exit__(None, None, None)
-    hist = np.asarray(history, dtype=np.float64)
+    with runner:
+
+        def run_pass(V2: Array, vsq: Array, first: bool) -> list[FCMPartial]:
+            ranges = runner.map(functools.partial(work, V2, vsq, first))
+            buffers.reverse()  # the new memberships are now the current ones
+            return [p for r in ranges for p in r]
+
+        run = fcm_iterations(
+            run_pass,
+            V,
+            tol=tol,
+            max_iter=max_iter,
+            first=first,
+            n_iter=n_iter,
+            callback=callback,
+            underflow=underflow,
+        )
+    hist = np.asarray(run.history, dtype=np.float64)
+    converged, shift = run.converged, run.shift
     return SolverResult(
-        x=(np.ascontiguousarray(Ut.T), V),
-        objective=float(hist[-1]) if hist.size else float(J),
+        x=(np.ascontiguousarray(buffers[0].T), run.V),
+        objective=float(hist[-1]) if hist.size else float(run.J),
         objective_history=hist,
-        n_iter=n_iter,
+        n_iter=run.n_iter,
         converged=converged,
         stop_crit=shift,
         message=""
@@ -224,6 +364,12 @@ def fuzzy_alternation(
         else f"Fuzzy c-means stopped at max_iter={max_iter} with a membership change of "
         f"{shift:.3g} > tol={tol}; increase max_iter or tol.",
     )
+
+
+def fcm_chunk_rows(n_features: int, itemsize: int) -> int:
+    """Rows per block of the FCM pass (per-block work is on K x c arrays: larger blocks
+    than Lloyd's amortise the calls)."""
+    return max(8192, chunk_rows_for(n_features, itemsize))
 
 
 def _log_space_centres(

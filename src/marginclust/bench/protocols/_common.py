@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,7 @@ def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.nd
     """Data set ``name`` preprocessed by ``how`` (see :func:`..._runner.load_data`)."""
     from .._runner import load_data
 
-    X, y, _ = load_data(name, how, data_home=context.data_home)
+    X, y, _ = load_data(name, how, data_home=context.data_home, max_samples=context.max_samples)
     return X, y
 
 
@@ -126,3 +126,24 @@ def md_table(
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
     return lines
+
+
+def fmt_value(value: Any, spec: str = ".4g") -> str:
+    """A report cell: ``"-"`` for None or NaN, numbers by ``spec``, anything else by ``str``.
+
+    With a ``g`` spec, magnitudes of 1e5 and above are printed as ``.3e``.
+    """
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "-"
+    if isinstance(value, float):
+        if spec.endswith("g") and abs(value) >= 1e5:
+            return f"{value:.3e}"
+        return format(value, spec)
+    return str(value)
+
+
+def mean_of(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """Mean of the finite ``row[key]`` values (None when there are none)."""
+    vals = [float(r[key]) for r in rows if r.get(key) is not None]
+    vals = [v for v in vals if np.isfinite(v)]
+    return float(np.mean(vals)) if vals else None
