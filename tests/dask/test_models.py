@@ -208,6 +208,10 @@ def test_slmc_predict_pickle_and_default_init(X):
         np.testing.assert_allclose(
             dc.memberships_.compute(), dc.estimator_.predict_proba(X), rtol=1e-12
         )
+        # SLMC has no centres: the blockwise map takes its width from the cluster count
+        np.testing.assert_array_equal(
+            dc.predict_proba(Xd).compute(), dc.estimator_.predict_proba(X)
+        )
         back = pickle.loads(pickle.dumps(dc))
         np.testing.assert_array_equal(back.predict(Xd).compute(), labels)
 

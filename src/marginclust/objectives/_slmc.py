@@ -47,7 +47,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
-from scipy.special import logsumexp
 
 __all__ = [
     "LSSVMProblem",
@@ -56,6 +55,8 @@ __all__ = [
     "alpha_step",
     "balanced_sign",
     "alpha_step_features",
+    "ArrayBlocks",
+    "as_feature_blocks",
     "feature_normal_block",
     "feature_normal_reduce",
     "feature_sweep_block",
@@ -274,30 +275,6 @@ def alpha_step(Kmat: Array, U: Array, lam: float, m: float) -> Array:
     return s[:, None] * B
 
 
-def feature_gram(blocks: Any, w: Array, L: int) -> Array:
-    """``Phi^T diag(w^2) Phi`` accumulated over row blocks, in float64.
-
-    Parameters
-    ----------
-    blocks : iterable of (start, Phi_block)
-        Row blocks of the features (any float dtype).
-    w : ndarray of shape (n,)
-        Row weights (square roots of the sample weights).
-    L : int
-        Number of features.
-
-    Returns
-    -------
-    G : ndarray of shape (L, L)
-    """
-    G = np.zeros((L, L), dtype=np.float64)
-    for start, Pb in blocks:
-        Wb = Pb * w[start : start + Pb.shape[0], None].astype(Pb.dtype, copy=False)
-        # G += Wb^T Wb (one BLAS product per block, in the features' dtype)
-        G += Wb.T @ Wb
-    return G
-
-
 def feature_normal_block(Phi_b: Array, U_b: Array, lam: float, m: float) -> tuple[Array, Array]:
     """One row block's share of the W-step's normal equations.
 
@@ -365,6 +342,34 @@ def row_blocks(n: int) -> list[slice]:
     return [slice(s, min(s + _BLOCK_ROWS, n)) for s in range(0, n, _BLOCK_ROWS)]
 
 
+class ArrayBlocks:
+    """Row blocks of an in-memory feature matrix, in the protocol the feature steps read.
+
+    The protocol (also met by
+    :class:`marginclust.feature_maps._low_rank.TrainingFeatures`, which streams
+    the blocks from the data when they do not fit in memory): iterating yields
+    ``(start, Phi_block)`` in row order, on the boundaries of :func:`row_blocks`;
+    ``n_rows``; ``n_columns``; ``dtype``.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, L)
+    """
+
+    def __init__(self, Phi: Array) -> None:
+        self.Phi = Phi
+        self.n_rows, self.n_columns = (int(v) for v in Phi.shape)
+        self.dtype = Phi.dtype
+
+    def __iter__(self) -> Any:
+        return ((sl.start, self.Phi[sl]) for sl in row_blocks(self.n_rows))
+
+
+def as_feature_blocks(Phi: Any) -> Any:
+    """``Phi`` itself if it already yields blocks, else :class:`ArrayBlocks` over it."""
+    return Phi if hasattr(Phi, "n_rows") else ArrayBlocks(np.asarray(Phi))
+
+
 def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
@@ -375,8 +380,9 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L)
-        Explicit features (``Kmat ~ Phi Phi^T``).
+    Phi : ndarray of shape (n, L) or block source
+        Explicit features (``Kmat ~ Phi Phi^T``), or a source of their row
+        blocks (:class:`ArrayBlocks`; e.g. streamed from the data).
     U : ndarray of shape (n, K)
         Memberships.
     lam : float
@@ -389,9 +395,11 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     W : ndarray of shape (L, K)
         Primal weights (float64); ``F = Phi @ W``.
     """
+    blocks = as_feature_blocks(Phi)
     G, R = feature_normal_reduce(
-        (feature_normal_block(Phi[sl], U[sl], lam, m) for sl in row_blocks(Phi.shape[0])),
-        Phi.shape[1],
+        (feature_normal_block(Pb, U[start : start + Pb.shape[0]], lam, m)
+         for start, Pb in blocks),
+        blocks.n_columns,
         U.shape[1],
     )
     return solve_feature_normal(G, R, lam)
@@ -416,13 +424,17 @@ def u_step(F: Array, m: float) -> Array:
     dist = squared_code_distances(F)
     zero = dist <= 0.0
     with np.errstate(divide="ignore"):
-        logd = np.log(dist)
-    logu = -logd / (m - 1.0)
+        logu = np.log(dist, out=dist)
+    logu *= -1.0 / (m - 1.0)
     rows_zero = zero.any(axis=1)
     if rows_zero.any():
         logu[rows_zero] = np.where(zero[rows_zero], 0.0, -np.inf)
-    logu -= logsumexp(logu, axis=1, keepdims=True)
-    return np.exp(logu)
+    # softmax in place (finite row maxima: a zero-distance row has a 0 entry); the
+    # same values (to 1e-15) as subtracting scipy's logsumexp, at half its cost (measured)
+    logu -= logu.max(axis=1, keepdims=True)
+    np.exp(logu, out=logu)
+    logu /= logu.sum(axis=1, keepdims=True)
+    return logu
 
 
 def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
@@ -510,13 +522,15 @@ class SLMCFeatureProblem:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L)
-        Features of the training data.
+    Phi : ndarray of shape (n, L) or block source
+        Features of the training data, or a source of their row blocks
+        (:class:`ArrayBlocks`; :class:`~marginclust.feature_maps._low_rank.TrainingFeatures`
+        recomputes them per block when they would not fit in memory).
     lam, m : float
         Trade-off and fuzzifier.
     """
 
-    Phi: Array
+    Phi: Any
     lam: float
     m: float
 
@@ -526,13 +540,15 @@ class SLMCFeatureProblem:
         Both halves run block by block (:func:`feature_normal_block`,
         :func:`feature_sweep_block`), the partial sums added in block order.
         """
-        W = alpha_step_features(self.Phi, state[0], self.lam, self.m)
-        n, K = self.Phi.shape[0], W.shape[1]
+        blocks = as_feature_blocks(self.Phi)
+        W = alpha_step_features(blocks, state[0], self.lam, self.m)
+        n, K = blocks.n_rows, W.shape[1]
         F = np.empty((n, K), dtype=np.float64)
         U_new = np.empty((n, K), dtype=np.float64)
         loss = 0.0
-        for sl in row_blocks(n):
-            F[sl], U_new[sl], loss_b = feature_sweep_block(self.Phi[sl], W, self.m)
+        for start, Pb in blocks:
+            sl = slice(start, start + Pb.shape[0])
+            F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
             loss += loss_b
         return (U_new, W, F), float(np.sum(W * W)) + self.lam * loss
 

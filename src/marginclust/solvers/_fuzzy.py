@@ -309,7 +309,7 @@ def fuzzy_alternation(
     floor = membership_floor(dt, k, m)
     step = chunk_rows
 
-    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int) -> list[FCMPartial]:
         """Block partials of rows [lo0, hi0), in order; memberships into the next buffer."""
         U_new, U_old = buffers[1], buffers[0]
         return [
@@ -335,7 +335,7 @@ def fuzzy_alternation(
     runner = BlockRunner(n, n_threads)
     with runner:
 
-        def run_pass(V2: Array, vsq: Array, first: bool):  # type: ignore[no-untyped-def]
+        def run_pass(V2: Array, vsq: Array, first: bool) -> list[FCMPartial]:
             ranges = runner.map(functools.partial(work, V2, vsq, first))
             buffers.reverse()  # the new memberships are now the current ones
             return [p for r in ranges for p in r]
