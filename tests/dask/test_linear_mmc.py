@@ -89,17 +89,19 @@ def test_bmmc_kmeans_init_on_a_sample(X):
 def test_bmmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
     X = _blobs(N_SMALL)
     # The bundle method stops at a relative gap inner_tol; regrouped float sums give
-    # a different bundle path (its QP picks among nearly degenerate vertices), which
-    # may stop anywhere within that gap: a tight inner_tol makes both fits land on
-    # the same CCCP fixed point, so the objectives agree to about inner_tol.
+    # a different bundle path (its QP picks among nearly degenerate vertices) which
+    # may stop anywhere within that gap (measured at the default inner_tol=1e-3:
+    # objectives 8e-5 apart). With a tight inner_tol both fits land on the same
+    # CCCP fixed point (measured: 1.5e-15 relative objective, 1.5e-14 coef).
     est = BMMC(init=_init(X, 2), inner_tol=1e-7, random_state=0)
     ref = _np_fit(est, X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         dc = DaskClusterer(est).fit(da.from_array(X, chunks=(UNEVEN, -1)))
     assert dc.n_iter_ == ref.n_iter_
-    np.testing.assert_allclose(dc.objective_, ref.objective_, rtol=1e-6)
-    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(dc.objective_, ref.objective_, rtol=1e-12)
+    scale = np.abs(ref.coef_).max()
+    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=0, atol=1e-10 * scale)
     np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
 
 
