@@ -14,6 +14,8 @@ import warnings
 import dask.array as da
 import numpy as np
 import pytest
+import scipy.sparse as sp
+from dask.callbacks import Callback
 
 import dask
 from marginclust import BMMC, CPMMC
@@ -145,3 +147,38 @@ def test_cpmmc_binary_refused():
     Xd = da.from_array(_blobs(200), chunks=(100, -1))
     with pytest.raises(ValueError, match="BMMC"):
         DaskClusterer(CPMMC()).fit(Xd)
+
+
+class _NoWholeMatrix(Callback):  # type: ignore[misc]
+    """Raise if any task returns a dense or sparse matrix with X's full shape."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        super().__init__()
+        self.shape = shape
+
+    def _posttask(self, key, result, dsk, state, worker_id):  # noqa: ANN001, D102
+        if (isinstance(result, np.ndarray) or sp.issparse(result)) and result.shape == self.shape:
+            raise AssertionError(f"X was materialised by task {key!r}")
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_bmmc_csr_chunks_bitwise_equal_to_in_memory_sparse_fit(X, k):
+    """CSR row chunks: the same block functions (sparse products), bitwise equal to
+    BMMC.fit on the CSR matrix; X never gathered."""
+    Xz = np.where(np.abs(X) < 1.0, 0.0, X)
+    est = BMMC(n_clusters=k, C=10.0, init=_init(Xz, k), random_state=0)
+    ref = _np_fit(est, sp.csr_matrix(Xz))
+    Xd = da.from_array(Xz, chunks=(8192, -1)).map_blocks(sp.csr_matrix)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with (
+            dask.config.set(scheduler="synchronous"),
+            GraphCounter() as c,
+            _NoWholeMatrix(Xd.shape),
+        ):
+            dc = DaskClusterer(est).fit(Xd)
+            labels = dc.labels_.compute()
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    np.testing.assert_array_equal(labels, ref.labels_)
+    assert c.count <= _bound(dc) + 1  # + the lazy labels' graph

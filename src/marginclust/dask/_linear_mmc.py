@@ -1,4 +1,4 @@
-"""Dask fitters of BMMC and multiclass CPMMC (dense row blocks): every pass is a row-block pass.
+"""Dask fitters of BMMC and multiclass CPMMC (dense or CSR row chunks): row-block passes only.
 
 The in-memory BMMC without pairwise constraints already runs every pass over X
 as a block function plus an in-order reduction
@@ -37,8 +37,15 @@ cutting plane inside: one plane pass per generated constraint, no polish):
 an n x m working set of constraints beside the scores; it is refused (BMMC
 solves the same binary problem).
 
+Chunks may be dense or ``scipy.sparse`` CSR (e.g. ``X.map_blocks(sp.csr_matrix)``):
+the block functions use sparse products, the scale uses ``sum x^2 - n xbar.xbar``
+as in memory, and the k-means sample is gathered as CSR (on CSR chunks
+``init="auto"`` means k-means on the sample, where the in-memory fit would take
+``"pca"``).
+
 Bitwise equality with ``BMMC.fit`` under the synchronous scheduler holds with
-row chunks of 8192 rows (the in-memory blocks) and labels given (or n <= the
+row chunks of 8192 rows (the in-memory blocks; CSR chunks against the fit on
+the CSR matrix) and labels given (or n <= the
 k-means sample size); other chunks regroup the float sums (tolerance).
 """
 
@@ -49,6 +56,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.cluster import KMeans
 
 from ..estimators._bmmc import BMMC
@@ -63,21 +71,57 @@ __all__ = ["DaskRows", "fit_bmmc", "fit_cpmmc"]
 
 
 def _predict_block(Xb: Any, coef: Any, b: Any) -> npt.NDArray[np.intp]:
-    return labels_from_scores(linear_scores(np.asarray(Xb), coef, b))
+    return labels_from_scores(linear_scores(Xb if sp.issparse(Xb) else np.asarray(Xb), coef, b))
 
 
 def _kmeans_block(Xb: Any, state: Any, km: KMeans) -> tuple[npt.NDArray[np.intp], None]:
-    return np.asarray(km.predict(np.asarray(Xb)), dtype=np.intp), None
+    return np.asarray(km.predict(Xb if sp.issparse(Xb) else np.asarray(Xb)), dtype=np.intp), None
+
+
+def _is_sparse(X: da.Array) -> bool:
+    return sp.issparse(getattr(X, "_meta", None))
+
+
+def _sparse_extremes_block(Xb: Any) -> npt.NDArray[np.float64]:
+    Xb = sp.csr_matrix(Xb)
+    return np.vstack([Xb.max(axis=0).toarray(), Xb.min(axis=0).toarray()])
+
+
+def _sparse_take(Xb: Any, lohi: tuple[int, int], idx: Any) -> Any:
+    lo, hi = lohi
+    a, b = np.searchsorted(idx, [lo, hi])
+    return sp.csr_matrix(Xb)[idx[a:b] - lo]
+
+
+def _extremes(X: da.Array) -> npt.NDArray[Any]:
+    """Column extremes ``[max; min]`` (the shared scale check's view of X), one pass."""
+    if not _is_sparse(X):
+        return column_stats(X)[0]
+    parts = block_partials(X, _sparse_extremes_block)
+    return np.vstack([np.max([p[0] for p in parts], axis=0), np.min([p[1] for p in parts], axis=0)])
+
+
+def _sample(X: da.Array, size: int, random_state: np.random.RandomState) -> Any:
+    """A uniform row sample (dense: :func:`._ops.sample_rows`; CSR chunks: the same draw)."""
+    if not _is_sparse(X):
+        return sample_rows(X, size, random_state)[0]
+    n = X.shape[0]
+    if size >= n:
+        idx = np.arange(n)
+    else:
+        gen = np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
+        idx = np.sort(gen.choice(n, size=size, replace=False, shuffle=False)).astype(np.intp)
+    return sp.vstack(block_partials(X, _sparse_take, idx, with_offsets=True), format="csr")
 
 
 class DaskRows:
     """The dask row chunks of X as a :class:`~marginclust.objectives._mmc.LinearData` backend."""
 
     in_memory = False
-    sparse = False
 
     def __init__(self, X: da.Array) -> None:
         self.X = X
+        self.sparse = _is_sparse(X)
         self.n = int(X.shape[0])
         self.offsets = block_offsets(X)
 
@@ -110,7 +154,7 @@ def _fit_linear(est: Any, X: da.Array, fit_params: dict[str, Any], solve: Any) -
             f"{name} on a dask array does not take must_link / cannot_link (the pair terms "
             f"need the pairs' rows together); fit {name} in memory for constrained clustering."
         )
-    extremes, _ = column_stats(X)
+    extremes = _extremes(X)
     proxy = ShapeProxy(X.shape, X.dtype, extremes)
     check_fit_data(est, proxy)  # type: ignore[arg-type]  # reads .shape (and extremes)
     if isinstance(est.init, str) and est.init == "pca":
@@ -136,7 +180,7 @@ def _fit_linear(est: Any, X: da.Array, fit_params: dict[str, Any], solve: Any) -
                 info={"cluster_sizes": np.array([X.shape[0]])},
             )
         if isinstance(ctx.init, str):  # "auto" / "k-means": k-means on a sample of rows
-            sample, _ = sample_rows(X, init_sample_size(est._n_clusters), random_state)
+            sample = _sample(X, init_sample_size(est._n_clusters), random_state)
             km = KMeans(n_clusters=est._n_clusters, n_init=1, random_state=random_state)
             km.fit(sample)
             states, _ = rows.states(_kmeans_block, None, km)
