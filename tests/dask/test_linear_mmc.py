@@ -93,17 +93,20 @@ def test_bmmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
     # The bundle method stops at a relative gap inner_tol; regrouped float sums give
     # a different bundle path (its QP picks among nearly degenerate vertices) which
     # may stop anywhere within that gap (measured at the default inner_tol=1e-3:
-    # objectives 8e-5 apart). With a tight inner_tol both fits land on the same
-    # CCCP fixed point (measured: 1.5e-15 relative objective, 1.5e-14 coef).
-    est = BMMC(init=_init(X, 2), inner_tol=1e-7, random_state=0)
+    # objectives 8e-5 apart). With the same labels, both fits are within
+    # inner_tol * J of the same subproblem's optimum, so the objectives agree to
+    # 2 inner_tol (relative), and by the strong convexity of ||W||^2 / 2 each W is
+    # within sqrt(2 inner_tol J) of the optimal W (standardised units).
+    tol = 1e-7
+    est = BMMC(init=_init(X, 2), inner_tol=tol, random_state=0)
     ref = _np_fit(est, X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         dc = DaskClusterer(est).fit(da.from_array(X, chunks=(UNEVEN, -1)))
     assert dc.n_iter_ == ref.n_iter_
-    np.testing.assert_allclose(dc.objective_, ref.objective_, rtol=1e-12)
-    scale = np.abs(ref.coef_).max()
-    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=0, atol=1e-10 * scale)
+    np.testing.assert_allclose(dc.objective_, ref.objective_, rtol=2 * tol)
+    w_tol = 2 * np.sqrt(2 * tol * ref.objective_) / ref.data_scale_
+    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=0, atol=w_tol)
     np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
 
 
