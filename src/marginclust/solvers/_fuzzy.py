@@ -25,6 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
+from scipy.linalg.blas import idamax as _idamax
+from scipy.linalg.blas import isamax as _isamax
 
 from ..objectives._fcm import (
     log_weighted_means,
@@ -34,34 +36,152 @@ from ..objectives._fcm import (
     safe_log,
 )
 from ._blocks import BlockRunner
-from ._lloyd import chunk_rows_for
 from ._result import SolverResult
 
-__all__ = ["fuzzy_alternation"]
+__all__ = ["BlockScratch", "block_rows", "fcm_block", "fuzzy_alternation"]
 
 Array = npt.NDArray[np.floating]
 
 
-def _block_distances(
-    Xb: Array, xsq: Array, V2: Array, vsq: Array, gamma: float | None
-) -> tuple[Array, Array | None]:
-    """K x c distances of a block (kernel distances and kernel values with ``gamma``).
+# Bytes of the working set of one block (its rows of X, the two scratch arrays, the new
+# and the previous memberships): a few MiB stays in the L2/L3 caches while making
+# blocks long enough that the ~25 NumPy calls per block cost little.
+_BLOCK_BYTES = 1 << 22
 
-    ``V2`` is ``-2 V`` (the factor folded into the product). Squared distances are
-    not clipped at 0 here: a rounding-negative value sends the block to the safe
-    membership path, which clips.
+
+def block_rows(n: int, k: int, d: int, itemsize: int) -> int:
+    """Rows per block: about ``_BLOCK_BYTES`` of working set, blocks of equal size."""
+    rows = int(min(32768, max(2048, _BLOCK_BYTES // ((d + 4 * k) * itemsize))))
+    n_blocks = max(1, -(-n // rows))
+    return max(1, -(-n // n_blocks))
+
+
+def _amax(x: Array) -> int:
+    """Index of the largest ``|x_i|`` of a contiguous vector (BLAS ``i?amax``, one pass)."""
+    if x.dtype == np.float32:
+        return int(_isamax(x))
+    return int(_idamax(x))
+
+
+class BlockScratch:
+    """Two K x c work arrays and a vector of ones, reused by every block of a pass.
+
+    One per thread (``rows`` = the block size); a shorter last block uses views.
     """
-    D2 = V2 @ Xb.T
-    D2 += xsq[None, :]
-    D2 += vsq[:, None]
-    if gamma is None:
-        return D2, None
-    np.maximum(D2, 0.0, out=D2)
-    E = np.multiply(D2, -gamma)
-    D = np.expm1(E)
-    D *= -2.0
-    np.exp(E, out=E)
-    return D, E
+
+    __slots__ = ("A", "B", "ones")
+
+    def __init__(self, k: int, rows: int, dtype: npt.DTypeLike) -> None:
+        self.A = np.empty((k, rows), dtype=dtype)
+        self.B = np.empty((k, rows), dtype=dtype)
+        self.ones = np.ones(rows, dtype=dtype)
+
+
+def fcm_block(
+    Xb: Array,
+    xsq: Array,
+    wb: Array | None,
+    V2: Array,
+    vsq: Array,
+    m: float,
+    gamma: float | None,
+    floor: float,
+    out: Array,
+    previous: Array | None,
+    scratch: BlockScratch,
+) -> tuple[Array, Array, float, float]:
+    """One block of a (kernel) FCM pass: memberships, change, cost and centre sums.
+
+    Everything over the K x c block happens in the dtype of X, in place, on
+    cache-sized arrays: the distances (one BLAS product, ``V2 = -2 V`` folded in),
+    the memberships written into ``out``, the largest change against ``previous``,
+    and the weights ``W = w u^m`` (times the kernel values for kernel FCM) of the
+    next centre step, whose sums ``W X`` and ``W 1`` are two more BLAS products.
+    ``u^m`` needs no power over the block: on the fast path
+    ``u_ik^m = u_ik * cost_i / D_ik`` (``cost_i = sum_k u_ik^m D_ik``), and
+    ``u * u`` for ``m = 2``.
+
+    Parameters
+    ----------
+    Xb : ndarray of shape (c, n_features)
+        Rows of the block.
+    xsq : ndarray of shape (c,)
+        Their squared norms.
+    wb : ndarray of shape (c,) or None
+        Their sample weights (None: all ones).
+    V2 : ndarray of shape (n_clusters, n_features)
+        ``-2`` times the centres.
+    vsq : ndarray of shape (n_clusters,)
+        Squared norms of the centres.
+    m : float
+        Fuzzifier > 1.
+    gamma : float or None
+        RBF kernel parameter (None: Euclidean FCM).
+    floor : float
+        :func:`~marginclust.objectives._fcm.membership_floor` for this dtype, K, m.
+    out : ndarray of shape (n_clusters, c)
+        Receives the memberships (a view of the K x n membership array).
+    previous : ndarray of shape (n_clusters, c) or None
+        Memberships of the previous pass (None: no change is measured).
+    scratch : BlockScratch
+        Work arrays with at least ``c`` columns.
+
+    Returns
+    -------
+    S : ndarray of shape (n_clusters, n_features)
+        ``W Xb``, dtype of X.
+    tot : ndarray of shape (n_clusters,)
+        ``W 1``, dtype of X.
+    J : float
+        ``sum_i w_i sum_k u_ik^m D_ik`` over the block (float64 sum).
+    shift : float
+        ``max |out - previous|`` (0 without ``previous``).
+    """
+    c = Xb.shape[0]
+    A = scratch.A[:, :c]
+    B = scratch.B[:, :c]
+    D = np.matmul(V2, Xb.T, out=A)
+    D += xsq[None, :]
+    D += vsq[:, None]
+    Kb = None
+    if gamma is not None:  # kernel distances 2 (1 - k) and kernel values k, in B
+        np.maximum(D, 0.0, out=D)
+        np.multiply(D, -gamma, out=B)
+        np.expm1(B, out=D)
+        D *= -2.0
+        np.exp(B, out=B)
+        Kb = B
+    cost = memberships_into(D, m, out, floor)
+    fast = cost is not None
+    if cost is None:  # zero / tiny distances: the shifted, overflow-free path
+        np.maximum(D, 0.0, out=D)
+        U_safe, cost64 = memberships_from_distances(  # type: ignore[misc]
+            D, m, return_cost=True, transposed=True
+        )
+        out[...] = U_safe
+        cost = cost64
+    # per-block sum in the dtype of X (pairwise), blocks added in float64
+    J = float(cost.sum()) if wb is None else float(np.dot(cost, wb))
+    shift = 0.0
+    if previous is not None:  # largest |change|: a difference and one BLAS i?amax pass
+        E = np.subtract(previous, out, out=B if Kb is None else np.empty_like(B))
+        flat = E.reshape(-1)
+        shift = abs(float(flat[_amax(flat)]))
+    # W = w u^m (k): the weights of the next centre step, in A (the distances are done)
+    if m == 2.0:
+        W = np.multiply(out, out, out=A)
+        if wb is not None:
+            W *= wb[None, :]
+    elif fast:
+        W = np.divide(out, D, out=A)
+        W *= (cost if wb is None else cost * wb)[None, :]
+    else:
+        W = np.power(out, m, out=A)
+        if wb is not None:
+            W *= wb[None, :]
+    if Kb is not None:
+        W *= Kb
+    return W @ Xb, W @ scratch.ones[:c], J, shift
 
 
 def fuzzy_alternation(
@@ -100,7 +220,7 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: at least 8192, or about 512 KiB of X).
+        Rows per block (None: :func:`block_rows`, about 4 MiB of working set).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
@@ -115,9 +235,9 @@ def fuzzy_alternation(
     n, d = X.shape
     dt = X.dtype
     w = sample_weight.astype(dt, copy=False)
+    k0 = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
     if chunk_rows is None:
-        # per-block work is on K x c arrays: larger blocks than Lloyd's amortise the calls
-        chunk_rows = max(8192, chunk_rows_for(d, dt.itemsize))
+        chunk_rows = block_rows(n, k0, d, dt.itemsize)
     xsq = np.einsum("ij,ij->i", X, X)
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
@@ -142,40 +262,37 @@ def fuzzy_alternation(
     shift = float("inf")
     step = chunk_rows
 
+    wts = None if unweighted else w
+    scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
+
     def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
         """One pass over rows [lo0, hi0): memberships into U_next, partial sums."""
+        scratch = scratches.get(lo0)
+        if scratch is None:
+            scratch = scratches[lo0] = BlockScratch(k, min(step, hi0 - lo0), dt)
         S = np.zeros((k, d))
         tot = np.zeros(k)
         J = 0.0
         shift = 0.0
         for lo in range(lo0, hi0, step):
             hi = min(lo + step, hi0)
-            D, Kb = _block_distances(X[lo:hi], xsq[lo:hi], V2, vsq, gamma)
-            U = U_next[:, lo:hi]
-            fast = memberships_into(D, m, U, floor)
-            if fast is None:  # zero / tiny distances: the shifted, overflow-free path
-                np.maximum(D, 0.0, out=D)
-                U_safe, cost = memberships_from_distances(  # type: ignore[misc]
-                    D, m, return_cost=True, transposed=True
-                )
-                U[...] = U_safe
-            else:
-                cost = fast
-            J += float(cost.sum()) if unweighted else float(np.dot(cost, w[lo:hi]))
-            if not first:
-                np.subtract(Ut[:, lo:hi], U, out=D)
-                shift = max(shift, float(D.max()), -float(D.min()))
-            # weights of the next centre step
-            if m == 2.0:
-                W = np.multiply(U, U, out=D)
-            else:
-                W = np.power(U, m, out=D)
-            if Kb is not None:
-                W *= Kb
-            if not unweighted:
-                W *= w[lo:hi][None, :]
-            S += W @ X[lo:hi]
-            tot += W.sum(axis=1, dtype=np.float64)
+            Sb, tb, Jb, sb = fcm_block(
+                X[lo:hi],
+                xsq[lo:hi],
+                None if wts is None else wts[lo:hi],
+                V2,
+                vsq,
+                m,
+                gamma,
+                floor,
+                U_next[:, lo:hi],
+                None if first else Ut[:, lo:hi],
+                scratch,
+            )
+            S += Sb
+            tot += tb
+            J += Jb
+            shift = max(shift, sb)
         return S, tot, J, shift
 
     runner = BlockRunner(n, n_threads)
