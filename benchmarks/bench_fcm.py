@@ -28,6 +28,7 @@ import time
 import warnings
 
 import numpy as np
+from _ratios import record
 from threadpoolctl import threadpool_limits
 
 from marginclust import FuzzyCMeans
@@ -70,6 +71,9 @@ def iteration_vs_gemm(n: int, threads: int, repeat: int, dtype, k: int = 5, r: i
             X @ V0.T
             t_gemm.append(time.perf_counter() - t0)
     it, gm = float(np.median(t_iter)), float(np.median(t_gemm))
+    name = np.dtype(dtype).name
+    record("FCM one iteration", "one GEMM X @ V.T", f"{n} x 10, K={k}, {name}", threads,
+           it / gm, 3.0)
     load = "/".join(f"{v:.1f}" for v in os.getloadavg())
     print(
         f"| {n} x 10, K={k} | {np.dtype(dtype).name} | {threads} | {it * 1e3:.1f} | "
@@ -94,6 +98,8 @@ def versus_skfuzzy(n: int, threads: int, repeat: int, k: int = 5, m: float = 2.0
                 t_sk.append(time.perf_counter() - t0)
         diff = float(np.max(np.abs(cntr - est.cluster_centers_)))
         ratio = float(np.median(np.array(t_sk) / np.array(t_ours)))
+        record(f"FuzzyCMeans fit, {mode}", "scikit-fuzzy cmeans (same U0)", f"{n} x 10, K={k}",
+               threads, ratio, 8.0 if tol == 0.0 else None, better="higher")
         load = "/".join(f"{v:.1f}" for v in os.getloadavg())
         print(
             f"| {n} x 10, K={k} | {mode} | {threads} | {np.median(t_ours):.3f} "
