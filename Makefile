@@ -23,7 +23,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test,plot,bench,qp,docs]"
+	$(BIN)/python -m pip install --quiet -e ".[test,plot,bench,qp,docs,dask]"
 	touch $@
 
 demo: $(VENV)/.installed-demo

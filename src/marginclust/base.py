@@ -26,7 +26,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .exceptions import ConvergenceWarning, EmptyClusterError
 from .solvers import SolverResult
-from .utils import check_n_clusters, check_not_constant, degeneracy, report, spawn_seeds
+from .utils import (
+    Degeneracy,
+    check_n_clusters,
+    check_not_constant,
+    degeneracy,
+    min_cluster_size,
+    report,
+    spawn_seeds,
+)
 
 __all__ = ["BaseClusterer", "SoftClusterMixin"]
 
@@ -36,9 +44,23 @@ def _refuse_lazy(X: Any, name: str) -> None:
     if type(X).__module__.split(".")[0] == "dask":
         raise TypeError(
             f"{name} got a dask {type(X).__name__}; an in-memory estimator would compute "
-            "it whole. Pass a NumPy array or SciPy sparse matrix (e.g. X.compute() if it "
-            "fits in memory)."
+            f"it whole. Wrap the estimator: marginclust.dask.DaskClusterer({name}(...))"
+            ".fit(X) fits it pass by pass on the dask array (FuzzyCMeans, PKM and the "
+            "other classes listed by marginclust.dask.supported_estimators()); or pass a "
+            "NumPy array (X.compute() if it fits in memory)."
         )
+
+
+def _result_degeneracy(res: SolverResult, n_clusters: int) -> Degeneracy:
+    """Degeneracy of a restart's labels (or of ``res.info["cluster_sizes"]`` if given)."""
+    sizes = res.info.get("cluster_sizes") if res.info else None
+    if sizes is None:
+        return degeneracy(res.x["labels_"], n_clusters)
+    sizes = np.asarray(sizes, dtype=np.intp)
+    n_found = int(np.count_nonzero(sizes))
+    threshold = min_cluster_size(int(sizes.sum()), n_clusters)
+    bad = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
+    return Degeneracy(n_found, sizes, threshold, bad)
 
 
 class BaseClusterer(ClusterMixin, BaseEstimator):
@@ -137,6 +159,15 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def _fit(self, X: Any, **fit_params: Any) -> BaseClusterer:
         """Validate, run the restarts, keep the best, set the fitted attributes."""
         X = self._validate_fit_data(X)
+        self._check_fit_setup(X)
+        context = self._prepare(X, **fit_params)
+        return self._fit_restarts(context)
+
+    def _check_fit_setup(self, X: Any) -> None:
+        """Check ``n_clusters`` against the data, then the hyperparameters.
+
+        ``X`` needs only ``shape`` (a lazy array is fine).
+        """
         self._n_clusters = check_n_clusters(
             self.n_clusters, X.shape[0], min_clusters=self._min_clusters
         )
@@ -146,7 +177,16 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 f"n_clusters={self._n_clusters}."
             )
         self._check_params(X)
-        context = self._prepare(X, **fit_params)
+
+    def _fit_restarts(self, context: Any, fit_one: Any = None) -> BaseClusterer:
+        """Run the restarts from ``context``, keep the best, set the fitted attributes.
+
+        ``fit_one(context, random_state)`` defaults to :meth:`_fit_one`; an
+        out-of-core fitter (:mod:`marginclust.dask`) passes its own. A result
+        whose ``info`` holds ``"cluster_sizes"`` is judged by those sizes (its
+        ``labels_`` may be lazy and are then left as they are).
+        """
+        fit_one = self._fit_one if fit_one is None else fit_one
         rng = check_random_state(getattr(self, "random_state", None))
         verbose = getattr(self, "verbose", 0)
         best: SolverResult | None = None
@@ -155,7 +195,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         n_restarts = self._n_restarts()
         for restart, seed in enumerate(spawn_seeds(rng, n_restarts)):
             try:
-                res = self._fit_one(context, np.random.RandomState(seed))
+                res = fit_one(context, np.random.RandomState(seed))
             except EmptyClusterError as exc:
                 last_error = exc
                 report(
@@ -167,7 +207,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                     exc,
                 )
                 continue
-            degenerate = degeneracy(res.x["labels_"], self._n_clusters).degenerate
+            degenerate = _result_degeneracy(res, self._n_clusters).degenerate
             report(
                 verbose,
                 "%s restart %d/%d: objective %.6g after %d iterations%s",
@@ -191,7 +231,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             )
         for name, value in best.x.items():
             setattr(self, name, value)
-        self.labels_ = np.asarray(self.labels_, dtype=np.intp)
+        labels = getattr(self, "labels_")  # noqa: B009 - set just above, from best.x
+        if not hasattr(labels, "__dask_graph__"):
+            self.labels_ = np.asarray(labels, dtype=np.intp)
         self.objective_ = float(best.objective)
         self.objective_history_ = np.asarray(best.objective_history, dtype=np.float64)
         self.n_iter_ = int(best.n_iter)
@@ -202,12 +244,13 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 "before meeting its tolerance; increase max_iter or tol."
             )
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
-        self._warn_if_degenerate()
+        self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
         return self
 
-    def _warn_if_degenerate(self) -> None:
+    def _warn_if_degenerate(self, deg: Degeneracy | None = None) -> None:
         """Set ``n_clusters_found_`` and warn when the fitted labels are degenerate."""
-        deg = degeneracy(self.labels_, self._n_clusters)
+        if deg is None:
+            deg = degeneracy(self.labels_, self._n_clusters)
         self.n_clusters_found_ = deg.n_found
         if deg.n_found < self._n_clusters:
             warnings.warn(
@@ -221,8 +264,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             small = int(np.min(deg.sizes))
             warnings.warn(
                 f"{type(self).__name__} returned a cluster of {small} sample(s) (below the "
-                f"minimum of {deg.min_size} for {len(self.labels_)} samples): an outlier taken "
-                f"as a cluster. {self._collapse_advice}",
+                f"minimum of {deg.min_size} for {int(np.sum(deg.sizes))} samples): an outlier "
+                f"taken as a cluster. {self._collapse_advice}",
                 ConvergenceWarning,
                 stacklevel=4,
             )

@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from marginclust.objectives._fcm import membership_floor, memberships_into
-from marginclust.solvers._fuzzy import BlockScratch, block_rows, fcm_block, fuzzy_alternation
+from marginclust.solvers._fuzzy import (
+    BlockScratch,
+    fcm_block,
+    fcm_chunk_rows,
+    fuzzy_alternation,
+    reduce_fcm_partials,
+)
 
 
 def _direct(Xb, V, m, gamma, w, prev):
@@ -46,7 +52,7 @@ def test_block_equals_textbook_formulas(dtype, rtol, m, gamma, weighted):
     prev = rng.dirichlet(np.ones(k), size=c).T.astype(dtype)
     out = np.empty((k, c), dtype)
     scratch = BlockScratch(k, c + 5, dtype)  # longer than the block: views are used
-    S, tot, J, shift = fcm_block(
+    S, tot, J, shift, counts = fcm_block(
         Xb,
         np.einsum("ij,ij->i", Xb, Xb),
         w if weighted else None,
@@ -57,7 +63,7 @@ def test_block_equals_textbook_formulas(dtype, rtol, m, gamma, weighted):
         membership_floor(dtype, k, m),
         out,
         prev,
-        scratch,
+        scratch=scratch,
     )
     U_ref, S_ref, tot_ref, J_ref, shift_ref = _direct(Xb, V, m, gamma, w.astype(float), prev)
     assert out.dtype == dtype and S.dtype == dtype and tot.dtype == dtype
@@ -66,6 +72,16 @@ def test_block_equals_textbook_formulas(dtype, rtol, m, gamma, weighted):
     np.testing.assert_allclose(tot, tot_ref, rtol=rtol)
     assert J == pytest.approx(J_ref, rel=rtol)
     assert shift == pytest.approx(shift_ref, rel=rtol, abs=1e-6 if dtype == np.float32 else 0)
+    np.testing.assert_array_equal(counts, np.bincount(U_ref.argmax(axis=0), minlength=k))
+    # without scratch (the dask path) and without counts (the in-memory path): same partials
+    out2 = np.empty_like(out)
+    args = (Xb, np.einsum("ij,ij->i", Xb, Xb), w if weighted else None, V * dtype(-2.0),
+            np.einsum("ij,ij->i", V, V), m, gamma, membership_floor(dtype, k, m), out2, prev)
+    S2, tot2, J2, shift2, none = fcm_block(*args, with_counts=False)
+    assert none is None and J2 == J and shift2 == shift
+    np.testing.assert_array_equal(out2, out)
+    np.testing.assert_array_equal(S2, S)
+    assert reduce_fcm_partials([(S, tot, J, shift, None)], k, d)[4] is None
 
 
 @pytest.mark.parametrize("m", [1.5, 2.0, 3.0])
@@ -75,9 +91,9 @@ def test_block_safe_path_on_a_sample_at_a_centre(m):
     Xb = rng.randn(20, 2)
     V = np.vstack([Xb[3], rng.randn(2, 2)])
     out = np.empty((3, 20))
-    S, tot, J, shift = fcm_block(
+    S, tot, J, shift, _ = fcm_block(
         Xb, np.einsum("ij,ij->i", Xb, Xb), None, -2.0 * V, np.einsum("ij,ij->i", V, V),
-        m, None, membership_floor(np.float64, 3, m), out, None, BlockScratch(3, 20, np.float64),
+        m, None, membership_floor(np.float64, 3, m), out, None,
     )
     assert np.all(np.isfinite(out)) and np.all(np.isfinite(S)) and np.isfinite(J)
     np.testing.assert_allclose(out.sum(axis=0), 1.0)
@@ -118,9 +134,10 @@ def test_blocked_solver_equals_one_block(gamma, m):
     assert many.stop_crit == pytest.approx(one.stop_crit, rel=1e-9)
 
 
-def test_block_rows_even_and_bounded():
+def test_chunk_rows_even_and_bounded():
     for n, k, d, b in [(10, 2, 2, 8), (20000, 5, 10, 8), (10**6, 5, 10, 4), (10**6, 50, 300, 8)]:
-        rows = block_rows(n, k, d, b)
+        rows = fcm_chunk_rows(d, b, k, n)
         n_blocks = -(-n // rows)
-        assert 1 <= rows <= max(32768, 1) and n_blocks * rows - n < n_blocks
-    assert block_rows(10, 2, 2, 8) == 10  # small data: one block
+        assert 1 <= rows <= 32768 and n_blocks * rows - n < n_blocks
+    assert fcm_chunk_rows(2, 8, 2, 10) == 10  # small data: one block
+    assert 2048 <= fcm_chunk_rows(300, 8, 50) <= fcm_chunk_rows(10, 4, 5) == 32768

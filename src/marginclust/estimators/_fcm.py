@@ -24,7 +24,7 @@ from ..objectives._fcm import (
 )
 from ..solvers import SolverResult
 from ..solvers._frame import Frame, centred_frame, check_objective_scale
-from ..solvers._fuzzy import fuzzy_alternation
+from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
 from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
 
 __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans"]
@@ -298,19 +298,25 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         check_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
-        frame = centred_frame(X)
-        context: dict[str, Any] = {
-            "frame": frame,
-            "sample_weight": check_sample_weight(sample_weight, X),
-            "gamma": None,
-        }
+        frame = centred_frame(X, chunk_rows=self._chunk_rows(X))
+        return self._context(frame, check_sample_weight(sample_weight, X))
+
+    def _chunk_rows(self, X: Any) -> int:
+        """Rows per block of the passes over X (and of the frame's sums)."""
+        k = int(getattr(self, "_n_clusters", self.n_clusters))
+        return fcm_chunk_rows(X.shape[1], X.dtype.itemsize, k, X.shape[0])
+
+    def _context(self, frame: Frame, sample_weight: Any) -> dict[str, Any]:
+        """The restart context from the working frame (in memory or lazy) and the weights."""
+        context: dict[str, Any] = {"frame": frame, "sample_weight": sample_weight, "gamma": None}
         init = self.init
-        if not isinstance(init, str) and np.asarray(init).shape == (self._n_clusters, X.shape[1]):
-            init = frame.centers_to_frame(init).astype(X.dtype)
+        d = frame.Z.shape[1]
+        if not isinstance(init, str) and np.asarray(init).shape == (self._n_clusters, d):
+            init = frame.centers_to_frame(init).astype(frame.Z.dtype)
         context["init"] = init
         self._set_kernel(context)
         if context["gamma"] is None:  # kernel distances are bounded: any scale is fine
-            check_objective_scale(X, frame)
+            check_objective_scale(frame.Z, frame)
         return context
 
     def _set_kernel(self, context: dict[str, Any]) -> None:
@@ -324,12 +330,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         frame: Frame = context["frame"]
         Z, sw = frame.Z, context["sample_weight"]
         centres, U0 = initial_point(context["init"], Z, self._n_clusters, sw, random_state)
-        callback = None
-        if self.verbose:
-
-            def callback(it: int, J: float) -> None:
-                report(self.verbose, "%s iteration %d: objective %.6g", type(self).__name__, it, J)
-
+        callback = self._iteration_callback()
         res = fuzzy_alternation(
             Z,
             sw,
@@ -339,9 +340,26 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
             gamma=context["gamma"],
             tol=float(self.tol),
             max_iter=int(self.max_iter),
+            chunk_rows=self._chunk_rows(Z),
             callback=callback,
         )
+        return self._restart_result(res, context)
+
+    def _iteration_callback(self) -> Any:
+        """The verbose per-iteration report (None when silent)."""
+        if not self.verbose:
+            return None
+
+        def callback(it: int, J: float) -> None:
+            report(self.verbose, "%s iteration %d: objective %.6g", type(self).__name__, it, J)
+
+        return callback
+
+    def _restart_result(self, res: SolverResult, context: Any) -> SolverResult:
+        """Fitted attributes of one restart from the solver's ``(U, V)`` (U may be lazy)."""
+        frame: Frame = context["frame"]
         U, V = res.x
+        dtype = frame.Z.dtype
         # kernel distances are scale-free; squared distances scale by 1 / scale**2
         unit = 1.0 if context["gamma"] is not None else frame.scale
         with np.errstate(over="ignore"):
@@ -349,7 +367,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         attrs = {
             "labels_": np.argmax(U, axis=1),
             "memberships_": U,
-            "cluster_centers_": frame.centers_from_frame(V).astype(Z.dtype),
+            "cluster_centers_": frame.centers_from_frame(V).astype(dtype),
             "_frame_mean": frame.mean,
             "_frame_scale": frame.scale,
         }
@@ -362,6 +380,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
             converged=res.converged,
             stop_crit=res.stop_crit,
             message=res.message,
+            info=res.info,
         )
 
     def _distances(self, X: np.ndarray) -> np.ndarray:

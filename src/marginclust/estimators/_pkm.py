@@ -15,7 +15,7 @@ from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
 from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
-from ..solvers._lloyd import lloyd
+from ..solvers._lloyd import chunk_rows_for, lloyd
 from ..utils import check_memberships, check_positive, report, resolve_alias
 
 __all__ = ["PKM"]
@@ -240,18 +240,29 @@ array-like, default="k-means++"
             )
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
-        frame = centred_frame(X)
-        check_objective_scale(X, frame)
-        Z = frame.Z
+        if fit_params:
+            raise TypeError(f"PKM.fit got unexpected parameters {sorted(fit_params)}.")
+        context = self._context(centred_frame(X, chunk_rows=self._chunk_rows(X)))
+        if not self._lloyd_path():
+            context["objective"] = PKMObjective(context["frame"].Z)
+        return context
+
+    def _chunk_rows(self, X: Any) -> int:
+        """Rows per block of the Lloyd passes over X (and of the frame's sums)."""
+        return chunk_rows_for(X.shape[1], X.dtype.itemsize)
+
+    def _lloyd_path(self) -> bool:
+        """Whether the fit runs the chunked Lloyd solver (default solver, hard start)."""
+        return self.solver == "block" and self._hard_start()
+
+    def _context(self, frame: Frame) -> dict[str, Any]:
+        """The restart context from the working frame (in memory or lazy)."""
+        check_objective_scale(frame.Z, frame)
         # The tolerance unit: the mean squared distance of the data to their mean.
-        scale = frame.sq_total / Z.shape[0]
+        scale = frame.sq_total / frame.Z.shape[0]
         if not scale > 0:
             scale = 1.0
-        context: dict[str, Any] = {"frame": frame, "thr": float(self.tol) * scale}
-        hard = self._hard_start()
-        if not (hard and self.solver == "block"):
-            context["objective"] = PKMObjective(Z)
-        return context
+        return {"frame": frame, "thr": float(self.tol) * scale}
 
     def _hard_start(self) -> bool:
         init = self._init
@@ -282,7 +293,7 @@ array-like, default="k-means++"
         frame: Frame = context["frame"]
         Z, k = frame.Z, self._n_clusters
         init = self._init
-        if self.solver == "block" and self._hard_start():
+        if self._lloyd_path():
             if not isinstance(init, str) and init[0] == "memberships":
                 res = lloyd(
                     Z,
@@ -290,6 +301,7 @@ array-like, default="k-means++"
                     labels=np.argmax(init[1], axis=1),
                     thr=context["thr"],
                     max_iter=self._max_iter,
+                    chunk_rows=self._chunk_rows(Z),
                     callback=self._callback(),
                     total_sq=frame.sq_total,
                 )
@@ -299,73 +311,123 @@ array-like, default="k-means++"
                     self._seeds(frame, random_state),
                     thr=context["thr"],
                     max_iter=self._max_iter,
+                    chunk_rows=self._chunk_rows(Z),
                     callback=self._callback(),
                     total_sq=frame.sq_total,
                 )
-            labels, C = res.x
+            labels = res.x[0]
             P = np.zeros((Z.shape[0], k))
             P[np.arange(Z.shape[0]), labels] = 1.0
-            labels_out = labels
-            n_released = int(res.info["n_moved"])
-            n_relocated = int(res.info["n_relocated"])
-            objective, history = res.objective, res.objective_history
-            n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
-            message = "" if converged else (
-                f"PKM stopped after max_iter={self._max_iter} Lloyd steps with points still "
-                "moving; increase max_iter."
-            )
-        else:
-            obj: PKMObjective = context["objective"]
-            P0 = self._initial_memberships(obj, frame, random_state)
-            res = active_gradient_projection(
-                obj,
-                P0,
-                method=self.solver,
-                step=float(self.step),
-                tol=float(self.tol),
-                max_iter=self._max_iter,
+            return self._lloyd_result(res, frame, P)
+        obj: PKMObjective = context["objective"]
+        P0 = self._initial_memberships(obj, frame, random_state)
+        res = active_gradient_projection(
+            obj,
+            P0,
+            method=self.solver,
+            step=float(self.step),
+            tol=float(self.tol),
+            max_iter=self._max_iter,
+            callback=self._callback(),
+        )
+        P = res.x
+        n_released = int(res.info["n_released"])
+        n_relocated = 0
+        objective, history = res.objective, res.objective_history
+        n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+        if res.info.get("emptied"):
+            # A cluster lost all membership. Harden: every point to its nearest live
+            # centre (J is concave, so this does not increase it), then Lloyd steps,
+            # which first re-seed the empty cluster with the worst-fitted point.
+            mass = P.sum(axis=0)
+            alive = np.flatnonzero(mass > 1e-300)
+            C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
+            labels0 = alive[np.argmin(_sq_distances(Z, C_alive), axis=1)]
+            res = lloyd(
+                Z,
+                np.zeros((k, Z.shape[1])),
+                labels=labels0,
+                thr=context["thr"],
+                max_iter=max(1, self._max_iter - n_iter),
                 callback=self._callback(),
+                total_sq=frame.sq_total,
             )
-            P = res.x
-            n_released = int(res.info["n_released"])
-            n_relocated = 0
-            objective, history = res.objective, res.objective_history
-            n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
-            if res.info.get("emptied"):
-                # A cluster lost all membership. Harden: every point to its nearest live
-                # centre (J is concave, so this does not increase it), then Lloyd steps,
-                # which first re-seed the empty cluster with the worst-fitted point.
-                mass = P.sum(axis=0)
-                alive = np.flatnonzero(mass > 1e-300)
-                C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
-                labels0 = alive[np.argmin(_sq_distances(Z, C_alive), axis=1)]
-                res = lloyd(
-                    Z,
-                    np.zeros((k, Z.shape[1])),
-                    labels=labels0,
-                    thr=context["thr"],
-                    max_iter=max(1, self._max_iter - n_iter),
-                    callback=self._callback(),
-                    total_sq=frame.sq_total,
-                )
-                labels_h, C_h = res.x
-                P = np.zeros((Z.shape[0], k))
-                P[np.arange(Z.shape[0]), labels_h] = 1.0
-                n_relocated = int(res.info["n_relocated"])
-                history = np.concatenate([history, res.objective_history])
-                objective, n_iter = res.objective, n_iter + res.n_iter
-                converged, stop_crit = res.converged, res.stop_crit
-            C = obj.centers(P)
-            labels_out = np.argmax(P, axis=1)
-            message = "" if converged else (
-                f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
-                "reaching a KKT point; increase max_iter"
-                + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
-            )
+            labels_h, C_h = res.x
+            P = np.zeros((Z.shape[0], k))
+            P[np.arange(Z.shape[0]), labels_h] = 1.0
+            n_relocated = int(res.info["n_relocated"])
+            history = np.concatenate([history, res.objective_history])
+            objective, n_iter = res.objective, n_iter + res.n_iter
+            converged, stop_crit = res.converged, res.stop_crit
+        C = obj.centers(P)
+        labels_out = np.argmax(P, axis=1)
+        message = "" if converged else (
+            f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
+            "reaching a KKT point; increase max_iter"
+            + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
+        )
+        return self._result(
+            frame,
+            P,
+            C,
+            labels_out,
+            n_released=n_released,
+            n_relocated=n_relocated,
+            objective=objective,
+            history=history,
+            n_iter=n_iter,
+            converged=converged,
+            stop_crit=stop_crit,
+            message=message,
+            info=res.info,
+        )
+
+    def _lloyd_result(self, res: SolverResult, frame: Frame, P: Any) -> SolverResult:
+        """A restart's attributes from a Lloyd run (``P``, its labels may be lazy)."""
+        labels, C = res.x
+        converged = res.converged
+        message = "" if converged else (
+            f"PKM stopped after max_iter={self._max_iter} Lloyd steps with points still "
+            "moving; increase max_iter."
+        )
+        return self._result(
+            frame,
+            P,
+            C,
+            labels,
+            n_released=int(res.info["n_moved"]),
+            n_relocated=int(res.info["n_relocated"]),
+            objective=res.objective,
+            history=res.objective_history,
+            n_iter=res.n_iter,
+            converged=converged,
+            stop_crit=res.stop_crit,
+            message=message,
+            info=res.info,
+        )
+
+    def _result(
+        self,
+        frame: Frame,
+        P: Any,
+        C: Any,
+        labels: Any,
+        *,
+        n_released: int,
+        n_relocated: int,
+        objective: float,
+        history: Any,
+        n_iter: int,
+        converged: bool,
+        stop_crit: float,
+        message: str,
+        info: Any,
+    ) -> SolverResult:
+        dtype = frame.Z.dtype
         attrs = {
-            "memberships_": P.astype(Z.dtype, copy=False),
-            "cluster_centers_": frame.centers_from_frame(C).astype(Z.dtype, copy=False),
-            "labels_": labels_out.astype(np.intp, copy=False),
+            "memberships_": P.astype(dtype, copy=False),
+            "cluster_centers_": frame.centers_from_frame(C).astype(dtype, copy=False),
+            "labels_": labels.astype(np.intp, copy=False),
             "n_released_": n_released,
             "n_relocated_": n_relocated,
             "_frame_mean": frame.mean,
@@ -384,7 +446,7 @@ array-like, default="k-means++"
             converged=converged,
             stop_crit=stop_crit,
             message=message,
-            info=res.info,
+            info=info,
         )
 
     def _initial_memberships(

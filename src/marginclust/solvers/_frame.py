@@ -17,7 +17,15 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Frame", "centred_frame", "check_objective_scale"]
+__all__ = [
+    "Frame",
+    "centred_frame",
+    "check_objective_scale",
+    "frame_block_sums",
+    "frame_block_squares",
+    "frame_needs_rescale",
+    "frame_scale",
+]
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,67 @@ class Frame:
         return np.asarray(C, dtype=np.float64) / self.scale + self.mean
 
 
-def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
+def frame_block_sums(Xb: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+    """Column sums (float64) of a row block: the partial of the mean."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return Xb.sum(axis=0, dtype=np.float64)
+
+
+def frame_block_squares(
+    Xb: npt.NDArray[np.floating], mean: npt.NDArray[np.float64], scale: float
+) -> tuple[float, float]:
+    """``(sum of squares, largest |entry|)`` of a block of the frame ``(X - mean) * scale``."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        Z = Xb - mean.astype(Xb.dtype)
+        if scale != 1.0:
+            Z *= Xb.dtype.type(scale)
+        sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
+        peak = float(max(Z.max(initial=0.0), -Z.min(initial=0.0)))
+    return sq, peak
+
+
+def _blocks(n: int, chunk_rows: int | None) -> list[tuple[int, int]]:
+    step = n if chunk_rows is None else max(1, int(chunk_rows))
+    return [(lo, min(lo + step, n)) for lo in range(0, max(n, 1), step)]
+
+
+def frame_needs_rescale(sq: float, size: int) -> bool:
+    """Whether squares of the centred data (sum ``sq`` over ``size`` entries) leave the range."""
+    tiny_ok = sq / max(size, 1) > 1e-200  # 0 here is underflow (or constant data)
+    return not (np.isfinite(sq) and sq < 1e200 and tiny_ok)
+
+
+def frame_scale(peak: float) -> float:
+    """The power of two that brings the largest centred entry ``peak`` into [1/2, 1)."""
+    if not np.isfinite(peak):
+        raise ValueError(
+            "X has a feature range that overflows. Rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if peak > 0:
+        e = int(np.frexp(peak)[1])  # peak = f * 2**e with f in [0.5, 1)
+        return float(np.ldexp(1.0, -e))
+    return 1.0
+
+
+def check_frame_mean(mean: npt.NDArray[np.float64], name: str = "X") -> None:
+    """Refuse column means that overflow (entries near the float maximum)."""
+    if not np.all(np.isfinite(mean)):
+        raise ValueError(
+            f"{name} has entries so large that their mean overflows. Rescale your "
+            "features (e.g. sklearn.preprocessing.StandardScaler)."
+        )
+
+
+def centred_frame(
+    X: npt.NDArray[np.floating], name: str = "X", *, chunk_rows: int | None = None
+) -> Frame:
     """Centre ``X`` (a copy, dtype kept) and rescale it by a power of two.
+
+    The column sums and the sum of squares are accumulated over row blocks of
+    ``chunk_rows`` rows in order (:func:`frame_block_sums`,
+    :func:`frame_block_squares`), so an out-of-core fit with the same blocks
+    (:mod:`marginclust.dask`) finds the same frame bit for bit.
 
     Parameters
     ----------
@@ -54,6 +121,8 @@ def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
         Validated dense data with finite entries.
     name : str, default="X"
         Name used in messages.
+    chunk_rows : int, default=None
+        Rows per block (None: one block).
 
     Returns
     -------
@@ -65,34 +134,33 @@ def centred_frame(X: npt.NDArray[np.floating], name: str = "X") -> Frame:
         If the column means overflow (entries near the float maximum): rescale
         the features.
     """
+    n = X.shape[0]
+    blocks = _blocks(n, chunk_rows)
+    total = np.zeros(X.shape[1])
     with np.errstate(over="ignore", invalid="ignore"):
-        mean = X.mean(axis=0, dtype=np.float64)
-    if not np.all(np.isfinite(mean)):
-        raise ValueError(
-            f"{name} has entries so large that their mean overflows. Rescale your "
-            "features (e.g. sklearn.preprocessing.StandardScaler)."
-        )
+        for lo, hi in blocks:
+            total += frame_block_sums(X[lo:hi])
+        mean = total / n
+    check_frame_mean(mean, name)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         Z = X - mean.astype(X.dtype)
-        sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
+        sq = 0.0
+        for lo, hi in blocks:
+            Zb = Z[lo:hi]
+            sq += float(np.einsum("ij,ij->", Zb, Zb, dtype=np.float64))
     # the common case: squares comfortably inside the float range, no rescaling (and no
     # extra pass); otherwise find the largest entry and rescale by a power of two
-    tiny_ok = sq / max(Z.size, 1) > 1e-200  # 0 here is underflow (or constant data)
-    if np.isfinite(sq) and sq < 1e200 and tiny_ok:
+    if not frame_needs_rescale(sq, Z.size):
         return Frame(Z=Z, mean=mean, scale=1.0, sq_total=sq)
     with np.errstate(over="ignore", invalid="ignore"):
         peak = float(max(Z.max(initial=0.0), -Z.min(initial=0.0)))
-    if not np.isfinite(peak):
-        raise ValueError(
-            f"{name} has a feature range that overflows. Rescale your features "
-            "(e.g. sklearn.preprocessing.StandardScaler)."
-        )
-    scale = 1.0
-    if peak > 0:
-        e = int(np.frexp(peak)[1])  # peak = f * 2**e with f in [0.5, 1)
-        scale = float(np.ldexp(1.0, -e))
+    scale = frame_scale(peak)
+    if scale != 1.0:
         Z *= X.dtype.type(scale)
-    sq = float(np.einsum("ij,ij->", Z, Z, dtype=np.float64))
+    sq = 0.0
+    for lo, hi in blocks:
+        Zb = Z[lo:hi]
+        sq += float(np.einsum("ij,ij->", Zb, Zb, dtype=np.float64))
     return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq)
 
 

@@ -21,7 +21,7 @@ pass, only then.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -38,7 +38,15 @@ from ..objectives._fcm import (
 from ._blocks import BlockRunner
 from ._result import SolverResult
 
-__all__ = ["BlockScratch", "block_rows", "fcm_block", "fuzzy_alternation"]
+__all__ = [
+    "BlockScratch",
+    "fcm_block",
+    "fcm_block_memberships",
+    "fcm_chunk_rows",
+    "fcm_iterations",
+    "fuzzy_alternation",
+    "reduce_fcm_partials",
+]
 
 Array = npt.NDArray[np.floating]
 
@@ -49,11 +57,21 @@ Array = npt.NDArray[np.floating]
 _BLOCK_BYTES = 1 << 22
 
 
-def block_rows(n: int, k: int, d: int, itemsize: int) -> int:
-    """Rows per block: about ``_BLOCK_BYTES`` of working set, blocks of equal size."""
-    rows = int(min(32768, max(2048, _BLOCK_BYTES // ((d + 4 * k) * itemsize))))
-    n_blocks = max(1, -(-n // rows))
-    return max(1, -(-n // n_blocks))
+def fcm_chunk_rows(
+    n_features: int, itemsize: int, n_clusters: int = 2, n_samples: int | None = None
+) -> int:
+    """Rows per block of the FCM pass: about ``_BLOCK_BYTES`` of working set per block.
+
+    The working set of a block is its rows of X and four K x c arrays (two scratch
+    arrays, the new and the previous memberships). With ``n_samples`` the blocks
+    are of equal size (the last one is not a short remainder).
+    """
+    per_row = (n_features + 4 * n_clusters) * itemsize
+    rows = int(min(32768, max(2048, _BLOCK_BYTES // max(1, per_row))))
+    if n_samples is None:
+        return rows
+    n_blocks = max(1, -(-n_samples // rows))
+    return max(1, -(-n_samples // n_blocks))
 
 
 def _amax(x: Array) -> int:
@@ -66,7 +84,7 @@ def _amax(x: Array) -> int:
 class BlockScratch:
     """Two K x c work arrays and a vector of ones, reused by every block of a pass.
 
-    One per thread (``rows`` = the block size); a shorter last block uses views.
+    One per thread (``rows`` = the block size); a shorter block uses views.
     """
 
     __slots__ = ("A", "B", "ones")
@@ -77,111 +95,233 @@ class BlockScratch:
         self.ones = np.ones(rows, dtype=dtype)
 
 
-def fcm_block(
+def _memberships(
     Xb: Array,
-    xsq: Array,
-    wb: Array | None,
+    xsq_b: Array,
     V2: Array,
     vsq: Array,
     m: float,
     gamma: float | None,
     floor: float,
-    out: Array,
-    previous: Array | None,
+    U: Array,
     scratch: BlockScratch,
-) -> tuple[Array, Array, float, float]:
-    """One block of a (kernel) FCM pass: memberships, change, cost and centre sums.
+) -> tuple[Array, Array, Array | None, bool]:
+    """Distances (into ``scratch.A``), kernel values (``scratch.B``), memberships into ``U``.
 
-    Everything over the K x c block happens in the dtype of X, in place, on
-    cache-sized arrays: the distances (one BLAS product, ``V2 = -2 V`` folded in),
-    the memberships written into ``out``, the largest change against ``previous``,
-    and the weights ``W = w u^m`` (times the kernel values for kernel FCM) of the
-    next centre step, whose sums ``W X`` and ``W 1`` are two more BLAS products.
-    ``u^m`` needs no power over the block: on the fast path
-    ``u_ik^m = u_ik * cost_i / D_ik`` (``cost_i = sum_k u_ik^m D_ik``), and
-    ``u * u`` for ``m = 2``.
-
-    Parameters
-    ----------
-    Xb : ndarray of shape (c, n_features)
-        Rows of the block.
-    xsq : ndarray of shape (c,)
-        Their squared norms.
-    wb : ndarray of shape (c,) or None
-        Their sample weights (None: all ones).
-    V2 : ndarray of shape (n_clusters, n_features)
-        ``-2`` times the centres.
-    vsq : ndarray of shape (n_clusters,)
-        Squared norms of the centres.
-    m : float
-        Fuzzifier > 1.
-    gamma : float or None
-        RBF kernel parameter (None: Euclidean FCM).
-    floor : float
-        :func:`~marginclust.objectives._fcm.membership_floor` for this dtype, K, m.
-    out : ndarray of shape (n_clusters, c)
-        Receives the memberships (a view of the K x n membership array).
-    previous : ndarray of shape (n_clusters, c) or None
-        Memberships of the previous pass (None: no change is measured).
-    scratch : BlockScratch
-        Work arrays with at least ``c`` columns.
-
-    Returns
-    -------
-    S : ndarray of shape (n_clusters, n_features)
-        ``W Xb``, dtype of X.
-    tot : ndarray of shape (n_clusters,)
-        ``W 1``, dtype of X.
-    J : float
-        ``sum_i w_i sum_k u_ik^m D_ik`` over the block (float64 sum).
-    shift : float
-        ``max |out - previous|`` (0 without ``previous``).
+    Returns ``(cost, D, Kb, fast)``; ``fast`` says the unshifted membership formula
+    applied (no distance at or below the overflow floor), so ``D > 0`` everywhere.
+    Squared distances are not clipped at 0 before it: a rounding-negative value
+    sends the block to the safe path, which clips.
     """
     c = Xb.shape[0]
-    A = scratch.A[:, :c]
-    B = scratch.B[:, :c]
-    D = np.matmul(V2, Xb.T, out=A)
-    D += xsq[None, :]
+    D = np.matmul(V2, Xb.T, out=scratch.A[:, :c])
+    D += xsq_b[None, :]
     D += vsq[:, None]
     Kb = None
-    if gamma is not None:  # kernel distances 2 (1 - k) and kernel values k, in B
+    if gamma is not None:  # kernel distances 2 (1 - k) and kernel values k
+        B = scratch.B[:, :c]
         np.maximum(D, 0.0, out=D)
         np.multiply(D, -gamma, out=B)
         np.expm1(B, out=D)
         D *= -2.0
         np.exp(B, out=B)
         Kb = B
-    cost = memberships_into(D, m, out, floor)
-    fast = cost is not None
-    if cost is None:  # zero / tiny distances: the shifted, overflow-free path
-        np.maximum(D, 0.0, out=D)
-        U_safe, cost64 = memberships_from_distances(  # type: ignore[misc]
-            D, m, return_cost=True, transposed=True
-        )
-        out[...] = U_safe
-        cost = cost64
+    cost = memberships_into(D, m, U, floor)
+    if cost is not None:
+        return cost, D, Kb, True
+    # zero / tiny distances: the shifted, overflow-free path
+    np.maximum(D, 0.0, out=D)
+    U_safe, cost64 = memberships_from_distances(  # type: ignore[misc]
+        D, m, return_cost=True, transposed=True
+    )
+    U[...] = U_safe
+    return cost64, D, Kb, False
+
+
+def fcm_block_memberships(
+    Xb: Array,
+    xsq_b: Array,
+    V2: Array,
+    vsq: Array,
+    m: float,
+    gamma: float | None,
+    floor: float,
+    U: Array,
+    scratch: BlockScratch | None = None,
+) -> tuple[Array, Array, Array | None]:
+    """Memberships (K x c, written into ``U``) of a block at centres ``V = -V2 / 2``.
+
+    Returns ``(cost, D, Kb)``: the per-sample cost at those memberships, the
+    distance buffer (free for reuse) and the kernel values (kernel FCM) or None.
+    """
+    if scratch is None:
+        scratch = BlockScratch(V2.shape[0], Xb.shape[0], Xb.dtype)
+    cost, D, Kb, _ = _memberships(Xb, xsq_b, V2, vsq, m, gamma, floor, U, scratch)
+    return cost, D, Kb
+
+
+def fcm_block(
+    Xb: Array,
+    xsq_b: Array,
+    wb: Array | None,
+    V2: Array,
+    vsq: Array,
+    m: float,
+    gamma: float | None,
+    floor: float,
+    U: Array,
+    U_prev: Array | None,
+    *,
+    scratch: BlockScratch | None = None,
+    with_counts: bool = True,
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp] | None]:
+    """One FCM pass over a block: the block function shared by every execution path.
+
+    Writes the block's memberships at the centres ``V = -V2 / 2`` into ``U``
+    (K x c) and returns the block's partials ``(S, tot, J, shift, counts)``:
+    centre sums ``W^T X_b`` and weights ``W^T 1`` (dtype of X; the reduction adds
+    them in float64), the objective (float64 sum), the largest membership change
+    against ``U_prev`` (0 when None) and the sizes of the block's crisp clusters
+    (argmax of the memberships; None unless ``with_counts``). ``wb`` None means
+    unit weights.
+
+    Everything over the K x c block happens in the dtype of X, in place, on the
+    cache-sized arrays of ``scratch`` (allocated if None): the distances (one BLAS
+    product, ``V2 = -2 V`` folded in), the memberships, the largest change (a
+    difference and one BLAS ``i?amax`` pass), and the weights ``W = w u^m``
+    (times the kernel values for kernel FCM) of the next centre step, whose sums
+    are two more BLAS products. ``u^m`` needs no power over the block: on the fast
+    path ``u_ik^m = u_ik * cost_i / D_ik`` (``cost_i = sum_k u_ik^m D_ik``), and
+    ``u * u`` for ``m = 2``.
+    """
+    c = Xb.shape[0]
+    if scratch is None:
+        scratch = BlockScratch(V2.shape[0], c, Xb.dtype)
+    cost, D, Kb, fast = _memberships(Xb, xsq_b, V2, vsq, m, gamma, floor, U, scratch)
     # per-block sum in the dtype of X (pairwise), blocks added in float64
     J = float(cost.sum()) if wb is None else float(np.dot(cost, wb))
     shift = 0.0
-    if previous is not None:  # largest |change|: a difference and one BLAS i?amax pass
-        E = np.subtract(previous, out, out=B if Kb is None else np.empty_like(B))
+    if U_prev is not None:
+        E = np.subtract(U_prev, U, out=scratch.B[:, :c] if Kb is None else np.empty_like(U))
         flat = E.reshape(-1)
         shift = abs(float(flat[_amax(flat)]))
-    # W = w u^m (k): the weights of the next centre step, in A (the distances are done)
+    counts = np.bincount(U.argmax(axis=0), minlength=U.shape[0]) if with_counts else None
+    # W = w u^m (k): the weights of the next centre step, over the distances
     if m == 2.0:
-        W = np.multiply(out, out, out=A)
+        W = np.multiply(U, U, out=D)
         if wb is not None:
             W *= wb[None, :]
     elif fast:
-        W = np.divide(out, D, out=A)
+        W = np.divide(U, D, out=D)
         W *= (cost if wb is None else cost * wb)[None, :]
     else:
-        W = np.power(out, m, out=A)
+        W = np.power(U, m, out=D)
         if wb is not None:
             W *= wb[None, :]
     if Kb is not None:
         W *= Kb
-    return W @ Xb, W @ scratch.ones[:c], J, shift
+    return W @ Xb, W @ scratch.ones[:c], J, shift, counts
+
+
+FCMPartial = tuple[Array, Array, float, float, npt.NDArray[np.intp] | None]
+
+
+def reduce_fcm_partials(
+    parts: Iterable[FCMPartial], k: int, d: int
+) -> tuple[Array, Array, float, float, npt.NDArray[np.intp] | None]:
+    """Sum the block partials of a pass in block order (the one reduction of every path).
+
+    ``counts`` is None when the blocks did not count (the in-memory path).
+    """
+    S = np.zeros((k, d))
+    tot = np.zeros(k)
+    J = 0.0
+    shift = 0.0
+    counts: npt.NDArray[np.intp] | None = np.zeros(k, dtype=np.intp)
+    for Sb, tb, Jb, sb, cb in parts:
+        S += Sb
+        tot += tb
+        J += Jb
+        shift = max(shift, sb)
+        if cb is None or counts is None:
+            counts = None
+        else:
+            counts += cb
+    return S, tot, J, shift, counts
+
+
+class FCMRun:
+    """Outcome of :func:`fcm_iterations`: final centres, history and stopping state."""
+
+    def __init__(
+        self,
+        V: Array,
+        history: list[float],
+        n_iter: int,
+        converged: bool,
+        shift: float,
+        J: float,
+        counts: npt.NDArray[np.intp] | None,
+    ) -> None:
+        self.V = V
+        self.history = history
+        self.n_iter = n_iter
+        self.converged = converged
+        self.shift = shift
+        self.J = J
+        self.counts = counts
+
+
+def fcm_iterations(
+    run_pass: Callable[[Array, Array, bool], list[FCMPartial]],
+    V: Array,
+    *,
+    tol: float,
+    max_iter: int,
+    first: bool,
+    n_iter: int,
+    callback: Callable[[int, float], bool | None] | None = None,
+    underflow: Callable[[npt.NDArray[np.intp], Array], Array] | None = None,
+) -> FCMRun:
+    """The alternation ``V -> U -> V`` given a pass function (in-memory or dask).
+
+    ``run_pass(V2, vsq, first)`` runs :func:`fcm_block` over every block of X at
+    the centres ``V`` (``V2 = -2 V``, ``vsq = ||v||^2``) and returns the block
+    partials in block order; ``first`` says that there are no previous
+    memberships to compare with. ``underflow(bad, V_bad)`` gives the centres of
+    the clusters ``bad`` whose weights all underflow (None: refuse).
+    """
+    k, d = V.shape
+    dt = V.dtype
+    history: list[float] = []
+    converged = False
+    while True:
+        vsq = np.einsum("kd,kd->k", V, V)
+        V2 = V * dt.type(-2.0)
+        S, tot, J, shift, counts = reduce_fcm_partials(run_pass(V2, vsq, first), k, d)
+        if not first:
+            history.append(J)
+            if shift <= tol:
+                converged = True
+                break
+            if callback is not None and callback(n_iter, J):
+                break
+        if n_iter >= max_iter:
+            break
+        first = False
+        n_iter += 1
+        ok = tot > np.finfo(dt).tiny * 1e10
+        V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            if underflow is None:
+                raise ValueError(
+                    f"The weights of cluster(s) {bad.tolist()} underflow (memberships ** m "
+                    "below the float range). Standardise the features or lower m."
+                )
+            V_new[bad] = underflow(bad, V[bad])
+        V = V_new
+    return FCMRun(V, history, n_iter, converged, shift, J, counts)
 
 
 def fuzzy_alternation(
@@ -220,12 +360,13 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: :func:`block_rows`, about 4 MiB of working set).
+        Rows per block (None: :func:`fcm_chunk_rows`, about 4 MiB of working set).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks, BLAS held to one thread meanwhile (None: the
         current BLAS limit); see :class:`~marginclust.solvers._blocks.BlockRunner`.
+        The block partials are reduced in block order whatever the thread count.
 
     Returns
     -------
@@ -235,9 +376,9 @@ def fuzzy_alternation(
     n, d = X.shape
     dt = X.dtype
     w = sample_weight.astype(dt, copy=False)
-    k0 = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
     if chunk_rows is None:
-        chunk_rows = block_rows(n, k0, d, dt.itemsize)
+        k0 = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
+        chunk_rows = fcm_chunk_rows(d, dt.itemsize, k0, n)
     xsq = np.einsum("ij,ij->i", X, X)
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
@@ -254,84 +395,66 @@ def fuzzy_alternation(
         n_iter, first = 0, True
     # two membership buffers used in turn: the new memberships are written next to the
     # old ones (no copy), the change is measured between them
-    U_next = np.empty_like(Ut)
-    unweighted = bool(np.all(w == 1))
+    buffers = [Ut, np.empty_like(Ut)]
+    wb_all = None if bool(np.all(w == 1)) else w
     floor = membership_floor(dt, k, m)
-    history: list[float] = []
-    converged = False
-    shift = float("inf")
     step = chunk_rows
 
-    wts = None if unweighted else w
     scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
 
     def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
-        """One pass over rows [lo0, hi0): memberships into U_next, partial sums."""
+        """Block partials of rows [lo0, hi0), in order; memberships into the next buffer."""
+        U_new, U_old = buffers[1], buffers[0]
         scratch = scratches.get(lo0)
         if scratch is None:
             scratch = scratches[lo0] = BlockScratch(k, min(step, hi0 - lo0), dt)
-        S = np.zeros((k, d))
-        tot = np.zeros(k)
-        J = 0.0
-        shift = 0.0
-        for lo in range(lo0, hi0, step):
-            hi = min(lo + step, hi0)
-            Sb, tb, Jb, sb = fcm_block(
+        return [
+            fcm_block(
                 X[lo:hi],
                 xsq[lo:hi],
-                None if wts is None else wts[lo:hi],
+                None if wb_all is None else wb_all[lo:hi],
                 V2,
                 vsq,
                 m,
                 gamma,
                 floor,
-                U_next[:, lo:hi],
-                None if first else Ut[:, lo:hi],
-                scratch,
+                U_new[:, lo:hi],
+                None if first else U_old[:, lo:hi],
+                scratch=scratch,
+                with_counts=False,
             )
-            S += Sb
-            tot += tb
-            J += Jb
-            shift = max(shift, sb)
-        return S, tot, J, shift
+            for lo in range(lo0, hi0, step)
+            for hi in (min(lo + step, hi0),)
+        ]
+
+    def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
+        return _log_space_centres(X, xsq, buffers[0][bad], w, m, V_bad, gamma)
 
     runner = BlockRunner(n, n_threads)
-    runner.__enter__()
-    try:
-        while True:
-            vsq = np.einsum("kd,kd->k", V, V)
-            V2 = V * dt.type(-2.0)
-            parts = runner.map(functools.partial(work, V2, vsq, first))
-            S = sum((p[0] for p in parts), np.zeros((k, d)))
-            tot = sum((p[1] for p in parts), np.zeros(k))
-            J = float(sum(p[2] for p in parts))
-            shift = max(p[3] for p in parts)
-            Ut, U_next = U_next, Ut
-            if not first:
-                history.append(J)
-                if shift <= tol:
-                    converged = True
-                    break
-                if callback is not None and callback(n_iter, J):
-                    break
-            if n_iter >= max_iter:
-                break
-            first = False
-            n_iter += 1
-            ok = tot > np.finfo(dt).tiny * 1e10
-            V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
-            if not ok.all():
-                bad = np.flatnonzero(~ok)
-                V_new[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, V[bad], gamma)
-            V = V_new
-    finally:
-        runner.__exit__(None, None, None)
-    hist = np.asarray(history, dtype=np.float64)
+    with runner:
+
+        def run_pass(V2: Array, vsq: Array, first: bool):  # type: ignore[no-untyped-def]
+            ranges = runner.map(functools.partial(work, V2, vsq, first))
+            buffers.reverse()  # the new memberships are now the current ones
+            return [p for r in ranges for p in r]
+
+        run = fcm_iterations(
+            run_pass,
+            V,
+            tol=tol,
+            max_iter=max_iter,
+            first=first,
+            n_iter=n_iter,
+            callback=callback,
+            underflow=underflow,
+        )
+    hist = np.asarray(run.history, dtype=np.float64)
+    converged, shift = run.converged, run.shift
     return SolverResult(
-        x=(np.ascontiguousarray(Ut.T), V),
-        objective=float(hist[-1]) if hist.size else float(J),
+        x=(np.ascontiguousarray(buffers[0].T), run.V),
+        objective=float(hist[-1]) if hist.size else float(run.J),
         objective_history=hist,
-        n_iter=n_iter,
+        n_iter=run.n_iter,
         converged=converged,
         stop_crit=shift,
         message=""

@@ -26,7 +26,8 @@ has that literal version and the tests compare both.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +35,16 @@ import numpy.typing as npt
 from ._blocks import BlockRunner
 from ._result import SolverResult
 
-__all__ = ["chunk_rows_for", "lloyd"]
+__all__ = [
+    "chunk_rows_for",
+    "lloyd",
+    "lloyd_block",
+    "lloyd_iterations",
+    "lloyd_result",
+    "plan_relocation",
+    "reduce_lloyd_partials",
+    "relocation_candidates",
+]
 
 Array = npt.NDArray[np.float64]
 
@@ -69,6 +79,203 @@ def _signed_sums(
 def _objective(S: Array, m: Array, total_sq: float) -> float:
     alive = m > 0
     return max(float(total_sq - np.sum(np.einsum("kd,kd->k", S[alive], S[alive]) / m[alive])), 0.0)
+
+
+def lloyd_block(
+    Xb: npt.NDArray[np.floating],
+    lab_b: npt.NDArray[np.intp],
+    M: npt.NDArray[np.floating],
+    cc: npt.NDArray[np.floating],
+    first: bool,
+    thr: float,
+) -> tuple[Array, Array, int] | None:
+    """One Lloyd pass over a block: the block function shared by every execution path.
+
+    Moves the block's points (labels ``lab_b`` updated in place; -1 = no cluster
+    yet) given ``M = -2 C`` and ``cc = ||c||^2`` (K x 1), both in the dtype of X,
+    and returns the change of the centre sums and counts and the number of moves
+    (None when no point moved).
+    """
+    k = M.shape[0]
+    c = Xb.shape[0]
+    # K x c: distances (minus ||x||^2) of the block, clusters along the short axis
+    G = M @ Xb.T
+    G += cc
+    if first:
+        cand = np.arange(c)
+        new_c = G.argmin(axis=0)
+    else:
+        best = G.min(axis=0)
+        own_idx = lab_b * c
+        own_idx += np.arange(c)
+        own = np.take(G, own_idx)
+        own -= best
+        cand = np.flatnonzero(own > thr)
+        if cand.size == 0:
+            return None
+        new_c = G[:, cand].argmin(axis=0)
+    old_c = lab_b[cand]
+    dS, dm = _signed_sums(Xb[cand], new_c, old_c, k)
+    lab_b[cand] = new_c
+    return dS, dm, int(cand.size)
+
+
+def reduce_lloyd_partials(
+    parts: Iterable[tuple[Array, Array, int] | None], k: int, d: int
+) -> tuple[Array, Array, int]:
+    """Sum the block partials of a pass in block order (the one reduction of every path)."""
+    dS = np.zeros((k, d))
+    dm = np.zeros(k)
+    n_moved = 0
+    for p in parts:
+        if p is not None:
+            dS += p[0]
+            dm += p[1]
+            n_moved += p[2]
+    return dS, dm, n_moved
+
+
+def relocation_candidates(
+    Xb: npt.NDArray[np.floating],
+    lab_b: npt.NDArray[np.intp],
+    C: Array,
+    m: Array,
+    n_take: int,
+) -> tuple[Array, npt.NDArray[np.intp], npt.NDArray[np.floating], npt.NDArray[np.intp]]:
+    """The block's ``n_take`` points farthest from their centre (donor candidates).
+
+    Returns ``(dist, index in the block, rows, labels)`` in the block's row order;
+    points of singleton clusters get distance -1 (they cannot donate).
+    """
+    diff = Xb - C[lab_b]
+    dist = np.einsum("ij,ij->i", diff, diff)
+    dist[m[lab_b] < 2] = -1.0
+    if n_take < dist.shape[0]:
+        idx = np.sort(np.argpartition(dist, dist.shape[0] - n_take)[-n_take:])
+    else:
+        idx = np.arange(dist.shape[0])
+    return dist[idx], idx, Xb[idx], lab_b[idx]
+
+
+def plan_relocation(
+    candidates: list[tuple[Array, npt.NDArray[np.intp], npt.NDArray, npt.NDArray[np.intp]]],
+    offsets: list[int],
+    S: Array,
+    m: Array,
+) -> list[tuple[int, int]]:
+    """Moves ``(row, cluster)`` that re-seed the empty clusters; updates S and m in place.
+
+    Each empty cluster takes the farthest remaining point (of a cluster of two
+    or more, at a positive distance), as scikit-learn's KMeans relocates empty
+    clusters; the candidates of each block (:func:`relocation_candidates` with
+    ``n_take >= n_empty + K``) hold every point this can reach: each cluster
+    is skipped at most once, when it is down to one member.
+    """
+    empty = np.flatnonzero(m <= 0)
+    dist = np.concatenate([c[0] for c in candidates])
+    rows = np.concatenate([c[1] + off for c, off in zip(candidates, offsets)])
+    X = np.concatenate([c[2] for c in candidates])
+    lab = np.concatenate([c[3] for c in candidates]).copy()
+    order = np.argsort(dist)[::-1]
+    moves: list[tuple[int, int]] = []
+    ptr = 0
+    for j in empty:
+        while ptr < order.shape[0]:
+            i = order[ptr]
+            ptr += 1
+            if dist[i] <= 0:
+                return moves
+            a = lab[i]
+            if m[a] < 2:
+                continue
+            S[a] -= X[i]
+            m[a] -= 1
+            S[j] += X[i]
+            m[j] += 1
+            lab[i] = j
+            moves.append((int(rows[i]), int(j)))
+            break
+    return moves
+
+
+def lloyd_iterations(
+    run_pass: Callable[[npt.NDArray, npt.NDArray, bool], list[tuple[Array, Array, int] | None]],
+    relocate: Callable[[Array, Array], int],
+    *,
+    C: Array,
+    S: Array,
+    m: Array,
+    first: bool,
+    dtype: npt.DTypeLike,
+    total_sq: float,
+    max_iter: int,
+    callback: Callable[[int, float], bool | None] | None = None,
+) -> dict[str, Any]:
+    """The Lloyd loop given a pass function (in-memory or dask) and a relocation function.
+
+    ``run_pass(M, cc, first)`` runs :func:`lloyd_block` over every block and
+    returns the partials in block order; ``relocate(S, m)`` re-seeds the empty
+    clusters (S and m updated in place) and returns how many it re-seeded.
+    """
+    k, d = S.shape
+    dt = np.dtype(dtype)
+    history: list[float] = []
+    n_iter = n_moved_total = n_relocated = 0
+    converged = False
+    J = float("nan")
+    while True:
+        M = (-2.0 * C).astype(dt)
+        cc = np.einsum("kd,kd->k", C, C).astype(dt)[:, None]
+        dS, dm, n_moved = reduce_lloyd_partials(run_pass(M, cc, first), k, d)
+        if n_moved == 0:
+            converged = True
+            break
+        if n_iter >= max_iter:
+            break
+        S += dS
+        m += dm
+        if not first:
+            n_moved_total += n_moved
+        first = False
+        n_iter += 1
+        if np.any(m <= 0):
+            n_relocated += relocate(S, m)
+        # counts are integers held exactly in float64
+        C = S / np.maximum(m, 1.0)[:, None]
+        J = _objective(S, m, total_sq)
+        history.append(J)
+        if callback is not None and callback(n_iter, J):
+            break
+    if not history:
+        J = _objective(S, m, total_sq)
+    return {
+        "C": C,
+        "S": S,
+        "m": m,
+        "J": J,
+        "history": history,
+        "n_iter": n_iter,
+        "converged": converged,
+        "n_moved": n_moved_total,
+        "n_relocated": n_relocated,
+    }
+
+
+def lloyd_result(run: dict[str, Any], labels: Any, max_iter: int) -> SolverResult:
+    """The :class:`SolverResult` of a Lloyd run (``labels`` in memory or lazy)."""
+    converged = run["converged"]
+    return SolverResult(
+        x=(labels, run["C"]),
+        objective=run["J"],
+        objective_history=np.asarray(run["history"], dtype=np.float64),
+        n_iter=run["n_iter"],
+        converged=converged,
+        stop_crit=0.0 if converged else float("nan"),
+        message=""
+        if converged
+        else f"Lloyd iterations stopped at max_iter={max_iter} with points still moving.",
+        info={"n_moved": run["n_moved"], "n_relocated": run["n_relocated"]},
+    )
 
 
 def lloyd(
@@ -108,6 +315,7 @@ def lloyd(
     n_threads : int, default=None
         Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
         the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+        The block partials are reduced in block order whatever the thread count.
     total_sq : float, default=None
         ``sum_ij X_ij^2`` if already known (saves a pass).
 
@@ -123,6 +331,9 @@ def lloyd(
         raise ValueError("Give centers or labels.")
     if total_sq is None:
         total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
+    if chunk_rows is None:
+        chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
+    step = chunk_rows
     if labels is not None:
         lab = np.array(labels, dtype=np.intp, copy=True)
         k = int(lab.max()) + 1 if centers is None else int(np.shape(centers)[0])
@@ -135,93 +346,45 @@ def lloyd(
         S = np.zeros((k, d))
         m = np.zeros(k)
         first = True
-    if chunk_rows is None:
-        chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
-    history: list[float] = []
-    n_iter = n_moved_total = n_relocated = 0
+
+    def relocate(S: Array, m: Array) -> int:
+        return _relocate_empty(X, lab, S, m, step)
+
+    n_relocated = 0
     if not first:
         if np.any(m <= 0):  # a starting partition with empty clusters: re-seed them
-            n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
+            n_relocated += relocate(S, m)
         C = S / np.maximum(m, 1.0)[:, None]
-    converged = False
-    J = float("nan")
-    ar = np.arange(min(chunk_rows, n))
-    step = chunk_rows
 
     def work(M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
-        """One pass over rows [lo0, hi0): move points, return the sums' change."""
-        dS = np.zeros((k, d))
-        dm = np.zeros(k)
-        n_moved = 0
-        for lo in range(lo0, hi0, step):
-            hi = min(lo + step, hi0)
-            # K x c: distances (minus ||x||^2) of the block, clusters along the short axis
-            G = M @ X[lo:hi].T
-            G += cc
-            old = lab[lo:hi]
-            if first:
-                cand = np.arange(hi - lo)
-                new_c = G.argmin(axis=0)
-            else:
-                best = G.min(axis=0)
-                own_idx = old * (hi - lo)
-                own_idx += ar[: hi - lo]
-                own = np.take(G, own_idx)
-                own -= best
-                cand = np.flatnonzero(own > thr)
-                if cand.size == 0:
-                    continue
-                new_c = G[:, cand].argmin(axis=0)
-            old_c = old[cand]
-            s, c = _signed_sums(X[lo + cand], new_c, old_c, k)
-            dS += s
-            dm += c
-            old[cand] = new_c
-            n_moved += cand.size
-        return dS, dm, n_moved
+        """Block partials of rows [lo0, hi0), in order (labels moved in place)."""
+        return [
+            lloyd_block(X[lo:hi], lab[lo:hi], M, cc, first, thr)
+            for lo in range(lo0, hi0, step)
+            for hi in (min(lo + step, hi0),)
+        ]
 
     runner = BlockRunner(n, n_threads)
     with runner:
-        while True:
-            M = (-2.0 * C).astype(X.dtype)
-            cc = np.einsum("kd,kd->k", C, C).astype(X.dtype)[:, None]
-            parts = runner.map(functools.partial(work, M, cc, first))
-            dS = sum((p[0] for p in parts), np.zeros((k, d)))
-            dm = sum((p[1] for p in parts), np.zeros(k))
-            n_moved = sum(p[2] for p in parts)
-            if n_moved == 0:
-                converged = True
-                break
-            if n_iter >= max_iter:
-                break
-            S += dS
-            m += dm
-            if not first:
-                n_moved_total += n_moved
-            first = False
-            n_iter += 1
-            if np.any(m <= 0):
-                n_relocated += _relocate_empty(X, lab, S, m, chunk_rows)
-            # counts are integers held exactly in float64
-            C = S / np.maximum(m, 1.0)[:, None]
-            J = _objective(S, m, total_sq)
-            history.append(J)
-            if callback is not None and callback(n_iter, J):
-                break
-    if not history:
-        J = _objective(S, m, total_sq)
-    return SolverResult(
-        x=(lab, C),
-        objective=J,
-        objective_history=np.asarray(history, dtype=np.float64),
-        n_iter=n_iter,
-        converged=converged,
-        stop_crit=0.0 if converged else float("nan"),
-        message=""
-        if converged
-        else f"Lloyd iterations stopped at max_iter={max_iter} with points still moving.",
-        info={"n_moved": n_moved_total, "n_relocated": n_relocated},
-    )
+
+        def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool):  # type: ignore[no-untyped-def]
+            ranges = runner.map(functools.partial(work, M, cc, first))
+            return [p for r in ranges for p in r]
+
+        run = lloyd_iterations(
+            run_pass,
+            relocate,
+            C=C,
+            S=S,
+            m=m,
+            first=first,
+            dtype=X.dtype,
+            total_sq=total_sq,
+            max_iter=max_iter,
+            callback=callback,
+        )
+    run["n_relocated"] += n_relocated
+    return lloyd_result(run, lab, max_iter)
 
 
 def _relocate_empty(
@@ -236,31 +399,15 @@ def _relocate_empty(
     Only points of clusters with at least two members, at a positive distance,
     are taken, so no other cluster empties. Returns the number of clusters re-seeded.
     """
-    empty = np.flatnonzero(m <= 0)
+    n, k = X.shape[0], S.shape[0]
+    n_take = int(np.count_nonzero(m <= 0)) + k
     C = S / np.maximum(m, 1.0)[:, None]
-    dist = np.empty(X.shape[0])
-    for lo in range(0, X.shape[0], chunk_rows):
-        hi = min(lo + chunk_rows, X.shape[0])
-        diff = X[lo:hi] - C[lab[lo:hi]]
-        dist[lo:hi] = np.einsum("ij,ij->i", diff, diff)
-    # rows of singleton clusters cannot donate
-    dist[m[lab] < 2] = -1.0
-    order = np.argsort(dist)[::-1]
-    done = ptr = 0
-    for j in empty:
-        while ptr < order.shape[0]:
-            i = order[ptr]
-            ptr += 1
-            if dist[i] <= 0:
-                return done
-            a = lab[i]
-            if m[a] < 2:
-                continue
-            S[a] -= X[i]
-            m[a] -= 1
-            S[j] += X[i]
-            m[j] += 1
-            lab[i] = j
-            done += 1
-            break
-    return done
+    offsets = list(range(0, n, chunk_rows))
+    cands = [
+        relocation_candidates(X[lo : lo + chunk_rows], lab[lo : lo + chunk_rows], C, m, n_take)
+        for lo in offsets
+    ]
+    moves = plan_relocation(cands, offsets, S, m)
+    for i, j in moves:
+        lab[i] = j
+    return len(moves)
