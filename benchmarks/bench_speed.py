@@ -39,19 +39,23 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-# name -> arguments of the script's quick-but-honest run
-RUNS: dict[str, list[str]] = {
-    "fcm": ["bench_fcm.py", "--n-gemm", "1000000", "--threads", "1", "2", "--repeat", "3"],
-    "pkm": [
+# name -> the script's quick-but-honest runs (script and arguments)
+RUNS: dict[str, list[list[str]]] = {
+    "fcm": [["bench_fcm.py", "--n-gemm", "1000000", "--threads", "1", "2", "--repeat", "3"]],
+    "pkm": [[
         "bench_pkm.py", "--sizes", "100000", "1000000", "--kinds", "blobs",
         "--threads", "1", "2", "--repeat", "3",
-    ],
-    "emmc": ["bench_emmc.py", "--quick", "--threads", "1", "2"],
-    "bmmc": ["bench_bmmc.py", "--quick"],
-    "wocsvm": [
+    ]],
+    "emmc": [["bench_emmc.py", "--quick", "--threads", "1", "2"]],
+    "bmmc": [["bench_bmmc.py", "--quick"]],
+    "wocsvm": [[
         "bench_wocsvm.py", "--quick", "--parts", "1", "2", "--lowrank-sizes", "100000",
+    ]],
+    "slmc": [
+        ["bench_slmc.py", "--n", "100000", "--repeats", "1", "--threads", "1", "2",
+         "--no-exact"],
+        ["bench_slmc.py", "--no-low-rank", "--repeats", "1", "--threads", "1"],
     ],
-    "slmc": ["bench_slmc.py", "--n", "100000", "--repeats", "1", "--threads", "1", "2"],
 }
 
 
@@ -125,20 +129,24 @@ def main(argv: list[str] | None = None) -> int:
     failed: list[str] = []
     order = [name for name in RUNS if name in args.only]
     for name in order:
-        cmd = [sys.executable, str(HERE / RUNS[name][0]), *RUNS[name][1:]]
-        if name == "bmmc" and args.baseline_src:
-            cmd += ["--baseline-src", args.baseline_src]
         t0 = time.perf_counter()
-        print(f"[bench-speed] {name}: {' '.join(cmd[1:])}", flush=True)
         with open(log_dir / f"{name}.log", "w", encoding="utf-8") as out:
-            try:
-                rc = subprocess.run(
-                    cmd, stdout=out, stderr=subprocess.STDOUT, env=env, timeout=args.timeout
-                ).returncode
-            except subprocess.TimeoutExpired:
-                rc = -1
-        if rc != 0:
-            failed.append(f"{name} (exit {rc}, see {log_dir / (name + '.log')})")
+            for script, *script_args in RUNS[name]:
+                cmd = [sys.executable, str(HERE / script), *script_args]
+                if name == "bmmc" and args.baseline_src:
+                    cmd += ["--baseline-src", args.baseline_src]
+                print(f"[bench-speed] {name}: {' '.join(cmd[1:])}", flush=True)
+                out.write(f"$ {' '.join(cmd[1:])}\n")
+                out.flush()
+                try:
+                    rc = subprocess.run(
+                        cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                        timeout=args.timeout, cwd=HERE,
+                    ).returncode
+                except subprocess.TimeoutExpired:
+                    rc = -1
+                if rc != 0:
+                    failed.append(f"{name} (exit {rc}, see {log_dir / (name + '.log')})")
         print(f"[bench-speed] {name}: {time.perf_counter() - t0:.0f} s", flush=True)
     rows = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
     print(f"\n## Speed ratios (issue 11), {time.perf_counter() - t_start:.0f} s in all\n")
