@@ -48,9 +48,11 @@ RUNS: dict[str, list[list[str]]] = {
     ]],
     "emmc": [["bench_emmc.py", "--quick", "--threads", "1", "2"]],
     "bmmc": [["bench_bmmc.py", "--quick"]],
-    "wocsvm": [[
-        "bench_wocsvm.py", "--quick", "--parts", "1", "2", "--lowrank-sizes", "100000",
-    ]],
+    "wocsvm": [
+        ["bench_wocsvm.py", "--parts", "1", "--sizes", "1000", "2000", "--repeats", "2",
+         "--threads", "1", "2"],
+        ["bench_wocsvm.py", "--parts", "2", "--lowrank-sizes", "100000", "--threads", "1"],
+    ],
     "slmc": [
         ["bench_slmc.py", "--n", "100000", "--repeats", "1", "--threads", "1", "2",
          "--no-exact"],
