@@ -31,6 +31,7 @@ demo: $(VENV)/.installed-demo
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
 	$(THREADS) $(BIN)/python -m pytest -n 2 -q
 
 # The documentation site (Sphinx + numpydoc + sphinx-gallery); warnings are errors.

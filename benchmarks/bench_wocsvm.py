@@ -127,9 +127,7 @@ TABLE1 = ("iris", "breast_cancer_wisconsin", "wine", "biomed")
 
 
 def lowrank_accuracy(datasets, components, seeds) -> None:
-    from types import SimpleNamespace
-
-    from marginclust.bench.protocols.wocsvm import PAPER_SETTINGS, _data
+    from marginclust.bench.protocols.wocsvm import PAPER_SETTINGS, load_paper_data
     from marginclust.metrics import clustering_accuracy
 
     print(f"\n## 3. Low rank (n_components={components}) vs exact on Table 1 sets, paper's "
@@ -139,7 +137,7 @@ def lowrank_accuracy(datasets, components, seeds) -> None:
     print("|---|---|---|---|---|---|---|")
     for name in datasets:
         tau, nu, _, k = PAPER_SETTINGS[name]
-        loaded = _data(name, SimpleNamespace(data_home=None))
+        loaded = load_paper_data(name)
         if loaded is None:
             print(f"| {name} | - | no data (set MARGINCLUST_DATA) | | | | |")
             continue

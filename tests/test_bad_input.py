@@ -8,15 +8,12 @@ import numpy as np
 import pytest
 
 import marginclust
+from marginclust._registry import clusterer_names
 from marginclust.exceptions import ConvergenceWarning
 
 from .test_common import TEST_PARAMS
 
-CLUSTERERS = [
-    name
-    for name in marginclust.__all__
-    if name[0].isupper() and "n_clusters" in getattr(marginclust, name)().get_params()
-]
+CLUSTERERS = clusterer_names()
 
 
 def _make(name, n_clusters=2):

@@ -8,79 +8,16 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import marginclust
+from marginclust._registry import ESTIMATORS
 
-# Constructor arguments for the checks (kept small so the suite stays fast).
-# One entry per estimator.
-TEST_PARAMS: dict[str, dict] = {
-    "FuzzyCMeans": {},
-    "KernelFuzzyCMeans": {},
-    "KernelKMeans": {},
-    "SLMC": {},
-    "IterativeLSSVM": {},
-    "PKM": {},
-    "EMMC": {"n_hidden": 30},
-    "IterSVR": {},
-    "IterSVM": {},
-    "BMMC": {},
-    "CPMMC": {},
-    "WOCSVMClustering": {},
-    "OCSVMHardClustering": {},
-    "ELMFeatures": {},
-}
-
-# check name -> written reason, per estimator.
+# Constructor arguments for the checks (kept small so the suite stays fast) and
+# check name -> written reason, per estimator: both from the estimator registry.
+TEST_PARAMS: dict[str, dict] = {spec.name: dict(spec.test_params) for spec in ESTIMATORS}
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
-    "FuzzyCMeans": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "the k-means++ draws depend on the row order, so weighted and repeated data start"
-            " differently; equivalence with a fixed init is tested in "
-            "tests/estimators/test_fcm.py"
-        ),
-    },
-    "KernelFuzzyCMeans": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ draws depend on the row order and sigma0 (mean pairwise distance) "
-            "changes when rows are repeated; equivalence with fixed init and sigma is tested "
-            "in tests/estimators/test_fcm.py"
-        ),
-    },
-    "KernelKMeans": {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "k-means++ draws depend on the row order and sigma0 changes when rows are "
-            "repeated; equivalence with fixed init and sigma is tested in "
-            "tests/estimators/test_kernel_kmeans.py"
-        ),
-    },
-    "SLMC": {},
-    "IterativeLSSVM": {
-        "check_clustering": (
-            "binary-only method (Zhang, Tsang & Kwok 2009 define two clusters); n_clusters=3 "
-            "raises ValueError; binary behaviour is tested in "
-            "tests/estimators/test_iterative_lssvm.py"
-        ),
-    },
-    "PKM": {},
-    "EMMC": {},
-    "IterSVR": {
-        "check_clustering": (
-            "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
-            "tests/estimators/test_itersvr.py"
-        ),
-    },
-    "IterSVM": {
-        "check_clustering": (
-            "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
-            "tests/estimators/test_itersvr.py"
-        ),
-    },
-    "BMMC": {},
-    "CPMMC": {},
-    "WOCSVMClustering": {},
-    "OCSVMHardClustering": {},
-    "ELMFeatures": {},
+    spec.name: dict(spec.expected_failed_checks) for spec in ESTIMATORS
 }
 
-ESTIMATOR_NAMES = [name for name in marginclust.__all__ if name[0].isupper()]
+ESTIMATOR_NAMES = sorted(spec.name for spec in ESTIMATORS)
 
 
 def _instances():

@@ -1,7 +1,7 @@
 """scikit-learn's estimator checks on the non-default code paths (issue 16).
 
 ``tests/test_common.py`` runs the checks at default parameters only; here every
-variant of ``tests/properties/_registry.VARIANTS`` that selects another code
+variant of the estimator registry (``marginclust._registry``) that selects another code
 path (low rank, linear kernel, solvers, forms, outputs, QP back-ends; the init
 variants only change the start and are left to the property suite) runs them
 too. Expected failures inherit the written reasons of ``test_common`` for the
@@ -16,19 +16,15 @@ import importlib.util
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tests.properties._registry import CONFIGS, SMALL
+from marginclust._registry import ESTIMATORS
+from tests.properties._registry import CONFIGS
 from tests.test_common import EXPECTED_FAILED_CHECKS, TEST_PARAMS
 
-# variant id -> {check name: written reason}
-_PKM_N_ITER = (
-    "the paper's one-constraint-at-a-time solvers count gradient steps, as PKM's Table II "
-    "does; from a k-means++ start that is already stationary they take none, so n_iter_ = 0 "
-    "(scikit-learn expects >= 1); counting a verification pass would change the paper counts"
-)
+# variant id -> {check name: written reason}, from the estimator registry
 VARIANT_EXPECTED_FAILED: dict[str, dict[str, str]] = {
-    "PKM-solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
-    "PKM-solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
-    "PKM-solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
+    f"{spec.name}-{variant}": dict(reasons)
+    for spec in ESTIMATORS
+    for variant, reasons in spec.variant_expected_failed.items()
 }
 
 
@@ -46,7 +42,7 @@ def _variant_configs():
 def _instances():
     out = []
     for config in _variant_configs():
-        params = {**TEST_PARAMS.get(config.name, {}), **SMALL.get(config.name, {}), **config.params}
+        params = {**TEST_PARAMS.get(config.name, {}), **config.params}
         if "random_state" in config.cls().get_params():
             # deterministic checks: a variant's expected failure must not depend on the draw
             params.setdefault("random_state", 0)

@@ -9,25 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from ._registry import ESTIMATORS
+
 __version__ = "0.1.0"
 
-# public name -> module that defines it
-_LAZY: dict[str, str] = {
-    "FuzzyCMeans": "marginclust.estimators._fcm",
-    "KernelFuzzyCMeans": "marginclust.estimators._fcm",
-    "KernelKMeans": "marginclust.estimators._kernel_kmeans",
-    "SLMC": "marginclust.estimators._slmc",
-    "IterativeLSSVM": "marginclust.estimators._iterative_lssvm",
-    "PKM": "marginclust.estimators._pkm",
-    "EMMC": "marginclust.estimators._emmc",
-    "IterSVR": "marginclust.estimators._itersvr",
-    "IterSVM": "marginclust.estimators._itersvr",
-    "BMMC": "marginclust.estimators._bmmc",
-    "CPMMC": "marginclust.estimators._cpmmc",
-    "WOCSVMClustering": "marginclust.estimators._wocsvm",
-    "OCSVMHardClustering": "marginclust.estimators._ocsvm_hard",
-    "ELMFeatures": "marginclust.feature_maps._elm",
-}
+# public name -> module that defines it (the registry is the one list)
+_LAZY: dict[str, str] = {spec.name: spec.module for spec in ESTIMATORS}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

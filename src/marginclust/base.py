@@ -16,12 +16,12 @@ every restart: ``_fit_one(context, random_state)``.
 from __future__ import annotations
 
 import warnings
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .exceptions import ConvergenceWarning, EmptyClusterError
@@ -90,6 +90,13 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # Hyperparameters whose meaning is a sum over samples (so a value tuned on a
     # subsample of m rows is multiplied by n / m when refitting on n rows).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ()
+
+    # Fitted attributes every clusterer sets (declared for type checkers only).
+    labels_: npt.NDArray[np.intp]
+    objective_: float
+    objective_history_: npt.NDArray[np.float64]
+    n_iter_: int
+    converged_: bool
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self, X: Any) -> None:
@@ -306,7 +313,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         X = self._validate_predict_data(X)
         return np.asarray(self._predict(X), dtype=np.intp)
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = bool(self._accept_sparse)
         if hasattr(self, "transform") and tags.transformer_tags is None:
@@ -319,6 +326,12 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
 class SoftClusterMixin:
     """Adds ``predict_proba`` (memberships of new samples) to a :class:`BaseClusterer`."""
+
+    if TYPE_CHECKING:  # provided by BaseClusterer, which every user of the mixin derives from
+
+        def _validate_predict_data(self, X: Any) -> Any: ...
+
+        def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]: ...
 
     def predict_proba(self, X: Any) -> npt.NDArray[np.floating]:
         """Memberships of each sample of ``X`` in each cluster.
@@ -333,5 +346,5 @@ class SoftClusterMixin:
         memberships : ndarray of shape (n_samples, n_clusters)
             Non-negative rows that sum to one.
         """
-        X = self._validate_predict_data(X)  # type: ignore[attr-defined]
-        return self._predict_memberships(X)  # type: ignore[attr-defined]
+        X = self._validate_predict_data(X)
+        return self._predict_memberships(X)

@@ -35,79 +35,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import marginclust
+from marginclust._registry import ESTIMATORS
 
 __all__ = ["Config", "CONFIGS", "VARIANTS", "discover_estimators"]
 
-# estimator -> [(variant id, parameters)]; defaults are added automatically.
-# Parameters are kept small so every fit takes a fraction of a second at n <= 60.
+# estimator -> [(variant id, parameters)]; defaults are added automatically. Declared
+# in the estimator registry; parameters small so every fit takes a fraction of a second
+# at n <= 60.
 VARIANTS: dict[str, list[tuple[str, dict[str, Any]]]] = {
-    "FuzzyCMeans": [("init-random", {"init": "random"})],
-    "KernelFuzzyCMeans": [("init-random", {"init": "random"})],
-    "KernelKMeans": [("init-random", {"init": "random"})],
-    "SLMC": [
-        ("linear", {"kernel": "linear"}),
-        ("low-rank-nystroem", {"n_components": 20}),
-        ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
-        ("linear-low-rank", {"kernel": "linear", "n_components": 20}),
-        ("init-k-means", {"init": "k-means"}),
-        ("init-random", {"init": "random"}),
-        ("init-fcm", {"init": "fcm"}),
-    ],
-    "IterativeLSSVM": [
-        ("linear", {"kernel": "linear"}),
-        ("low-rank-nystroem", {"n_components": 20}),
-        ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
-        ("init-random", {"init": "random"}),
-    ],
-    "PKM": [
-        ("solver-fmsagp", {"solver": "fmsagp"}),
-        ("solver-msagp", {"solver": "msagp"}),
-        ("solver-agp", {"solver": "agp"}),
-        ("init-k-means++-soft", {"init": "k-means++-soft"}),
-        ("init-dirichlet", {"init": "dirichlet"}),
-        ("init-uniform-perturbed", {"init": "uniform-perturbed"}),
-    ],
-    "EMMC": [
-        ("gaussian", {"activation": "gaussian"}),
-        ("output-single", {"output": "single"}),
-        ("output-multi", {"output": "multi"}),
-        ("init-kmeans", {"init": "k-means"}),
-        ("init-random", {"init": "random"}),
-    ],
-    "IterSVR": [("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})],
-    "IterSVM": [("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})],
-    "BMMC": [
-        ("qp-active-set", {"qp": "active-set"}),
-        ("qp-ipm", {"qp": "ipm"}),
-        ("qp-clarabel", {"qp": "clarabel"}),
-        ("init-pca", {"init": "pca"}),
-    ],
-    "CPMMC": [
-        ("qp-ipm", {"qp": "ipm"}),
-        ("qp-clarabel", {"qp": "clarabel"}),
-        ("init-pca", {"init": "pca"}),
-    ],
-    "WOCSVMClustering": [
-        ("tax-duin", {"form": "tax-duin"}),
-        ("linear", {"kernel": "linear"}),
-        ("low-rank-nystroem", {"n_components": 20}),
-        # the default schedule (decay 0.95) takes ~20 s at n = 60: a faster one
-        ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
-        ("init-random-points", {"init": "random-points"}),
-        ("init-random-weights", {"init": "random-weights"}),
-        # at temperature 1 this scale collapses by design (see the docstring)
-        ("decision-normalized", {"decision_scale": "normalized", "temperature": 0.01}),
-    ],
-    "OCSVMHardClustering": [
-        ("linear", {"kernel": "linear"}),
-        ("low-rank-nystroem", {"n_components": 20}),
-        ("init-random", {"init": "random"}),
-        ("decision-normalized", {"decision_scale": "normalized"}),
-    ],
+    spec.name: [(variant, dict(params)) for variant, params in spec.variants]
+    for spec in ESTIMATORS
+    if spec.variants
 }
 
 # Keep the fits small (these only shorten the run; they select no code path).
-SMALL: dict[str, dict[str, Any]] = {"EMMC": {"n_hidden": 30}}
+SMALL: dict[str, dict[str, Any]] = {
+    spec.name: dict(spec.test_params) for spec in ESTIMATORS if spec.test_params
+}
 
 # Optional packages a variant needs: (parameter, value) -> module.
 OPTIONAL = {("qp", "clarabel"): "clarabel"}

@@ -3,9 +3,11 @@
 The public API: :func:`run_table` runs (or resumes) a registered table and
 returns its rows, :func:`format_report` turns them into Markdown, and the
 registry (:class:`Table`, :class:`Method`, :class:`Measure`, :class:`Dataset`,
-``register_*``) describes the experiments.
+``register_*``) describes the experiments; :func:`load_published` reads the papers'
+printed numbers (one CSV per paper).
 """
 
+from ._published import Published, load_published
 from ._registry import (
     DATASETS,
     MEASURES,
@@ -33,11 +35,13 @@ __all__ = [
     "Dataset",
     "Measure",
     "Method",
+    "Published",
     "RunContext",
     "Table",
     "format_report",
     "get_table",
     "load_protocols",
+    "load_published",
     "register_dataset",
     "register_measure",
     "register_method",

@@ -28,16 +28,16 @@ def preprocess(X: npt.NDArray[np.floating], how: str) -> npt.NDArray[np.float64]
     X : ndarray of shape (n_samples, n_features)
         A new float64 array.
     """
-    X = np.array(X, dtype=np.float64)
+    Z = np.array(X, dtype=np.float64)
     if how == "raw":
-        return X
+        return Z
     if how == "standardize":
-        scale = X.std(axis=0)
+        scale = Z.std(axis=0)
         scale[scale == 0] = 1.0
-        return (X - X.mean(axis=0)) / scale
+        return (Z - Z.mean(axis=0)) / scale
     if how == "minmax":
-        lo = X.min(axis=0)
-        span = X.max(axis=0) - lo
+        lo = Z.min(axis=0)
+        span = Z.max(axis=0) - lo
         span[span == 0] = 1.0
-        return (X - lo) / span
+        return (Z - lo) / span
     raise ValueError(f"preprocessing must be one of {PREPROCESSING}; got {how!r}.")

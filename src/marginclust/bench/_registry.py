@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "register_measure",
     "register_method",
     "register_table",
+    "runs_for",
 ]
 
 
@@ -129,15 +130,18 @@ class Table:
     measures : sequence of str
         Measure registry keys; the first selects the best setting in the
         paper protocol.
-    n_runs : int, default=20
-        Runs per (data set, method, setting) in the paper protocol.
+    n_runs : int or mapping of str to int, default=20
+        Runs per (data set, method, setting); a mapping gives them per method
+        (``"*"``: every other method), e.g. a faithful solver run less often.
     preprocessing : str or mapping of str to str, default="raw"
         ``"raw"``, ``"standardize"`` or ``"minmax"``, globally or per data set;
         recorded in every row.
     n_clusters : int, mapping of str to int, or None, default=None
         Clusters per data set; None means the number of classes.
     published : mapping, default={}
-        ``(dataset, method, measure) -> value`` as printed in the paper.
+        ``(dataset, method, measure) -> value`` as printed in the paper. Filled at
+        registration from ``bench/published/<paper>.csv`` (the rows whose ``table``
+        is ``published_from`` or, by default, this table's name); leave it empty.
     quick : mapping, default={}
         Overrides for ``--quick``: ``"n_runs"``, ``"datasets"``, ``"methods"``,
         ``"grid"`` (method name -> smaller grid) and ``"grid_points"`` (keep at
@@ -167,6 +171,47 @@ class Table:
         evidence says the stated method cannot produce: the reason and the
         command that shows it. Reports print the note instead of a bare
         shortfall marker.
+    published_only : sequence of str, default=()
+        Data sets and methods that appear in the published numbers but that this
+        table does not run (not shared offline, not implemented here).
+    published_from : str or None, default=None
+        Take the published numbers of that table (variants of one paper table).
+    grids : mapping of str to mapping, default={}
+        Per-table grids, ``method -> {param: values}``, replacing the method's
+        own grid in this table (e.g. the initialisations one table compares).
+    dataset_params : mapping or callable, default={}
+        Parameters a paper fixes per data set: ``dataset -> params`` (given to
+        every method) or ``dataset_params(dataset, method) -> params``. Merged
+        under every setting and recorded in the rows' ``params``.
+    skip : callable or None, default=None
+        ``skip(dataset, method, X) -> reason or None``: a (data set, method)
+        pair not to run (e.g. a faithful solver on a set too large for it); the
+        report shows the reason as a row with ``status="skipped"``.
+    aggregate : {"best", "setting", "count"}, default="best"
+        How the paper protocol's settings are reported: ``"best"`` keeps, per
+        run, the setting with the best first measure; ``"setting"`` reports every
+        setting as its own column ``method[param=value]`` (a curve over a
+        parameter, or variants the paper prints side by side); ``"count"`` is
+        ``"setting"`` with the first measure summed over runs (e.g. correct
+        partitions out of N starts).
+    curve : sequence of str, default=()
+        With ``aggregate="best"``: parameters whose values are columns of their
+        own (``method[m=2]``); the best setting is picked per run within each
+        (a curve over ``m`` of per-run label-picked bests).
+    timing_repeats : int, default=1
+        Fit every job this many times (same seed) and keep the fastest fit time
+        (best-of-k timing on a shared machine).
+    rows_from : str or None, default=None
+        Report the rows of that table instead of fitting again (two paper
+        tables printing different measures of one set of fits); that table's
+        ``also_measures`` must compute this table's measures.
+    also_measures : sequence of str, default=()
+        Measures computed and stored in every row but not reported by this
+        table (another table reports them through ``rows_from``).
+    tiny : mapping, default={}
+        Overrides for the smoke-test mode (``tiny=True``): like ``quick``, plus
+        ``"max_samples"`` (rows kept per data set, a seeded subsample; default
+        120). Without overrides: the first quick data set, one run, one setting.
     """
 
     name: str
@@ -175,7 +220,7 @@ class Table:
     datasets: Sequence[str]
     methods: Sequence[str]
     measures: Sequence[str]
-    n_runs: int = 20
+    n_runs: int | Mapping[str, int] = 20
     preprocessing: str | Mapping[str, str] = "raw"
     n_clusters: int | Mapping[str, int] | None = None
     published: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
@@ -187,6 +232,63 @@ class Table:
     published_spread: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
     pooled: Mapping[str, Sequence[str]] = field(default_factory=dict)
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
+    published_only: Sequence[str] = ()
+    published_from: str | None = None
+    grids: Mapping[str, Mapping[str, Sequence[Any]]] = field(default_factory=dict)
+    dataset_params: (
+        Mapping[str, Mapping[str, Any]] | Callable[[str, str], Mapping[str, Any]]
+    ) = field(default_factory=dict)
+    skip: Callable[..., str | None] | None = None
+    aggregate: str = "best"
+    curve: Sequence[str] = ()
+    timing_repeats: int = 1
+    rows_from: str | None = None
+    also_measures: Sequence[str] = ()
+    tiny: Mapping[str, Any] = field(default_factory=dict)
+
+    def runs(self, method: str = "*") -> int:
+        """Runs of ``method`` (``n_runs``, or its entry when given per method).
+
+        Parameters
+        ----------
+        method : str, default="*"
+            Method registry key (``"*"``: the runs of any method not listed).
+
+        Returns
+        -------
+        n_runs : int
+            How many runs the method gets in a full run of this table.
+        """
+        return runs_for(self.n_runs, method)
+
+    def params_for(self, dataset: str, method: str) -> dict[str, Any]:
+        """The parameters this table fixes for ``method`` on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : str
+            Data set name as in ``datasets``.
+        method : str
+            Method registry key.
+
+        Returns
+        -------
+        params : dict
+            From ``dataset_params`` (empty when the table fixes none).
+        """
+        if callable(self.dataset_params):
+            return dict(self.dataset_params(dataset, method))
+        return dict(self.dataset_params.get(dataset, {}))
+
+
+# Rows kept per data set in the tiny (smoke-test) mode.
+TINY_MAX_SAMPLES = 120
+
+def runs_for(n_runs: int | Mapping[str, int], method: str = "*") -> int:
+    """Runs of ``method``: ``n_runs`` or its entry (``"*"``: every other method)."""
+    if isinstance(n_runs, Mapping):
+        return int(n_runs.get(method, n_runs.get("*", 1)))
+    return int(n_runs)
 
 
 DATASETS: dict[str, Dataset] = {}
@@ -215,22 +317,74 @@ def _register(registry: dict[str, Any], item: Any, kind: str) -> Any:
 
 
 def register_dataset(dataset: Dataset) -> Dataset:
-    """Add a :class:`Dataset` to ``DATASETS`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Dataset` to ``DATASETS`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    dataset : Dataset
+        The same entry, so the call can wrap a definition.
+    """
     return _register(DATASETS, dataset, "dataset")
 
 
 def register_method(method: Method) -> Method:
-    """Add a :class:`Method` to ``METHODS`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Method` to ``METHODS`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    method : Method
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    method : Method
+        The same entry, so the call can wrap a definition.
+    """
     return _register(METHODS, method, "method")
 
 
 def register_measure(measure: Measure) -> Measure:
-    """Add a :class:`Measure` to ``MEASURES`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Measure` to ``MEASURES`` (a duplicate name raises ValueError).
+
+    Parameters
+    ----------
+    measure : Measure
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    measure : Measure
+        The same entry, so the call can wrap a definition.
+    """
     return _register(MEASURES, measure, "measure")
 
 
 def register_table(table: Table) -> Table:
-    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError)."""
+    """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError).
+
+    Its ``published`` and ``published_spread`` are read from the paper's CSV
+    (see :mod:`marginclust.bench._published`) unless the table brings its own.
+
+    Parameters
+    ----------
+    table : Table
+        The entry to register under its ``name``.
+
+    Returns
+    -------
+    table : Table
+        The entry as registered (with its published numbers filled in).
+    """
+    from ._published import spreads, values
+
+    if not table.published:
+        source = table.published_from or table.name
+        table = replace(table, published=values(source), published_spread=spreads(source))
     return _register(TABLES, table, "table")
 
 
@@ -248,11 +402,14 @@ class RunContext:
     ----------
     quick : bool
         Run the small, fast version (``--quick``).
+    tiny : bool
+        Smoke-test mode (implies ``quick``): seconds per table, one seed, one
+        setting, few rows; for CI, not for numbers.
     seed : int
         Global seed; derive per-run seeds with
         :func:`marginclust.bench._seeds.derive_seed`.
     n_jobs : int
-        joblib parallelism.
+        Number of joblib workers.
     data_home : str or None
         Directory of the CSV data sets (None: ``MARGINCLUST_DATA``).
     out_dir : str or None
@@ -260,7 +417,57 @@ class RunContext:
     """
 
     quick: bool = False
+    tiny: bool = False
     seed: int = 0
     n_jobs: int = 1
     data_home: str | None = None
     out_dir: str | None = None
+
+    def pick(self, full: Any, quick: Any, tiny: Any = None) -> Any:
+        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode.
+
+        Parameters
+        ----------
+        full : object
+            The value of a full run.
+        quick : object
+            The value of a ``--quick`` run (and of a tiny run without ``tiny``).
+        tiny : object, default=None
+            The value of a tiny (smoke-test) run.
+
+        Returns
+        -------
+        value : object
+            One of the three, by ``tiny`` and ``quick``.
+        """
+        if self.tiny:
+            return quick if tiny is None else tiny
+        return quick if self.quick else full
+
+    @property
+    def max_samples(self) -> int | None:
+        """Rows kept per data set (tiny mode only; see :func:`..._runner.load_data`)."""
+        return TINY_MAX_SAMPLES if self.tiny else None
+
+    def limit(self, X: Any, y: Any) -> tuple[Any, Any]:
+        """``(X, y)``, or in tiny mode the seeded subsample ``load_data`` would keep.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Data.
+        y : ndarray of shape (n_samples,)
+            Labels.
+
+        Returns
+        -------
+        X, y : ndarray
+            At most ``TINY_MAX_SAMPLES`` rows in tiny mode, else unchanged.
+        """
+        import numpy as np
+
+        n = len(X)
+        if not self.tiny or n <= TINY_MAX_SAMPLES:
+            return X, y
+        keep = np.sort(np.random.RandomState(0).choice(n, TINY_MAX_SAMPLES, replace=False))
+        return X[keep], y[keep]

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import MEASURES, METHODS, Table
-from ._runner import NO_DATA, NOT_APPLICABLE, select_best
+from ._runner import row_status, select_best
 from .protocols._common import table_head
 
 __all__ = ["format_report", "summarize"]
@@ -36,13 +36,39 @@ def summarize(
     """Aggregate rows into ``(dataset, method, protocol) -> summary``.
 
     The paper protocol first keeps, per run, the setting with the best value of
-    the table's first measure. A summary holds, per measure, ``mean``, ``std``
-    (population, over runs) and ``n`` (finite runs), plus ``n_runs``,
-    ``n_failed``, ``n_convergence_warnings``, ``fit_time`` (mean seconds) and
-    ``params`` (the most often chosen setting).
+    the table's first measure (``table.aggregate == "best"``); with ``"setting"``
+    or ``"count"`` every setting is its own method, named by the rows'
+    ``variant`` (``method[param=value]``). A summary holds, per measure,
+    ``mean``, ``std`` (population, over runs), ``sum``, ``min``, ``max`` and ``n``
+    (finite runs), plus ``n_runs``, ``n_failed``, ``n_convergence_warnings``,
+    ``fit_time`` (mean seconds), ``params`` (the most often chosen setting) and
+    ``status`` (the rows' status when they all share one, else ``"mixed"``).
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Result rows of one table (one per fit).
+    table : Table
+        The table the rows belong to (its first measure selects the best setting).
+
+    Returns
+    -------
+    summaries : dict
+        ``(dataset, method, protocol) -> summary`` as described above.
     """
+    if table.aggregate not in ("best", "setting", "count"):
+        raise ValueError(
+            f"Table {table.name!r}: aggregate must be 'best', 'setting' or 'count'; "
+            f"got {table.aggregate!r}."
+        )
+    if table.aggregate != "best" or table.curve:
+        rows = [
+            {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
+            else r
+            for r in rows
+        ]
     selection = table.measures[0] if table.measures else None
-    kept = select_best(rows, selection) if selection else list(rows)
+    kept = select_best(rows, selection) if selection and table.aggregate == "best" else list(rows)
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for row in kept:
         groups[(row["dataset"], row["method"], row["protocol"])].append(row)
@@ -50,7 +76,7 @@ def summarize(
     warned: Counter[tuple[str, str, str]] = Counter()
     for row in rows:
         group = (row["dataset"], row["method"], row["protocol"])
-        failed[group] += row.get("error") is not None
+        failed[group] += row_status(row) != "ok"
         warned[group] += int(row.get("n_convergence_warnings") or 0)
     out = {}
     for group, members in groups.items():
@@ -67,16 +93,20 @@ def summarize(
             summary[measure] = {
                 "mean": float(values.mean()) if values.size else math.nan,
                 "std": float(values.std()) if values.size else math.nan,
+                "sum": float(values.sum()) if values.size else math.nan,
+                "min": float(values.min()) if values.size else math.nan,
+                "max": float(values.max()) if values.size else math.nan,
                 "n": int(values.size),
             }
         times = _finite([r.get("fit_time") for r in members])
         summary["fit_time"] = float(times.mean()) if times.size else math.nan
         summary["params"] = Counter(str(r.get("params")) for r in members).most_common(1)[0][0]
         summary["preprocessing"] = members[0].get("preprocessing")
-        summary["no_data"] = all(str(r.get("error")).startswith(NO_DATA) for r in members)
-        summary["not_applicable"] = all(
-            str(r.get("error")).startswith(f"ValueError: {NOT_APPLICABLE}") for r in members
-        )
+        statuses = {row_status(r) for r in members}
+        summary["status"] = statuses.pop() if len(statuses) == 1 else "mixed"
+        summary["reason"] = members[0].get("error")
+        summary["no_data"] = summary["status"] == "no-data"
+        summary["not_applicable"] = summary["status"] == "not-applicable"
         out[group] = summary
     return out
 
@@ -95,16 +125,21 @@ def _fmt(value: float | None, digits: int = 4) -> str:
     return f"{value:.{digits}f}"
 
 
-def _cell(summary: Mapping[str, Any] | None, measure: str) -> str:
+def _cell(summary: Mapping[str, Any] | None, measure: str, count: bool = False) -> str:
     if summary is None:
         return "not run"
     stats = summary[measure]
-    if summary.get("no_data"):
+    status = summary.get("status")
+    if status == "no-data":
         return "no data"
-    if summary.get("not_applicable"):
+    if status == "not-applicable":
         return "n/a (binary method)"
+    if status == "skipped":
+        return f"skipped: {shorten(str(summary.get('reason')), 60)}"
     if stats["n"] == 0:
         return f"failed ({summary['n_failed']}/{summary['n_fits']})"
+    if count:  # e.g. correct partitions out of the runs
+        return f"{stats['sum']:.0f}/{summary['n_runs']}"
     # One run (or a deterministic method) has no spread to show.
     spread = stats["std"] if stats["n"] > 1 and stats["std"] > 0 else None
     text = _fmt(stats["mean"]) if spread is None else f"{_fmt(stats['mean'])} ± {_fmt(spread)}"
@@ -128,6 +163,8 @@ def _gap(
 ) -> tuple[str, float | None]:
     value = table.published.get((dataset, method, measure))
     if value is None or summary is None or summary[measure]["n"] == 0:
+        return "-", None
+    if table.aggregate == "count":  # counts out of different numbers of runs
         return "-", None
     gap = summary[measure]["mean"] - float(value)
     greater = MEASURES[measure].greater_is_better if measure in MEASURES else True
@@ -174,6 +211,7 @@ def format_report(
     Returns
     -------
     markdown : str
+        The report, Markdown text.
     """
     if layout not in ("wide", "long"):
         raise ValueError(f"layout must be 'wide' or 'long'; got {layout!r}.")
@@ -181,10 +219,22 @@ def format_report(
         from ._runner import get_table
 
         table = get_table(table)
+    if any(r.get("run_failed") for r in rows):  # the custom run raised
+        return "\n".join(
+            table_head(table) + [f"failed: {r.get('error')}" for r in rows if r.get("run_failed")]
+        )
     if table.report is not None:
         return table.report(rows, table)
     if table.run is not None:
         return _generic_custom(rows, table)
+    fitted = rows
+    if table.aggregate != "best" or table.curve:  # settings (or curve points) as columns
+        rows = [
+            {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
+            else r
+            for r in rows
+        ]
+    count = table.aggregate == "count"
     run_methods = [m for m in dict.fromkeys(r["method"] for r in rows)]
     pooled_from: dict[str, str] = {}  # pooled label -> method whose published numbers apply
     augmented = list(rows)
@@ -225,7 +275,9 @@ def format_report(
             for m in run_methods:
                 rec: dict[str, str] = {}
                 if "paper" in protocols:
-                    rec["ours (paper)"] = _cell(summaries.get((dataset, m, "paper")), measure)
+                    rec["ours (paper)"] = _cell(
+                        summaries.get((dataset, m, "paper")), measure, count
+                    )
                 if "default" in protocols and m not in pooled_from:
                     rec["ours (default)"] = _cell(
                         summaries.get((dataset, m, "default")), measure
@@ -260,7 +312,7 @@ def format_report(
         else:
             lines += _wide_table(records, datasets)
         lines.append("")
-    lines += _footer(rows, table, summaries, seed, n_short, n_cells, shortfall)
+    lines += _footer(fitted, table, summaries, seed, n_short, n_cells, shortfall)
     for (dataset, method, measure), note in table.contradicted.items():
         lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
     for label, source in pooled_from.items():
@@ -374,18 +426,21 @@ def _footer(
         if method.notes:
             text += f". {method.notes}"
         lines.append(text)
-    n_na = sum(str(r.get("error")).startswith(f"ValueError: {NOT_APPLICABLE}") for r in rows)
-    n_failed = sum(r.get("error") is not None for r in rows) - n_na
+    statuses = Counter(row_status(r) for r in rows)
+    n_na = statuses["not-applicable"]
+    n_failed = statuses["failed"] + statuses["no-data"]
     n_warn = sum(int(r.get("n_convergence_warnings") or 0) for r in rows)
     lines.append(
         f"- Fits: {len(rows) - n_na}; failed: {n_failed}; not applicable (binary method on "
-        f"a multi-class set): {n_na}; ConvergenceWarnings: {n_warn}; "
+        f"a multi-class set): {n_na}; "
+        + (f"skipped: {statuses['skipped']}; " if statuses["skipped"] else "")
+        + f"ConvergenceWarnings: {n_warn}; "
         f"package version {rows[0].get('version') if rows else '-'}."
     )
     errors = Counter(
         shorten(str(r["error"]).split("\n")[0], 160)
         for r in rows
-        if r.get("error") and not str(r["error"]).startswith(f"ValueError: {NOT_APPLICABLE}")
+        if r.get("error") and row_status(r) in ("failed", "no-data")
     )
     for message, count in errors.most_common(3):
         lines.append(f"  - {count} x {message}")

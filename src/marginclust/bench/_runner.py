@@ -15,7 +15,16 @@ All settings of one run share the seed ``derive_seed(seed, dataset, method, run)
 Only ``fit`` is timed (:func:`time.perf_counter`); measures are computed after.
 Warnings raised during a fit are counted in the row (``n_warnings``,
 ``n_convergence_warnings``) instead of being shown once per fit, and a fit that
-raises is recorded with its error message and NaN measures.
+raises is recorded with its error message and NaN measures. Every row has a
+``status``: ``"ok"``, ``"failed"``, ``"not-applicable"`` (a binary method on a
+multi-class set), ``"skipped"`` (the table's ``skip`` hook gave a reason) or
+``"no-data"``; reports read it instead of matching error strings.
+
+A table may fix parameters per data set (``dataset_params``), replace a method's
+grid (``grids``), report every setting instead of the best one (``aggregate``),
+time the best of k fits (``timing_repeats``) and report another table's fits
+(``rows_from``). ``tiny=True`` is the smoke-test mode: one data set, one run,
+one setting, a subsample of the rows.
 
 Rows are appended to ``<out_dir>/<table>.jsonl`` as jobs finish, so an
 interrupted run resumes where it stopped: a rerun skips jobs whose rows are
@@ -25,6 +34,7 @@ and the preprocessing); failed jobs are tried again.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -39,6 +49,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from ._label_free import LABEL_FREE, label_free_search, searched_estimator
 from ._preprocessing import preprocess
@@ -47,11 +58,13 @@ from ._registry import (
     MEASURES,
     METHODS,
     TABLES,
+    TINY_MAX_SAMPLES,
     Measure,
     Method,
     RunContext,
     Table,
     load_protocols,
+    runs_for,
 )
 from ._seeds import derive_seed
 
@@ -68,6 +81,10 @@ __all__ = [
 
 NO_DATA = "data set not available"
 NOT_APPLICABLE = "not applicable"
+STATUSES = ("ok", "failed", "not-applicable", "skipped", "no-data")
+# Rows of the tables run in this process, so a table that reports another
+# table's fits (``rows_from``) does not fit them again.
+_MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
 # Columns every grid row has (measures are added as further columns).
 ROW_FIELDS = (
@@ -76,6 +93,7 @@ ROW_FIELDS = (
     "method",
     "protocol",
     "params",
+    "variant",
     "run",
     "seed",
     "n_clusters",
@@ -88,6 +106,7 @@ ROW_FIELDS = (
     "n_warnings",
     "n_convergence_warnings",
     "error",
+    "status",
     "version",
     "key",
 )
@@ -100,7 +119,23 @@ def _version() -> str:
 
 
 def get_table(name: str) -> Table:
-    """The registered table called ``name`` (protocol modules are loaded first)."""
+    """The registered table called ``name`` (protocol modules are loaded first).
+
+    Parameters
+    ----------
+    name : str
+        Table name, as ``marginclust bench --list`` shows it.
+
+    Returns
+    -------
+    table : Table
+        The registered table.
+
+    Raises
+    ------
+    ValueError
+        If no table has that name.
+    """
     load_protocols()
     if name not in TABLES:
         known = ", ".join(sorted(TABLES)) or "none"
@@ -142,7 +177,7 @@ def _n_clusters_for(table: Table, spec: str, y: np.ndarray) -> int:
 
 
 def load_data(
-    spec: str, how: str, *, data_home: str | None = None
+    spec: str, how: str, *, data_home: str | None = None, max_samples: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, str]:
     """Load a data set by name, impute missing cells, and apply a named preprocessing.
 
@@ -150,8 +185,10 @@ def load_data(
     then :func:`marginclust.datasets.load_dataset`.
 
     Rows without a label are dropped; missing feature cells are replaced by their
-    column mean (the papers treat such sets as complete numeric tables). What was
-    done is returned as a string recorded in every row, e.g. ``"mean-impute+raw"``.
+    column mean (the papers treat such sets as complete numeric tables). With
+    ``max_samples``, a seeded subsample of that many rows is kept (the smoke-test
+    mode). What was done is returned as a string recorded in every row, e.g.
+    ``"mean-impute+raw"``.
 
     Returns
     -------
@@ -190,6 +227,10 @@ def load_data(
         X = np.where(missing, means[None, :], X)
         if "mean-impute" not in steps:
             steps.append("mean-impute")
+    if max_samples is not None and X.shape[0] > max_samples:
+        keep = np.sort(np.random.RandomState(0).choice(X.shape[0], max_samples, replace=False))
+        X, y = X[keep], y[keep]
+        steps.append(f"subsample-{max_samples}")
     steps.append(how)
     return preprocess(X, how), y, "+".join(steps)
 
@@ -205,6 +246,7 @@ class Job:
     params: Mapping[str, Any] = field(default_factory=dict)
     run: int = 0
     seed: int = 0
+    variant: str = ""
 
     @property
     def params_json(self) -> str:
@@ -244,9 +286,15 @@ def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
 
 
-def _effective(table: Table, quick: bool) -> dict[str, Any]:
-    """Data sets, methods, runs and grids after the ``--quick`` overrides."""
+def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
+    """Data sets, methods, runs and grids after the ``--quick`` (or tiny) overrides."""
+    quick = quick or tiny
     quick_cfg = dict(table.quick) if quick else {}
+    if tiny:
+        first = list(quick_cfg.get("datasets", table.datasets))[:1]
+        quick_cfg.update(
+            {"datasets": first, "n_runs": 1, "grid_points": 1, "grid": {}}, **table.tiny
+        )
     methods = list(quick_cfg.get("methods", table.methods))
     grids: dict[str, Mapping[str, Sequence[Any]]] = {}
     for name in methods:
@@ -254,7 +302,7 @@ def _effective(table: Table, quick: bool) -> dict[str, Any]:
             raise ValueError(
                 f"Table {table.name!r} names method {name!r}, which is not registered."
             )
-        grid = dict(METHODS[name].grid)
+        grid = dict(table.grids.get(name, METHODS[name].grid))
         if quick:
             override = dict(quick_cfg.get("grid", {}))
             if name in override:
@@ -266,19 +314,30 @@ def _effective(table: Table, quick: bool) -> dict[str, Any]:
     return {
         "datasets": list(quick_cfg.get("datasets", table.datasets)),
         "methods": methods,
-        "n_runs": int(quick_cfg.get("n_runs", 2 if quick else table.n_runs)),
+        "n_runs": quick_cfg.get("n_runs", 2 if quick else table.n_runs),
         "grids": grids,
+        "max_samples": quick_cfg.get("max_samples", TINY_MAX_SAMPLES) if tiny else None,
     }
 
 
 def expand_jobs(
-    table: Table, *, quick: bool = False, seed: int = 0, label_free: bool = False
+    table: Table,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    label_free: bool = False,
+    tiny: bool = False,
 ) -> list[Job]:
     """Every job of a grid table, in a deterministic order.
 
     ``label_free=True`` adds the ``"label-free"`` protocol (one search per run).
+    A job's ``params`` are the table's data-set parameters under the setting;
+    its ``variant`` names the column it is reported in, ``method[param=value,...]``
+    (the whole setting, or with ``aggregate="best"`` only the ``curve`` parameters).
     """
-    eff = _effective(table, quick)
+    from ._published import method_key
+
+    eff = _effective(table, quick, tiny)
     protocols = list(table.protocols)
     if label_free and LABEL_FREE not in protocols:
         protocols.append(LABEL_FREE)
@@ -296,10 +355,20 @@ def expand_jobs(
                         f"Table {table.name!r}: unknown protocol {protocol!r} "
                         "(use 'paper', 'default' or 'label-free')."
                     )
-                for run in range(eff["n_runs"]):
+                fixed = table.params_for(dataset, name)
+                for run in range(runs_for(eff["n_runs"], name)):
                     run_seed = derive_seed(seed, dataset, name, run)
-                    for params in settings:
-                        jobs.append(Job(table.name, dataset, name, protocol, params, run, run_seed))
+                    for setting in settings:
+                        shown = (
+                            {k: v for k, v in setting.items() if k in table.curve}
+                            if table.aggregate == "best" else setting
+                        )
+                        variant = method_key(name, shown) if protocol == "paper" else name
+                        params = {**fixed, **setting}
+                        jobs.append(
+                            Job(table.name, dataset, name, protocol, params, run, run_seed,
+                                variant)
+                        )
     return jobs
 
 
@@ -327,11 +396,14 @@ def run_job(
     *,
     method: Method | None = None,
     measure_objs: Mapping[str, Measure] | None = None,
+    repeats: int = 1,
 ) -> dict[str, Any]:
     """Fit one job (timed), score it (untimed) and return its tidy row.
 
     ``method`` and ``measure_objs`` default to the registry entries; the runner
-    passes them explicitly so that worker processes need no registry.
+    passes them explicitly so that worker processes need no registry. With
+    ``repeats > 1`` the job is fitted that many times from the same seed and
+    the fastest fit time is kept (the last fit is scored).
     """
     method = METHODS[job.method] if method is None else method
     measure_objs = MEASURES if measure_objs is None else measure_objs
@@ -341,6 +413,7 @@ def run_job(
         "method": job.method,
         "protocol": job.protocol,
         "params": job.params_json,
+        "variant": job.variant or job.method,
         "run": job.run,
         "seed": job.seed,
         "n_clusters": int(n_clusters),
@@ -353,6 +426,7 @@ def run_job(
         "n_warnings": 0,
         "n_convergence_warnings": 0,
         "error": None,
+        "status": "ok",
         "version": version,
         "key": job.key(preprocessing, version),
     }
@@ -365,7 +439,8 @@ def run_job(
             final = estimator
             if hasattr(final, "steps"):  # a Pipeline: its last step clusters
                 final = final.steps[-1][1]
-            final = getattr(final, "estimator", final)  # a wrapper such as Standardized
+            for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
+                final = getattr(final, "estimator", final)
             max_clusters = getattr(final, "_max_clusters", None)
             if max_clusters is not None and n_clusters > max_clusters:
                 raise ValueError(
@@ -374,13 +449,26 @@ def run_job(
                 )
             if job.protocol == LABEL_FREE:  # X only; y reaches the measures after the pick
                 estimator = label_free_search(estimator, job.seed)
-            start = time.perf_counter()
-            estimator.fit(X)
-            row["fit_time"] = time.perf_counter() - start
+            times = []
+            # timing tables (repeats > 1) measure one BLAS thread, as the papers' CPUs did
+            limit = threadpool_limits(1) if repeats > 1 else contextlib.nullcontext()
+            for attempt in range(max(1, int(repeats))):
+                if attempt:  # a fresh estimator from the same seed
+                    estimator = method.factory(
+                        n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
+                    )
+                with limit:
+                    start = time.perf_counter()
+                    estimator.fit(X)
+                    times.append(time.perf_counter() - start)
+            row["fit_time"] = min(times)
             if job.protocol == LABEL_FREE:
                 estimator, row["params"] = searched_estimator(estimator)
         except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
             row["error"] = f"{type(exc).__name__}: {exc}"
+            row["status"] = (
+                "not-applicable" if str(exc).startswith(NOT_APPLICABLE) else "failed"
+            )
             estimator = None
     row["n_warnings"] = len(caught)
     row["n_convergence_warnings"] = sum(
@@ -389,6 +477,7 @@ def run_job(
     labels = _attribute(estimator, "labels_") if estimator is not None else None
     if labels is None and row["error"] is None:
         row["error"] = "the fitted estimator has no labels_"
+        row["status"] = "failed"
     memberships = _attribute(estimator, "memberships_") if estimator is not None else None
     if estimator is not None:
         n_iter = _attribute(estimator, "n_iter_")
@@ -411,12 +500,24 @@ def run_job(
                     value = float(measure.func(y, np.asarray(labels), memberships, X, **extra))
             except Exception as exc:  # noqa: BLE001
                 row["error"] = row["error"] or f"measure {name}: {type(exc).__name__}: {exc}"
+                row["status"] = "failed"
         row[name] = _finite_or_none(value)
     return row
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    """Rows stored in a JSONL results file (missing file: no rows)."""
+    """Rows stored in a JSONL results file (missing file: no rows).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The JSONL file (one row per line).
+
+    Returns
+    -------
+    rows : list of dict
+        The rows that parse, in file order.
+    """
     path = Path(path)
     if not path.is_file():
         return []
@@ -459,7 +560,13 @@ def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> 
 
 
 def system_info() -> dict[str, str]:
-    """Versions and machine recorded beside the results."""
+    """Versions and machine recorded beside the results.
+
+    Returns
+    -------
+    info : dict of str to str
+        Package versions, Python version, machine and operating system.
+    """
     import scipy
     import sklearn
 
@@ -484,6 +591,7 @@ def run_table(
     data_home: str | None = None,
     progress: bool = True,
     label_free: bool = False,
+    tiny: bool = False,
 ) -> list[dict[str, Any]]:
     """Run (or resume) a table and return its rows.
 
@@ -496,7 +604,7 @@ def run_table(
     seed : int, default=0
         Global seed; every run's seed is derived from it.
     n_jobs : int, default=1
-        joblib workers.
+        Number of joblib workers.
     out_dir : str or Path, default=None
         Directory of the resumable cache ``<table>.jsonl``; None keeps nothing.
     data_home : str, default=None
@@ -506,6 +614,9 @@ def run_table(
     label_free : bool, default=False
         Also run the ``"label-free"`` protocol (a StabilitySearch per run; its
         ``fit_time`` is the whole search) for the report's label-free column.
+    tiny : bool, default=False
+        Smoke-test mode (seconds per table): the table's ``tiny`` overrides, else
+        its first quick data set, one run, one setting, a subsample of the rows.
 
     Returns
     -------
@@ -516,16 +627,41 @@ def run_table(
         table = get_table(table)
     else:
         load_protocols()
+    if table.rows_from is not None:  # another table's fits, reported differently
+        source = get_table(table.rows_from)
+        memo_key = (source.name, quick, tiny, seed, label_free, data_home)
+        if memo_key in _MEMO:
+            return [dict(r) for r in _MEMO[memo_key]]
+        table = source
+    rows = _run_table(table, quick, seed, n_jobs, out_dir, data_home, progress, label_free,
+                      tiny)
+    _MEMO[(table.name, quick, tiny, seed, label_free, data_home)] = rows
+    return rows
+
+
+def _run_table(
+    table: Table,
+    quick: bool,
+    seed: int,
+    n_jobs: int,
+    out_dir: str | Path | None,
+    data_home: str | None,
+    progress: bool,
+    label_free: bool,
+    tiny: bool,
+) -> list[dict[str, Any]]:
     version = _version()
     out_path = None
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         out_path = Path(out_dir) / f"{table.name}.jsonl"
     if table.run is not None:
-        return _run_custom(table, quick, seed, n_jobs, out_dir, data_home, out_path, version)
+        return _run_custom(table, quick, tiny, seed, n_jobs, out_dir, data_home, out_path,
+                           version)
 
-    jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free)
-    measures = list(table.measures)
+    jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free, tiny=tiny)
+    max_samples = _effective(table, quick, tiny)["max_samples"]
+    measures = list(dict.fromkeys([*table.measures, *table.also_measures]))
     for name in measures:
         if name not in MEASURES:
             raise ValueError(f"Table {table.name!r} names measure {name!r}, not registered.")
@@ -540,6 +676,7 @@ def run_table(
     todo: list[tuple[Job, str]] = []
     keys: list[str] = []
     missing: dict[str, str] = {}
+    skipped: dict[tuple[str, str], str] = {}
     placeholders: dict[str, dict[str, Any]] = {}
     for job in jobs:
         if job.dataset in missing:
@@ -547,11 +684,18 @@ def run_table(
         if job.dataset not in data:
             how = _preprocessing_for(table, job.dataset)
             try:
-                X, y, prep = load_data(job.dataset, how, data_home=data_home)
+                X, y, prep = load_data(
+                    job.dataset, how, data_home=data_home, max_samples=max_samples
+                )
             except (FileNotFoundError, OSError) as exc:
                 missing[job.dataset] = f"{NO_DATA}: {exc}"
                 continue
             data[job.dataset] = (X, y, prep, _n_clusters_for(table, job.dataset, y))
+        if table.skip is not None and (job.dataset, job.method) not in skipped:
+            reason = table.skip(job.dataset, job.method, data[job.dataset][0])
+            skipped[(job.dataset, job.method)] = reason or ""
+        if skipped.get((job.dataset, job.method)):
+            continue
         prep = data[job.dataset][2]
         key = job.key(prep, version)
         keys.append(key)
@@ -559,12 +703,15 @@ def run_table(
             todo.append((job, prep))
 
     for job in jobs:
-        # One placeholder row per (data set, method, protocol) whose data is missing,
-        # so the report shows the hole instead of silently dropping the row.
-        if job.dataset in missing and job.run == 0:
-            key = f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|no-data"
+        # One placeholder row per (data set, method, protocol) whose data is missing
+        # or that the table skips, so the report shows the hole and its reason.
+        reason = skipped.get((job.dataset, job.method))
+        if job.dataset in missing or reason:
+            status = "no-data" if job.dataset in missing else "skipped"
+            key = f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}"
             if key not in placeholders:
-                placeholders[key] = _placeholder(job, missing[job.dataset], measures, version)
+                message = missing[job.dataset] if status == "no-data" else str(reason)
+                placeholders[key] = _placeholder(job, message, measures, version, status)
                 keys.append(key)
     new_rows: dict[str, dict[str, Any]] = dict(placeholders)
     if todo:
@@ -573,6 +720,7 @@ def run_table(
                 job, data[job.dataset][0], data[job.dataset][1], data[job.dataset][3], prep,
                 measures, version, method=METHODS[job.method],
                 measure_objs={m: MEASURES[m] for m in measures},
+                repeats=table.timing_repeats,
             )
             for job, prep in todo
         )
@@ -588,7 +736,7 @@ def run_table(
 
 
 def _placeholder(
-    job: Job, message: str, measures: Sequence[str], version: str
+    job: Job, message: str, measures: Sequence[str], version: str, status: str = "no-data"
 ) -> dict[str, Any]:
     row: dict[str, Any] = {f: None for f in ROW_FIELDS}
     row.update(
@@ -597,13 +745,15 @@ def _placeholder(
         method=job.method,
         protocol=job.protocol,
         params=job.params_json,
+        variant=job.method,
         run=job.run,
         seed=job.seed,
         error=message,
+        status=status,
         version=version,
         n_warnings=0,
         n_convergence_warnings=0,
-        key=f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|no-data",
+        key=f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}",
     )
     row.update({m: None for m in measures})
     return row
@@ -612,6 +762,7 @@ def _placeholder(
 def _run_custom(
     table: Table,
     quick: bool,
+    tiny: bool,
     seed: int,
     n_jobs: int,
     out_dir: str | Path | None,
@@ -619,27 +770,47 @@ def _run_custom(
     out_path: Path | None,
     version: str,
 ) -> list[dict[str, Any]]:
-    key = f"{table.name}|custom|quick={quick}|seed={seed}|{version}"
+    key = f"{table.name}|custom|quick={quick}|tiny={tiny}|seed={seed}|{version}"
     if out_path is not None:
         cached = [row for row in read_rows(out_path) if row.get("key") == key]
         if cached:
             return cached
     context = RunContext(
-        quick=quick,
+        quick=quick or tiny,
+        tiny=tiny,
         seed=seed,
         n_jobs=n_jobs,
         data_home=data_home,
         out_dir=None if out_dir is None else str(out_dir),
     )
     assert table.run is not None
-    rows = [dict(row) for row in table.run(table, context)]
+    try:
+        rows = [dict(row) for row in table.run(table, context)]
+    except Exception as exc:  # noqa: BLE001 - a failed table is a row, not a crash of --suite
+        rows = [{"status": "failed", "error": f"{type(exc).__name__}: {exc}", "run_failed": True}]
     for row in rows:
         row.setdefault("table", table.name)
         row.setdefault("version", version)
+        row.setdefault("status", row_status(row))
         row["key"] = key
     if out_path is not None:
         _append(out_path, rows)
     return rows
+
+
+def row_status(row: Mapping[str, Any]) -> str:
+    """A row's status; rows cached before the column existed get it from ``error``."""
+    if row.get("status") in STATUSES:
+        return str(row["status"])
+    error = row.get("error")
+    if error is None:
+        return "ok"
+    text = str(error)
+    if text.startswith(NO_DATA) or text == "no-data":
+        return "no-data"
+    if text.startswith(f"ValueError: {NOT_APPLICABLE}"):
+        return "not-applicable"
+    return "failed"
 
 
 def select_best(rows: Sequence[Mapping[str, Any]], measure: str) -> list[Mapping[str, Any]]:

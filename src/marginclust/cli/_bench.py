@@ -27,6 +27,8 @@ def add_parser(sub: Any) -> None:
     what.add_argument("--suite", metavar="PAPER", help="every table of a paper, e.g. 'slmc'")
     what.add_argument("--list", action="store_true", help="list the registered tables")
     p.add_argument("--quick", action="store_true", help="small version: fewer runs and settings")
+    p.add_argument("--tiny", action="store_true",
+                   help="smoke test: one data set, run and setting on a row subsample (seconds)")
     p.add_argument("--n-jobs", type=int, default=1, help="joblib workers (default 1)")
     p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
     p.add_argument("--out", metavar="DIR", default=None, help="cache and results directory")
@@ -63,15 +65,8 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
     """The data sets of ``table`` that cannot be found (bundled and synthetic sets always are)."""
     from marginclust.bench._registry import DATASETS
     from marginclust.bench._runner import parse_dataset
-    from marginclust.datasets._loaders import (
-        _SKLEARN,
-        _SYNTHETIC,
-        _csv_path,
-        _parse_name,
-        _resolve_home,
-    )
+    from marginclust.datasets import dataset_exists
 
-    home = _resolve_home(data_home)
     missing = []
     for spec in _needed_datasets(table, quick):
         name = parse_dataset(spec)[0]
@@ -81,8 +76,7 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
             except (FileNotFoundError, OSError, ValueError):
                 missing.append(name)
             continue
-        base = _parse_name(name)[0]
-        if base not in _SKLEARN and base not in _SYNTHETIC and _csv_path(home, base) is None:
+        if not dataset_exists(name, data_home=data_home):
             missing.append(name)
     return list(dict.fromkeys(missing))
 
@@ -90,14 +84,14 @@ def missing_datasets(table: Any, quick: bool, data_home: str | None) -> list[str
 def _check_data(names: list[str], quick: bool, data_home: str | None) -> None:
     """Without a usable data directory, fail before running, naming what is missing."""
     from marginclust.bench._registry import TABLES
-    from marginclust.datasets._loaders import DATA_ENV, _resolve_home
+    from marginclust.datasets import DATA_ENV, resolve_data_home
 
     missing = {n: missing_datasets(TABLES[n], quick, data_home) for n in names}
     missing = {n: m for n, m in missing.items() if m}
     if not missing:
         return
     sets = sorted({s for m in missing.values() for s in m})
-    home = _resolve_home(data_home)
+    home = resolve_data_home(data_home)
     shown = ", ".join(sets[:12]) + (" ..." if len(sets) > 12 else "")
     if home is None or not home.is_dir():
         where = (
@@ -167,13 +161,15 @@ def run(args: argparse.Namespace) -> int:
             data_home=args.data_home,
             progress=not args.no_progress,
             label_free=args.label_free,
+            tiny=args.tiny,
         )
         elapsed = time.perf_counter() - start
         tail = f"\n\n(wall time {elapsed:.1f} s, n_jobs={args.n_jobs})\n"
-        report = format_report(rows, table, seed=args.seed, quick=args.quick) + tail
-        print(format_report(rows, table, seed=args.seed, quick=args.quick, layout="long") + tail)
+        quick = args.quick or args.tiny
+        report = format_report(rows, table, seed=args.seed, quick=quick) + tail
+        print(format_report(rows, table, seed=args.seed, quick=quick, layout="long") + tail)
         if out is not None:
-            suffix = "-quick" if args.quick else ""
+            suffix = "-tiny" if args.tiny else "-quick" if args.quick else ""
             (out / f"{name}{suffix}.md").write_text(report, encoding="utf-8")
             if rows:
                 _write_csv(out / f"{name}{suffix}.csv", rows)

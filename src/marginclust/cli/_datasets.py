@@ -26,10 +26,9 @@ def run(args: argparse.Namespace) -> int:
     """Run the ``datasets`` subcommand."""
     import sys
 
-    from marginclust.datasets import list_datasets
-    from marginclust.datasets._loaders import DATA_ENV, _resolve_home
+    from marginclust.datasets import DATA_ENV, list_datasets, resolve_data_home
 
-    home = _resolve_home(args.data_home)
+    home = resolve_data_home(args.data_home)
     source = "--data-home" if args.data_home is not None else f"${DATA_ENV}"
     if home is not None and not home.is_dir():
         raise ValueError(

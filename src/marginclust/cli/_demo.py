@@ -18,23 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from .._registry import ESTIMATORS
+
 __all__ = ["CAPTION", "DEMO_DATASETS", "DEMO_PARAMS", "add_parser", "demo_figure", "run"]
 
-# Per-method demo parameters (each method's owner tunes its own entry).
+# Per-method demo parameters: the ``demo_params`` of the estimator registry.
 DEMO_PARAMS: dict[str, dict[str, Any]] = {
-    "FuzzyCMeans": {"m": 2.0},
-    "KernelFuzzyCMeans": {},
-    "KernelKMeans": {},
-    "SLMC": {},
-    "IterativeLSSVM": {},
-    "PKM": {},
-    "EMMC": {},
-    "IterSVR": {},
-    "IterSVM": {},
-    "BMMC": {},
-    "CPMMC": {},
-    "WOCSVMClustering": {},
-    "OCSVMHardClustering": {},
+    spec.name: dict(spec.demo_params) for spec in ESTIMATORS if spec.clusterer
 }
 
 DEMO_DATASETS = ("sk-iris", "sk-wine", "sk-breast_cancer")
@@ -194,13 +184,13 @@ def demo_figure(X: np.ndarray, fitted: list[tuple[str, Any]]) -> Any:
     """
     from marginclust.plotting import (
         align_memberships,
+        import_pyplot,
         method_styles,
         plot_convergence,
         plot_memberships,
     )
-    from marginclust.plotting._membership import _pyplot
 
-    plt = _pyplot()
+    plt = import_pyplot()
     soft = [(n, e) for n, e in fitted if getattr(e, "memberships_", None) is not None]
     histories = {}
     for name, est in fitted:
@@ -243,9 +233,9 @@ def demo_figure(X: np.ndarray, fitted: list[tuple[str, Any]]) -> Any:
 
 def _figure(methods: list[tuple[str, type]], out: Path, seed: int) -> Path:
     from marginclust.datasets import load_dataset
-    from marginclust.plotting._membership import _pyplot
+    from marginclust.plotting import import_pyplot
 
-    plt = _pyplot()
+    plt = import_pyplot()
     X = load_dataset("slmc-four-gaussians")[0]
     fitted = []
     for name, cls in methods:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._registry import cli_aliases, clusterer_names
 from ._csv import parse_delimiter, read_csv
 
 __all__ = [
@@ -29,24 +30,9 @@ __all__ = [
     "run",
 ]
 
-# Short command-line names of the public estimators (class names work too).
-METHOD_ALIASES = {
-    "fcm": "FuzzyCMeans",
-    "kernel-fcm": "KernelFuzzyCMeans",
-    "kernel-kmeans": "KernelKMeans",
-    "slmc": "SLMC",
-    "iterative-lssvm": "IterativeLSSVM",
-    "pkm": "PKM",
-    "emmc": "EMMC",
-    "itersvr": "IterSVR",
-    "itersvm": "IterSVM",
-    "bmmc": "BMMC",
-    "cpmmc": "CPMMC",
-    "wocsvm": "WOCSVMClustering",
-    "ocsvm-hard": "OCSVMHardClustering",
-}
-# Public names that are not clusterers.
-_NOT_CLUSTERERS = {"ELMFeatures", "__version__"}
+# Short command-line names of the public estimators (class names work too), from
+# the estimator registry.
+METHOD_ALIASES = cli_aliases()
 # A fit still running after this many seconds gets a progress line on stderr.
 PROGRESS_DELAY = 3.0
 # Above this many rows an exact n x n kernel fit (n_components=None) gets a note
@@ -64,13 +50,6 @@ The input needs numeric feature columns and a header row (a file whose first row
 all numbers is read as headerless, columns x0, x1, ...). The output has one row per
 sample: 'cluster', then 'membership_0' ... for soft methods, then the label column.
 """
-
-
-def clusterer_names() -> list[str]:
-    """Public estimator class names of ``marginclust.__all__`` that are clusterers."""
-    import marginclust
-
-    return [n for n in marginclust.__all__ if n not in _NOT_CLUSTERERS]
 
 
 def available_methods() -> tuple[dict[str, type], dict[str, str]]:

@@ -24,8 +24,8 @@ import numpy.typing as npt
 from ..estimators._fcm import FuzzyCMeans, initial_point
 from ..objectives._fcm import membership_floor
 from ..solvers import SolverResult
-from ..solvers._frame import Frame
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
+from ..utils._frame import Frame
 from . import _ops
 from ._clusterer import check_fit_data, register
 from ._frame import dask_frame

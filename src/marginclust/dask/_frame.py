@@ -1,6 +1,6 @@
 """The working frame of translation-invariant methods on a dask array (two passes).
 
-Mirrors :func:`marginclust.solvers._frame.centred_frame` with the same block
+Mirrors :func:`marginclust.utils._frame.centred_frame` with the same block
 functions: pass 1 sums the columns (and checks finiteness and constancy),
 pass 2 sums the squares of the centred data (a third pass only when a power
 of two rescaling is needed). The frame ``Z = (X - mean) * scale`` stays lazy.
@@ -14,7 +14,8 @@ import dask.array as da
 import numpy as np
 import numpy.typing as npt
 
-from ..solvers._frame import (
+from ..utils import check_not_constant
+from ..utils._frame import (
     Frame,
     check_frame_mean,
     frame_block_squares,
@@ -22,7 +23,6 @@ from ..solvers._frame import (
     frame_needs_rescale,
     frame_scale,
 )
-from ..utils import check_not_constant
 from . import _ops
 
 __all__ = ["dask_frame"]

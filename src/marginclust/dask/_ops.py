@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-class GraphCounter(Callback):  # type: ignore[misc]
+class GraphCounter(Callback):
     """Count graph executions of dask's local schedulers (synchronous, threads, processes).
 
     Use as a context manager; ``count`` is the number of graphs executed inside

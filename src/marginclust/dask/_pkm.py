@@ -28,7 +28,6 @@ import dask
 
 from ..estimators._pkm import PKM
 from ..solvers import SolverResult
-from ..solvers._frame import Frame
 from ..solvers._lloyd import (
     lloyd_block,
     lloyd_iterations,
@@ -36,6 +35,7 @@ from ..solvers._lloyd import (
     plan_relocation,
     relocation_candidates,
 )
+from ..utils._frame import Frame
 from . import _ops
 from ._clusterer import check_fit_data, register
 from ._frame import dask_frame

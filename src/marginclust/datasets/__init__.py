@@ -5,7 +5,15 @@
 class subsets (``"satimage:1,2"``) and the synthetic sets of the papers.
 """
 
-from ._loaders import DATA_ENV, list_datasets, load_dataset
+from ._loaders import DATA_ENV, dataset_exists, list_datasets, load_dataset, resolve_data_home
 from ._synthetic import make_four_gaussians, make_pkm_310
 
-__all__ = ["DATA_ENV", "list_datasets", "load_dataset", "make_four_gaussians", "make_pkm_310"]
+__all__ = [
+    "DATA_ENV",
+    "dataset_exists",
+    "list_datasets",
+    "load_dataset",
+    "make_four_gaussians",
+    "make_pkm_310",
+    "resolve_data_home",
+]

@@ -14,13 +14,13 @@ import os
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
 from ._synthetic import make_four_gaussians, make_pkm_310
 
-__all__ = ["DATA_ENV", "list_datasets", "load_dataset"]
+__all__ = ["DATA_ENV", "dataset_exists", "list_datasets", "load_dataset", "resolve_data_home"]
 
 DATA_ENV = "MARGINCLUST_DATA"
 
@@ -280,6 +280,94 @@ def _parse_name(name: str) -> tuple[str, list[str] | None]:
 
 
 # ----------------------------------------------------------------- public
+def resolve_data_home(data_home: str | os.PathLike[str] | None = None) -> Path | None:
+    """The CSV directory the loaders read: ``data_home``, else ``$MARGINCLUST_DATA``.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        An explicit directory; ``None`` uses the environment variable
+        ``MARGINCLUST_DATA``.
+
+    Returns
+    -------
+    home : Path or None
+        The directory (user-expanded, not checked for existence), or None when
+        neither is given.
+
+    Examples
+    --------
+    >>> from marginclust.datasets import resolve_data_home
+    >>> resolve_data_home("/tmp/data").as_posix()
+    '/tmp/data'
+    """
+    return _resolve_home(data_home)
+
+
+def dataset_exists(name: str, *, data_home: str | os.PathLike[str] | None = None) -> bool:
+    """Whether :func:`load_dataset` can find the set ``name`` offline, without loading it.
+
+    Bundled (scikit-learn) and synthetic sets always exist; a CSV set exists when
+    ``<name>.csv.gz`` or ``<name>.csv`` is in the data directory. A class subset
+    (``"name:c1,c2"``) exists when its base set does (the classes are checked on
+    loading).
+
+    Parameters
+    ----------
+    name : str
+        A name as :func:`load_dataset` takes it.
+    data_home : str or path-like, default=None
+        CSV directory; ``None`` uses the environment variable ``MARGINCLUST_DATA``.
+
+    Returns
+    -------
+    exists : bool
+        True when the set can be loaded from what is on this machine.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not a well-formed data set name.
+
+    Examples
+    --------
+    >>> from marginclust.datasets import dataset_exists
+    >>> dataset_exists("sk-iris")
+    True
+    """
+    base = _parse_name(name)[0]
+    if base in _SKLEARN or base in _SYNTHETIC:
+        return True
+    return _csv_path(_resolve_home(data_home), base) is not None
+
+
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: Literal[False] = ...,
+) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: Literal[True],
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]: ...
+
+
+@overload
+def load_dataset(
+    name: str,
+    *,
+    data_home: str | os.PathLike[str] | None = ...,
+    return_meta: bool,
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, dict[str, Any]]: ...
+
+
 def load_dataset(
     name: str,
     *,
@@ -326,6 +414,14 @@ def load_dataset(
     meta : dict
         Only with ``return_meta=True``.
 
+    Raises
+    ------
+    FileNotFoundError
+        If no set of that name exists; the message names the directory searched,
+        the environment variable and close names.
+    ValueError
+        On a malformed name, a class that does not exist in the set, or a bad file.
+
     Notes
     -----
     CSV parsing uses only the standard library and NumPy. Rows whose label cell is
@@ -335,14 +431,6 @@ def load_dataset(
     ``0, 1, ...``) and listed in ``meta["encoded_columns"]``. Parsed files are
     cached in memory (keyed by path and modification time); each call returns
     fresh copies.
-
-    Raises
-    ------
-    FileNotFoundError
-        If no set of that name exists; the message names the directory searched,
-        the environment variable and close names.
-    ValueError
-        On a malformed name, a class that does not exist in the set, or a bad file.
     """
     home = _resolve_home(data_home)
     base, classes = _parse_name(name)

@@ -19,7 +19,12 @@ _PKM_MEANS = np.array([[0.0, 0.0], [6.0, 0.0], [3.0, 6.0], [3.0, -6.0]])
 _PKM_VARS = np.array([0.5, 0.5, 0.1, 0.1])
 
 
-def _gaussians(sizes, means, variances, random_state):
+def _gaussians(
+    sizes: tuple[int, ...] | list[int],
+    means: np.ndarray,
+    variances: np.ndarray,
+    random_state: int | np.random.RandomState | None,
+) -> tuple[np.ndarray, np.ndarray]:
     rng = check_random_state(random_state)
     parts = [
         means[k] + np.sqrt(variances[k]) * rng.standard_normal((n, means.shape[1]))

@@ -108,7 +108,7 @@ class BMMC(LinearMMCBase):
 
     See Also
     --------
-    CPMMC : the cutting-plane solver of the same problems.
+    CPMMC : The cutting-plane solver of the same problems.
 
     Notes
     -----
@@ -227,7 +227,7 @@ class BMMC(LinearMMCBase):
         inner = BundleMethod(tol=self.inner_tol, max_iter=self.inner_max_iter, qp=self.qp)
         return CCCP(inner, tol=self.tol, max_iter=self.max_iter)
 
-    def _fit_one(  # type: ignore[override]  # base names the first argument X (older contract)
+    def _fit_one(
         self, context: Any, random_state: np.random.RandomState, **fit_params: Any
     ) -> SolverResult:
         X, obj = context.X, context.objective

@@ -185,7 +185,7 @@ class CPMMC(LinearMMCBase):
 
         return callback
 
-    def _fit_one(  # type: ignore[override]  # base names the first argument X (older contract)
+    def _fit_one(
         self, context: Any, random_state: np.random.RandomState, **fit_params: Any
     ) -> SolverResult:
         X, obj = context.X, context.objective

@@ -10,7 +10,8 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._elm import ELMFeatures, _location_scale
+from ..feature_maps import location_scale
+from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     emmc_objective,
@@ -329,13 +330,12 @@ class EMMC(BaseClusterer):
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         """Once per fit: the data's location and scale that every hidden layer uses."""
-        mu, s = _location_scale(X)
+        mu, s = location_scale(X)
         return {"X": X, "mean": mu, "scale": s}
 
     # ------------------------------------------------------------- internals
-    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
-        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
-        context = X
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
+        """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
         n = X.shape[0]
         m = self._n_clusters
@@ -496,6 +496,7 @@ class EMMC(BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         F = self._decision(X)

@@ -7,153 +7,34 @@ holds parameter checks and the public estimators.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..feature_maps import resolve_gamma
+from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
     kernel_distances,
     memberships_from_distances,
     squared_distances,
 )
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
-from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
+from ..utils import (
+    Frame,
+    centred_frame,
+    check_center_init,
+    check_iteration_params,
+    check_objective_scale,
+    check_positive,
+    check_sample_weight,
+    initial_point,
+    report,
+)
 
 __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans"]
-
-
-# ------------------------------------------------------------------ helpers
-def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
-    """Validate ``sample_weight`` (None -> ones) as a non-negative finite 1-D array."""
-    n = X.shape[0]
-    if sample_weight is None:
-        return np.ones(n, dtype=X.dtype)
-    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
-        sw = np.full(n, float(sample_weight), dtype=X.dtype)
-    else:
-        sw = np.asarray(sample_weight)
-        if sw.dtype.kind not in "fiub":
-            raise ValueError(f"sample_weight must be numeric; got dtype {sw.dtype}.")
-        sw = sw.astype(X.dtype)
-    if sw.shape != (n,):
-        raise ValueError(
-            f"sample_weight must have shape (n_samples,) = ({n},); got {sw.shape}."
-        )
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    if not np.any(sw > 0):
-        raise ValueError(
-            "sample_weight is all zero: at least one weight must be positive (zero-weight "
-            "samples are ignored by the fit)."
-        )
-    return sw
-
-
-def check_init(init: Any, n_clusters: int, X: np.ndarray) -> None:
-    """Check ``init`` (a known string, centres (K, d) or memberships (n, K))."""
-    if isinstance(init, str):
-        resolve_alias(init, "init", ("k-means++", "random"), {"kmeans++": "k-means++"})
-        return
-    arr = np.asarray(init)
-    n, d = X.shape
-    if arr.ndim != 2 or arr.shape not in ((n_clusters, d), (n, n_clusters)):
-        raise ValueError(
-            f"An array init must be centres of shape (n_clusters, n_features) = "
-            f"({n_clusters}, {d}) or memberships of shape (n_samples, n_clusters) = "
-            f"({n}, {n_clusters}); got shape {arr.shape}."
-        )
-    if arr.dtype.kind not in "fiu" or not np.all(np.isfinite(arr)):
-        raise ValueError("An array init must be numeric and finite.")
-
-
-def initial_point(
-    init: Any,
-    X: np.ndarray,
-    n_clusters: int,
-    sample_weight: np.ndarray,
-    random_state: np.random.RandomState,
-    *,
-    allow_memberships: bool = True,
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Return ``(centres, None)`` or ``(None, memberships)`` for one restart."""
-    n, d = X.shape
-    if isinstance(init, str):
-        if init in ("k-means++", "kmeans++"):
-            centres, _ = kmeans_plusplus(
-                X, n_clusters, sample_weight=sample_weight, random_state=random_state
-            )
-        else:
-            p = sample_weight / sample_weight.sum()
-            n_pos = int(np.count_nonzero(p))
-            idx = random_state.choice(n, size=n_clusters, replace=n_pos < n_clusters, p=p)
-            centres = X[idx]
-        return np.array(centres, dtype=X.dtype), None
-    arr = np.asarray(init, dtype=np.float64)
-    if arr.shape == (n_clusters, d):
-        return arr.astype(X.dtype), None
-    if not allow_memberships:
-        raise ValueError(
-            f"init must be centres of shape (n_clusters, n_features) = ({n_clusters}, {d}); "
-            f"got shape {arr.shape}."
-        )
-    U = check_memberships(arr, n, n_clusters, name="init")
-    return None, U.astype(X.dtype)
-
-
-def check_iteration_params(est: Any) -> None:
-    check_positive(est.max_iter, "max_iter", integer=True)
-    check_positive(est.tol, "tol", strict=False)
-
-
-def _sigma_to_gamma(sigma: Any) -> Any:
-    """The deprecated ``sigma`` (RBF width) as ``gamma = 1 / (2 sigma^2)``; None: the default."""
-    if sigma is None:
-        return "sigma0"
-    check_positive(sigma, "sigma")
-    return 1.0 / (2.0 * float(sigma) ** 2)
-
-
-def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
-    """``gamma`` at the default ``"sigma0"`` times 1/4 .. 4 (widths sigma0 * 2 .. sigma0 / 2)."""
-    Xv = np.asarray(X, dtype=np.float64)
-    rs = int(random_state) if isinstance(random_state, numbers.Integral) else 0
-    g = resolve_gamma("sigma0", Xv - Xv.mean(axis=0), random_state=rs)
-    return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
-
-
-def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
-    """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
-
-    A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
-    are computed on the centred working frame (exact for data with a large offset)
-    and converted back.
-    """
-    gamma = resolve_renamed(est, "sigma", "gamma", _sigma_to_gamma)
-    rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
-    s = frame.scale
-    if isinstance(gamma, str):
-        if gamma not in ("sigma0", "scale"):
-            raise ValueError(f'gamma must be a positive float, "sigma0" or "scale"; got {gamma!r}.')
-        try:
-            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
-        except ValueError as exc:
-            raise ValueError(
-                f"{type(est).__name__}: {exc} (gamma={gamma!r} is computed from the data "
-                "at every fit, also after set_params.)"
-            ) from None
-        with np.errstate(over="ignore", under="ignore"):
-            return float(g_frame * s * s), float(g_frame)
-    g = float(check_positive(gamma, "gamma"))
-    with np.errstate(over="ignore", under="ignore"):
-        return g, float(g / s / s)
 
 
 # --------------------------------------------------------------- estimators
@@ -217,7 +98,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     See Also
     --------
-    KernelFuzzyCMeans : the RBF-kernel variant with centres in data space.
+    KernelFuzzyCMeans : The RBF-kernel variant with centres in data space.
 
     Notes
     -----
@@ -295,7 +176,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         if m <= 1:
             raise ValueError(f"m (the fuzzifier) must be > 1; got {self.m!r}.")
         check_iteration_params(self)
-        check_init(self.init, self._n_clusters, X)
+        check_center_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X, chunk_rows=self._chunk_rows(X))
@@ -326,7 +207,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         """Fuzzifiers around Bezdek's usual m = 2 (memberships grow flatter with m)."""
         return {"m": [1.5, 2.0, 2.5]}
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, sw = frame.Z, context["sample_weight"]
         centres, U0 = initial_point(context["init"], Z, self._n_clusters, sw, random_state)
@@ -405,6 +286,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         memberships : ndarray of shape (n_samples, n_clusters)
+            Non-negative rows that sum to one.
         """
         return self.predict_proba(X)
 
@@ -421,9 +303,10 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
-        _, cost = memberships_from_distances(  # type: ignore[misc]
+        _, cost = memberships_from_distances(
             self._distances(X), float(self.m), return_cost=True
         )
         unit = 1.0 if getattr(self, "_frame_gamma", None) is not None else self._frame_scale

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.utils import Tags
 
 from ..base import BaseClusterer
 from ..feature_maps import resolve_gamma
@@ -227,7 +228,7 @@ n_features_in_
         km = KMeans(n_clusters=2, n_init=1, random_state=random_state).fit(X)
         return np.where(km.labels_ == 1, 1.0, -1.0)
 
-    def _fit_one(  # type: ignore[override]
+    def _fit_one(
         self, ctx: dict[str, Any], random_state: np.random.RandomState
     ) -> SolverResult:
         kctx: KernelContext = ctx["kernel"]
@@ -277,6 +278,7 @@ n_features_in_
         Returns
         -------
         f : ndarray of shape (n_samples,)
+            Decision values; the sign gives the cluster.
         """
         X = self._validate_predict_data(X)
         return self._decision_values(X)
@@ -311,7 +313,7 @@ n_features_in_
             reg = float(self.dual_coef_ @ self.decision_values_)
         return -(reg + float(self.lam) * float(np.sum((f - yy) ** 2)))
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags

@@ -22,8 +22,7 @@ import scipy.sparse as sp
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer
-from ..feature_maps import resolve_gamma
-from ..feature_maps._elm import _location_scale
+from ..feature_maps import location_scale, resolve_gamma
 from ..objectives._elm_ridge import is_balanced, repair_balance, resolve_balance_count
 from ..solvers import LabelAlternation, SolverResult, kmeans_labels
 from ..utils import (
@@ -120,7 +119,7 @@ class _IterBase(BaseClusterer):
         keeps libsvm / liblinear finite on data with a large offset (X + 1e10) or an
         extreme scale (X * 1e150).
         """
-        mu, s = _location_scale(X)
+        mu, s = location_scale(X)
         if sp.issparse(X):
             mu = np.zeros(X.shape[1])
             Xs = (X * (1.0 / s)).tocsr()
@@ -151,9 +150,8 @@ class _IterBase(BaseClusterer):
         b = float(np.asarray(model.intercept_).ravel()[0])
         return float(a @ (f[model.support_] - b))
 
-    def _fit_one(self, X: Any, random_state: np.random.RandomState, **_: Any) -> SolverResult:
-        """One restart; ``X`` is the context of :meth:`_prepare` (the base's contract)."""
-        context = X
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
+        """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
         n = X.shape[0]
         common = {"x_mean_": context["mean"], "x_scale_": context["scale"]}
@@ -221,6 +219,7 @@ class _IterBase(BaseClusterer):
         Returns
         -------
         f : ndarray of shape (n_samples,)
+            Decision values; the sign gives the cluster.
         """
         X = self._validate_predict_data(X)
         return self._decision(X)
@@ -252,6 +251,7 @@ class _IterBase(BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         f = self._decision(X)

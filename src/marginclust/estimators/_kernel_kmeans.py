@@ -9,17 +9,17 @@ import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer
+from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import kernel_distances, squared_distances
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
-from ._fcm import (
-    check_init,
+from ..utils import (
+    Frame,
+    centred_frame,
+    check_center_init,
     check_iteration_params,
     check_sample_weight,
     initial_point,
-    kernel_gamma_grid,
-    resolve_frame_gamma,
 )
 
 __all__ = ["KernelKMeans"]
@@ -174,7 +174,7 @@ default="k-means++"
                 f"n_features) = ({self._n_clusters}, {X.shape[1]}); got shape "
                 f"{np.asarray(self.init).shape}."
             )
-        check_init(self.init, self._n_clusters, X)
+        check_center_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X)
@@ -192,7 +192,7 @@ default="k-means++"
             "attrs": {"gamma_": gamma_data, "sigma_": sigma, "_frame_gamma": gamma_frame},
         }
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, sw = frame.Z, context["sample_weight"]
         centres, _ = initial_point(
@@ -253,6 +253,7 @@ default="k-means++"
         Returns
         -------
         distances : ndarray of shape (n_samples, n_clusters)
+            Distance of each sample to each centre in the kernel's feature space.
         """
         X = self._validate_predict_data(X)
         return np.sqrt(self._kernel_distances(X).T)
@@ -270,6 +271,7 @@ default="k-means++"
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         return -float(self._kernel_distances(X).min(axis=0).sum(dtype=np.float64))

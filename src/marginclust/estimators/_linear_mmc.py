@@ -90,7 +90,7 @@ def principal_scores(
                 continue
             D = X[pairs.u[mask]] - X[pairs.v[mask]]
             tr = float(
-                D.data @ D.data if sp.issparse(D) else np.einsum("ij,ij->", D, D)  # type: ignore[union-attr]
+                D.data @ D.data if sp.issparse(D) else np.einsum("ij,ij->", D, D)
             )
             if tr <= 0:
                 continue
@@ -179,7 +179,9 @@ def initial_labels(
         S = principal_scores(data, n_dir, random_state, pairs)
         km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
         return km.fit_predict(S).astype(np.intp)
-    return check_label_init(init, n, n_clusters)  # type: ignore[return-value]
+    labels = check_label_init(init, n, n_clusters)
+    assert labels is not None  # only a method name gives None, and those returned above
+    return labels
 
 
 def one_cluster_result(X: Any, extra: dict[str, Any]) -> SolverResult:
@@ -328,6 +330,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_clusters)
+            Signed distances to the separating hyperplane(s).
         """
         X = self._validate_predict_data(X)
         return linear_scores(X, self.coef_, self.intercept_)
@@ -346,6 +349,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         scores : ndarray of shape (n_samples, n_clusters)
+            One decision value per cluster.
         """
         F = self.decision_function(X)
         if self._n_clusters == 1:
@@ -372,6 +376,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         F = self.decision_function(X)
         if self._n_clusters == 1:

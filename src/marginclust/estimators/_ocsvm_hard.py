@@ -216,7 +216,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
                 return km.fit(Z).labels_.astype(np.intp)
         return random_partition(n, K, rng)
 
-    def _fit_one(  # type: ignore[override]
+    def _fit_one(
         self, data: OneClassData, random_state: np.random.RandomState
     ) -> SolverResult:
         K = self._n_clusters
@@ -296,6 +296,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Minus the mean objective per sample; higher is better.
         """
         X = self._validate_predict_data(X)
         return float(np.max(self._scores(X), axis=1).mean())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -13,10 +14,17 @@ from sklearn.cluster import kmeans_plusplus
 from ..base import BaseClusterer, SoftClusterMixin
 from ..objectives._pkm import PKMObjective
 from ..solvers import SolverResult
-from ..solvers._frame import Frame, centred_frame, check_objective_scale
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import chunk_rows_for, lloyd
-from ..utils import check_memberships, check_positive, report, resolve_alias
+from ..utils import (
+    Frame,
+    centred_frame,
+    check_memberships,
+    check_objective_scale,
+    check_positive,
+    report,
+    resolve_alias,
+)
 
 __all__ = ["PKM"]
 
@@ -280,7 +288,7 @@ array-like, default="k-means++"
         seeds, _ = kmeans_plusplus(frame.Z, self._n_clusters, random_state=random_state)
         return np.asarray(seeds, dtype=np.float64)
 
-    def _callback(self):  # type: ignore[no-untyped-def]
+    def _callback(self) -> Callable[[int, float], None] | None:
         if not self.verbose:
             return None
 
@@ -289,7 +297,7 @@ array-like, default="k-means++"
 
         return cb
 
-    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:  # type: ignore[override]
+    def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         frame: Frame = context["frame"]
         Z, k = frame.Z, self._n_clusters
         init = self._init
@@ -529,6 +537,7 @@ array-like, default="k-means++"
         Returns
         -------
         score : float
+            Minus the objective; higher is better.
         """
         X = self._validate_predict_data(X)
         sc = self._frame_scale

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
 from ..feature_maps import resolve_gamma
@@ -361,7 +362,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         """
         return self._fit(X)
 
-    def _fit_one(  # type: ignore[override]
+    def _fit_one(
         self, ctx: dict[str, Any], random_state: np.random.RandomState
     ) -> SolverResult:
         kctx: KernelContext = ctx["kernel"]
@@ -435,6 +436,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         F : ndarray of shape (n_samples, n_clusters)
+            One decision value per cluster; the label is the argmax.
         """
         X = self._validate_predict_data(X)
         return self._decision_values(X)
@@ -491,7 +493,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             reg = float(np.einsum("ik,ik->", self.dual_coef_, self.decision_values_))
         return -(reg + float(self.lam) * loss)
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags

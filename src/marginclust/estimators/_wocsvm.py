@@ -391,7 +391,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             features=data.features,
         )
 
-    def _fit_one(  # type: ignore[override]
+    def _fit_one(
         self, context: _Context, random_state: np.random.RandomState
     ) -> SolverResult:
         data = context.data
@@ -487,6 +487,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         memberships : ndarray of shape (n_samples, n_clusters)
+            Non-negative rows that sum to one.
         """
         return np.asarray(self.predict_proba(X), dtype=np.float64)
 
@@ -505,6 +506,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Returns
         -------
         score : float
+            Mean log-similarity per sample; higher is better.
         """
         X = self._validate_predict_data(X)
         return self._e_step(X)[1] / X.shape[0]

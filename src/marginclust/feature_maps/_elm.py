@@ -26,11 +26,11 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["ELMFeatures"]
+__all__ = ["ELMFeatures", "location_scale"]
 
 _ACTIVATIONS = ("sigmoid", "gaussian")
 
@@ -150,7 +150,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         """
         self._check_params()
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
-        return self._draw(X, *_location_scale(X), check_random_state(self.random_state))
+        return self._draw(X, *location_scale(X), check_random_state(self.random_state))
 
     def _draw(
         self, X: Any, mu: npt.NDArray[np.float64], s: float, rng: np.random.RandomState
@@ -241,18 +241,40 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         return np.asarray([f"elmfeatures{i}" for i in range(self.weights_.shape[1])], dtype=object)
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
 
 
-def _location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float64], float]:
+def location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float64], float]:
     """Feature means and the root-mean-square feature spread of ``X``, free of overflow.
 
     The spread is accumulated on ``(X - mu) / c`` with ``c`` the largest absolute
     centred value per block, so data near the float64 limits (1e-300, 1e300)
-    give a finite, positive scale. Constant data give scale 1.
+    give a finite, positive scale. Constant data give scale 1. ELM hidden layers
+    (:class:`ELMFeatures`, EMMC, IterSVR/IterSVM) draw their nodes in these units.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Validated data (sparse accepted).
+    block_rows : int, default=8192
+        Rows per block of the dense passes.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_features,)
+        Feature means (float64).
+    scale : float
+        Root-mean-square centred value over all entries; 1 for constant data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import location_scale
+    >>> location_scale(np.array([[0.0, 2.0], [2.0, 4.0]]))
+    (array([1., 3.]), 1.0)
     """
     n, d = X.shape
     if sp.issparse(X):

@@ -11,6 +11,7 @@ distance, i.e. ``gamma = 1 / (2 sigma0^2)``). The papers' ``sigma`` is
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -18,7 +19,16 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
-__all__ = ["GAMMA_RULES", "mean_pairwise_distance", "rbf_kernel_sigma", "resolve_gamma"]
+from ..utils import Frame, check_positive, resolve_renamed
+
+__all__ = [
+    "GAMMA_RULES",
+    "kernel_gamma_grid",
+    "mean_pairwise_distance",
+    "rbf_kernel_sigma",
+    "resolve_frame_gamma",
+    "resolve_gamma",
+]
 
 GAMMA_RULES = ("scale", "sigma0")
 
@@ -49,6 +59,7 @@ def resolve_gamma(
     Returns
     -------
     gamma : float
+        The RBF width, positive and finite.
 
     Raises
     ------
@@ -79,6 +90,7 @@ def resolve_gamma(
                 )
             return 1.0 / (n_features * var)
         if gamma == "sigma0":
+            # scipy is untyped here, so issparse cannot narrow X for the checker
             Xd = X.toarray() if sp.issparse(X) else X  # type: ignore[union-attr]
             sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
             if sigma0 <= 0:
@@ -89,7 +101,7 @@ def resolve_gamma(
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
-    if not np.isfinite(gamma) or gamma <= 0:
+    if not np.isfinite(float(gamma)) or gamma <= 0:
         raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
     return float(gamma)
 
@@ -152,8 +164,9 @@ def rbf_kernel_sigma(
     Parameters
     ----------
     X : array-like of shape (n_samples_X, n_features)
+        First set of samples.
     Y : array-like of shape (n_samples_Y, n_features), default=None
-        ``None`` means ``Y = X``.
+        Second set of samples; ``None`` means ``Y = X``.
     sigma : float, default=1.0
         Kernel width (``gamma = 1 / (2 sigma^2)`` in scikit-learn's parametrisation).
 
@@ -184,3 +197,99 @@ def rbf_kernel_sigma(
     np.maximum(D2, 0.0, out=D2)
     D2 *= -1.0 / (2.0 * float(sigma) ** 2)
     return np.exp(D2, out=D2)
+
+
+def _sigma_to_gamma(sigma: Any) -> Any:
+    """The deprecated ``sigma`` (RBF width) as ``gamma = 1 / (2 sigma^2)``; None: the default."""
+    if sigma is None:
+        return "sigma0"
+    check_positive(sigma, "sigma")
+    return 1.0 / (2.0 * float(sigma) ** 2)
+
+
+def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
+    """``gamma`` at the default ``"sigma0"`` times 1/4 .. 4 (widths sigma0 * 2 .. sigma0 / 2).
+
+    The label-free search grid of the RBF centroid methods (kernel FCM, kernel K-means).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Dense data (centred before sigma0 is measured).
+    random_state : int, RandomState instance or None, default=None
+        An integer seeds the sigma0 subsample; anything else uses seed 0.
+
+    Returns
+    -------
+    grid : list of float
+        Five ``gamma`` values, increasing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import kernel_gamma_grid
+    >>> len(kernel_gamma_grid(np.random.RandomState(0).rand(20, 2)))
+    5
+    """
+    Xv = np.asarray(X, dtype=np.float64)
+    rs = int(random_state) if isinstance(random_state, numbers.Integral) else 0
+    g = resolve_gamma("sigma0", Xv - Xv.mean(axis=0), random_state=rs)
+    return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
+
+
+def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
+    """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
+
+    A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
+    are computed on the centred working frame (exact for data with a large offset)
+    and converted back. The deprecated ``sigma`` of the estimator is honoured
+    (FutureWarning).
+
+    Parameters
+    ----------
+    est : estimator
+        An estimator with the parameters ``gamma``, ``sigma`` and ``random_state``.
+    frame : Frame
+        The estimator's working frame of the data (:func:`marginclust.utils.centred_frame`).
+
+    Returns
+    -------
+    gamma : float
+        The width in the units of X.
+    gamma_frame : float
+        The same width in the working frame (``gamma / frame.scale**2``).
+
+    Raises
+    ------
+    ValueError
+        If ``gamma`` is not a positive float, ``"sigma0"`` or ``"scale"``, or the
+        rule is undefined on the data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from marginclust.feature_maps import resolve_frame_gamma
+    >>> from marginclust.utils import centred_frame
+    >>> est = SimpleNamespace(gamma=0.5, sigma="deprecated", random_state=0)
+    >>> resolve_frame_gamma(est, centred_frame(np.eye(3)))
+    (0.5, 0.5)
+    """
+    gamma = resolve_renamed(est, "sigma", "gamma", _sigma_to_gamma)
+    rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
+    s = frame.scale
+    if isinstance(gamma, str):
+        if gamma not in ("sigma0", "scale"):
+            raise ValueError(f'gamma must be a positive float, "sigma0" or "scale"; got {gamma!r}.')
+        try:
+            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
+        except ValueError as exc:
+            raise ValueError(
+                f"{type(est).__name__}: {exc} (gamma={gamma!r} is computed from the data "
+                "at every fit, also after set_params.)"
+            ) from None
+        with np.errstate(over="ignore", under="ignore"):
+            return float(g_frame * s * s), float(g_frame)
+    g = float(check_positive(gamma, "gamma"))
+    with np.errstate(over="ignore", under="ignore"):
+        return g, float(g / s / s)

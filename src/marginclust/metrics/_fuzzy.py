@@ -6,6 +6,8 @@ the papers' ``K x n`` layout); each row must sum to one.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import numpy.typing as npt
 
@@ -15,7 +17,7 @@ __all__ = ["kernel_xie_beni", "partition_coefficient", "partition_entropy", "xie
 
 
 def _check_m(m: float) -> float:
-    if isinstance(m, bool) or not np.isscalar(m) or not np.isfinite(m) or m < 1:
+    if isinstance(m, bool) or not isinstance(m, numbers.Real) or not np.isfinite(float(m)) or m < 1:
         raise ValueError(f"m (the fuzzifier) must be a finite number >= 1; got {m!r}.")
     return float(m)
 
@@ -124,7 +126,12 @@ def kernel_xie_beni(
         Non-negative; ``inf`` if two centres coincide.
     """
     m = _check_m(m)
-    if isinstance(sigma, bool) or not np.isscalar(sigma) or not np.isfinite(sigma) or sigma <= 0:
+    if (
+        isinstance(sigma, bool)
+        or not isinstance(sigma, numbers.Real)
+        or not np.isfinite(float(sigma))
+        or sigma <= 0
+    ):
         raise ValueError(f"sigma must be a positive finite number; got {sigma!r}.")
     U = check_memberships_matrix(U)
     X, centers = check_data_centers(X, U, centers)

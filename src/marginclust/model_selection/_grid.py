@@ -19,8 +19,28 @@ def candidate_settings(
     ``param_grid=None`` asks the estimator for its label-free grid
     (``estimator._label_free_grid(X)``, computed from ``X`` only; for a Pipeline,
     its last step's grid on the transformed rows); an empty or missing grid
-    means the defaults alone. Returns the list of settings and
-    ``"given"``, ``"estimator"`` or ``"defaults"``.
+    means the defaults alone.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The clusterer (or Pipeline ending in one) whose settings are compared.
+    param_grid : dict, list of dict or None
+        A scikit-learn parameter grid, or None for the estimator's own grid.
+    X : array-like of shape (n_samples, n_features)
+        The data the estimator's grid is computed from (never labels).
+
+    Returns
+    -------
+    settings : list of dict
+        The parameter settings, ``[{}]`` for the defaults alone.
+    source : {"given", "estimator", "defaults"}
+        Where the settings came from.
+
+    Raises
+    ------
+    ValueError
+        If the grid is empty or names a parameter the estimator does not have.
     """
     source = "given"
     if param_grid is None:
@@ -28,7 +48,7 @@ def candidate_settings(
         source = "estimator"
         if not param_grid:
             return [{}], "defaults"
-    settings = [dict(p) for p in ParameterGrid(param_grid)]  # type: ignore[arg-type]
+    settings = [dict(p) for p in ParameterGrid(param_grid)]
     if not settings:
         raise ValueError("param_grid gives no setting; pass None or a non-empty grid.")
     valid = set(estimator.get_params(deep=True))
@@ -63,6 +83,16 @@ def n_scaled_params(estimator: Any) -> tuple[str, ...]:
 
     Read from the class attribute ``_n_scaled_params``; for a Pipeline, those of
     its last step, prefixed with the step name.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A clusterer or a Pipeline ending in one.
+
+    Returns
+    -------
+    names : tuple of str
+        Parameter names (``step__name`` for a Pipeline), possibly empty.
     """
     steps = getattr(estimator, "steps", None)
     if steps:
@@ -79,6 +109,22 @@ def scale_params(
     Every n-scaled parameter (see :func:`n_scaled_params`) that is a real number
     -- from the setting, or the estimator's current value -- is multiplied by
     ``n_fit / n_ref``; other parameters are unchanged.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The clusterer the setting is for.
+    setting : mapping
+        Parameter values meant for ``n_ref`` rows.
+    n_fit : int
+        Number of rows of the coming fit.
+    n_ref : int
+        Number of rows the values are meant for.
+
+    Returns
+    -------
+    setting : dict
+        A new setting with the n-scaled parameters rescaled.
 
     Examples
     --------

@@ -17,7 +17,15 @@ __all__ = ["Rung", "halving_schedule", "schedule_cost"]
 
 
 class Rung(NamedTuple):
-    """One rung of a schedule: how many candidates are evaluated on how many rows."""
+    """One rung of a schedule: how many candidates are evaluated on how many rows.
+
+    Parameters
+    ----------
+    n_candidates : int
+        Number of settings evaluated at this rung.
+    n_rows : int
+        Number of rows each is fitted on.
+    """
 
     n_candidates: int
     n_rows: int
@@ -65,6 +73,7 @@ def halving_schedule(
     Returns
     -------
     schedule : list of Rung
+        The rungs, cheapest first.
     within_budget : bool
         False when even the most aggressive schedule allowed by ``min_rows``
         costs more than ``budget`` (that schedule is returned).

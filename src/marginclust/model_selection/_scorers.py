@@ -60,6 +60,16 @@ def reference_space(X: Any) -> npt.NDArray[np.float64]:
     Each feature is centred and divided by its standard deviation (constant
     features are only centred). Sparse input is densified.
 
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data.
+
+    Returns
+    -------
+    Z : ndarray of shape (n_samples, n_features)
+        Standardised copy of ``X`` (float64).
+
     Examples
     --------
     >>> import numpy as np
@@ -83,6 +93,18 @@ def hungarian_disagreement(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
 
     The minimum over one-to-one maps between the labels (Hungarian algorithm on
     the contingency table), as in Lange et al. (2004).
+
+    Parameters
+    ----------
+    a : array-like of shape (n_samples,)
+        First labelling.
+    b : array-like of shape (n_samples,)
+        Second labelling of the same samples.
+
+    Returns
+    -------
+    disagreement : float
+        In [0, 1); 0 for identical partitions.
 
     Examples
     --------
@@ -113,6 +135,18 @@ def normalized_instability(a: npt.ArrayLike, b: npt.ArrayLike) -> float:
     clusters are comparable: 0 for identical partitions, about 1 for unrelated
     ones. Permuting (rather than drawing uniform labels) keeps the sizes, so an
     unbalanced split is not mistaken for a stable one.
+
+    Parameters
+    ----------
+    a : array-like of shape (n_samples,)
+        First labelling.
+    b : array-like of shape (n_samples,)
+        Second labelling of the same samples.
+
+    Returns
+    -------
+    instability : float
+        Non-negative; ``inf`` when one labelling is a single cluster.
 
     Examples
     --------
@@ -240,6 +274,20 @@ def silhouette_scorer(estimator: Any, X: Any, y: Any = None) -> float:
     Above 2,000 samples the silhouette is estimated on 2,000 rows drawn with a
     fixed seed. A degenerate labelling scores -1 (the silhouette's minimum).
 
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted clusterer with ``predict``.
+    X : array-like of shape (n_samples, n_features)
+        The rows to score (sparse accepted).
+    y : None
+        Ignored (label-free).
+
+    Returns
+    -------
+    score : float
+        Mean silhouette in [-1, 1]; higher is better.
+
     Examples
     --------
     >>> from sklearn.datasets import make_blobs
@@ -262,6 +310,20 @@ def calinski_harabasz_scorer(estimator: Any, X: Any, y: Any = None) -> float:
 
     A degenerate labelling scores 0 (the index's minimum).
 
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted clusterer with ``predict``.
+    X : array-like of shape (n_samples, n_features)
+        The rows to score (sparse accepted).
+    y : None
+        Ignored (label-free).
+
+    Returns
+    -------
+    score : float
+        Non-negative; higher is better.
+
     Examples
     --------
     >>> from sklearn.datasets import make_blobs
@@ -283,6 +345,20 @@ def xie_beni_scorer(estimator: Any, X: Any, y: Any = None) -> float:
     Memberships are ``estimator.predict_proba(X)`` when the estimator has it,
     else the one-hot labels; centres are the ``u**2``-weighted means of the
     standardised rows. A degenerate labelling scores ``-inf``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A fitted clusterer with ``predict``.
+    X : array-like of shape (n_samples, n_features)
+        The rows to score (sparse accepted).
+    y : None
+        Ignored (label-free).
+
+    Returns
+    -------
+    score : float
+        Minus the Xie-Beni index (at most 0); higher is better.
 
     Examples
     --------
@@ -325,6 +401,21 @@ LABEL_FREE_SCORERS: dict[str, Callable[..., float]] = {
 
 def get_label_free_scorer(scoring: str | Callable[..., float]) -> Callable[..., float]:
     """The scorer called ``scoring`` (a callable is returned unchanged).
+
+    Parameters
+    ----------
+    scoring : str or callable
+        A name of ``LABEL_FREE_SCORERS`` or a callable ``scorer(estimator, X)``.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y=None) -> float``, higher is better.
+
+    Raises
+    ------
+    ValueError
+        If ``scoring`` is an unknown name.
 
     Examples
     --------

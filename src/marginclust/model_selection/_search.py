@@ -340,6 +340,7 @@ default="calinski_harabasz"
         Returns
         -------
         self : StabilitySearch
+            The fitted search.
         """
         X = check_array(X, accept_sparse=["csr", "csc"], dtype="numeric")
         n = X.shape[0]
@@ -512,10 +513,12 @@ default="calinski_harabasz"
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New data.
 
         Returns
         -------
         labels : ndarray of shape (n_samples,)
+            Index of the cluster of each sample.
         """
         return np.asarray(self._check_best().predict(X))
 
@@ -526,15 +529,32 @@ default="calinski_harabasz"
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New data.
 
         Returns
         -------
         memberships : ndarray of shape (n_samples, n_clusters)
+            Non-negative rows that sum to one.
         """
         return np.asarray(self._check_best().predict_proba(X))
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> npt.NDArray[np.intp]:
-        """Fit the search and return ``labels_`` (y is never read)."""
+        """Fit the search and return ``labels_`` (y is never read).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : None
+            Ignored (label-free).
+        **kwargs : dict
+            Ignored; accepted for scikit-learn's ``fit_predict`` signature.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster index of each sample, from the refitted best setting.
+        """
         self.fit(X)
         self._check_best()
         return self.labels_

@@ -515,7 +515,7 @@ def _syrk_add(G: Array, B: Any) -> Array:
     B = np.asarray(B, dtype=np.float64)
     if not B.flags.f_contiguous:
         B = np.asfortranarray(B)
-    return dsyrk(1.0, B, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)  # type: ignore[no-any-return]
+    return dsyrk(1.0, B, beta=1.0, c=G, trans=0, lower=0, overwrite_c=1)
 
 
 def _symmetrize(G: Array) -> None:

@@ -134,7 +134,7 @@ def kernel_dots(
         return out
     first = models[live[0]]
     if isinstance(first, LinearWeightedOCSVM):
-        W = np.column_stack([models[k].coef for k in live])  # type: ignore[union-attr]
+        W = np.column_stack([m.coef for m in models if isinstance(m, LinearWeightedOCSVM)])
         out[:, live] = X @ W
         return out
     exact = [m for m in models if isinstance(m, WeightedOCSVM)]

@@ -1,11 +1,12 @@
 """Plots (matplotlib is an optional extra, imported lazily inside each function)."""
 
 from ._convergence import plot_convergence
-from ._membership import membership_colors, plot_memberships
+from ._membership import import_pyplot, membership_colors, plot_memberships
 from ._style import align_memberships, method_styles
 
 __all__ = [
     "align_memberships",
+    "import_pyplot",
     "membership_colors",
     "method_styles",
     "plot_convergence",

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._membership import _pyplot
+from ._membership import import_pyplot
 from ._style import method_styles
 
 __all__ = ["plot_convergence"]
@@ -46,6 +46,7 @@ def plot_convergence(
     Returns
     -------
     ax : matplotlib Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -56,7 +57,7 @@ def plot_convergence(
     """
     if x not in ("iteration", "fraction"):
         raise ValueError(f"x must be 'iteration' or 'fraction'; got {x!r}.")
-    plt = _pyplot()
+    plt = import_pyplot()
     if ax is None:
         _, ax = plt.subplots(figsize=(4, 4))
     styles = dict(styles) if styles is not None else method_styles(list(histories))

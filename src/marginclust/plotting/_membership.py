@@ -7,10 +7,28 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["membership_colors", "plot_memberships"]
+__all__ = ["import_pyplot", "membership_colors", "plot_memberships"]
 
 
-def _pyplot() -> Any:
+def import_pyplot() -> Any:
+    """``matplotlib.pyplot``, on a non-interactive backend unless one is set up for inline use.
+
+    Returns
+    -------
+    plt : module
+        The ``matplotlib.pyplot`` module.
+
+    Raises
+    ------
+    ImportError
+        If matplotlib is not installed; the message names the extra to install.
+
+    Examples
+    --------
+    >>> from marginclust.plotting import import_pyplot
+    >>> hasattr(import_pyplot(), "subplots")
+    True
+    """
     try:
         import matplotlib
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -37,10 +55,11 @@ def membership_colors(U: npt.ArrayLike, palette: npt.ArrayLike | None = None) ->
     Returns
     -------
     colors : ndarray of shape (n_samples, 3)
+        RGB values in [0, 1].
     """
     U = np.asarray(U, dtype=np.float64)
     if palette is None:
-        plt = _pyplot()
+        plt = import_pyplot()
         cmap = plt.get_cmap("tab10")
         palette = np.array([cmap(k % 10)[:3] for k in range(U.shape[1])])
     palette = np.asarray(palette, dtype=np.float64)
@@ -81,8 +100,9 @@ def plot_memberships(
     Returns
     -------
     ax : matplotlib Axes
+        The axes drawn on.
     """
-    plt = _pyplot()
+    plt = import_pyplot()
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] < 2:
         raise ValueError(f"X must have at least two columns to plot; got shape {X.shape}.")

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._membership import _pyplot, membership_colors
+from ._membership import import_pyplot, membership_colors
 
 __all__ = ["membership_colors", "plot_memberships", "plot_slmc_cluster_numbers"]
 
@@ -37,7 +37,7 @@ def plot_memberships(
     -------
     ax : matplotlib Axes
     """
-    plt = _pyplot()
+    plt = import_pyplot()
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(f"plot_memberships needs 2-D data (n_samples, 2); got {X.shape}.")
@@ -83,7 +83,7 @@ def plot_slmc_cluster_numbers(
     """
     from ..estimators._slmc import SLMC
 
-    plt = _pyplot()
+    plt = import_pyplot()
     X = np.asarray(X, dtype=np.float64)
     ncols = min(len(ks), 2)
     nrows = int(np.ceil(len(ks) / ncols))

@@ -39,9 +39,9 @@ def method_styles(names: Sequence[str]) -> dict[str, dict[str, Any]]:
     >>> styles["FCM"]["linestyle"], styles["SLMC"]["linestyle"]
     ('-', '--')
     """
-    from ._membership import _pyplot
+    from ._membership import import_pyplot
 
-    cmap = _pyplot().get_cmap("tab20")
+    cmap = import_pyplot().get_cmap("tab20")
     order = list(range(0, 20, 2)) + list(range(1, 20, 2))
     styles = {}
     for i, name in enumerate(names):

@@ -21,7 +21,22 @@ class Solver(Protocol):
     required: ClassVar[tuple[str | tuple[str, ...], ...]]
 
     def solve(self, objective: Any, x0: Any, *, callback: Callback | None = None) -> SolverResult:
-        """Minimise ``objective`` from ``x0``."""
+        """Minimise ``objective`` from ``x0``.
+
+        Parameters
+        ----------
+        objective : object
+            The model, exposing the methods named in ``required``.
+        x0 : object
+            The starting point.
+        callback : callable, default=None
+            Called as ``callback(iteration, objective_value)``; a true return stops.
+
+        Returns
+        -------
+        result : SolverResult
+            The solution, its objective, history and convergence flag.
+        """
         ...
 
 

@@ -131,7 +131,7 @@ def _memberships(
         return cost, D, Kb, True
     # zero / tiny distances: the shifted, overflow-free path
     np.maximum(D, 0.0, out=D)
-    U_safe, cost64 = memberships_from_distances(  # type: ignore[misc]
+    U_safe, cost64 = memberships_from_distances(
         D, m, return_cost=True, transposed=True
     )
     U[...] = U_safe

@@ -277,7 +277,7 @@ def kmeans_labels(
     transform : callable, optional
         Maps a row block of ``X`` to the features k-means runs on.
     n_init : int, default=5
-        k-means runs on the seeding subsample.
+        Number of k-means runs on the seeding subsample.
     seed_rows : int, default=2000
         Size of the seeding subsample (at least 50 rows per cluster).
     polish_iter : int, default=10
@@ -294,6 +294,7 @@ def kmeans_labels(
     Returns
     -------
     labels : ndarray of shape (n_samples,)
+        Cluster index of each sample.
     """
     import warnings
 

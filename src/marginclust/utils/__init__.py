@@ -1,10 +1,13 @@
-"""Shared validation, randomness and reporting helpers."""
+"""Shared validation, randomness, reporting and data-frame helpers."""
 
+from ._frame import Frame, centred_frame, check_objective_scale
+from ._init import check_center_init, initial_point
 from ._random import spawn_seeds
 from ._reporting import progress, report
 from ._validation import (
     Degeneracy,
     check_finite_scale,
+    check_iteration_params,
     check_label_init,
     check_max_iter,
     check_memberships,
@@ -13,6 +16,7 @@ from ._validation import (
     check_pairs,
     check_positive,
     check_positive_finite,
+    check_sample_weight,
     check_unit_interval,
     degeneracy,
     min_cluster_size,
@@ -22,17 +26,24 @@ from ._validation import (
 
 __all__ = [
     "Degeneracy",
+    "Frame",
+    "centred_frame",
+    "check_center_init",
     "check_finite_scale",
+    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
     "check_n_clusters",
     "check_not_constant",
+    "check_objective_scale",
     "check_pairs",
     "check_positive",
     "check_positive_finite",
+    "check_sample_weight",
     "check_unit_interval",
     "degeneracy",
+    "initial_point",
     "min_cluster_size",
     "progress",
     "report",

@@ -20,5 +20,6 @@ def spawn_seeds(random_state: np.random.RandomState, n: int) -> np.ndarray:
     Returns
     -------
     seeds : ndarray of shape (n,)
+        Integer seeds, one per restart.
     """
     return random_state.randint(MAX_SEED, size=n)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from typing import TypeVar
 
 logger = logging.getLogger("marginclust")
@@ -61,6 +61,11 @@ def progress(
     enabled : bool, default=True
         ``False`` yields the items silently.
 
+    Yields
+    ------
+    item : object
+        The items of ``iterable``, in order.
+
     Examples
     --------
     >>> from marginclust.utils import progress
@@ -70,10 +75,10 @@ def progress(
     if not enabled:
         yield from iterable
         return
-    if total is None:
+    if total is None and isinstance(iterable, Sized):
         try:
-            total = len(iterable)  # type: ignore[arg-type]
-        except TypeError:
+            total = len(iterable)
+        except TypeError:  # e.g. a sparse matrix: iterable by rows, ambiguous length
             total = None
     try:
         from tqdm.auto import tqdm

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 __all__ = [
     "Degeneracy",
     "check_finite_scale",
+    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -22,6 +23,7 @@ __all__ = [
     "check_pairs",
     "check_positive",
     "check_positive_finite",
+    "check_sample_weight",
     "check_unit_interval",
     "degeneracy",
     "min_cluster_size",
@@ -100,12 +102,13 @@ def check_positive(
     if isinstance(value, bool) or not isinstance(value, kind):
         what = "an integer" if integer else "a real number"
         raise ValueError(f"{name} must be {what}; got {value!r}.")
-    if not np.isfinite(value):
+    number = float(value)
+    if not np.isfinite(number):
         raise ValueError(f"{name} must be finite; got {value!r}.")
-    if (strict and value <= 0) or (not strict and value < 0):
+    if (strict and number <= 0) or (not strict and number < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
-    return int(value) if integer else float(value)
+    return int(value) if isinstance(value, numbers.Integral) and integer else number
 
 
 def check_label_init(
@@ -201,7 +204,7 @@ def check_positive_finite(value: object, name: str) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
+        or not np.isfinite(float(value))
         or value <= 0
     ):
         raise ValueError(f"{name} must be a positive finite number; got {value!r}.")
@@ -228,7 +231,7 @@ def check_unit_interval(value: object, name: str) -> float:
     ValueError
         If the value is not a real number in ``[0, 1)``.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < 1:
         raise ValueError(f"{name} must be a number in [0, 1); got {value!r}.")
     return float(value)
 
@@ -483,12 +486,36 @@ def min_cluster_size(n_samples: int, n_clusters: int) -> int:
     One sample when the data are too few to ask more (``n_samples < 5 *
     n_clusters``), else two: a one-point cluster in a data set with room for
     more is an outlier swallowed as a cluster, not a partition.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples.
+    n_clusters : int
+        Number of clusters asked for.
+
+    Returns
+    -------
+    size : int
+        1 or 2.
     """
     return 1 if n_samples < 5 * n_clusters else 2
 
 
 class Degeneracy(NamedTuple):
-    """Cluster-size summary of a labelling (see :func:`degeneracy`)."""
+    """Cluster-size summary of a labelling (see :func:`degeneracy`).
+
+    Parameters
+    ----------
+    n_found : int
+        Number of non-empty clusters.
+    sizes : ndarray of shape (n_clusters,)
+        Number of samples in each cluster.
+    min_size : int
+        The smallest size that is not degenerate (:func:`min_cluster_size`).
+    degenerate : bool
+        Fewer non-empty clusters than asked, or one below ``min_size``.
+    """
 
     n_found: int
     sizes: npt.NDArray[np.intp]
@@ -527,3 +554,78 @@ def degeneracy(labels: npt.ArrayLike, n_clusters: int) -> Degeneracy:
     threshold = min_cluster_size(lab.size, n_clusters)
     degenerate = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
     return Degeneracy(n_found, sizes, threshold, degenerate)
+
+
+def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
+    """Validate ``sample_weight`` as a non-negative finite 1-D array in the dtype of ``X``.
+
+    Parameters
+    ----------
+    sample_weight : float, array-like of shape (n_samples,) or None
+        None gives unit weights; a number is used for every sample.
+    X : ndarray of shape (n_samples, n_features)
+        The validated data.
+
+    Returns
+    -------
+    sample_weight : ndarray of shape (n_samples,)
+        The weights, in the dtype of ``X``.
+
+    Raises
+    ------
+    ValueError
+        If the weights are not numeric, of another length, negative, not finite
+        or all zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import check_sample_weight
+    >>> check_sample_weight(None, np.zeros((3, 2)))
+    array([1., 1., 1.])
+    """
+    n = X.shape[0]
+    if sample_weight is None:
+        return np.ones(n, dtype=X.dtype)
+    if isinstance(sample_weight, numbers.Real) and not isinstance(sample_weight, bool):
+        sw = np.full(n, float(sample_weight), dtype=X.dtype)
+    else:
+        sw = np.asarray(sample_weight)
+        if sw.dtype.kind not in "fiub":
+            raise ValueError(f"sample_weight must be numeric; got dtype {sw.dtype}.")
+        sw = sw.astype(X.dtype)
+    if sw.shape != (n,):
+        raise ValueError(
+            f"sample_weight must have shape (n_samples,) = ({n},); got {sw.shape}."
+        )
+    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not np.any(sw > 0):
+        raise ValueError(
+            "sample_weight is all zero: at least one weight must be positive (zero-weight "
+            "samples are ignored by the fit)."
+        )
+    return sw
+
+
+def check_iteration_params(est: Any) -> None:
+    """Check an estimator's ``max_iter`` (positive integer) and ``tol`` (non-negative).
+
+    Parameters
+    ----------
+    est : estimator
+        An object with the attributes ``max_iter`` and ``tol``.
+
+    Raises
+    ------
+    ValueError
+        If ``max_iter`` is not a positive integer or ``tol`` is negative or not finite.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> from marginclust.utils import check_iteration_params
+    >>> check_iteration_params(SimpleNamespace(max_iter=100, tol=1e-4))
+    """
+    check_positive(est.max_iter, "max_iter", integer=True)
+    check_positive(est.tol, "tol", strict=False)

@@ -7,22 +7,65 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._registry import RunContext, Table
 
-__all__ = ["load_xy", "md_table", "table_head", "timed_fit"]
+__all__ = ["UnitCache", "load_xy", "md_table", "table_head", "timed_fit"]
 
 
 def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:
     """Data set ``name`` preprocessed by ``how`` (see :func:`..._runner.load_data`)."""
     from .._runner import load_data
 
-    X, y, _ = load_data(name, how, data_home=context.data_home)
+    X, y, _ = load_data(name, how, data_home=context.data_home, max_samples=context.max_samples)
     return X, y
+
+
+class UnitCache:
+    """Resumable rows of a long custom table, saved one unit of work at a time.
+
+    With ``context.out_dir`` set, every finished unit (e.g. one data set and run)
+    is appended to ``<out_dir>/<table>.units.jsonl``; a rerun of the same table,
+    seed and quick flag reuses the saved units instead of fitting them again, so
+    an interrupted run resumes and a partial run can still be reported. A subset
+    of a table (renamed ``<table>@...``) shares the table's file. Without
+    ``out_dir`` nothing is saved.
+    """
+
+    def __init__(self, table: Table, context: RunContext) -> None:
+        import json
+        from pathlib import Path
+
+        self._json = json
+        self._prefix = f"seed={context.seed}|quick={context.quick}|"
+        self.path = (
+            None
+            if context.out_dir is None
+            else Path(context.out_dir) / f"{table.name.split('@')[0]}.units.jsonl"
+        )
+        self.done: dict[str, list[dict[str, Any]]] = {}
+        if self.path is not None and self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    rec = json.loads(line)
+                    self.done[rec["unit"]] = rec["rows"]
+
+    def get(self, unit: str) -> list[dict[str, Any]] | None:
+        """The saved rows of ``unit``, or None when it has not been run."""
+        return self.done.get(self._prefix + unit)
+
+    def put(self, unit: str, rows: list[dict[str, Any]]) -> None:
+        """Save the rows of a finished ``unit``."""
+        key = self._prefix + unit
+        self.done[key] = rows
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(self._json.dumps({"unit": key, "rows": rows}, default=float) + "\n")
 
 
 def table_head(table: Table) -> list[str]:
@@ -83,3 +126,24 @@ def md_table(
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
     return lines
+
+
+def fmt_value(value: Any, spec: str = ".4g") -> str:
+    """A report cell: ``"-"`` for None or NaN, numbers by ``spec``, anything else by ``str``.
+
+    With a ``g`` spec, magnitudes of 1e5 and above are printed as ``.3e``.
+    """
+    if value is None or (isinstance(value, float) and not np.isfinite(value)):
+        return "-"
+    if isinstance(value, float):
+        if spec.endswith("g") and abs(value) >= 1e5:
+            return f"{value:.3e}"
+        return format(value, spec)
+    return str(value)
+
+
+def mean_of(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
+    """Mean of the finite ``row[key]`` values (None when there are none)."""
+    vals = [float(r[key]) for r in rows if r.get(key) is not None]
+    vals = [v for v in vals if np.isfinite(v)]
+    return float(np.mean(vals)) if vals else None

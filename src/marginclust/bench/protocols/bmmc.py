@@ -30,14 +30,14 @@ footnote 8), IterSVR (``itersvr``, registered by the EMMC protocol) and CPMMC
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
+from .._report import summarize
 from .._seeds import derive_seed
-from ._common import load_xy, timed_fit
+from ._common import fmt_value, load_xy, md_table, table_head, timed_fit
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -229,67 +229,6 @@ register_method(
 )
 
 
-# ------------------------------------------------------- published numbers
-def _pct(block: str, methods: Sequence[str], datasets: dict[str, str]) -> dict:
-    out: dict[tuple[str, str, str], float] = {}
-    for line in block.strip().splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        ds = datasets[cells[0]]
-        for method, cell in zip(methods, cells[1:]):
-            if cell not in {"-", ""}:
-                out[(ds, method, "ca_majority")] = float(cell) / 100.0
-    return out
-
-
-_DS4 = {
-    "Ionosphere": "ionosphere",
-    "Letter": "letter:A,B",
-    "Satellite": "satimage:1,2",
-    "20Newsgroup": NEWS,
-    "USPS": "usps:1,2,3,4",
-}
-_TABLE4_METHODS = ("kmeans", "ncut", "mmc-sdp", "gmmc", "itersvr-small-c", "cpmmc", "bmmc")
-# Table 4: best clustering accuracy (%), as printed.
-_TABLE4 = """
-Ionosphere  | 54.28 | 75.00 | 78.75 | 76.50 | 77.70 | 72.36 | 78.80
-Letter      | 82.06 | 76.80 | -     | -     | 92.80 | 94.47 | 95.02
-Satellite   | 95.93 | 95.79 | -     | -     | 96.82 | 98.48 | 98.57
-20Newsgroup | 35.27 | 41.89 | -     | -     | -     | 70.63 | 72.15
-USPS        | 92.15 | 92.81 | -     | -     | -     | 94.12 | 95.23
-"""
-TABLE4_PUBLISHED = _pct(_TABLE4, _TABLE4_METHODS, _DS4)
-
-# Table 5: mean +- std CA (%) over 20 runs. Digit = 5,000 MNIST samples; Faces not shared.
-_TABLE5 = {
-    ("mnist_5k", "ncut-coarse"): (37.21, 0.64),
-    ("mnist_5k", "kmeans"): (61.06, 1.07),
-    ("mnist_5k", "slmc"): (67.17, 2.60),
-    ("mnist_5k", "bmmc-coarse"): (82.34, 2.31),
-    ("cmu-faces", "ncut"): (50.24, 0.00),
-    ("cmu-faces", "kmeans"): (92.19, 12.35),
-    ("cmu-faces", "slmc"): (94.76, 0.00),
-    ("cmu-faces", "mvc"): (97.53, 4.90),
-    ("cmu-faces", "odmc"): (96.32, 3.80),
-    ("cmu-faces", "bmmc"): (97.14, 1.90),
-}
-
-# Table 7: CPU seconds (MATLAB R2012b, 2.5 GHz Core i7), as printed.
-_TABLE7_METHODS = ("kmeans", "ncut", "mmc-sdp", "gmmc", "itersvr", "cpmmc", "bmmc")
-_TABLE7 = """
-Ionosphere  | 0.047 | 0.702   | 654.245 | 8.354 | 1.132  | 0.052  | 0.021
-Letter      | 0.031 | 3.713   | -       | -     | 15.765 | 0.077  | 0.033
-Satellite   | 0.109 | 6.599   | -       | -     | 37.954 | 0.128  | 0.040
-20Newsgroup | 9.781 | 140.356 | -       | -     | -      | 80.740 | 14.992
-USPS        | 0.967 | 74.865  | -       | -     | -      | 25.319 | 0.571
-"""
-TABLE7_PUBLISHED: dict[tuple[str, str], float] = {}
-for _line in _TABLE7.strip().splitlines():
-    _cells = [c.strip() for c in _line.split("|")]
-    for _m, _c in zip(_TABLE7_METHODS, _cells[1:]):
-        if _c != "-":
-            TABLE7_PUBLISHED[(_DS4[_cells[0]], _m)] = float(_c)
-
-
 register_table(
     Table(
         name="bmmc-table4",
@@ -300,7 +239,7 @@ register_table(
         measures=["ca_majority"],
         n_runs=1,
         preprocessing=PREPROCESSING,
-        published=TABLE4_PUBLISHED,
+        published_only=[NEWS, "mmc-sdp", "gmmc"],
         contradicted={
             ("ionosphere", "kmeans", "ca_majority"): "54.28% is below 64.10% (225 of 351), "
             "the lowest value majority-mapped accuracy can take on ionosphere: mapping every "
@@ -396,14 +335,6 @@ register_table(
         measures=["ca_majority"],
         n_runs=1,
         preprocessing=PREPROCESSING,
-        published={
-            k: v for k, v in TABLE4_PUBLISHED.items() if k[0] == "ionosphere" and k[1] == "bmmc"
-        }
-        | {
-            ("ionosphere", "bmmc-random-starts", "ca_majority"): TABLE4_PUBLISHED[
-                ("ionosphere", "bmmc", "ca_majority")
-            ]
-        },
         quick={"n_runs": 1, "grid_points": 2},
         notes="From K-means starts BMMC lands at .712 on the whole grid; the paper starts "
         "from random points and reports the label-picked best. The paper column here is the "
@@ -421,8 +352,7 @@ register_table(
         measures=["ca_majority"],
         n_runs=5,
         preprocessing=PREPROCESSING,
-        published={(d, m, "ca_majority"): v[0] / 100 for (d, m), v in _TABLE5.items()},
-        published_spread={(d, m, "ca_majority"): v[1] / 100 for (d, m), v in _TABLE5.items()},
+        published_only=["cmu-faces", "ncut", "slmc", "mvc", "odmc"],
         contradicted={
             ("mnist_5k", "bmmc-coarse", "ca_majority"): "the partition is a fixed point of "
             "BMMC (C = 16): started from the true labels it converges to .836, from 30/50/70% "
@@ -452,76 +382,23 @@ def _ca(y: np.ndarray, labels: np.ndarray) -> float:
     return float(clustering_accuracy(y, labels, mapping="majority"))
 
 
-def _timing_factories() -> dict[str, Any]:
-    from sklearn.cluster import KMeans
-
-    from marginclust import BMMC, CPMMC, IterSVR
-
-    return {
-        "kmeans": lambda k, s: KMeans(k, n_init=1, random_state=s),
-        "ncut": lambda k, s: NormalizedCut(k, sigma_factor=0.5, random_state=s),
-        "itersvr": lambda k, s: IterSVR(k, random_state=s) if k == 2 else None,
-        "cpmmc": lambda k, s: CPMMC(k, random_state=s),
-        "bmmc": lambda k, s: BMMC(k, random_state=s),
-    }
-
-
-def run_table7(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """CPU time of ``fit`` (1 BLAS thread, best of 3) beside the paper's seconds."""
-    from threadpoolctl import threadpool_limits
-
-    rows = []
-    datasets = ["ionosphere", "letter:A,B"] if context.quick else TABLE4_DATASETS
-    reps = 1 if context.quick else 3
-    factories = _timing_factories()
-    with threadpool_limits(1):
-        for ds in datasets:
-            X, y = _data(ds, context)
-            k = int(np.unique(y).size)
-            for method, make in factories.items():
-                times, ca = [], float("nan")
-                for rep in range(reps):
-                    est = make(k, derive_seed(context.seed, table.name, ds, method, rep))
-                    if est is None:
-                        break
-                    est, dt, _ = timed_fit(est, X)
-                    times.append(dt)
-                    ca = _ca(y, est.labels_)
-                paper = TABLE7_PUBLISHED.get((ds, method))
-                best = min(times) if times else None
-                rows.append(
-                    {
-                        "dataset": ds,
-                        "method": method,
-                        "fit_time": best,
-                        "paper_time": paper,
-                        "ratio_to_paper": None if best is None or paper is None else best / paper,
-                        "ca_majority": ca if times else None,
-                    }
-                )
-    return rows
-
-
 def report_table7(rows: list[dict[str, Any]], table: Table) -> str:
-    """Markdown: our seconds beside the paper's, per data set and method."""
-    lines = [
-        f"### {table.title}",
-        "",
-        "| data set | method | ours (s) | paper (s) | ours / paper | CA (ours) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-
-        def fmt(v: Any, p: str = ".3f") -> str:
-            return "-" if v is None else format(v, p)
-
-        lines.append(
-            f"| {r['dataset']} | {r['method']} | {fmt(r['fit_time'])} | {fmt(r['paper_time'])} "
-            f"| {fmt(r['ratio_to_paper'], '.2f')} | {fmt(r['ca_majority'], '.4f')} |"
-        )
-    for (ds, m), v in TABLE7_PUBLISHED.items():
+    """Markdown: our seconds (best of k fits) beside the paper's, per data set and method."""
+    lines = table_head(table)
+    body = []
+    for (ds, method, _), summary in summarize(rows, table).items():
+        ours = summary["fit_time"] if summary["status"] == "ok" else None
+        paper = table.published.get((ds, method, "fit_time"))
+        ratio = None if ours is None or paper is None else ours / paper
+        ca = summary["ca_majority"]["mean"] if summary["status"] == "ok" else None
+        body.append([ds, method, fmt_value(ours, ".3f"), fmt_value(paper, ".3f"),
+                     fmt_value(ratio, ".2f"), fmt_value(ca, ".4f")])
+    for (ds, m, _), v in table.published.items():
         if ds == NEWS or m in ("mmc-sdp", "gmmc"):
-            lines.append(f"| {ds} | {m} | - | {v:.3f} | - | - |")
+            body.append([ds, m, "-", f"{v:.3f}", "-", "-"])
+    lines += md_table(
+        ["data set", "method", "ours (s)", "paper (s)", "ours / paper", "CA (ours)"], body
+    )
     lines += ["", table.notes]
     return "\n".join(lines)
 
@@ -534,12 +411,23 @@ register_table(
         datasets=TABLE4_DATASETS,
         methods=["kmeans", "ncut", "itersvr", "cpmmc", "bmmc"],
         measures=["ca_majority"],
-        protocols=("default",),
-        run=run_table7,
+        protocols=("paper",),
+        grids={
+            "kmeans": {"n_init": [1]},
+            "ncut": {"sigma_factor": [0.5]},
+            "itersvr": {},
+            "cpmmc": {},
+            "bmmc": {},
+        },
+        n_runs=1,
+        timing_repeats=3,
+        quick={"datasets": ["ionosphere", "letter:A,B"], "n_runs": 1},
+        published_only=[NEWS, "mmc-sdp", "gmmc"],
         report=report_table7,
         notes="Default (label-free) parameters: BMMC/CPMMC C=1, balance=0.1; IterSVR "
-        "defaults; K-means n_init=1; NCut sigma = 0.5 sigma0. One BLAS thread, best of 3 "
-        "fits. Paper: MATLAB R2012b on a 2.5 GHz Core i7. Other engineers share the 2 "
+        "defaults (binary only: n/a on USPS); K-means n_init=1; NCut sigma = 0.5 sigma0. One "
+        "BLAS thread, best of 3 fits from the same seed (timing_repeats). Paper: MATLAB "
+        "R2012b on a 2.5 GHz Core i7. Other engineers share the 2 "
         "cores, which inflates our times.",
     )
 )
@@ -563,9 +451,9 @@ FIG4_COUNTS = [0, 10, 20, 50, 100, 200, 400]
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Semi-supervised BMMC: CA vs number of random pairwise constraints."""
     rows = []
-    datasets = ["letter:A,B"] if context.quick else ["letter:A,B", "satimage:1,2", "usps:1,2,3,4"]
-    counts = [0, 50, 200] if context.quick else FIG4_COUNTS
-    reps = 2 if context.quick else 5
+    datasets = context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"])
+    counts = context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20])
+    reps = context.pick(5, 2, 1)
     from marginclust import BMMC
 
     for ds in datasets:
@@ -652,7 +540,7 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
         ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1]),
     ]
     if context.quick:
-        setups = [(a, X, y, k, ns[:2]) for a, X, y, k, ns in setups]
+        setups = [(a, X, y, k, ns[: context.pick(None, 2, 1)]) for a, X, y, k, ns in setups]
     with threadpool_limits(1):
         for name, X, y, k, sizes in setups:
             for n in sizes:

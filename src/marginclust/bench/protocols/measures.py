@@ -133,6 +133,43 @@ def n_clusters_found(y_true: Any, labels: Any, memberships: Any, X: Any) -> floa
     return float(np.unique(np.asarray(labels)).size)
 
 
+def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """1.0 if the partition is the true one up to relabelling (ARI = 1), else 0.0.
+
+    Summed over runs it counts the starts that found the true partition.
+    """
+    return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
+
+
+def xb_own_m(
+    y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
+) -> float:
+    """Xie-Beni (eq. 19) with the estimator's own data-space centres and fuzzifier ``m``.
+
+    For FCM at any ``m`` (its centres are the u^m-weighted means); an estimator
+    without data-space centres (SLMC) gets :func:`xb` (u^2-weighted centres).
+    """
+    U = _soft(memberships)
+    centers = getattr(estimator, "cluster_centers_", None)
+    m = getattr(estimator, "m", None)
+    if U is None or centers is None or m is None:
+        return xb(y_true, labels, memberships, X)
+    return float(_metrics().xie_beni(X, U, np.asarray(centers), m=float(m)))
+
+
+def error(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """Clustering error, ``1 - ca_hungarian`` (EMMC's Tables 3-4, printed in %)."""
+    return 1.0 - ca_hungarian(y_true, labels, memberships, X)
+
+
+def objective(
+    y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
+) -> float:
+    """The fitted estimator's final objective (``objective_``), NaN without one."""
+    value = getattr(estimator, "objective_", None)
+    return float("nan") if value is None else float(value)
+
+
 for _name, _func, _greater in [
     ("ca_majority", ca_majority, True),
     ("ca_hungarian", ca_hungarian, True),
@@ -146,6 +183,10 @@ for _name, _func, _greater in [
     ("pe", pe, False),
     ("xb", xb, False),
     ("n_clusters_found", n_clusters_found, True),
+    ("correct", correct, True),
+    ("error", error, False),
 ]:
     register_measure(Measure(_name, _func, greater_is_better=_greater))
 register_measure(Measure("xb_kernel", xb_kernel, greater_is_better=False, needs_estimator=True))
+register_measure(Measure("objective", objective, greater_is_better=False, needs_estimator=True))
+register_measure(Measure("xb_own_m", xb_own_m, greater_is_better=False, needs_estimator=True))

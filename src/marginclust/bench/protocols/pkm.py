@@ -1,7 +1,9 @@
 """PKM paper (probabilistic K-means, Sec. 4): Tables II, III, IV, V and VI.
 
-All five are custom tables (``run(table, context)`` + ``report``). Published numbers are
-transcribed from ``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the
+Tables III and IV are grid tables (one set of fits, reported twice); II, V and VI are
+custom tables (``run(table, context)`` + ``report``). Published numbers are
+transcribed in ``bench/published/pkm.csv`` from ``papers/pkm-probabilistic-kmeans.txt``
+as printed. Data sets the
 shared collection lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with
 their published numbers only. Deviations from the paper's data:
 
@@ -27,9 +29,18 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Method, RunContext, Table, register_method, register_table
+from .._registry import (
+    Dataset,
+    Method,
+    RunContext,
+    Table,
+    register_dataset,
+    register_method,
+    register_table,
+)
+from .._report import summarize
 from .._seeds import derive_seed
-from ._common import md_table, timed_fit
+from ._common import fmt_value, md_table, table_head, timed_fit
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 
@@ -50,6 +61,10 @@ DATASETS: dict[str, tuple[str | None, int | None, int]] = {
     "Satellite": ("satimage", None, 6),
     "Epileptic": (None, None, 5),
 }
+
+
+# Data sets of the paper that the shared collection lacks (published numbers only).
+UNAVAILABLE = [name for name, (loader, _, _) in DATASETS.items() if loader is None]
 
 
 # ------------------------------------------------------------------ methods
@@ -90,13 +105,6 @@ register_method(Method("pkm-fmsagp", make_pkm_fmsagp, notes="PKM by FMSAGP from 
 register_method(Method("kmeans++", make_kmeanspp, notes="sklearn KMeans, one k-means++ start"))
 register_method(Method("fcm-1.3", make_fcm13, notes="FuzzyCMeans m = 1.3, argmax labels"))
 
-METHOD_FACTORIES = {
-    "pkm": make_pkm,
-    "pkm-fmsagp": make_pkm_fmsagp,
-    "kmeans++": make_kmeanspp,
-    "fcm-1.3": make_fcm13,
-}
-
 
 # ------------------------------------------------------------------ helpers
 def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] | None:
@@ -111,102 +119,33 @@ def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] 
         return None
     if rows is not None:
         X, y = X[:rows], y[:rows]
-    return np.asarray(X, dtype=np.float64), np.asarray(y), k
-
-
-def _fmt(v: Any) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
-    return str(v)
-
-
-def _md(header: Sequence[str], body: Sequence[Sequence[Any]]) -> list[str]:
-    return md_table(header, body, _fmt)
-
-
-def _head(table: Table) -> list[str]:
-    return [f"### {table.name}: {table.title}", f"Source: {table.source}", ""]
-
-
-def _mean(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
-    vals = [float(r[key]) for r in rows if r.get(key) is not None]
-    return float(np.mean(vals)) if vals else None
+    X, y = context.limit(np.asarray(X, dtype=np.float64), np.asarray(y))
+    return X, y, k
 
 
 # ------------------------------------------------------------------ Table II
+# A count table on the runner: every setting is a column ("count" aggregation), the
+# measure ``correct`` (ARI = 1) summed over the random starts.
 TABLE2_FCM_M = [1.05, 1.09, 1.1, 1.3, 1.4, 1.5, 1.9, 2.0, 2.1]
-TABLE2_PUBLISHED: dict[str, int | None] = {
-    "PKM": 954,
-    "KM++": 645,
-    **dict(zip([f"FCM m={m:g}" for m in TABLE2_FCM_M], [None, 687, 693, 780, 691, 0, 0, 0, 0])),
-}
-TABLE2_PKM = [
-    ("PKM block, init=dirichlet", {"init": "dirichlet"}),
-    ("PKM block, init=uniform-perturbed", {"init": "uniform-perturbed"}),
-    ("PKM block, init=k-means++-soft", {"init": "k-means++-soft"}),
-    ("PKM fmsagp, init=dirichlet", {"solver": "fmsagp", "init": "dirichlet"}),
-]
-
-
-def run_table2(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Correct partitions out of N random initialisations on the 310-point set."""
-    from marginclust import FuzzyCMeans
-    from marginclust.datasets import load_dataset
-    from marginclust.metrics import adjusted_rand_index
-
-    X, y = load_dataset("pkm-310", data_home=context.data_home)
-    n_runs = 30 if context.quick else 1000
-    # FMSAGP needs n (K - 1) = 930 steps per run: 200 runs in the full version.
-    n_runs_faithful = 10 if context.quick else 200
-    rows = []
-
-    def record(method: str, est: Any, run: int) -> None:
-        est, t, nw = timed_fit(est, X)
-        rows.append(
-            dict(
-                method=method,
-                run=run,
-                correct=bool(adjusted_rand_index(y, est.labels_) == 1.0),
-                time=t,
-                n_warnings=nw,
-            )
-        )
-
-    for label, params in TABLE2_PKM:
-        runs = n_runs_faithful if params.get("solver") == "fmsagp" else n_runs
-        for run in range(runs):
-            seed = derive_seed(context.seed, "pkm-table2", label, run)
-            record(label, make_pkm(n_clusters=4, random_state=seed, **params), run)
-    for run in range(n_runs):
-        seed = derive_seed(context.seed, "pkm-table2", "KM++", run)
-        record("KM++", make_kmeanspp(n_clusters=4, random_state=seed), run)
-    for m in TABLE2_FCM_M:
-        for run in range(n_runs):
-            seed = derive_seed(context.seed, "pkm-table2", f"FCM m={m:g}", run)
-            record(f"FCM m={m:g}", FuzzyCMeans(4, m=m, random_state=seed), run)
-    return rows
 
 
 def report_table2(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    """Correct partitions per method and setting, ours beside the paper's (out of 1000)."""
     body = []
-    methods = list(dict.fromkeys(r["method"] for r in rows))
-    for method in methods:
-        sel = [r for r in rows if r["method"] == method]
-        ok = sum(bool(r["correct"]) for r in sel)
-        pub_key = "PKM" if method.startswith("PKM") else method
-        pub = TABLE2_PUBLISHED.get(pub_key)
+    for (_, variant, _), summary in summarize(rows, table).items():
+        ok, n = summary["correct"]["sum"], summary["n_runs"]
+        ok = 0 if not np.isfinite(ok) else int(ok)
+        pub = table.published.get(("pkm-310", variant, "correct"))
         body.append(
             [
-                method,
-                f"{ok}/{len(sel)}",
-                f"{100.0 * ok / max(len(sel), 1):.1f}%",
-                "-" if pub is None else f"{pub}/1000 ({pub / 10:.1f}%)",
+                variant,
+                f"{ok}/{n}",
+                f"{100.0 * ok / max(n, 1):.1f}%",
+                "-" if pub is None else f"{int(pub)}/1000 ({pub / 10:.1f}%)",
             ]
         )
-    lines += _md(["method", "ours correct", "ours %", "paper"], body)
+    lines = table_head(table)
+    lines += md_table(["method", "ours correct", "ours %", "paper"], body, fmt_value)
     lines += ["", f"Notes: {table.notes}"]
     return "\n".join(lines)
 
@@ -218,188 +157,113 @@ register_table(
         "(310-point 4-class 2-D set)",
         source=f"{SOURCE}, Table II",
         datasets=["pkm-310"],
-        methods=["pkm", "pkm-fmsagp", "kmeans++"],
+        methods=["pkm", "pkm-fmsagp", "kmeans++", "fcm"],
         measures=["correct"],
-        n_runs=1000,
-        run=run_table2,
+        grids={
+            "pkm": {"init": ["dirichlet", "uniform-perturbed", "k-means++-soft"]},
+            "pkm-fmsagp": {},
+            "kmeans++": {},
+            "fcm": {"m": TABLE2_FCM_M},
+        },
+        # FMSAGP needs n (K - 1) = 930 steps per run: 200 runs in the full version.
+        n_runs={"pkm-fmsagp": 200, "*": 1000},
+        quick={"n_runs": {"pkm-fmsagp": 10, "*": 30}, "grid_points": 9},
+        aggregate="count",
+        protocols=("paper",),
         report=report_table2,
         notes="Correct = identical to the true partition (ARI = 1). Our pkm-310 is our own "
         "draw from the paper's sizes (150, 150, 5, 5); its geometry is easier than the "
         "paper's (K-means++ is right ~95% of the time, paper 64.5%), so counts are not "
         "comparable across sets; the comparison that matters is PKM vs KM++ on the same set. "
-        "FMSAGP runs: 200 (it needs 930 steps per run); quick: 30 / 10 runs.",
+        "The paper's PKM is FMSAGP from a random start (our pkm-fmsagp, 200 runs: it needs "
+        "930 steps per run); pkm is our block solver from three random soft starts. Quick: "
+        "30 / 10 runs. All settings of one run share its seed.",
     )
 )
 
 
 # ------------------------------------------------------------------ Tables III and IV
+# Grid tables: one set of fits (pkm-table3 computes all five measures), two reports
+# (pkm-table4 reads pkm-table3's rows through ``rows_from``).
 T34_METHODS = ["pkm", "pkm-fmsagp", "kmeans++", "fcm-1.3"]
-T34_MEASURES = ["sse", "dbi", "nmi", "ari", "v_measure"]
-_PUB_ROWS = {
-    # dataset: (SSE pkm, km++, fcm), (DBI ...), (NMI ...), (ARI ...), (VM ...)
-    "Yale-faces-B": ((8.51e9, 8.52e9, 8.42e9), (1.6184, 1.6128, 1.5986),
-                     (0.7959, 0.7952, 0.7722), (0.6631, 0.6123, 0.6386),
-                     (0.8264, 0.1744, 0.0059)),
-    "Iris": ((78.942, 110.89, 110.9), (0.3928, 0.4801, 0.4561), (0.7501, 0.6733, 0.6723),
-             (0.7233, 0.5779, 0.5763), (0.7419, 0.7149, 0.7081)),
-    "Seeds": ((587.05, 588.05, 587.32), (0.3980, 0.4421, 0.3962), (0.7025, 0.7025, 0.6949),
-              (0.7135, 0.7135, 0.7166), (0.7050, 0.6999, 0.6949)),
-    "Breast-cancer": ((2419.3, 2419.3, 2419.3), (0.3785, 0.3786, 0.3786),
-                      (0.7546, 0.7478, 0.7478), (0.8521, 0.8464, 0.8464),
-                      (0.7545, 0.7478, 0.7478)),
-    "Dermatology": ((11702, 11702, 11702), (0.7180, 0.7939, 0.7609), (0.1141, 0.1032, 0.1046),
-                    (0.0391, 0.0266, 0.0261), (0.1140, 0.1056, 0.1095)),
-    "Ionosphere": ((2419.4, 2419.4, 2419.4), (0.7567, 0.7567, 0.7579),
-                   (0.1349, 0.1349, 0.1299), (0.1777, 0.1777, 0.1727),
-                   (0.1348, 0.1348, 0.1298)),
-    "Parkinson": ((1.34e6, 1.34e6, 1.34e6), (0.4932, 0.4974, 0.4974), (0.1124, 0.1217, 0.1217),
-                  (0.1876, 0.2046, 0.2046), (0.1153, 0.0607, 0.1262)),
-    "Glass": ((372.77, 379.41, 366.35), (0.8505, 0.7074, 0.7909), (0.3294, 0.4178, 0.3489),
-              (0.2201, 0.2551, 0.2126), (0.3871, 0.3857, 0.3807)),
-    "Natural": ((1888.3, 1883.5, 1879.2), (1.7035, 1.6587, 1.6089), (0.0523, 0.0536, 0.0521),
-                (0.0247, 0.0261, 0.0273), (0.0518, 0.0529, 0.0495)),
-    "Satellite": ((1.67e7, 1.69e7, 1.69e7), (0.8524, 0.8731, 0.8957),
-                  (0.6117, 0.6117, 0.5471), (0.5292, 0.5293, 0.4289),
-                  (0.5790, 0.5544, 0.6128)),
-    "Yeast": ((713.89, 713.88, 714.07), (1.1601, 1.1582, 1.1753), (0.0050, 0.0050, 0.0043),
-              (0.0117, 0.0117, 0.0109), (0.0048, 0.0045, 0.0045)),
-    "Segmentation": ((1.01e6, 9.85e5, 1.99e6), (0.7461, 0.7530, 1.0899),
-                     (0.5338, 0.5132, 0.4678), (0.3823, 0.3313, 0.3172),
-                     (0.4996, 0.5252, 0.5729)),
-    "Waveform": ((1.33e5, 1.33e5, 1.33e5), (0.8663, 0.9301, 0.8665), (0.3622, 0.3622, 0.3606),
-                 (0.2536, 0.2536, 0.2529), (0.3622, 0.3622, 0.3559)),
-    "Epileptic": ((5.1e10, 5.1e10, 5.3e10), (2.6051, 2.6956, 3.6407), (0.1228, 0.1675, 0.0033),
-                  (0.0245, 0.0263, 0.0025), (0.1226, 0.1291, 0.0058)),
-}  # fmt: skip
-T34_PUBLISHED: dict[tuple[str, str, str], float] = {
-    (data, method, measure): float(vals[mi][k])
-    for data, vals in _PUB_ROWS.items()
-    for mi, measure in enumerate(T34_MEASURES)
-    for k, method in enumerate(["pkm", "kmeans++", "fcm-1.3"])
-}
 # Runs of the faithful solver on the largest sets take minutes (n (K-1) steps of O(nKd)).
 T34_FAITHFUL_MAX_N = 2500
+# The paper's data set names -> ours (the paper's Segmentation is our first 210 rows).
+T34_DATASETS = {
+    "Iris": "iris",
+    "Parkinson": "parkinsons",
+    "Seeds": "seeds",
+    "Segmentation": "segmentation-210",
+    "Glass": "glass",
+    "Ionosphere": "ionosphere",
+    "Breast-cancer": "breast_cancer_wisconsin",
+    "Yeast": "yeast",
+    "Waveform": "waveform",
+    "Satellite": "satimage",
+}
 
 
-def run_table34(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """5-run means of SSE, DBI, NMI, ARI, V-measure; K = the paper's class count."""
-    from marginclust.metrics import (
-        adjusted_rand_index,
-        davies_bouldin,
-        normalized_mutual_info,
-        sse,
-        v_measure,
-    )
+def load_segmentation_210(data_home: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The first 210 rows of ``segmentation`` (UCI ``segmentation.data``, the paper's set)."""
+    from marginclust.datasets import load_dataset
 
-    names = ["Iris", "Seeds", "Glass"] if context.quick else list(DATASETS)
-    n_runs = 2 if context.quick else 5
-    rows = []
-    for name in names:
-        data = _load(name, context)
-        if data is None:
-            continue
-        X, y, k = data
-        for method in T34_METHODS:
-            if method == "pkm-fmsagp" and X.shape[0] > T34_FAITHFUL_MAX_N:
-                continue
-            for run in range(n_runs):
-                seed = derive_seed(context.seed, "pkm-table34", name, method, run)
-                est, t, nw = timed_fit(METHOD_FACTORIES[method](n_clusters=k, random_state=seed), X)
-                lab = np.asarray(est.labels_)
-                rows.append(
-                    dict(
-                        dataset=name,
-                        method=method,
-                        run=run,
-                        sse=sse(X, lab),
-                        dbi=davies_bouldin(X, lab) if np.unique(lab).size > 1 else None,
-                        nmi=normalized_mutual_info(y, lab),
-                        ari=adjusted_rand_index(y, lab),
-                        v_measure=v_measure(y, lab),
-                        time=t,
-                        n_iter=int(getattr(est, "n_iter_", -1)),
-                        n_warnings=nw,
-                    )
-                )
-    return rows
+    X, y = load_dataset("segmentation", data_home=data_home)
+    return X[:210], y[:210]
 
 
-def _report_measures(
-    rows: Sequence[Mapping[str, Any]], table: Table, measures: Sequence[str]
-) -> str:
-    lines = _head(table)
-    header = ["data set"]
-    for meas in measures:
-        header += [f"{meas} {m} (ours / paper)" for m in T34_METHODS]
-    body = []
-    for name in DATASETS:
-        cells: list[Any] = [name]
-        for meas in measures:
-            for method in T34_METHODS:
-                sel = [r for r in rows if r["dataset"] == name and r["method"] == method]
-                ours = _mean(sel, meas)
-                pub = T34_PUBLISHED.get((name, "pkm" if method == "pkm-fmsagp" else method, meas))
-                o = "-" if ours is None else (f"{ours:.4g}" if abs(ours) < 1e5 else f"{ours:.3e}")
-                p = "-" if pub is None else (f"{pub:.4g}" if abs(pub) < 1e5 else f"{pub:.3e}")
-                cells.append(f"{o} / {p}")
-        body.append(cells)
-    lines += _md(header, body)
-    runs = len({r["run"] for r in rows}) if rows else 0
-    lines += ["", f"Means over {runs} runs. Notes: {table.notes}"]
-    return "\n".join(lines)
+register_dataset(
+    Dataset("segmentation-210", load_segmentation_210, notes="first 210 rows of segmentation")
+)
 
 
-def report_table3(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    return _report_measures(rows, table, ["sse", "dbi"])
-
-
-def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    return _report_measures(rows, table, ["nmi", "ari", "v_measure"])
+def _skip_faithful(dataset: str, method: str, X: np.ndarray) -> str | None:
+    if method == "pkm-fmsagp" and X.shape[0] > T34_FAITHFUL_MAX_N:
+        return f"n = {X.shape[0]} > {T34_FAITHFUL_MAX_N}: n (K - 1) steps of O(n K d) each"
+    return None
 
 
 _T34_NOTES = (
-    "Raw features; K = the paper's number of classes. The paper's PKM column (FMSAGP) "
-    "is shown beside both pkm (block) and pkm-fmsagp. pkm-fmsagp is skipped on sets with "
-    f"more than {T34_FAITHFUL_MAX_N} samples (n (K - 1) steps of O(n K d) each). Yale-faces-B, "
-    "Dermatology, Natural and Epileptic are not in the shared data. Yeast: the paper's set "
-    "(2426 x 24, 3 classes) is not UCI Yeast; ours is UCI Yeast with K = 3. Segmentation: "
-    "first 210 rows (UCI segmentation.data)."
+    "Raw features; K = the paper's number of classes; 5 runs, mean +- std. The paper's "
+    "PKM column is its FMSAGP solver (our pkm-fmsagp; pkm is our block solver at its "
+    f"defaults). pkm-fmsagp is skipped on sets with more than {T34_FAITHFUL_MAX_N} samples. "
+    "Yale-faces-B, Dermatology, Natural and Epileptic are not in the shared data. Yeast: "
+    "the paper's set (2426 x 24, 3 classes) is not UCI Yeast; ours is UCI Yeast with K = 3. "
+    "Segmentation: first 210 rows (UCI segmentation.data). pkm-table3 and pkm-table4 "
+    "report one set of fits."
 )
-for _name, _title, _report, _meas in [
-    ("pkm-table3", "SSE and DBI of PKM, K-means++ and FCM (m = 1.3)", report_table3,
-     ["sse", "dbi"]),
+for _name, _title, _meas, _also, _from in [
+    ("pkm-table3", "SSE and DBI of PKM, K-means++ and FCM (m = 1.3)", ["sse", "dbi"],
+     ["nmi", "ari", "v_measure"], None),
     ("pkm-table4", "NMI, ARI and V-measure of PKM, K-means++ and FCM (m = 1.3)",
-     report_table4, ["nmi", "ari", "v_measure"]),
+     ["nmi", "ari", "v_measure"], [], "pkm-table3"),
 ]:  # fmt: skip
     register_table(
         Table(
             name=_name,
             title=_title,
             source=f"{SOURCE}, Table {'III' if _name.endswith('3') else 'IV'}",
-            datasets=[d for d, v in DATASETS.items() if v[0] is not None],
+            datasets=list(T34_DATASETS.values()),
             methods=T34_METHODS,
             measures=_meas,
+            also_measures=_also,
+            rows_from=_from,
             n_runs=5,
-            published={k: v for k, v in T34_PUBLISHED.items() if k[2] in _meas},
-            run=run_table34,
-            report=_report,
+            n_clusters={"yeast": 3},
+            protocols=("paper",),
+            skip=_skip_faithful,
+            quick={"n_runs": 2, "datasets": ["iris", "seeds", "glass"]},
+            published_only=UNAVAILABLE,
             notes=_T34_NOTES,
         )
     )
 
 
 # ------------------------------------------------------------------ Table V
-# dataset: (iterations MSAGP, AGP t=0.01, AGP t=0.1), (objective MSAGP, AGP 0.01, AGP 0.1)
-TABLE5_PUBLISHED = {
-    "Segmentation": ((1290, 1338, 1291), (986167.4343, 986167.4343, 986167.4343)),
-    "Parkinson": ((195, 196, 196), (1343350.02, 1343350.02, 1343350.02)),
-    "Dermatology": ((1801, 6329, 2247), (11715.1043, 11715.1041, 11715.1043)),
-    "Breast-cancer": ((452, 577, 462), (19323.2, 19323.2, 19323.2)),
-    "Seeds": ((421, 634, 534), (587.32, 587.32, 587.32)),
-    "Glass": ((1079, 190683, 115145), (378.9, 377.19, 381.74)),
-    "Ionosphere": ((368, 2070, 524), (2419.3, 2419.3, 2419.3)),
-    "Iris": ((308, 53022, 5573), (78.95, 78.95, 78.95)),
-}
+# Data sets of Table V in the paper's order (published numbers: bench/published/pkm.csv).
+TABLE5_DATASETS = [
+    "Segmentation", "Parkinson", "Dermatology", "Breast-cancer", "Seeds", "Glass",
+    "Ionosphere", "Iris",
+]  # fmt: skip
 TABLE5_SOLVERS = [("msagp", None), ("agp", 0.01), ("agp", 0.1), ("block", None)]
 
 
@@ -407,11 +271,15 @@ def _solver_label(solver: str, step: float | None) -> str:
     return f"agp t={step:g}" if solver == "agp" else solver
 
 
+def _solver_key(solver: str, step: float | None) -> str:
+    return f"pkm[solver=agp,step={step:g}]" if solver == "agp" else f"pkm[solver={solver}]"
+
+
 def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Iterations and final J of MSAGP, AGP (t = 0.01, 0.1) and block from one random start."""
     from marginclust import PKM
 
-    names = ["Iris", "Seeds"] if context.quick else list(TABLE5_PUBLISHED)
+    names = context.pick(list(TABLE5_DATASETS), ["Iris", "Seeds"], ["Iris"])
     rows = []
     for name in names:
         data = _load(name, context)
@@ -420,7 +288,8 @@ def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
         X, _, k = data
         seed = derive_seed(context.seed, "pkm-table5", name)
         init = np.random.RandomState(seed).dirichlet(np.ones(k), size=X.shape[0])
-        for solver, step in TABLE5_SOLVERS:
+        # tiny: without AGP at t = 0.01, which takes tens of thousands of steps
+        for solver, step in context.pick(TABLE5_SOLVERS, TABLE5_SOLVERS, TABLE5_SOLVERS[::2]):
             est = PKM(k, solver=solver, step=step or 0.01, init=init)
             est, t, nw = timed_fit(est, X)
             rows.append(
@@ -439,30 +308,38 @@ def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
     return rows
 
 
+def _printed(value: float | None) -> str:
+    """A published number as printed (integers without a decimal point)."""
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
 def report_table5(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     labels = [_solver_label(s, t) for s, t in TABLE5_SOLVERS]
     header = ["data set"]
     header += [f"iters {lab} (ours / paper)" for lab in labels]
     header += [f"J {lab} (ours / paper)" for lab in labels]
     header += ["msagp: n(K-1) + released"]
     body = []
-    for name, (pub_it, pub_j) in TABLE5_PUBLISHED.items():
+    keys = [_solver_key(s, t) for s, t in TABLE5_SOLVERS]
+    for name in TABLE5_DATASETS:
         by = {r["method"]: r for r in rows if r["dataset"] == name}
         cells: list[Any] = [name]
-        for i, lab in enumerate(labels):
+        for lab, key in zip(labels, keys):
             r = by.get(lab)
-            p = pub_it[i] if i < 3 else None
-            cells.append(f"{r['n_iter'] if r else '-'} / {p if p is not None else '-'}")
-        for i, lab in enumerate(labels):
+            p = _printed(table.published.get((name, key, "n_iter")))
+            cells.append(f"{r['n_iter'] if r else '-'} / {p}")
+        for lab, key in zip(labels, keys):
             r = by.get(lab)
-            p = pub_j[i] if i < 3 else None
+            p = _printed(table.published.get((name, key, "objective")))
             o = f"{r['objective']:.7g}" if r else "-"
-            cells.append(f"{o} / {p if p is not None else '-'}")
+            cells.append(f"{o} / {p}")
         r = by.get("msagp")
         cells.append(f"{r['n_steps_expected'] - r['n_released']} + {r['n_released']}" if r else "-")
         body.append(cells)
-    lines += _md(header, body)
+    lines += md_table(header, body, fmt_value)
     lines += ["", f"Notes: {table.notes}"]
     return "\n".join(lines)
 
@@ -472,10 +349,11 @@ register_table(
         name="pkm-table5",
         title="Iterations to converge: MSAGP vs AGP (t = 0.01, 0.1), plus our block solver",
         source=f"{SOURCE}, Table V",
-        datasets=[d for d in TABLE5_PUBLISHED if DATASETS[d][0] is not None],
+        datasets=[d for d in TABLE5_DATASETS if DATASETS[d][0] is not None],
         methods=["pkm"],
         measures=["n_iter", "objective"],
         n_runs=1,
+        published_only=UNAVAILABLE,
         run=run_table5,
         report=report_table5,
         notes="One random (Dirichlet) start per data set, shared by all solvers; raw features. "
@@ -487,17 +365,11 @@ register_table(
 
 
 # ------------------------------------------------------------------ Table VI
-TABLE6_PUBLISHED = {  # dataset: (FMSAGP s, MSAGP s), MATLAB 2015a, i7-4790
-    "Parkinson": (0.1395, 0.2895),
-    "Iris": (0.2691, 0.5692),
-    "Seeds": (0.4868, 1.3117),
-    "Glass": (2.4432, 10.9369),
-    "Segmentation": (2.7152, 14.6201),
-    "Breast-cancer": (0.8911, 5.4898),
-    "Dermatology": (6.1486, 40.7612),
-    "Yeast": (137.98, 1418.47),
-    "Waveform": (173.49, 11957.21),
-}
+# Data sets of Table VI in the paper's order (published numbers: bench/published/pkm.csv).
+TABLE6_DATASETS = [
+    "Parkinson", "Iris", "Seeds", "Glass", "Segmentation", "Breast-cancer", "Dermatology",
+    "Yeast", "Waveform",
+]  # fmt: skip
 TABLE6_SOLVERS = ["fmsagp", "msagp", "block"]
 
 
@@ -505,7 +377,7 @@ def run_table6(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fit time of FMSAGP, MSAGP and block from the same random start (one fit each)."""
     from marginclust import PKM
 
-    names = ["Parkinson", "Iris", "Seeds"] if context.quick else list(TABLE6_PUBLISHED)
+    names = context.pick(list(TABLE6_DATASETS), ["Parkinson", "Iris", "Seeds"], ["Iris"])
     rows = []
     for name in names:
         data = _load(name, context)
@@ -534,9 +406,11 @@ def run_table6(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
 
 def report_table6(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = _head(table)
+    lines = table_head(table)
     body = []
-    for name, (pf, pm) in TABLE6_PUBLISHED.items():
+    for name in TABLE6_DATASETS:
+        pf = table.published[(name, "pkm[solver=fmsagp]", "fit_time")]
+        pm = table.published[(name, "pkm[solver=msagp]", "fit_time")]
         by = {r["method"]: r for r in rows if r["dataset"] == name}
         f, m, b = by.get("fmsagp"), by.get("msagp"), by.get("block")
         body.append(
@@ -551,7 +425,7 @@ def report_table6(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
                 f"{f['n_iter']} / {b['n_iter']}" if f and b else "-",
             ]
         )
-    lines += _md(
+    lines += md_table(
         [
             "data set",
             "fmsagp s (ours)",
@@ -563,6 +437,7 @@ def report_table6(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
             "iters fmsagp / block",
         ],
         body,
+        fmt_value,
     )
     lines += ["", f"Notes: {table.notes}"]
     return "\n".join(lines)
@@ -573,10 +448,11 @@ register_table(
         name="pkm-table6",
         title="Running time (s): FMSAGP vs MSAGP (paper: MATLAB), plus our block solver",
         source=f"{SOURCE}, Table VI",
-        datasets=[d for d in TABLE6_PUBLISHED if DATASETS[d][0] is not None],
+        datasets=[d for d in TABLE6_DATASETS if DATASETS[d][0] is not None],
         methods=["pkm"],
         measures=["time"],
         n_runs=1,
+        published_only=UNAVAILABLE,
         run=run_table6,
         report=report_table6,
         notes="Best of 3 fits per solver (1 for the faithful solvers when n > 1000) from the "

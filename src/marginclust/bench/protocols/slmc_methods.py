@@ -11,12 +11,17 @@ Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
 - ``iterative-lssvm``: :class:`marginclust.IterativeLSSVM` (binary only), the same
   30 settings; 2-means initialisation as in Zhang, Tsang & Kwok (2009).
 
-Custom tables registered here:
+Tables registered here:
 
 - ``slmc-table8``: Table 8, CA/PC/PE/XB on the optdigits pairs for m in {1.5, 2, 2.5}
-  (the printed numbers are FCM's; SLMC is run beside it).
+  (the printed numbers are FCM's; SLMC is run beside it). A grid table with a curve
+  over m (per run and m, SLMC's best setting by CA).
 - ``slmc-fig3``: Fig. 3, the same four measures for m in {1.5, ..., 5} on the
-  paper's data sets we have (means over data sets and per data set).
+  paper's data sets we have (means over data sets and per data set); a grid table
+  with a curve over m.
+
+Custom tables (trajectories and a figure):
+
 - ``slmc-fig4``: Fig. 4, objective and CA over the first 20 iterations.
 - ``slmc-fig2``: Fig. 2, SLMC on the synthetic four Gaussians with 3..6 clusters;
   writes ``slmc_fig2.png`` into the output directory.
@@ -31,7 +36,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
+from .._published import split_method
 from .._registry import MEASURES, Method, RunContext, Table, register_method, register_table
+from .._report import summarize
 from .._seeds import derive_seed
 
 __all__ = [
@@ -149,8 +156,9 @@ class Sigma0Width(ClusterMixin, BaseEstimator):
 
         Xa = np.asarray(X, dtype=np.float64)
         g0 = resolve_gamma("sigma0", Xa - Xa.mean(axis=0), random_state=0)
-        self.estimator_ = clone(self.estimator).set_params(
-            gamma=g0 / float(self.multiple) ** 2).fit(Xa)
+        self.estimator_ = (
+            clone(self.estimator).set_params(gamma=g0 / float(self.multiple) ** 2).fit(Xa)
+        )
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -173,8 +181,7 @@ def _build(cls_name: str, n_clusters: int, random_state: Any, params: dict[str, 
     if setting is not None:
         params.update(parse_setting(setting))
     multiple = params.pop("sigma_multiple", None)
-    est = getattr(marginclust, cls_name)(n_clusters=n_clusters, random_state=random_state,
-                                         **params)
+    est = getattr(marginclust, cls_name)(n_clusters=n_clusters, random_state=random_state, **params)
     if multiple is not None and params.get("kernel", "rbf") == "rbf":
         est = Sigma0Width(est, multiple)
     return Standardized(est) if standardize else est
@@ -218,37 +225,37 @@ register_method(
 # ---------------------------------------------------------------- custom tables
 OPTDIGITS_PAIRS = ("optdigits:8,9", "optdigits:3,8", "optdigits:3,9")
 FIG3_DATASETS = (
-    "lenses", "soybean_small", "hepatitis", "wine", "glass", "heart_statlog", "ionosphere",
-    "optdigits:8,9", "optdigits:3,8", "optdigits:3,9", "australian",
+    "lenses",
+    "soybean_small",
+    "hepatitis",
+    "wine",
+    "glass",
+    "heart_statlog",
+    "ionosphere",
+    "optdigits:8,9",
+    "optdigits:3,8",
+    "optdigits:3,9",
+    "australian",
 )
-FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8",
-                 "optdigits:3,9")
+FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8", "optdigits:3,9")
+TABLE8_M = (1.5, 2.0, 2.5)
+FIG3_M = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
 QUICK_SETTINGS = ["rbf lam=1 sigma=0.5x", "rbf lam=10 sigma=0.5x", "rbf lam=10 sigma=1x"]
 
-# Table 8 as printed: (dataset, m) -> (CA, PC, PE, XB).
-TABLE8_PUBLISHED = {
-    ("optdigits:8,9", 1.5): (0.9049, 0.6379, 0.7833, 1.6137),
-    ("optdigits:8,9", 2.0): (0.9008, 0.5005, 0.9992, 105.2974),
-    ("optdigits:8,9", 2.5): (0.9003, 0.5004, 0.9995, 94.7401),
-    ("optdigits:3,8", 1.5): (0.9405, 0.6566, 0.7517, 1.3532),
-    ("optdigits:3,8", 2.0): (0.9419, 0.5006, 0.9991, 93.3301),
-    ("optdigits:3,8", 2.5): (0.9444, 0.5003, 0.9995, 84.6727),
-    ("optdigits:3,9", 1.5): (0.9449, 0.5445, 0.9339, 6.1745),
-    ("optdigits:3,9", 2.0): (0.9451, 0.5005, 0.9993, 187.0511),
-    ("optdigits:3,9", 2.5): (0.9327, 0.5003, 0.9996, 125.1963),
-}
 _MEASURES4 = ("ca_majority", "pc", "pe", "xb")
 
 
 def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
     from .._runner import load_data
 
-    X, y, _ = load_data(spec, "raw", data_home=context.data_home)
+    X, y, _ = load_data(spec, "raw", data_home=context.data_home,
+                        max_samples=context.max_samples)
     return X, y
 
 
-def _loaded(table: Table, context: RunContext, datasets: Sequence[str],
-            rows: list[dict[str, Any]]) -> Iterator[tuple[str, np.ndarray, np.ndarray, int]]:
+def _loaded(
+    table: Table, context: RunContext, datasets: Sequence[str], rows: list[dict[str, Any]]
+) -> Iterator[tuple[str, np.ndarray, np.ndarray, int]]:
     """Yield ``(spec, X, y, n_clusters)`` per data set; one that fails to load adds an error row."""
     for spec in datasets:
         try:
@@ -277,8 +284,9 @@ def _score(est: Any, X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> dict
     return out
 
 
-def _best_setting(X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Sequence[str],
-                  **params: Any) -> tuple[str, Any, float]:
+def _best_setting(
+    X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Sequence[str], **params: Any
+) -> tuple[str, Any, float]:
     """The grid setting with the best CA for this run (the paper's label-tuned protocol)."""
     from marginclust.metrics import clustering_accuracy
 
@@ -292,22 +300,6 @@ def _best_setting(X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Seq
     return best
 
 
-def _m_sweep(table: Table, context: RunContext, datasets: Sequence[str], ms: Sequence[float],
-             n_runs: int) -> list[dict[str, Any]]:
-    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
-    rows = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for m in ms:
-            for run in range(n_runs):
-                seed = derive_seed(context.seed, spec, "slmc", m, run)
-                setting, est, _ = _best_setting(X, y, K, seed, settings, m=float(m), init="fcm")
-                row = {"table": table.name, "dataset": spec, "method": "slmc", "m": float(m),
-                       "run": run, "seed": seed, "setting": setting, "n_iter": est.n_iter_}
-                row.update(_score(est, X, y, _MEASURES4))
-                rows.append(row)
-    return rows
-
-
 def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tuple, float]:
     acc: dict[tuple, list[float]] = {}
     for r in rows:
@@ -316,88 +308,73 @@ def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tupl
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
-def _fcm_m_sweep(table: Table, context: RunContext, datasets: Sequence[str],
-                 ms: Sequence[float], n_runs: int) -> list[dict[str, Any]]:
-    from marginclust import FuzzyCMeans
-
-    rows = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for m in ms:
-            for run in range(n_runs):
-                seed = derive_seed(context.seed, spec, "fcm", m, run)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est = FuzzyCMeans(K, m=float(m), random_state=seed).fit(X)
-                row = {"table": table.name, "dataset": spec, "method": "fcm", "m": float(m),
-                       "run": run, "seed": seed, "n_iter": est.n_iter_}
-                # the paper's XB for FCM uses FCM's own centres, which are the u^m-weighted
-                # means; the registered xb measure uses u^2 weights, so compute it here
-                row.update(_score(est, X, y, ("ca_majority", "pc", "pe")))
-                from marginclust.metrics import xie_beni
-
-                row["xb"] = float(xie_beni(X, est.memberships_, est.cluster_centers_, m=float(m)))
-                rows.append(row)
-    return rows
-
-
-def run_table8(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Table 8: m in {1.5, 2, 2.5} on the optdigits pairs.
-
-    The printed values at m = 2 equal FCM's in Tables 6 and 7 (e.g. PC 0.5005, XB
-    105.2974 on optdigits89), so Table 8 reports FCM; FCM rows are compared with it and
-    SLMC rows (best paper setting per run, FCM init at the same m) are shown beside.
-    """
-    datasets = OPTDIGITS_PAIRS[:1] if context.quick else OPTDIGITS_PAIRS
-    ms = (1.5, 2.0, 2.5)
-    n_runs = 1 if context.quick else 5
-    return (_fcm_m_sweep(table, context, datasets, ms, n_runs)
-            + _m_sweep(table, context, datasets, ms, n_runs))
+def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
+    """``(method, dataset, m) -> summary`` of a curve-over-m table's rows."""
+    out = {}
+    for (dataset, variant, _), summary in summarize(rows, table).items():
+        method, params = split_method(variant)
+        if "m" in params:
+            out[(method, dataset, float(params["m"]))] = summary
+    return out
 
 
 def report_table8(rows: Sequence[dict], table: Table) -> str:
     """Markdown: FCM beside the published Table 8 values, SLMC beside them."""
-    keys = ("method", "dataset", "m")
-    means = {name: _mean_by(rows, keys, name) for name in _MEASURES4}
-    lines = [f"### {table.title}", "", f"Source: {table.source}", "",
-             "| method | data set | m | CA ours | CA paper | PC ours | PC paper | PE ours "
-             "| PE paper | XB ours | XB paper |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for key in sorted(means["ca_majority"]):
-        pub = TABLE8_PUBLISHED.get(key[1:], (float("nan"),) * 4)
-        if key[0] != "fcm":
-            pub = (float("nan"),) * 4
+    lines = [
+        f"### {table.title}",
+        "",
+        f"Source: {table.source}",
+        "",
+        "| method | data set | m | CA ours | CA paper | PC ours | PC paper | PE ours "
+        "| PE paper | XB ours | XB paper |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    published = table.published
+    summaries = _by_variant(rows, table)
+    for key in sorted(summaries):
         cells = []
-        for i, name in enumerate(_MEASURES4):
-            cells += [f"{means[name].get(key, float('nan')):.4f}", f"{pub[i]:.4f}"]
+        for name in table.measures:
+            pub = published.get((key[1], f"{key[0]}[m={key[2]:g}]", name), float("nan"))
+            cells += [f"{summaries[key][name]['mean']:.4f}", f"{pub:.4f}"]
         lines.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(cells) + " |")
     lines += ["", table.notes]
     return "\n".join(lines)
 
 
-def run_fig3(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Fig. 3: CA, PC, PE, XB of SLMC for m in {1.5, ..., 5}."""
-    if context.quick:
-        return _m_sweep(table, context, ("wine",), (1.5, 2.0, 3.0), 1)
-    ms = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
-    return _m_sweep(table, context, FIG3_DATASETS, ms, 2)
-
-
 def report_fig3(rows: Sequence[dict], table: Table) -> str:
     """Markdown: per m, the mean over data sets of each measure, then CA per data set."""
-    lines = [f"### {table.title}", "", f"Source: {table.source} (a figure; no printed "
-             "numbers; the paper finds the best mean CA at m = 2)", "",
-             "| m | CA | PC | PE | XB |", "|---|---|---|---|---|"]
-    by_m = {name: _mean_by(rows, ("m",), name) for name in _MEASURES4}
-    for (m,) in sorted(by_m["ca_majority"]):
-        lines.append(f"| {m:g} | " + " | ".join(f"{by_m[n].get((m,), float('nan')):.4f}"
-                                               for n in _MEASURES4) + " |")
-    ca = _mean_by(rows, ("dataset", "m"), "ca_majority")
-    datasets = sorted({k[0] for k in ca})
-    ms = sorted({k[1] for k in ca})
-    lines += ["", "CA per data set:", "", "| data set | " + " | ".join(f"m={m:g}" for m in ms)
-              + " |", "|---|" + "---|" * len(ms)]
+    lines = [
+        f"### {table.title}",
+        "",
+        f"Source: {table.source} (a figure; no printed "
+        "numbers; the paper finds the best mean CA at m = 2)",
+        "",
+        "| m | CA | PC | PE | XB |",
+        "|---|---|---|---|---|",
+    ]
+    summaries = _by_variant(rows, table)
+    ms = sorted({m for _, _, m in summaries})
+    datasets = sorted({d for _, d, _ in summaries})
+    for m in ms:
+        means = [
+            np.nanmean([s[n]["mean"] for (_, _, mm), s in summaries.items() if mm == m])
+            for n in table.measures
+        ]
+        lines.append(f"| {m:g} | " + " | ".join(f"{v:.4f}" for v in means) + " |")
+    lines += [
+        "",
+        "CA per data set:",
+        "",
+        "| data set | " + " | ".join(f"m={m:g}" for m in ms) + " |",
+        "|---|" + "---|" * len(ms),
+    ]
     for d in datasets:
-        lines.append(f"| {d} | " + " | ".join(f"{ca.get((d, m), float('nan')):.4f}" for m in ms)
-                     + " |")
+        cells = [summaries.get(("slmc", d, m)) for m in ms]
+        lines.append(
+            f"| {d} | "
+            + " | ".join("nan" if c is None else f"{c['ca_majority']['mean']:.4f}" for c in cells)
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -405,29 +382,53 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 4: J and CA over the first 20 iterations, best setting per run."""
     from marginclust.metrics import clustering_accuracy
 
-    datasets = FIG4_DATASETS[:2] if context.quick else FIG4_DATASETS
-    settings = QUICK_SETTINGS if context.quick else PAPER_SETTINGS
-    n_runs = 1 if context.quick else 5
+    datasets = context.pick(FIG4_DATASETS, FIG4_DATASETS[:2], FIG4_DATASETS[:1])
+    settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
+    n_runs = context.pick(5, 1)
     n_show = 20
-    rows = []
+    rows: list[dict[str, Any]] = []
     for spec, X, y, K in _loaded(table, context, datasets, rows):
         for run in range(n_runs):
             seed = derive_seed(context.seed, spec, "slmc", run)
             setting, est, _ = _best_setting(X, y, K, seed, settings, init="fcm")
             # The fit is deterministic given the seed, so max_iter = t reproduces the
             # first t sweeps of one trajectory (tol = 0: no early stop).
-            full = _fit_slmc(X, K, seed, setting=setting, init="fcm", tol=0.0,
-                             tol_memberships=0.0, max_iter=n_show)
+            full = _fit_slmc(
+                X,
+                K,
+                seed,
+                setting=setting,
+                init="fcm",
+                tol=0.0,
+                tol_memberships=0.0,
+                max_iter=n_show,
+            )
             history = full.objective_history_
             for t in range(1, history.size + 1):
-                part = _fit_slmc(X, K, seed, setting=setting, init="fcm", tol=0.0,
-                                 tol_memberships=0.0, max_iter=t)
-                rows.append({"table": table.name, "dataset": spec, "method": "slmc", "run": run,
-                             "seed": seed, "setting": setting, "iteration": t,
-                             "objective": float(history[t - 1]),
-                             "ca_majority": clustering_accuracy(y, part.labels_,
-                                                                mapping="majority"),
-                             "n_iter_default_rule": int(est.n_iter_)})
+                part = _fit_slmc(
+                    X,
+                    K,
+                    seed,
+                    setting=setting,
+                    init="fcm",
+                    tol=0.0,
+                    tol_memberships=0.0,
+                    max_iter=t,
+                )
+                rows.append(
+                    {
+                        "table": table.name,
+                        "dataset": spec,
+                        "method": "slmc",
+                        "run": run,
+                        "seed": seed,
+                        "setting": setting,
+                        "iteration": t,
+                        "objective": float(history[t - 1]),
+                        "ca_majority": clustering_accuracy(y, part.labels_, mapping="majority"),
+                        "n_iter_default_rule": int(est.n_iter_),
+                    }
+                )
     return rows
 
 
@@ -439,12 +440,16 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
     lines = [f"### {table.title}", "", f"Source: {table.source} (a figure)", ""]
     for d in sorted({k[0] for k in J}):
         its = sorted(k[1] for k in J if k[0] == d)
-        lines += [f"**{d}** (mean iterations with the default stopping rule: "
-                  f"{n_it.get((d,), float('nan')):.1f})", "",
-                  "| t | " + " | ".join(str(t) for t in its) + " |",
-                  "|---|" + "---|" * len(its),
-                  "| J | " + " | ".join(f"{J[(d, t)]:.4g}" for t in its) + " |",
-                  "| CA | " + " | ".join(f"{ca[(d, t)]:.3f}" for t in its) + " |", ""]
+        lines += [
+            f"**{d}** (mean iterations with the default stopping rule: "
+            f"{n_it.get((d,), float('nan')):.1f})",
+            "",
+            "| t | " + " | ".join(str(t) for t in its) + " |",
+            "|---|" + "---|" * len(its),
+            "| J | " + " | ".join(f"{J[(d, t)]:.4g}" for t in its) + " |",
+            "| CA | " + " | ".join(f"{ca[(d, t)]:.3f}" for t in its) + " |",
+            "",
+        ]
         increases = sum(J[(d, t + 1)] > J[(d, t)] * (1 + 1e-12) for t in its[:-1])
         lines.append(f"objective increases: {increases}")
         lines.append("")
@@ -457,15 +462,22 @@ def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
     from marginclust.feature_maps import resolve_gamma
 
     X, y = load_dataset("slmc-four-gaussians")
-    ks = (3, 4) if context.quick else (3, 4, 5, 6)
-    gamma = resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0) / float(
-        _FIG2_PARAMS["sigma_multiple"]) ** 2
+    ks = context.pick((3, 4, 5, 6), (3, 4), (3,))
+    gamma = (
+        resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0)
+        / float(_FIG2_PARAMS["sigma_multiple"]) ** 2
+    )
     params = dict(_FIG2_PARAMS)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for k in ks:
         est = _fit_slmc(X, k, derive_seed(context.seed, "fig2", k), **params)
-        row = {"table": table.name, "dataset": "slmc-four-gaussians", "method": "slmc",
-               "n_clusters": k, **params}
+        row = {
+            "table": table.name,
+            "dataset": "slmc-four-gaussians",
+            "method": "slmc",
+            "n_clusters": k,
+            **params,
+        }
         row.update(_score(est, X, y, _MEASURES4))
         rows.append(row)
     if context.out_dir is not None:
@@ -476,8 +488,9 @@ def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             plot_params = {"lam": params["lam"], "init": params["init"], "gamma": gamma}
-            fig = plot_slmc_cluster_numbers(X, ks, random_state=derive_seed(context.seed, "fig2"),
-                                            **plot_params)
+            fig = plot_slmc_cluster_numbers(
+                X, ks, random_state=derive_seed(context.seed, "fig2"), **plot_params
+            )
         path = Path(context.out_dir) / "slmc_fig2.png"
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=120)
@@ -488,40 +501,103 @@ def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
 def report_fig2(rows: Sequence[dict], table: Table) -> str:
     """Markdown: CA, PC, PE, XB per cluster number and the figure path."""
-    lines = [f"### {table.title}", "", f"Source: {table.source}", "",
-             "| k | CA | PC | PE | XB |", "|---|---|---|---|---|"]
+    lines = [
+        f"### {table.title}",
+        "",
+        f"Source: {table.source}",
+        "",
+        "| k | CA | PC | PE | XB |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['n_clusters']} | " + " | ".join(
-            f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4) + " |")
-    figs = {r.get("figure") for r in rows if r.get("figure")}
-    lines += ["", "Figure: " + (", ".join(sorted(figs)) if figs else
-                                "(not written: no output directory)")]
+        lines.append(
+            f"| {r['n_clusters']} | "
+            + " | ".join(f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4)
+            + " |"
+        )
+    figs = {str(r["figure"]) for r in rows if r.get("figure")}
+    lines += [
+        "",
+        "Figure: " + (", ".join(sorted(figs)) if figs else "(not written: no output directory)"),
+    ]
     return "\n".join(lines)
 
 
 _SRC = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
-register_table(Table(
-    name="slmc-table8", title="FCM (and SLMC) with m in {1.5, 2, 2.5} on the optdigits pairs",
-    source=f"{_SRC}, Table 8", datasets=list(OPTDIGITS_PAIRS), methods=["fcm", "slmc"],
-    measures=list(_MEASURES4), n_runs=5, run=run_table8, report=report_table8,
-    notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
-    "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
-    "centres and its m). SLMC: per run, the best of the 30 paper settings by CA (FCM init at "
-    "the same m); its XB uses u^2-weighted centres.",
-))
-register_table(Table(
-    name="slmc-fig3", title="SLMC measures as a function of the fuzzifier m",
-    source=f"{_SRC}, Fig. 3", datasets=list(FIG3_DATASETS), methods=["slmc"],
-    measures=list(_MEASURES4), n_runs=2, run=run_fig3, report=report_fig3,
-    notes="Best of the 30 paper settings per run and m (FCM init at that m).",
-))
-register_table(Table(
-    name="slmc-fig4", title="SLMC objective and CA over the first 20 iterations",
-    source=f"{_SRC}, Fig. 4", datasets=list(FIG4_DATASETS), methods=["slmc"],
-    measures=["objective", "ca_majority"], n_runs=5, run=run_fig4, report=report_fig4,
-))
-register_table(Table(
-    name="slmc-fig2", title="SLMC on the synthetic four Gaussians, 3 to 6 clusters",
-    source=f"{_SRC}, Fig. 2", datasets=["slmc-four-gaussians"], methods=["slmc"],
-    measures=list(_MEASURES4), n_runs=1, run=run_fig2, report=report_fig2,
-))
+register_table(
+    Table(
+        name="slmc-table8",
+        title="FCM (and SLMC) with m in {1.5, 2, 2.5} on the optdigits pairs",
+        source=f"{_SRC}, Table 8",
+        datasets=list(OPTDIGITS_PAIRS),
+        methods=["fcm", "slmc"],
+        measures=["ca_majority", "pc", "pe", "xb_own_m"],
+        n_runs=5,
+        protocols=("paper",),
+        grids={
+            "fcm": {"m": list(TABLE8_M)},
+            "slmc": {"setting": PAPER_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
+        },
+        curve=("m",),
+        quick={
+            "datasets": list(OPTDIGITS_PAIRS[:1]),
+            "n_runs": 1,
+            "grid": {
+                "fcm": {"m": list(TABLE8_M)},
+                "slmc": {"setting": QUICK_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
+            },
+        },
+        report=report_table8,
+        notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
+        "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
+        "centres and its m). SLMC: per run, the best of the 30 paper settings by CA (FCM init at "
+        "the same m); its XB uses u^2-weighted centres.",
+    )
+)
+register_table(
+    Table(
+        name="slmc-fig3",
+        title="SLMC measures as a function of the fuzzifier m",
+        source=f"{_SRC}, Fig. 3",
+        datasets=list(FIG3_DATASETS),
+        methods=["slmc"],
+        measures=list(_MEASURES4),
+        n_runs=2,
+        protocols=("paper",),
+        grids={"slmc": {"setting": PAPER_SETTINGS, "m": list(FIG3_M), "init": ["fcm"]}},
+        curve=("m",),
+        quick={
+            "datasets": ["wine"],
+            "n_runs": 1,
+            "grid": {"slmc": {"setting": QUICK_SETTINGS, "m": [1.5, 2.0, 3.0], "init": ["fcm"]}},
+        },
+        report=report_fig3,
+        notes="Best of the 30 paper settings per run and m (FCM init at that m).",
+    )
+)
+register_table(
+    Table(
+        name="slmc-fig4",
+        title="SLMC objective and CA over the first 20 iterations",
+        source=f"{_SRC}, Fig. 4",
+        datasets=list(FIG4_DATASETS),
+        methods=["slmc"],
+        measures=["objective", "ca_majority"],
+        n_runs=5,
+        run=run_fig4,
+        report=report_fig4,
+    )
+)
+register_table(
+    Table(
+        name="slmc-fig2",
+        title="SLMC on the synthetic four Gaussians, 3 to 6 clusters",
+        source=f"{_SRC}, Fig. 2",
+        datasets=["slmc-four-gaussians"],
+        methods=["slmc"],
+        measures=list(_MEASURES4),
+        n_runs=1,
+        run=run_fig2,
+        report=report_fig2,
+    )
+)

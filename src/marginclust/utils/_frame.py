@@ -30,7 +30,19 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Frame:
-    """Data in the working frame ``Z = (X - mean) * scale`` and the map back."""
+    """Data in the working frame ``Z = (X - mean) * scale`` and the map back.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The data in the working frame (dtype of X).
+    mean : ndarray of shape (n_features,)
+        Column means of X (float64).
+    scale : float
+        The power of two the centred data were multiplied by.
+    sq_total : float
+        Sum of squares of ``Z`` (float64).
+    """
 
     Z: npt.NDArray[np.floating]
     mean: npt.NDArray[np.floating]
@@ -38,18 +50,51 @@ class Frame:
     sq_total: float  # sum of squares of Z (float64)
 
     def to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
-        """New data (same dtype) in the working frame."""
+        """New data (same dtype) in the working frame.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+            Data in the units of the fitted X.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_samples, n_features)
+            The same data in the working frame, dtype kept.
+        """
         Z = X - self.mean.astype(X.dtype, copy=False)
         if self.scale != 1.0:
             Z *= X.dtype.type(self.scale)
         return Z
 
     def centers_to_frame(self, C: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        """Centres (data frame) in the working frame, float64."""
+        """Centres (data frame) in the working frame, float64.
+
+        Parameters
+        ----------
+        C : array-like of shape (n_clusters, n_features)
+            Centres in the units of X.
+
+        Returns
+        -------
+        C_frame : ndarray of shape (n_clusters, n_features)
+            The centres in the working frame.
+        """
         return (np.asarray(C, dtype=np.float64) - self.mean) * self.scale
 
     def centers_from_frame(self, C: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        """Centres (working frame) back in the data frame, float64."""
+        """Centres (working frame) back in the data frame, float64.
+
+        Parameters
+        ----------
+        C : array-like of shape (n_clusters, n_features)
+            Centres in the working frame.
+
+        Returns
+        -------
+        C_data : ndarray of shape (n_clusters, n_features)
+            The centres in the units of X.
+        """
         return np.asarray(C, dtype=np.float64) / self.scale + self.mean
 
 
@@ -127,6 +172,7 @@ def centred_frame(
     Returns
     -------
     frame : Frame
+        The centred, rescaled data and the map back to the units of X.
 
     Raises
     ------
@@ -169,6 +215,18 @@ def check_objective_scale(X: npt.NDArray[np.floating], frame: Frame) -> None:
 
     The working frame keeps every computation finite, but an objective (sum of
     squared distances) beyond the float range cannot be reported; say so.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The validated data (named in nothing but the message).
+    frame : Frame
+        Its working frame (:func:`centred_frame`).
+
+    Raises
+    ------
+    ValueError
+        If the total sum of squares overflows in the units of X.
     """
     s = frame.scale
     with np.errstate(over="ignore"):

@@ -1,0 +1,305 @@
+"""The one list of public estimators and what the package and its tests need to know of each.
+
+``marginclust.__all__`` (and the lazy imports behind it), the command line's method
+names (``marginclust fit --method``), the demo's parameters and the test suite's
+parametrisations (scikit-learn's estimator checks at the defaults and on every
+code-path variant, the bad-input tests, the property suite) all read
+:data:`ESTIMATORS`. Adding an estimator is one :class:`EstimatorSpec` here.
+
+This module imports nothing beyond the standard library, so ``import marginclust``
+stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ESTIMATORS", "EstimatorSpec", "cli_aliases", "clusterer_names", "get_spec"]
+
+_BINARY_ONLY = "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
+_PKM_N_ITER = (
+    "the paper's one-constraint-at-a-time solvers count gradient steps, as PKM's Table II "
+    "does; from a k-means++ start that is already stationary they take none, so n_iter_ = 0 "
+    "(scikit-learn expects >= 1); counting a verification pass would change the paper counts"
+)
+
+
+@dataclass(frozen=True)
+class EstimatorSpec:
+    """One public estimator and its metadata.
+
+    Parameters
+    ----------
+    name : str
+        Public class name, exported by ``marginclust``.
+    module : str
+        Module that defines the class (imported lazily).
+    aliases : tuple of str, default=()
+        Short command-line names (``marginclust fit --method <alias>``); the class
+        name always works too.
+    clusterer : bool, default=True
+        A clusterer (``fit_predict``, ``n_clusters``); ``False`` for transformers.
+    demo_params : mapping, default={}
+        Constructor arguments of ``marginclust demo``.
+    test_params : mapping, default={}
+        Constructor arguments that keep the test fits small (they select no code path).
+    expected_failed_checks : mapping, default={}
+        scikit-learn estimator check name -> written reason it is expected to fail.
+    variants : tuple of (str, mapping), default=()
+        Code-path variants tested beside the defaults: ``(variant id, parameters)``.
+        Ids starting with ``"init-"`` only change the start.
+    variant_expected_failed : mapping, default={}
+        Variant id -> {check name: reason}, added to ``expected_failed_checks``.
+    """
+
+    name: str
+    module: str
+    aliases: tuple[str, ...] = ()
+    clusterer: bool = True
+    demo_params: Mapping[str, Any] = field(default_factory=dict)
+    test_params: Mapping[str, Any] = field(default_factory=dict)
+    expected_failed_checks: Mapping[str, str] = field(default_factory=dict)
+    variants: tuple[tuple[str, Mapping[str, Any]], ...] = ()
+    variant_expected_failed: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+_E = "marginclust.estimators."
+
+ESTIMATORS: tuple[EstimatorSpec, ...] = (
+    EstimatorSpec(
+        "FuzzyCMeans",
+        _E + "_fcm",
+        aliases=("fcm",),
+        demo_params={"m": 2.0},
+        expected_failed_checks={
+            "check_sample_weight_equivalence_on_dense_data": (
+                "the k-means++ draws depend on the row order, so weighted and repeated data "
+                "start differently; equivalence with a fixed init is tested in "
+                "tests/estimators/test_fcm.py"
+            ),
+        },
+        variants=(("init-random", {"init": "random"}),),
+    ),
+    EstimatorSpec(
+        "KernelFuzzyCMeans",
+        _E + "_fcm",
+        aliases=("kernel-fcm",),
+        expected_failed_checks={
+            "check_sample_weight_equivalence_on_dense_data": (
+                "k-means++ draws depend on the row order and sigma0 (mean pairwise distance) "
+                "changes when rows are repeated; equivalence with fixed init and sigma is "
+                "tested in tests/estimators/test_fcm.py"
+            ),
+        },
+        variants=(("init-random", {"init": "random"}),),
+    ),
+    EstimatorSpec(
+        "KernelKMeans",
+        _E + "_kernel_kmeans",
+        aliases=("kernel-kmeans",),
+        expected_failed_checks={
+            "check_sample_weight_equivalence_on_dense_data": (
+                "k-means++ draws depend on the row order and sigma0 changes when rows are "
+                "repeated; equivalence with fixed init and sigma is tested in "
+                "tests/estimators/test_kernel_kmeans.py"
+            ),
+        },
+        variants=(("init-random", {"init": "random"}),),
+    ),
+    EstimatorSpec(
+        "SLMC",
+        _E + "_slmc",
+        aliases=("slmc",),
+        variants=(
+            ("linear", {"kernel": "linear"}),
+            ("low-rank-nystroem", {"n_components": 20}),
+            ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
+            ("linear-low-rank", {"kernel": "linear", "n_components": 20}),
+            ("init-k-means", {"init": "k-means"}),
+            ("init-random", {"init": "random"}),
+            ("init-fcm", {"init": "fcm"}),
+        ),
+    ),
+    EstimatorSpec(
+        "IterativeLSSVM",
+        _E + "_iterative_lssvm",
+        aliases=("iterative-lssvm",),
+        expected_failed_checks={
+            "check_clustering": (
+                "binary-only method (Zhang, Tsang & Kwok 2009 define two clusters); "
+                "n_clusters=3 raises ValueError; binary behaviour is tested in "
+                "tests/estimators/test_iterative_lssvm.py"
+            ),
+        },
+        variants=(
+            ("linear", {"kernel": "linear"}),
+            ("low-rank-nystroem", {"n_components": 20}),
+            ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
+            ("init-random", {"init": "random"}),
+        ),
+    ),
+    EstimatorSpec(
+        "PKM",
+        _E + "_pkm",
+        aliases=("pkm",),
+        variants=(
+            ("solver-fmsagp", {"solver": "fmsagp"}),
+            ("solver-msagp", {"solver": "msagp"}),
+            ("solver-agp", {"solver": "agp"}),
+            ("init-k-means++-soft", {"init": "k-means++-soft"}),
+            ("init-dirichlet", {"init": "dirichlet"}),
+            ("init-uniform-perturbed", {"init": "uniform-perturbed"}),
+        ),
+        variant_expected_failed={
+            "solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
+            "solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
+            "solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
+        },
+    ),
+    EstimatorSpec(
+        "EMMC",
+        _E + "_emmc",
+        aliases=("emmc",),
+        test_params={"n_hidden": 30},
+        variants=(
+            ("gaussian", {"activation": "gaussian"}),
+            ("output-single", {"output": "single"}),
+            ("output-multi", {"output": "multi"}),
+            ("init-kmeans", {"init": "k-means"}),
+            ("init-random", {"init": "random"}),
+        ),
+    ),
+    EstimatorSpec(
+        "IterSVR",
+        _E + "_itersvr",
+        aliases=("itersvr",),
+        expected_failed_checks={
+            "check_clustering": _BINARY_ONLY + "tests/estimators/test_itersvr.py",
+        },
+        variants=(("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})),
+    ),
+    EstimatorSpec(
+        "IterSVM",
+        _E + "_itersvr",
+        aliases=("itersvm",),
+        expected_failed_checks={
+            "check_clustering": _BINARY_ONLY + "tests/estimators/test_itersvr.py",
+        },
+        variants=(("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})),
+    ),
+    EstimatorSpec(
+        "BMMC",
+        _E + "_bmmc",
+        aliases=("bmmc",),
+        variants=(
+            ("qp-active-set", {"qp": "active-set"}),
+            ("qp-ipm", {"qp": "ipm"}),
+            ("qp-clarabel", {"qp": "clarabel"}),
+            ("init-pca", {"init": "pca"}),
+        ),
+    ),
+    EstimatorSpec(
+        "CPMMC",
+        _E + "_cpmmc",
+        aliases=("cpmmc",),
+        variants=(
+            ("qp-ipm", {"qp": "ipm"}),
+            ("qp-clarabel", {"qp": "clarabel"}),
+            ("init-pca", {"init": "pca"}),
+        ),
+    ),
+    EstimatorSpec(
+        "WOCSVMClustering",
+        _E + "_wocsvm",
+        aliases=("wocsvm",),
+        variants=(
+            ("tax-duin", {"form": "tax-duin"}),
+            ("linear", {"kernel": "linear"}),
+            ("low-rank-nystroem", {"n_components": 20}),
+            # the default schedule (decay 0.95) takes ~20 s at n = 60: a faster one
+            ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
+            ("init-random-points", {"init": "random-points"}),
+            ("init-random-weights", {"init": "random-weights"}),
+            # at temperature 1 this scale collapses by design (see the docstring)
+            ("decision-normalized", {"decision_scale": "normalized", "temperature": 0.01}),
+        ),
+    ),
+    EstimatorSpec(
+        "OCSVMHardClustering",
+        _E + "_ocsvm_hard",
+        aliases=("ocsvm-hard",),
+        variants=(
+            ("linear", {"kernel": "linear"}),
+            ("low-rank-nystroem", {"n_components": 20}),
+            ("init-random", {"init": "random"}),
+            ("decision-normalized", {"decision_scale": "normalized"}),
+        ),
+    ),
+    EstimatorSpec("ELMFeatures", "marginclust.feature_maps._elm", clusterer=False),
+)
+
+
+def get_spec(name: str) -> EstimatorSpec:
+    """The registry entry of a public estimator.
+
+    Parameters
+    ----------
+    name : str
+        Public class name.
+
+    Returns
+    -------
+    spec : EstimatorSpec
+        Its entry.
+
+    Raises
+    ------
+    KeyError
+        If no estimator of that name is registered.
+
+    Examples
+    --------
+    >>> from marginclust._registry import get_spec
+    >>> get_spec("FuzzyCMeans").aliases
+    ('fcm',)
+    """
+    for spec in ESTIMATORS:
+        if spec.name == name:
+            return spec
+    raise KeyError(f"{name!r} is not a registered estimator.")
+
+
+def clusterer_names() -> list[str]:
+    """Class names of the registered clusterers, sorted (the order of ``marginclust.__all__``).
+
+    Returns
+    -------
+    names : list of str
+        The clusterers (transformers such as ``ELMFeatures`` left out).
+
+    Examples
+    --------
+    >>> from marginclust._registry import clusterer_names
+    >>> clusterer_names()[:2]
+    ['BMMC', 'CPMMC']
+    """
+    return sorted(spec.name for spec in ESTIMATORS if spec.clusterer)
+
+
+def cli_aliases() -> dict[str, str]:
+    """Short command-line method names -> class name, in registry order.
+
+    Returns
+    -------
+    aliases : dict of str to str
+        Every alias of every registered estimator.
+
+    Examples
+    --------
+    >>> from marginclust._registry import cli_aliases
+    >>> cli_aliases()["fcm"]
+    'FuzzyCMeans'
+    """
+    return {alias: spec.name for spec in ESTIMATORS for alias in spec.aliases}

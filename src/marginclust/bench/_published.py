@@ -1,0 +1,156 @@
+"""Published numbers: one CSV per paper in ``bench/published/``, one loader.
+
+Every file has the columns ``table, dataset, method, measure, value, spread,
+note``: one printed number per line, keyed by the registered table, the data
+set name the table uses, our method name and our measure name. Two
+conventions keep the keys registry names:
+
+* a method may name a setting of a registered method, ``name[param=value,...]``
+  (e.g. ``fcm[m=1.5]`` or ``pkm[solver=agp,step=0.01]``);
+* a measure may name a statistic other than the mean, ``measure:stat``
+  (``ca_majority:max``).
+
+``spread`` is what the paper prints after "+-" (empty when nothing is
+printed); ``note`` says anything else (units, "as printed" labels).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+__all__ = [
+    "FIELDS",
+    "Published",
+    "load_published",
+    "published_for",
+    "split_measure",
+    "split_method",
+]
+
+FIELDS = ("table", "dataset", "method", "measure", "value", "spread", "note")
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published number (a line of a ``published/*.csv`` file).
+
+    Parameters
+    ----------
+    table : str
+        Registered table name.
+    dataset : str
+        Data set name as the table uses it.
+    method : str
+        Method registry key, or a setting of one (``fcm[m=1.5]``).
+    measure : str
+        Measure registry key, or a statistic of one (``ca_majority:max``).
+    value : float
+        The number as printed (fractions for accuracies).
+    spread : float or None, default=None
+        What the paper prints after "+-".
+    note : str, default=""
+        Units, labels as printed, anything else.
+    paper : str, default=""
+        The CSV file (paper) the line comes from.
+    """
+
+    table: str
+    dataset: str
+    method: str
+    measure: str
+    value: float
+    spread: float | None = None
+    note: str = ""
+    paper: str = ""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """``(dataset, method, measure)``, the key of ``Table.published``."""
+        return (self.dataset, self.method, self.measure)
+
+
+@lru_cache(maxsize=1)
+def load_published() -> tuple[Published, ...]:
+    """Every published number of every paper (read once).
+
+    Returns
+    -------
+    published : tuple of Published
+        The lines of every ``bench/published/*.csv`` file, papers in name order.
+    """
+    out = []
+    folder = resources.files("marginclust.bench") / "published"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".csv"):
+            continue
+        reader = csv.DictReader(io.StringIO(entry.read_text(encoding="utf-8"), newline=""))
+        if tuple(reader.fieldnames or ()) != FIELDS:
+            raise ValueError(f"{entry.name}: columns must be {', '.join(FIELDS)}.")
+        for line in reader:
+            out.append(
+                Published(
+                    table=line["table"],
+                    dataset=line["dataset"],
+                    method=line["method"],
+                    measure=line["measure"],
+                    value=float(line["value"]),
+                    spread=float(line["spread"]) if line["spread"] else None,
+                    note=line["note"],
+                    paper=entry.name[:-4],
+                )
+            )
+    return tuple(out)
+
+
+def published_for(table: str) -> dict[tuple[str, str, str], Published]:
+    """``(dataset, method, measure) -> Published`` of one table, in file order."""
+    return {p.key: p for p in load_published() if p.table == table}
+
+
+def values(table: str) -> dict[tuple[str, str, str], float]:
+    """``(dataset, method, measure) -> value`` of one table (a ``Table.published``)."""
+    return {k: p.value for k, p in published_for(table).items()}
+
+
+def spreads(table: str) -> dict[tuple[str, str, str], float]:
+    """``(dataset, method, measure) -> spread`` where the paper prints one."""
+    return {k: p.spread for k, p in published_for(table).items() if p.spread is not None}
+
+
+def split_method(name: str) -> tuple[str, dict[str, Any]]:
+    """``"pkm[solver=agp,step=0.01]"`` -> ``("pkm", {"solver": "agp", "step": 0.01})``."""
+    base, sep, rest = name.partition("[")
+    if not sep:
+        return name, {}
+    params: dict[str, Any] = {}
+    for item in rest.rstrip("]").split(","):
+        key, _, text = item.partition("=")
+        try:
+            value: Any = float(text)
+        except ValueError:
+            value = text
+        params[key.strip()] = value
+    return base, params
+
+
+def method_key(base: str, params: Mapping[str, Any]) -> str:
+    """Inverse of :func:`split_method` (numbers as ``%g``)."""
+    if not params:
+        return base
+    items = ",".join(
+        f"{k}={v:g}" if isinstance(v, float | int) and not isinstance(v, bool) else f"{k}={v}"
+        for k, v in params.items()
+    )
+    return f"{base}[{items}]"
+
+
+def split_measure(name: str) -> tuple[str, str]:
+    """``"ca_majority:max"`` -> ``("ca_majority", "max")``; a plain name is a mean."""
+    base, _, stat = name.partition(":")
+    return base, stat or "mean"

@@ -1,0 +1,29 @@
+"""Every registered table runs end to end in its tiny mode and gives a report (CI smoke test).
+
+Tiny mode: one data set, one run, one setting, a subsample of the rows (see
+``run_table(tiny=True)``); seconds per table. It proves the table's plumbing
+(data, methods, measures, published keys, report), not its numbers.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from marginclust.bench import TABLES, load_protocols
+from marginclust.bench._report import format_report
+from marginclust.bench._runner import row_status, run_table
+
+load_protocols()
+PAPER_TABLES = sorted(n for n in TABLES if not n.startswith("test-"))
+
+
+@pytest.mark.parametrize("name", PAPER_TABLES)
+def test_every_table_runs_in_tiny_mode(name, shared_data_dir):
+    table = TABLES[name]
+    rows = run_table(table, tiny=True, progress=False, data_home=str(shared_data_dir))
+    assert rows, f"{name}: no rows in tiny mode"
+    if table.run is None:  # grid tables: every row has a status, none failed
+        failed = [r["error"] for r in rows if row_status(r) == "failed"]
+        assert not failed, f"{name}: {failed[:3]}"
+    report = format_report(rows, table, seed=0, quick=True)
+    assert name in report or table.title in report
