@@ -52,9 +52,10 @@ Array = npt.NDArray[np.floating]
 
 
 # Bytes of the working set of one block (its rows of X, the two scratch arrays, the new
-# and the previous memberships): a few MiB stays in the L2/L3 caches while making
-# blocks long enough that the ~25 NumPy calls per block cost little.
-_BLOCK_BYTES = 1 << 22
+# and the previous memberships): about 1.5 MiB stays near the L2 cache while making
+# blocks long enough that the ~25 NumPy calls per block cost little (1e6 x 10, K = 5,
+# float32, 1 thread: 13107-row blocks 23 ms per iteration, 32768-row blocks 27 ms).
+_BLOCK_BYTES = 3 << 19
 
 
 def fcm_chunk_rows(
@@ -360,7 +361,7 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: :func:`fcm_chunk_rows`, about 4 MiB of working set).
+        Rows per block (None: :func:`fcm_chunk_rows`, about 1.5 MiB of working set).
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
