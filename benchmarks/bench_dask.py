@@ -13,22 +13,29 @@ Reported per method:
 - seconds per iteration (median over the solver's passes; each pass is timed
   around its one graph execution), beside the in-memory fit's seconds per
   iteration on ``--numpy-n`` rows of the same generator (the largest in-memory
-  size; each in-memory pass is timed around its block loop) and the dask
-  seconds per iteration scaled to the same rows, and the time of one bare pass
-  over X (``X.sum()``: generating the data, the floor of any pass);
+  size; each in-memory pass is timed around its block loop), the dask seconds
+  per iteration on those rows persisted in the workers' memory (the engine's
+  own cost, like with like), and the time of one bare pass over the lazy X
+  (``X.sum()``: generating the data, the floor of any pass over it);
 - round trips: graph executions of the whole fit and per iteration;
-- peak resident memory of each worker process (``resource.getrusage`` in the
-  workers via ``client.run``) against the memory limit, and of this process.
+- peak resident memory of each worker process (VmHWM of ``/proc/self/status``
+  in the workers via ``client.run``, read after the lazy fit) against the
+  memory limit, and of this process.
 
 Both fits start from the same given (random) centres with ``tol=0`` (FCM) and stop at
 ``--iters`` iterations, so the per-iteration numbers compare like with like.
 
 Usage::
 
-    # a moderate run (about 1.6 GB of data) that finishes in a few minutes
-    python benchmarks/bench_dask.py --n 20000000 --iters 4 --numpy-n 5000000
+    # a moderate run (0.75 GiB of data; 8 minutes on a loaded machine)
+    python benchmarks/bench_dask.py --n 1e7 --chunk 1e6 --numpy-n 5e6 --iters 3
     # the issue's run: 1e8 x 20 float32 = 8 GB on 2 workers of 3 GiB (quiet machine)
-    python benchmarks/bench_dask.py --n 100000000 --iters 5 --numpy-n 20000000
+    python benchmarks/bench_dask.py --n 1e8 --chunk 1e6 --numpy-n 2e7 --iters 5
+    # EMMC and low-rank SLMC (benchmarks/bench_dask_models.py; raise --n until a
+    # fit no longer finishes in 10 minutes)
+    python benchmarks/bench_dask.py --methods emmc,slmc --n 20000000 --numpy-n 2000000
+
+Results: ``benchmarks/results/dask.md``.
 
 On paper: communication per iteration at 1e9 rows on 100 workers
 -----------------------------------------------------------------
@@ -50,8 +57,9 @@ c = 2.5e6 float32 rows x 20 features = 200 MB per block, B = 400, 4 per worker):
   iteration at most. The labels (8 bytes a row: 80 MB per worker at 1e9 / 100)
   stay on the workers between passes (futures), one round trip per pass. An
   emptied cluster costs one more pass (candidates: (K + empties) rows per block).
-- The set-up: two frame passes (column sums, K... d float64 per block; sums of
-  squares) and one init sample (1e4 rows x d gathered: 0.8 MB float32).
+- The set-up: two frame passes (per block: d float64 column sums and extremes;
+  then one float64 sum of squares) and one init sample per restart (1e4 rows x d
+  gathered: 0.8 MB float32).
 
 So bandwidth is no bound: 0.4 MB per iteration is milliseconds on any network.
 Per iteration the bound is compute (reading X: 1e7 rows x 20 per worker, a few
@@ -186,6 +194,18 @@ def per_iteration(records: list[tuple[str, float]]) -> tuple[float, int]:
 
 
 def _peak_rss_bytes() -> int:
+    """Peak resident set of this process since it started (VmHWM; ru_maxrss as fallback).
+
+    ``ru_maxrss`` is not used first: a spawned worker inherits its parent's high-water
+    mark through fork + exec, VmHWM belongs to the process's own address space.
+    """
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
@@ -198,7 +218,7 @@ def main() -> None:
     p.add_argument("--numpy-n", type=float, default=1e7, help="rows of the in-memory fit")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--memory-limit", default="3GiB")
-    p.add_argument("--methods", default="fcm,pkm")
+    p.add_argument("--methods", default="fcm,pkm", help="any of fcm,pkm,emmc,slmc")
     args = p.parse_args()
     n, chunk, n_np, d = int(args.n), int(args.chunk), int(args.numpy_n), args.d
     from distributed import Client, LocalCluster
@@ -207,6 +227,13 @@ def main() -> None:
           f"{args.workers} workers x {args.memory_limit}; {args.iters} iterations")
     rows = []
     for method in args.methods.split(","):
+        if method in ("emmc", "slmc"):
+            # dask-models' sections: benchmarks/bench_dask_models.py (its docstring has
+            # the on-paper communication of EMMC, low-rank SLMC and BMMC)
+            from bench_dask_models import run as run_model
+
+            run_model(method, n, n_np, args.workers, args.memory_limit, chunk)
+            continue
         # in memory: the same generator, the largest size held here; 2 BLAS-free threads
         Xn = memory_data(n_np, d, chunk)
         with threadpool_limits(limits=args.workers, user_api="blas"):
@@ -228,8 +255,14 @@ def main() -> None:
             model, t_dask, rec = fit_timed(DaskClusterer(make(method, d, args.iters)), X)
             it_dask, trips = per_iteration(rec)
             peaks = client.run(_peak_rss_bytes)
+            # the engine's own cost: the in-memory rows persisted in the workers' memory,
+            # so a pass computes without regenerating X (like with like with numpy)
+            Xp = lazy_data(n_np, d, chunk).persist()
+            _, _, rec_p = fit_timed(DaskClusterer(make(method, d, args.iters)), Xp)
+            it_persist, _ = per_iteration(rec_p)
+            del Xp
         load = os.getloadavg()
-        rows.append((method, model.n_iter_, trips, t_dask, it_dask, it_dask * n_np / n,
+        rows.append((method, model.n_iter_, trips, t_dask, it_dask, it_persist,
                      it_np, ref.n_iter_, t_pass, max(peaks.values()), load))
         print(f"\n## {method.upper()}  (load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
         print(f"dask fit: {t_dask:.1f} s total, n_iter_={model.n_iter_}, "
@@ -237,15 +270,17 @@ def main() -> None:
               f"set-up {trips - model.n_iter_ - 1} + one per pass)")
         print(f"dask seconds per iteration at n={n}: {it_dask:.2f} "
               f"(one bare pass over X, X.sum(): {t_pass:.2f} s)")
-        print(f"numpy seconds per iteration at n={n_np}: {it_np:.3f}; dask scaled to "
-              f"n={n_np}: {it_dask * n_np / n:.3f} (ratio {it_dask * n_np / n / it_np:.2f})")
+        print(f"numpy seconds per iteration at n={n_np}: {it_np:.3f}; dask on the same rows "
+              f"persisted in the workers: {it_persist:.3f} (ratio {it_persist / it_np:.2f}); "
+              f"the lazy array's per-iteration time scaled to n={n_np}: {it_dask * n_np / n:.3f}")
         for addr, peak in sorted(peaks.items()):
             print(f"worker {addr}: peak RSS {peak / 2**30:.2f} GiB (limit {args.memory_limit})")
         print(f"this process: peak RSS {_peak_rss_bytes() / 2**30:.2f} GiB "
               "(includes the in-memory fit)")
         print("centres (dask fit):", np.round(model.cluster_centers_[:, :3], 3).tolist(), "...")
-    print("\n| method | n_iter | graph executions | dask s/iter | dask s/iter scaled to numpy n "
-          "| numpy s/iter | X.sum() s | max worker peak GiB |")
+    print("\n| method | n_iter | graph executions | dask s/iter (lazy X) | dask s/iter "
+          "(persisted numpy-n rows) | numpy s/iter (numpy-n rows) | X.sum() s "
+          "| max worker peak GiB |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]} | {r[2]} | {r[4]:.2f} | {r[5]:.3f} | {r[6]:.3f} | {r[8]:.2f} "

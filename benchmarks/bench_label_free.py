@@ -147,9 +147,10 @@ def run_cell(method: str, X: np.ndarray, y: np.ndarray, k: int, seed: int, args:
     row["median"] = float(np.median(good)) if good else np.nan
     row["oracle"] = float(np.nanmax([c for c, _ in cas])) if cas else np.nan
     row["collapsed"] = f"{collapsed}/{len(settings)}"
+    kw = {} if args.scoring is None else {"scoring": args.scoring}
     search = StabilitySearch(
         clone(base), grid or None, n_pairs=args.n_pairs, random_state=seed,
-        subsample=min(X.shape[0], args.max_rows), scoring=args.scoring,
+        subsample=min(X.shape[0], args.max_rows), **kw,
     )
     start = time.perf_counter()
     with warnings.catch_warnings():
@@ -162,6 +163,17 @@ def run_cell(method: str, X: np.ndarray, y: np.ndarray, k: int, seed: int, args:
             else:
                 row["search"] = _ca(y, search.labels_)
                 row["pick"] = json.dumps(search.best_params_, default=str)
+            row["scoring"] = str(search.scoring_)
+            # per setting: the label-free criteria the search saw and the CA of the
+            # setting's fit on all rows (for offline rule studies; labels score only)
+            res = search.results_
+            row["settings"] = [
+                {"params": json.dumps(res["params"][i], default=str), "ca": cas[i][0],
+                 "collapsed": bool(cas[i][1]), "degenerate": bool(res["degenerate"][i]),
+                 **{c: res[c][i] for c in ("score", "calinski_harabasz", "silhouette",
+                                           "xie_beni")}}
+                for i in range(len(settings))
+            ] if len(res["params"]) == len(settings) else []
         except Exception as exc:  # noqa: BLE001
             row["search"], row["error"] = np.nan, f"search: {type(exc).__name__}: {exc}"
     return row
@@ -256,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default=None, help="comma-separated (default 0,1; quick 0)")
     p.add_argument("--n-pairs", type=int, default=None, help="default 5 (quick 2)")
     p.add_argument("--max-rows", type=int, default=1000, help="search subsample cap")
-    p.add_argument("--scoring", default="stability")
+    p.add_argument("--scoring", default=None,
+                   help="StabilitySearch scoring (default: the search's default)")
     p.add_argument("--json", default=None, help="also write the rows here")
     p.add_argument("--from-json", default=None, help="only print the tables of saved rows")
     args = p.parse_args(argv)
@@ -277,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.n_pairs is None:
         args.n_pairs = 2 if args.quick else 5
     print(f"# bench_label_free: methods {methods}, data {datasets}, seeds {seeds}, "
-          f"n_pairs {args.n_pairs}, max_rows {args.max_rows}, scoring {args.scoring}, "
+          f"n_pairs {args.n_pairs}, max_rows {args.max_rows}, scoring {args.scoring or 'default'}, "
           f"loadavg {os.getloadavg()}", flush=True)
     rows = []
     for name in datasets:

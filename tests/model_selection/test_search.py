@@ -39,7 +39,7 @@ def _same_results(a, b, rtol=0.0):
                                    np.asarray(b.results_[key], dtype=float), rtol=rtol)
 
 
-@pytest.mark.parametrize("scoring", ["stability", "silhouette"])
+@pytest.mark.parametrize("scoring", ["stability", "silhouette", "auto"])
 def test_identical_with_or_without_y(scoring):
     X, y = blobs(3, seed=0, return_y=True)
     _same_results(_search(scoring=scoring).fit(X), _search(scoring=scoring).fit(X, y))
@@ -245,3 +245,47 @@ def test_a_half_that_cannot_be_fitted_scores_worst_not_crash():
     assert res["error"] == [None, None]
     assert not res["degenerate"][1] and res["score"][1] == -1.0
     assert search.best_params_ == {"n_clusters": 2}
+
+
+def test_results_record_every_geometric_criterion():
+    """Each kept setting's CH, silhouette and Xie-Beni (standardised space, fit on the
+    search rows) are in results_ whatever the scoring; a geometric scoring's score is its
+    own column; dropped settings have NaN."""
+    from marginclust.model_selection import (
+        calinski_harabasz_scorer,
+        silhouette_scorer,
+        xie_beni_scorer,
+    )
+
+    X = blobs(3, seed=19)
+    for scoring in ("stability", "silhouette"):
+        res = _search(estimator=FuzzyCMeans(random_state=0), scoring=scoring).fit(X).results_
+        for i, params in enumerate(res["params"]):
+            if res["degenerate"][i]:
+                assert np.isnan(res["silhouette"][i])
+                continue
+            est = FuzzyCMeans(random_state=0).set_params(**params).fit(X)
+            for name, scorer in (("calinski_harabasz", calinski_harabasz_scorer),
+                                 ("silhouette", silhouette_scorer),
+                                 ("xie_beni", xie_beni_scorer)):
+                assert res[name][i] == pytest.approx(scorer(est, X), rel=1e-9)
+        if scoring == "silhouette":
+            np.testing.assert_array_equal(res["score"], res["silhouette"])
+
+
+def test_auto_scoring_is_stability_across_k_and_calinski_harabasz_at_fixed_k():
+    X = blobs(3, seed=20)
+    across = _search(scoring="auto").fit(X)
+    assert across.scoring_ == "stability" and across.best_params_["n_clusters"] == 3
+    assert all(f == 7 for f in across.results_["n_fits"])
+    fixed = _search(scoring="auto", param_grid={"n_clusters": [3], "m": [1.5, 2.0, 2.5]}).fit(X)
+    assert fixed.scoring_ == "calinski_harabasz"
+    assert all(f == 1 for f in fixed.results_["n_fits"])
+    np.testing.assert_array_equal(fixed.results_["score"], fixed.results_["calinski_harabasz"])
+    best = int(np.argmax(fixed.results_["calinski_harabasz"]))
+    assert fixed.best_index_ == best
+    # a Pipeline's prefixed n_clusters counts too
+    from marginclust.model_selection._search import _varies_n_clusters
+
+    assert _varies_n_clusters([{"est__n_clusters": 2}, {"est__n_clusters": 3}])
+    assert not _varies_n_clusters([{"est__n_clusters": 2, "C": 1}, {"est__n_clusters": 2}])

@@ -133,3 +133,116 @@ def test_feature_step_blocked_accumulation_equals_one_block(rng, monkeypatch):
     W = alpha_step_features(Phi, U, 0.7, 2.0)
     monkeypatch.setattr(_slmc, "_BLOCK_ROWS", 7)
     np.testing.assert_allclose(alpha_step_features(Phi, U, 0.7, 2.0), W, rtol=1e-10)
+
+
+def test_normal_equations_block_partials_sum_to_the_dense_gram(rng):
+    from marginclust.objectives._slmc import (
+        feature_normal_block,
+        feature_normal_reduce,
+        membership_weights,
+        solve_feature_normal,
+    )
+
+    Phi = rng.randn(41, 5)
+    U = rng.dirichlet(np.ones(3), size=41)
+    lam, m = 0.7, 2.0
+    Um, d = membership_weights(U, m)
+    G_dense = lam * Phi.T @ (d[:, None] * Phi)
+    # one block function, in-order reduction over uneven blocks (41 = 4 x 9 + 5)
+    G, R = feature_normal_reduce(
+        (feature_normal_block(Phi[s:s + 9], U[s:s + 9], lam, m) for s in range(0, 41, 9)), 5, 3)
+    np.testing.assert_allclose(G, G_dense, rtol=1e-12)
+    np.testing.assert_allclose(R, Phi.T @ Um, rtol=1e-12)
+    np.testing.assert_allclose(solve_feature_normal(G, R, lam),
+                               alpha_step_features(Phi, U, lam, m), rtol=1e-10)
+    # float32 blocks: float32 products (a symmetric rank-b update), float64 sums
+    G32, _ = feature_normal_reduce(
+        (feature_normal_block(Phi[s:s + 9].astype(np.float32), U[s:s + 9], lam, m)
+         for s in range(0, 41, 9)), 5, 3)
+    assert G32.dtype == np.float64
+    np.testing.assert_array_equal(G32, G32.T)
+    np.testing.assert_allclose(G32, G_dense, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_streamed_features_equal_cached_and_materialised(rng, dtype):
+    from marginclust.feature_maps._low_rank import LowRankKernelMap, TrainingFeatures
+    from marginclust.objectives._slmc import (
+        SLMCFeatureProblem,
+        feature_normal_block,
+        feature_normal_reduce,
+    )
+
+    def feature_normal_equations(blocks, U, lam, m):
+        return feature_normal_reduce(
+            (feature_normal_block(Pb, U[s:s + Pb.shape[0]], lam, m) for s, Pb in blocks),
+            blocks.n_columns, U.shape[1])
+
+    X = rng.randn(300, 4).astype(dtype)
+    fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=0).fit(X)
+    cached = TrainingFeatures(fmap, X, block_rows=64)
+    streamed = TrainingFeatures(fmap, X, block_rows=64, cache_bytes=0)
+    assert cached.cached and not streamed.cached
+    Phi = fmap.transform(X)
+    assert streamed.dtype == Phi.dtype == dtype
+    # streamed and cached blocks are bitwise equal; both are the map's features
+    np.testing.assert_array_equal(streamed.materialize(), cached.materialize())
+    np.testing.assert_allclose(streamed.materialize(), Phi,
+                               rtol=1e-10 if dtype == np.float64 else 1e-4, atol=1e-5)
+    U = rng.dirichlet(np.ones(3), size=300)
+    G_s, R_s = feature_normal_equations(streamed, U, 2.0, 2.0)
+    G_c, R_c = feature_normal_equations(cached, U, 2.0, 2.0)
+    np.testing.assert_array_equal(G_s, G_c)
+    np.testing.assert_array_equal(R_s, R_c)
+    Um = U**2
+    G_dense = 2.0 * Phi.T.astype(np.float64) @ (
+        Um.sum(1)[:, None] * Phi.astype(np.float64))
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    np.testing.assert_allclose(G_s, G_dense, rtol=tol, atol=tol * np.abs(G_dense).max())
+    # whole sweeps: same iterates and objective, streamed or in memory
+    state_s = state_c = state_a = (U, None, None)
+    for _ in range(3):
+        state_s, J_s = SLMCFeatureProblem(streamed, 2.0, 2.0).step(state_s)
+        state_c, J_c = SLMCFeatureProblem(cached, 2.0, 2.0).step(state_c)
+        state_a, J_a = SLMCFeatureProblem(Phi, 2.0, 2.0).step(state_a)
+        assert J_s == J_c
+        np.testing.assert_array_equal(state_s[0], state_c[0])
+        np.testing.assert_allclose(J_a, J_s, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_slmc_streams_features_above_the_cache_budget(monkeypatch):
+    from marginclust import SLMC
+    from marginclust.feature_maps import _low_rank
+
+    X = np.random.RandomState(0).randn(400, 3)
+    X[:200] += 4.0
+    kw = dict(n_components=50, random_state=0, max_iter=40)
+    ref = SLMC(2, **kw).fit(X)
+    monkeypatch.setattr(_low_rank, "FEATURE_CACHE_BYTES", 0)
+    streamed = SLMC(2, **kw).fit(X)
+    np.testing.assert_array_equal(streamed.labels_, ref.labels_)
+    np.testing.assert_array_equal(streamed.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(streamed.coef_, ref.coef_)
+
+
+@pytest.mark.parametrize("m", [1.05, 2.0, 5.0])
+def test_u_step_equals_the_logsumexp_formula(rng, m):
+    from scipy.special import logsumexp
+
+    F = rng.randn(200, 4) * 2.0
+    F[0] = [1.0, 0.0, 0.0, 0.0]  # exact zero distance to code 0
+    dist = squared_code_distances(F)
+    with np.errstate(divide="ignore"):
+        logu = -np.log(dist) / (m - 1.0)
+    logu[0] = [0.0, -np.inf, -np.inf, -np.inf]
+    oracle = np.exp(logu - logsumexp(logu, axis=1, keepdims=True))
+    np.testing.assert_allclose(u_step(F, m), oracle, rtol=1e-13, atol=1e-300)
+
+
+def test_streamed_blocks_fall_on_the_sweep_boundaries():
+    # TrainingFeatures streams the map's 8192-row blocks; the feature sweep and the Dask
+    # path cut rows by row_blocks: equal boundaries keep every path bitwise equal
+    from marginclust.feature_maps import _low_rank
+    from marginclust.objectives import _slmc
+
+    assert _low_rank._BLOCK_ROWS == _slmc._BLOCK_ROWS

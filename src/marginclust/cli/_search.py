@@ -31,8 +31,10 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                        help="grid values for one parameter, a Python list (repeatable; "
                             "replaces the method's own grid)")
     group.add_argument("--search-scoring", default="stability",
-                       choices=["stability", "silhouette", "calinski_harabasz", "xie_beni"],
-                       help="label-free criterion (default: stability)")
+                       choices=["stability", "auto", "silhouette", "calinski_harabasz",
+                                "xie_beni"],
+                       help="label-free criterion (default: stability; auto: stability "
+                            "when n_clusters varies, else calinski_harabasz)")
     group.add_argument("--search-n-pairs", type=int, default=5,
                        help="half splits per setting for stability (default 5)")
     group.add_argument("--search-subsample", type=int, default=None,

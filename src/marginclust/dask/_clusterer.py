@@ -240,7 +240,8 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         X = self._check_X(X)
         if not hasattr(self.estimator_, method):
             raise AttributeError(f"{type(self.estimator_).__name__} has no {method}.")
-        k = int(np.shape(self.estimator_.cluster_centers_)[0])
+        # Not every model has centres (SLMC, EMMC): the fitted cluster count.
+        k = int(self.estimator_._n_clusters)
         return X.map_blocks(
             _block_method, self.estimator_, method, dtype=X.dtype, chunks=(X.chunks[0], (k,))
         )

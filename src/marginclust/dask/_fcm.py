@@ -21,10 +21,11 @@ import dask.array as da
 import numpy as np
 import numpy.typing as npt
 
-from ..estimators._fcm import FuzzyCMeans, initial_point
+from ..estimators._fcm import FuzzyCMeans
 from ..objectives._fcm import membership_floor
 from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
+from ..utils import initial_point
 from ..utils._frame import Frame
 from . import _ops
 from ._clusterer import check_fit_data, register

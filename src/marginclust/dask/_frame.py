@@ -1,6 +1,6 @@
 """The working frame of translation-invariant methods on a dask array (two passes).
 
-Mirrors :func:`marginclust.utils._frame.centred_frame` with the same block
+Mirrors :func:`marginclust.utils.centred_frame` with the same block
 functions: pass 1 sums the columns (and checks finiteness and constancy),
 pass 2 sums the squares of the centred data (a third pass only when a power
 of two rescaling is needed). The frame ``Z = (X - mean) * scale`` stays lazy.

@@ -15,6 +15,7 @@ from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     emmc_objective,
+    hidden_by_blocks,
     labels_to_targets,
     relabel,
     resolve_balance_count,
@@ -351,7 +352,7 @@ class EMMC(BaseClusterer):
             return _one_cluster(n, L, fmap, self._balance, self._C)
         dual = L > n
         cache = dual or n * L * 8 <= self._max_cache_bytes
-        H = fmap._transform(X) if cache else None
+        H = hidden_by_blocks(fmap._transform, X, self._block_rows) if cache else None
         # when H is recomputed block by block in every pass, do it in _stream_dtype
         # (float32: half the time of the exp and the products; Gram accumulated in float64)
         sdt = self._stream_dtype

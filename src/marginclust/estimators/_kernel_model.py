@@ -33,10 +33,12 @@ import numpy.typing as npt
 from ..feature_maps import resolve_gamma
 from ..feature_maps._low_rank import (
     LowRankKernelMap,
+    TrainingFeatures,
     check_dtype,
     linear_kernel_with_bias,
     rbf_kernel_gamma,
 )
+from ..solvers._blocks import column_mean
 from ..utils import check_finite_scale, check_positive, report
 
 __all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KernelContext", "KernelModelMixin",
@@ -92,6 +94,10 @@ class KernelContext:
         The fitted feature map (low-rank mode).
     n_components : int or None
         Rank actually used (None: exact).
+    features : TrainingFeatures or None
+        Row blocks of the training features, cached in memory when they fit
+        in ``FEATURE_CACHE_BYTES`` and recomputed per pass otherwise (low-rank
+        mode of estimators that ask for them instead of ``Phi``).
     """
 
     X: Any
@@ -101,6 +107,7 @@ class KernelContext:
     Phi: Any = None
     fmap: Any = None
     n_components: int | None = None
+    features: Any = None
 
 
 class KernelModelMixin:
@@ -221,8 +228,13 @@ class KernelModelMixin:
             return base / (factor * factor)
         return resolve_gamma(self.gamma, X, random_state=seed)
 
-    def _prepare_kernel(self, X: Any) -> KernelContext:
-        """Centre, resolve ``gamma``, build the kernel matrix or the features, once per fit."""
+    def _prepare_kernel(self, X: Any, *, stream: bool = False) -> KernelContext:
+        """Centre, resolve ``gamma``, build the kernel matrix or the features, once per fit.
+
+        ``stream=True`` (low-rank mode): instead of the n x L matrix ``Phi``,
+        the context holds ``features``, a :class:`TrainingFeatures` block source
+        (kept in memory only when it fits in ``FEATURE_CACHE_BYTES``).
+        """
         n = X.shape[0]
         L = self._resolved_components(n)
         if self.n_components == "auto" and L is not None:
@@ -240,7 +252,7 @@ class KernelModelMixin:
         mean = None
         Xw = X
         if self.kernel in ("rbf", "linear"):
-            mean = X.mean(axis=0, dtype=np.float64)
+            mean = column_mean(X)  # block sums in block order (as a Dask pass)
             Xw = X - mean.astype(X.dtype)
         gamma = self._resolve_width(Xw)
         if self.kernel == "linear":
@@ -267,6 +279,9 @@ class KernelModelMixin:
             dtype=self.dtype,
             random_state=seed,
         ).fit(Xw)
+        if stream:
+            return KernelContext(X=Xw, mean=mean, gamma=gamma, fmap=fmap, n_components=int(L),
+                                 features=TrainingFeatures(fmap, Xw))
         return KernelContext(X=Xw, mean=mean, gamma=gamma, Phi=fmap.transform(Xw), fmap=fmap,
                              n_components=int(L))
 
@@ -293,7 +308,7 @@ class KernelModelMixin:
                              "n_components_": ctx.n_components,
                              "dual_coef_": None, "X_fit_": None, "coef_": None,
                              "feature_map_": None}
-        if ctx.Kmat is not None:
+        if ctx.Kmat is not None:  # exact mode (low rank: Phi or features)
             x["dual_coef_"] = coef
             if self.kernel != "precomputed":
                 x["X_fit_"] = ctx.X

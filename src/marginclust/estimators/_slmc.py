@@ -151,8 +151,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         ``J`` is kept.
     n_components : "auto", int or None, default="auto"
         None: exact kernel (O(n^2) memory, O(n^3) per sweep). An integer ``L``:
-        low-rank mode with an ``L``-dimensional feature map (O(n L) memory,
-        O(n L^2 + L^3) per sweep). ``"auto"``: exact up to 2,000 samples
+        low-rank mode with an ``L``-dimensional feature map (O(n L^2 + L^3) per
+        sweep; the n x L features are kept in memory up to 1 GiB and recomputed
+        per row block above, so memory stays O(n K + L^2) at any n).
+        ``"auto"``: exact up to 2,000 samples
         (``marginclust.estimators._kernel_model.EXACT_MAX_SAMPLES``), a rank-500
         Nystroem map above (for pendigits, 3,498 rows and 10 clusters, the
         same clustering accuracy as the exact kernel at a fraction of the time;
@@ -306,7 +308,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         init_U = None
         if not isinstance(init, str):
             init_U = check_memberships(init, X.shape[0], self._n_clusters, name="init")
-        kctx = self._prepare_kernel(X)
+        kctx = self._prepare_kernel(X, stream=True)
         return {"kernel": kctx, "init": init, "init_U": init_U,
                 "lam": float(self.lam), "m": float(self.m)}
 
@@ -371,7 +373,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         if kctx.Kmat is not None:
             problem = SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"])
         else:
-            problem = SLMCFeatureProblem(kctx.Phi, ctx["lam"], ctx["m"])
+            problem = SLMCFeatureProblem(kctx.features, ctx["lam"], ctx["m"])
         solver = AlternatingMinimizer(
             tol=float(self.tol),
             tol_x=float(self.tol_memberships),

@@ -30,6 +30,8 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..solvers._blocks import column_mean
+
 __all__ = ["ELMFeatures", "location_scale"]
 
 _ACTIVATIONS = ("sigmoid", "gaussian")
@@ -285,8 +287,8 @@ def location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float
         s = peak * float(np.sqrt(np.mean(var)))
         mu = np.asarray(mu, dtype=np.float64) * peak
         return mu, (s if np.isfinite(s) and s > 0 else 1.0)
-    with np.errstate(over="ignore"):
-        mu = np.mean(X, axis=0, dtype=np.float64)
+    # block sums in block order: the regrouping a Dask pass over matching chunks uses
+    mu = column_mean(X, block_rows)
     if not np.all(np.isfinite(mu)):  # sums beyond 1e308: average the scaled values
         peak = float(np.max(np.abs(X)))
         mu = np.mean(np.asarray(X, dtype=np.float64) / peak, axis=0) * peak

@@ -32,7 +32,10 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["LowRankKernelMap", "linear_kernel_with_bias", "rbf_kernel_gamma"]
+from ..solvers._blocks import sample_row_indices
+
+__all__ = ["FEATURE_CACHE_BYTES", "LowRankKernelMap", "TrainingFeatures", "linear_kernel_with_bias",
+           "rbf_kernel_gamma"]
 
 _BLOCK_ROWS = 8192
 _EIG_CUTOFF = 1e-12
@@ -188,6 +191,16 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         self : object
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32])
+        return self._fit_rows(X.shape, lambda idx: np.asarray(X[idx], dtype=np.float64))
+
+    def _fit_rows(self, shape: tuple[int, int], gather: Callable[[Any], Any]) -> LowRankKernelMap:
+        """Fit from the data's shape and a row gatherer ``gather(sorted_idx) -> float64 rows``.
+
+        The data are touched only through ``gather`` (the Nystroem landmarks), so
+        an out-of-core caller (:mod:`marginclust.dask`) fits the same map from
+        the same rows.
+        """
+        self.n_features_in_ = int(shape[1])
         if not (callable(self.kernel) or self.kernel in ("rbf", "linear")):
             raise ValueError(
                 f"kernel must be 'rbf', 'linear' or a callable; got {self.kernel!r}."
@@ -204,7 +217,7 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
             raise ValueError(f"gamma must be a positive finite number; got {self.gamma!r}.")
         check_dtype(self.dtype)
         rng = check_random_state(self.random_state)
-        n, d = X.shape
+        n, d = int(shape[0]), int(shape[1])
         if self.kernel == "linear":
             self.n_output_features_ = d + 1
             return self
@@ -219,9 +232,20 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
             self.random_offset_ = rng.uniform(0.0, 2.0 * np.pi, size=L)
             self.n_output_features_ = L
             return self
-        L = min(int(self.n_components), n)
-        idx = np.sort(rng.choice(n, size=L, replace=False)) if L < n else np.arange(n)
-        Z = np.asarray(X[idx], dtype=np.float64)
+        idx = self._landmark_indices(n, rng)
+        return self._fit_landmarks(np.asarray(gather(idx), dtype=np.float64), idx)
+
+    def _landmark_indices(self, n: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+        """Sorted row numbers of the Nystroem landmarks: ``min(n_components, n)`` rows.
+
+        Drawn by :func:`marginclust.solvers._blocks.sample_row_indices` (O(L)
+        memory; the draw of the Dask path's blockwise sampler, so both use the
+        same landmarks).
+        """
+        return sample_row_indices(n, min(int(self.n_components), n), rng)
+
+    def _fit_landmarks(self, Z: npt.NDArray[np.float64], idx: Any) -> LowRankKernelMap:
+        """Finish a Nystroem fit from the landmark rows ``Z`` (float64)."""
         Kzz = self._kernel_func(np.float64)(Z, Z)
         Kzz = 0.5 * (Kzz + Kzz.T)
         s, V = eigh(Kzz)
@@ -300,5 +324,74 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         out = np.empty((X.shape[0], self.n_output_features_), dtype=self._out_dtype(X))
         for start, block in self.transform_blocks(X):
+            out[start : start + block.shape[0]] = block
+        return out
+
+
+#: Largest size (bytes) of the training features ``Phi`` that :class:`TrainingFeatures`
+#: keeps in memory; above it every pass recomputes them block by block (one kernel
+#: evaluation and one ``b x L x L`` product per block and pass, but O(block_rows * L)
+#: memory instead of O(n L)).
+FEATURE_CACHE_BYTES = 2**30
+
+
+class TrainingFeatures:
+    """Row blocks of a fitted map's features on the training data, cached or streamed.
+
+    Iterating yields ``(start, Phi_block)``. When ``Phi`` takes at most
+    ``cache_bytes`` the blocks are computed once and kept; otherwise each
+    iteration recomputes them from ``X`` (:meth:`LowRankKernelMap.transform_blocks`),
+    so no n x L array is ever held. Both ways yield bitwise the same blocks
+    (same function, same row boundaries).
+
+    The features themselves are streamed, not the kernel block ``C = k(X, Z)``
+    with the normalisation applied to ``C^T D C`` afterwards: that saves the
+    ``b x L x L`` product but squares the condition number of the Nystroem map
+    (measured: in float32 the Gram no longer matched the features, the
+    objective rose and 300 sweeps did not converge).
+
+    Parameters
+    ----------
+    fmap : LowRankKernelMap
+        Fitted map.
+    X : ndarray of shape (n_samples, n_features)
+        Validated training data (as passed to ``fmap.fit``).
+    block_rows : int, optional
+        Rows per block (default 8,192).
+    cache_bytes : int, optional
+        Keep ``Phi`` in memory up to this size (default :data:`FEATURE_CACHE_BYTES`).
+
+    Attributes
+    ----------
+    n_rows : int
+    n_columns : int
+    dtype : numpy dtype
+        dtype of the blocks.
+    cached : bool
+        Whether ``Phi`` is held in memory.
+    """
+
+    def __init__(self, fmap: LowRankKernelMap, X: Any, block_rows: int | None = None,
+                 cache_bytes: int | None = None) -> None:
+        self.fmap = fmap
+        self.X = X
+        self.block_rows = int(block_rows or _BLOCK_ROWS)
+        self.n_rows = int(X.shape[0])
+        self.n_columns = int(fmap.n_output_features_)
+        self.dtype = np.dtype(fmap._out_dtype(X))
+        budget = FEATURE_CACHE_BYTES if cache_bytes is None else int(cache_bytes)
+        self.cached = self.n_rows * self.n_columns * self.dtype.itemsize <= budget
+        self._blocks = (list(fmap.transform_blocks(X, self.block_rows)) if self.cached
+                        else None)
+
+    def __iter__(self) -> Iterator[tuple[int, npt.NDArray[np.floating]]]:
+        if self._blocks is not None:
+            return iter(self._blocks)
+        return self.fmap.transform_blocks(self.X, self.block_rows)
+
+    def materialize(self) -> npt.NDArray[np.floating]:
+        """The full ``Phi`` (n_samples, n_output_features) in the blocks' dtype."""
+        out = np.empty((self.n_rows, self.n_columns), dtype=self.dtype)
+        for start, block in self:
             out[start : start + block.shape[0]] = block
         return out

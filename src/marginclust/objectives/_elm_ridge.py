@@ -46,6 +46,10 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 __all__ = [
     "ELMRidgeProblem",
+    "gram_block",
+    "hidden_by_blocks",
+    "output_block",
+    "target_update_block",
     "balance_feasible",
     "is_balanced",
     "resolve_balance_count",
@@ -423,6 +427,7 @@ class ELMRidgeProblem:
         self._labels: IntArray | None = None
         self._T: Array | None = None
         self._HtT: Array | None = None
+        self._loss: tuple[Array, float] | None = None  # (beta, sum of block losses)
         if self.dual:
             assert H is not None, "the dual path needs the cached hidden layer"
             K = _syrk_add(np.zeros((self.n, self.n), order="F"), H)
@@ -432,14 +437,14 @@ class ELMRidgeProblem:
         else:
             G = np.zeros((self.L, self.L), order="F")
             T0 = None
-            if labels0 is not None and H is None:
+            if labels0 is not None:
                 T0 = labels_to_targets(labels0, self.m, self.output)
                 HtT0 = np.zeros((self.L,) + T0.shape[1:])
             for sl in self._blocks():
-                Hb = self._hblock(sl)
-                G = _syrk_add(G, Hb.T)
-                if T0 is not None:
-                    HtT0 += Hb.T @ T0[sl]
+                G_b, HtT_b = gram_block(self._hblock(sl), None if T0 is None else T0[sl])
+                G += G_b
+                if HtT_b is not None:
+                    HtT0 += HtT_b
             if T0 is not None and labels0 is not None:
                 self._labels, self._T, self._HtT = labels0.copy(), T0, HtT0
             _symmetrize(G)
@@ -461,30 +466,33 @@ class ELMRidgeProblem:
             F = self.K @ alpha
             beta = self.H.T @ alpha  # type: ignore[union-attr]
         else:
-            if self.H is not None:
-                HtT = self.H.T @ T
-            elif self._labels is None or self._HtT is None or self._T is None:
+            if self._labels is None or self._HtT is None or self._T is None:
                 HtT = np.zeros((self.L,) + T.shape[1:])
                 for sl in self._blocks():
                     HtT += self._hblock(sl).T @ T[sl]
             else:
-                # only the changed rows move H^T T: recompute just those rows of H
+                # only the changed rows move H^T T: their rows of H, grouped by row block
                 HtT = self._HtT.copy()
-                idx = np.flatnonzero(labels != self._labels)
-                for start in range(0, idx.size, self.block_rows):
-                    rows = idx[start : start + self.block_rows]
-                    HtT += self._hblock(rows).T @ (T[rows] - self._T[rows])
+                for sl in self._blocks():
+                    rows = sl.start + np.flatnonzero(labels[sl] != self._labels[sl])
+                    if rows.size:
+                        HtT += target_update_block(self._hblock(rows), T[rows], self._T[rows])
             self._labels, self._T, self._HtT = labels.copy(), T, HtT
             beta = ridge_primal(self.factor, HtT)
             F = np.empty_like(T)
+            loss = 0.0
             for sl in self._blocks():
-                Hb = self._hblock(sl)
-                F[sl] = Hb @ beta.astype(Hb.dtype, copy=False)
+                F[sl], loss_b = output_block(self._hblock(sl), beta, T[sl])
+                loss += loss_b
+            self._loss = (beta, loss)
         return beta, F, T
 
     def objective(self, model: tuple[Array, Array, Array], labels: IntArray) -> float:
         """:func:`emmc_objective` of the fitted model at ``labels``."""
         beta, F, T = model
+        cached = self._loss
+        if cached is not None and cached[0] is beta:  # the primal pass summed it by block
+            return 0.5 * float(np.sum(beta * beta)) + 0.5 * self.C * cached[1]
         return emmc_objective(beta, F, T, self.C)
 
     def assign(self, model: tuple[Array, Array, Array]) -> IntArray:
@@ -498,6 +506,44 @@ class ELMRidgeProblem:
     def is_feasible(self, labels: IntArray) -> bool:
         """:func:`is_balanced`."""
         return is_balanced(labels, self.m, self.l_max)
+
+
+def hidden_by_blocks(transform: Any, X: Any, block_rows: int) -> Array:
+    """The hidden layer ``H`` of all rows, computed row block by row block.
+
+    Each block is ``transform(X[block])``, exactly what a Dask pass over chunks of
+    ``block_rows`` rows computes, so a cached ``H`` and a streamed one agree bitwise.
+    """
+    n = X.shape[0]
+    first = transform(X[: min(block_rows, n)])
+    H = np.empty((n, first.shape[1]), dtype=first.dtype)
+    H[: first.shape[0]] = first
+    for start in range(block_rows, n, block_rows):
+        H[start : start + block_rows] = transform(X[start : start + block_rows])
+    return H
+
+
+def gram_block(H_b: Any, T_b: Array | None) -> tuple[Array, Array | None]:
+    """One row block's ``(H_b^T H_b, H_b^T T_b)`` (the Gram's upper triangle, via syrk).
+
+    EMMC's primal system ``I/C + H^T H`` and its first right-hand side are the
+    in-order sums of these partials, in the in-memory path and the Dask path
+    (:mod:`marginclust.dask`) alike. A float32 block is multiplied in float32.
+    """
+    G_b = _syrk_add(np.zeros((H_b.shape[1], H_b.shape[1]), order="F"), H_b.T)
+    return G_b, (None if T_b is None else H_b.T @ T_b)
+
+
+def output_block(H_b: Any, beta: Array, T_b: Array) -> tuple[Array, float]:
+    """One row block's outputs ``F_b = H_b beta`` (float64) and ``||F_b - T_b||^2``."""
+    F_b = np.asarray(H_b @ beta.astype(H_b.dtype, copy=False), dtype=np.float64)
+    r = F_b - T_b
+    return F_b, float(np.sum(r * r))
+
+
+def target_update_block(H_rows: Any, T_new: Array, T_old: Array) -> Array:
+    """``H_rows^T (T_new - T_old)``: the change of ``H^T T`` from the relabelled rows."""
+    return H_rows.T @ (T_new - T_old)
 
 
 def _syrk_add(G: Array, B: Any) -> Array:

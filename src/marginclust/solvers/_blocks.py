@@ -19,7 +19,15 @@ from typing import Any, TypeVar
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-__all__ = ["BlockRunner", "blas_threads"]
+__all__ = [
+    "BLOCK_ROWS",
+    "BlockRunner",
+    "blas_threads",
+    "column_mean",
+    "column_sum_block",
+    "row_slices",
+    "sample_row_indices",
+]
 
 T = TypeVar("T")
 
@@ -89,3 +97,54 @@ class BlockRunner:
         if self._pool is None:
             return [fn(lo, hi) for lo, hi in self.ranges]
         return list(self._pool.map(lambda r: fn(*r), self.ranges))
+
+
+BLOCK_ROWS = 8192  # the row block of the in-memory passes (and of a matching dask chunking)
+
+
+def row_slices(n: int, block_rows: int = BLOCK_ROWS) -> list[slice]:
+    """``[slice(0, b), slice(b, 2b), ...]`` covering ``range(n)``."""
+    b = int(block_rows)
+    return [slice(s, min(s + b, n)) for s in range(0, n, b)]
+
+
+def column_sum_block(X_b: Any) -> Any:
+    """Float64 column sums of one dense row block (the partial of :func:`column_mean`)."""
+    import numpy as np
+
+    return np.sum(X_b, axis=0, dtype=np.float64)
+
+
+def column_mean(X: Any, block_rows: int = BLOCK_ROWS) -> Any:
+    """Float64 column means of dense ``X`` as block sums added in block order.
+
+    The same regrouping as a Dask pass over row chunks of ``block_rows`` rows
+    (:func:`column_sum_block` per chunk, added in chunk order), so both give
+    the same bits. Returns inf/nan columns where the sums overflow (the
+    caller decides).
+    """
+    import numpy as np
+
+    n = X.shape[0]
+    total = np.zeros(X.shape[1], dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for sl in row_slices(n, block_rows):
+            total += column_sum_block(X[sl])
+        return total / n
+
+
+def sample_row_indices(n: int, size: int, random_state: Any) -> Any:
+    """Sorted indices of ``min(size, n)`` distinct rows of ``range(n)``, in O(size) memory.
+
+    One integer is drawn from ``random_state`` to seed a ``numpy.random.Generator``
+    whose ``choice(n, size, replace=False, shuffle=False)`` samples without
+    building a permutation of ``n`` (the legacy ``RandomState.choice`` does).
+    :func:`marginclust.dask._ops.sample_rows` draws the same rows, so a
+    sample-based initialisation is shared by the in-memory and the Dask paths.
+    """
+    import numpy as np
+
+    if size >= n:
+        return np.arange(n)
+    gen = np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
+    return np.sort(gen.choice(n, size=size, replace=False, shuffle=False)).astype(np.intp)

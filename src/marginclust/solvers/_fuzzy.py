@@ -403,7 +403,7 @@ def fuzzy_alternation(
 
     scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
 
-    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int) -> list[FCMPartial]:
         """Block partials of rows [lo0, hi0), in order; memberships into the next buffer."""
         U_new, U_old = buffers[1], buffers[0]
         scratch = scratches.get(lo0)
@@ -434,7 +434,7 @@ def fuzzy_alternation(
     runner = BlockRunner(n, n_threads)
     with runner:
 
-        def run_pass(V2: Array, vsq: Array, first: bool):  # type: ignore[no-untyped-def]
+        def run_pass(V2: Array, vsq: Array, first: bool) -> list[FCMPartial]:
             ranges = runner.map(functools.partial(work, V2, vsq, first))
             buffers.reverse()  # the new memberships are now the current ones
             return [p for r in ranges for p in r]

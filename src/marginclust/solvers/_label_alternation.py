@@ -27,6 +27,10 @@ The problem object provides (a solver never names an estimator):
 - ``repair(labels, model) -> labels``: a feasible labelling close to ``labels``,
   ranked by the model's outputs;
 - ``is_feasible(labels) -> bool``.
+
+An out-of-core problem whose labels stay beside the data blocks passes opaque
+label handles and adds ``n_samples``, ``count_changed(new, old) -> int`` and
+``label_key(labels) -> hashable`` (the loop then never touches the labels).
 """
 
 from __future__ import annotations
@@ -39,9 +43,10 @@ import numpy.typing as npt
 
 from ..utils._reporting import report
 from ._base import Callback, check_capabilities
+from ._blocks import sample_row_indices
 from ._result import SolverResult
 
-__all__ = ["LabelAlternation", "kmeans_labels", "seeding_dims"]
+__all__ = ["LabelAlternation", "kmeans_labels", "kmeans_on_sample", "seeding_dims"]
 
 IntArray = npt.NDArray[np.intp]
 
@@ -123,16 +128,24 @@ class LabelAlternation:
             ``n_changed`` (labels changed by the last relabelling).
         """
         check_capabilities(problem, self)
-        labels = np.asarray(labels0, dtype=np.intp)
-        n = labels.size
+        # Out-of-core problems (marginclust.dask) pass label handles: they count the
+        # changes and key the labelings themselves (the hooks below); the loop is the same.
+        handles = hasattr(problem, "count_changed")
+        as_labels = (lambda t: t) if handles else (lambda t: np.asarray(t, dtype=np.intp))
+        count_changed = (
+            problem.count_changed if handles else lambda a, b: int(np.count_nonzero(a != b))
+        )
+        label_key = problem.label_key if handles else (lambda t: t.tobytes())
+        labels = as_labels(labels0)
+        n = problem.n_samples if handles else labels.size
         model = problem.fit_labels(labels)
         repaired = not problem.is_feasible(labels)
         if repaired:
-            labels = np.asarray(problem.repair(labels, model), dtype=np.intp)
+            labels = as_labels(problem.repair(labels, model))
             model = problem.fit_labels(labels)
             report(self.verbose, "%s: initial labels repaired to meet the constraint", self.name)
         start = labels
-        seen = {labels.tobytes()}
+        seen = {label_key(labels)}
         history: list[float] = []
         stop_reason = "max_iter"
         n_changed = n
@@ -141,8 +154,8 @@ class LabelAlternation:
                 model = problem.fit_labels(labels)
             value = float(problem.objective(model, labels))
             history.append(value)
-            new = np.asarray(problem.repair(problem.assign(model), model), dtype=np.intp)
-            n_changed = int(np.count_nonzero(new != labels))
+            new = as_labels(problem.repair(problem.assign(model), model))
+            n_changed = int(count_changed(new, labels))
             report(
                 self.verbose,
                 "%s iteration %d: objective %.10g, %d labels changed",
@@ -159,7 +172,7 @@ class LabelAlternation:
                 break
             if it == int(self.max_iter):
                 break
-            key = new.tobytes()
+            key = label_key(new)
             if key in seen:
                 stop_reason = "cycle"
                 break
@@ -237,7 +250,9 @@ def kmeans_labels(
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.
 
-    The best of ``n_init`` k-means runs (k-means++ seeding) on a random subsample
+    The rows are drawn by :func:`marginclust.solvers._blocks.sample_row_indices`
+    (O(sample) memory, the draw the Dask path makes too). The best of ``n_init``
+    k-means runs (k-means++ seeding) on a random subsample
     of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; at most
     ``polish_iter`` Lloyd iterations on all rows (at most ``max_rows`` drawn at
     random, the rest assigned) polish them. On USPS's 9298 x 1000 hidden layer
@@ -296,22 +311,57 @@ def kmeans_labels(
     labels : ndarray of shape (n_samples,)
         Cluster index of each sample.
     """
+    n = X.shape[0]
+    sub = None
+    if n > max_rows:
+        sub = sample_row_indices(n, max_rows, random_state)
+
+    def feats(rows: Any) -> Any:
+        return rows if transform is None else transform(rows)
+
+    km = kmeans_on_sample(
+        feats(X if sub is None else X[sub]),
+        n_clusters,
+        random_state,
+        n_init=n_init,
+        seed_rows=seed_rows,
+        polish_iter=polish_iter,
+        seed_dims=seed_dims,
+    )
+    if sub is None:
+        return np.asarray(km.labels_, dtype=np.intp)
+    out = np.empty(n, dtype=np.intp)
+    for start in range(0, n, block_rows):
+        stop = min(start + block_rows, n)
+        out[start:stop] = km.predict(feats(X[start:stop]))
+    return out
+
+
+def kmeans_on_sample(
+    Z: Any,
+    n_clusters: int,
+    random_state: np.random.RandomState,
+    *,
+    n_init: int = 5,
+    seed_rows: int = 2000,
+    polish_iter: int = 10,
+    seed_dims: int | str | None = "auto",
+) -> Any:
+    """The fitted ``KMeans`` of :func:`kmeans_labels` on the (sampled) features ``Z``.
+
+    Best of ``n_init`` runs on ``max(seed_rows, 50 n_clusters)`` rows of ``Z``
+    (on their random projection to ``seed_dims`` dimensions, see
+    :func:`kmeans_labels`), polished by ``polish_iter`` Lloyd iterations on all of
+    ``Z`` (or one plain run when ``Z`` is that small). Shared by the in-memory and
+    the Dask paths.
+    """
     import warnings
 
     from sklearn.cluster import KMeans
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
-    n = X.shape[0]
-    sub = None
-    if n > max_rows:
-        sub = np.sort(random_state.choice(n, size=max_rows, replace=False))
-
-    def feats(rows: Any) -> Any:
-        return rows if transform is None else transform(rows)
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkConvergenceWarning)
-        Z = feats(X if sub is None else X[sub])
         n_seed = max(seed_rows, 50 * n_clusters)
         if Z.shape[0] > n_seed:
             idx = np.sort(random_state.choice(Z.shape[0], size=n_seed, replace=False))
@@ -329,10 +379,4 @@ def kmeans_labels(
             km.fit(Z)
         else:
             km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z)
-    if sub is None:
-        return np.asarray(km.labels_, dtype=np.intp)
-    out = np.empty(n, dtype=np.intp)
-    for start in range(0, n, block_rows):
-        stop = min(start + block_rows, n)
-        out[start:stop] = km.predict(feats(X[start:stop]))
-    return out
+    return km

@@ -356,7 +356,9 @@ def lloyd(
             n_relocated += relocate(S, m)
         C = S / np.maximum(m, 1.0)[:, None]
 
-    def work(M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int):  # type: ignore[no-untyped-def]
+    def work(
+        M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int
+    ) -> list[tuple[Array, Array, int] | None]:
         """Block partials of rows [lo0, hi0), in order (labels moved in place)."""
         return [
             lloyd_block(X[lo:hi], lab[lo:hi], M, cc, first, thr)
@@ -367,7 +369,9 @@ def lloyd(
     runner = BlockRunner(n, n_threads)
     with runner:
 
-        def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool):  # type: ignore[no-untyped-def]
+        def run_pass(
+            M: npt.NDArray, cc: npt.NDArray, first: bool
+        ) -> list[tuple[Array, Array, int] | None]:
             ranges = runner.map(functools.partial(work, M, cc, first))
             return [p for r in ranges for p in r]
 
