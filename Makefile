@@ -12,7 +12,7 @@ endif
 # One BLAS thread per process: pytest runs two workers on two cores.
 THREADS := OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 
-.PHONY: demo test test-long lint bench docs clean
+.PHONY: demo test test-long lint bench bench-speed docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ test-long: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(BIN)/marginclust bench --quick --out bench-results
+
+# Issue 11: every speed ratio against its peer (1 and 2 BLAS threads, set by each
+# script with threadpoolctl) in one table; 6-8 minutes on a quiet machine, not part
+# of make test. Extra arguments: make bench-speed BENCH_SPEED_ARGS="--only fcm pkm".
+bench-speed: $(VENV)/.installed-test
+	$(BIN)/python benchmarks/bench_speed.py --log-dir bench-results/speed $(BENCH_SPEED_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info demo-output bench-results \

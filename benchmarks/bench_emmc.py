@@ -22,6 +22,15 @@ clustering accuracy (Hungarian), and ``os.getloadavg()``.
     python benchmarks/bench_emmc.py --repeats 3    # both outputs, 3 repeats
     python benchmarks/bench_emmc.py --large 1000000  # 1e6 x 50, L = 500: time, peak RSS
 
+``--init-study`` (instead of the timing table) measures the start's quality with
+and without the seeding projection of :func:`marginclust.solvers.kmeans_labels`
+(``seed_dims="auto"`` vs ``None``), over ``--seeds`` (default 0-4), interleaved,
+1 thread: the start's k-means cost in the full hidden layer (label-free; lower is
+better), EMMC's final objective (label-free), the start and final clustering
+accuracy (labels only score), the init time and its share of the fit::
+
+    python benchmarks/bench_emmc.py --init-study --seeds 0 1 2 3 4
+
 ``--large N`` (instead of USPS) fits EMMC on N x 50 overlapping Gaussian clusters
 (5 clusters, L = 500, multi output, tol 1e-4; H streamed in float32 blocks beyond
 1 GiB) and prints the time, the accuracy and the process's peak RSS (targets
@@ -39,6 +48,7 @@ import time
 import warnings
 
 import numpy as np
+from _ratios import record
 
 
 def main() -> None:
@@ -48,7 +58,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--large", type=int, default=0, help="rows of the large synthetic case")
+    p.add_argument("--init-study", action="store_true", help="start quality, projected or not")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     a = p.parse_args()
+    if a.init_study:
+        _init_study(a.seeds)
+        return
     if a.large:
         _large(a.large, a.threads[-1], a.seed)
         return
@@ -119,11 +134,87 @@ def main() -> None:
                     "peer": "sklearn KMeans(n_init=10) on X",
                 }[name]
                 extra = f"init {ti:6.2f} s ({100 * ti / t:4.1f} %)" if name != "peer" else " " * 21
+                size = f"USPS 9298 x 256, L=1000, {output}"
+                if name == "new":
+                    record("EMMC init share of its fit", "-", size, threads, ti / t, 0.30, unit="%")
+                elif name == "old":
+                    record("EMMC fit (new init)", "EMMC with KMeans(n_init=10) on H", size,
+                           threads, t / new[0], 3.0, better="higher")
+                else:
+                    record("EMMC fit", "KMeans(10, n_init=10) on X", size, threads,
+                           new[0] / t, None)
                 print(
                     f"  {what:36s} fit {t:6.2f} s  {extra}  x{t / new[0]:5.2f} of new  "
                     f"start CA {ca0:5.2f}  final CA {ca1:5.2f}"
                 )
     _emmc.initial_labels = real_init
+
+
+def _init_study(seeds: list[int]) -> None:
+    import functools
+
+    from threadpoolctl import threadpool_limits
+
+    from marginclust import EMMC
+    from marginclust.datasets import load_dataset
+    from marginclust.estimators import _emmc
+    from marginclust.metrics import clustering_accuracy
+    from marginclust.solvers import kmeans_labels
+
+    X, y = load_dataset("usps")
+    warnings.simplefilter("ignore")
+    clock = time.process_time
+    seconds: list[float] = []
+    real_init = _emmc.initial_labels
+
+    def timed_init(*args, **kw):  # type: ignore[no-untyped-def]
+        t0 = clock()
+        out = real_init(*args, **kw)
+        seconds.append(clock() - t0)
+        return out
+
+    def layer_cost(H: np.ndarray, labels: np.ndarray) -> float:
+        return sum(
+            float(((H[labels == j] - H[labels == j].mean(axis=0)) ** 2).sum())
+            for j in np.unique(labels)
+        )
+
+    variants = {"projected (auto)": "auto", "unprojected": None}
+    print(f"USPS, EMMC(10, n_hidden=1000, C=500, balance=0.15, output='multi'), 1 thread, "
+          f"CPU seconds (load {os.getloadavg()[0]:.1f})\n")
+    print("| seed | seeding | start cost in H | final objective | start CA | final CA | "
+          "init s | fit s | init share |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    _emmc.initial_labels = timed_init
+    sums: dict[str, list[np.ndarray]] = {k: [] for k in variants}
+    try:
+        with threadpool_limits(1):
+            for seed in seeds:
+                for name, dims in variants.items():
+                    _emmc.kmeans_labels = functools.partial(kmeans_labels, seed_dims=dims)
+                    seconds.clear()
+                    t0 = clock()
+                    est = EMMC(10, n_hidden=1000, C=500.0, balance=0.15, output="multi",
+                               random_state=seed).fit(X)
+                    t = clock() - t0
+                    H = est.feature_map_.transform(X)
+                    row = np.array([
+                        layer_cost(H, est.init_labels_), est.objective_,
+                        100 * clustering_accuracy(y, est.init_labels_),
+                        100 * clustering_accuracy(y, est.labels_), seconds[0], t,
+                    ])
+                    sums[name].append(row)
+                    print(f"| {seed} | {name} | {row[0]:.1f} | {row[1]:.1f} | {row[2]:.2f} | "
+                          f"{row[3]:.2f} | {row[4]:.2f} | {row[5]:.2f} | "
+                          f"{100 * row[4] / row[5]:.1f} % |", flush=True)
+    finally:
+        _emmc.kmeans_labels = kmeans_labels
+        _emmc.initial_labels = real_init
+    for name, rows in sums.items():
+        r = np.mean(rows, axis=0)
+        print(f"| mean | {name} | {r[0]:.1f} | {r[1]:.1f} | {r[2]:.2f} | {r[3]:.2f} | "
+              f"{r[4]:.2f} | {r[5]:.2f} | {100 * r[4] / r[5]:.1f} % |")
+    print(f"\nload {os.getloadavg()}")
 
 
 def _large(n: int, threads: int, seed: int) -> None:

@@ -14,6 +14,13 @@ ours, peer, ...; medians of ``--repeat``; the load average printed beside each r
    row lets each stop at its own rule with tolerance 1e-5 (ours: largest membership
    change; scikit-fuzzy: Frobenius norm of the change).
 
+3. With ``--baseline-src OLD/src``: one iteration of the solver
+   (:func:`marginclust.solvers._fuzzy.fuzzy_alternation`, same centred data, same
+   start, ``tol = 0``) of the current code against the code under ``OLD/src``
+   (imported in this process as ``marginclust_base``), interleaved, process CPU
+   time, both dtypes, 1 thread: the ratio old / new (> 1: the current code is faster).
+   Make ``OLD`` with ``git worktree add /tmp/fcm_old <commit>`` or ``git archive``.
+
 Usage::
 
     python benchmarks/bench_fcm.py --quick     # 2e5-row GEMM ratio, 20k skfuzzy, 1 thread
@@ -28,6 +35,7 @@ import time
 import warnings
 
 import numpy as np
+from _ratios import record
 from threadpoolctl import threadpool_limits
 
 from marginclust import FuzzyCMeans
@@ -70,6 +78,9 @@ def iteration_vs_gemm(n: int, threads: int, repeat: int, dtype, k: int = 5, r: i
             X @ V0.T
             t_gemm.append(time.perf_counter() - t0)
     it, gm = float(np.median(t_iter)), float(np.median(t_gemm))
+    name = np.dtype(dtype).name
+    record("FCM one iteration", "one GEMM X @ V.T", f"{n} x 10, K={k}, {name}", threads,
+           it / gm, 3.0)
     load = "/".join(f"{v:.1f}" for v in os.getloadavg())
     print(
         f"| {n} x 10, K={k} | {np.dtype(dtype).name} | {threads} | {it * 1e3:.1f} | "
@@ -94,6 +105,8 @@ def versus_skfuzzy(n: int, threads: int, repeat: int, k: int = 5, m: float = 2.0
                 t_sk.append(time.perf_counter() - t0)
         diff = float(np.max(np.abs(cntr - est.cluster_centers_)))
         ratio = float(np.median(np.array(t_sk) / np.array(t_ours)))
+        record(f"FuzzyCMeans fit, {mode}", "scikit-fuzzy cmeans (same U0)", f"{n} x 10, K={k}",
+               threads, ratio, 8.0 if tol == 0.0 else None, better="higher")
         load = "/".join(f"{v:.1f}" for v in os.getloadavg())
         print(
             f"| {n} x 10, K={k} | {mode} | {threads} | {np.median(t_ours):.3f} "
@@ -103,6 +116,43 @@ def versus_skfuzzy(n: int, threads: int, repeat: int, k: int = 5, m: float = 2.0
         )
 
 
+def versus_baseline(base_src: str, n: int, repeat: int, m: float = 2.0, r: int = 5) -> None:
+    from bench_bmmc import load_baseline
+
+    from marginclust.solvers._fuzzy import fuzzy_alternation as new
+
+    old = load_baseline(base_src)
+    import marginclust_base.solvers._fuzzy as old_mod  # noqa: E402  (loaded just above)
+
+    del old
+    print(f"\n### One solver iteration, current vs {base_src} (CPU time, 1 thread)\n")
+    print("| data | dtype | m | old ms / iteration | new ms / iteration | old / new | load |")
+    print("|---|---|---|---|---|---|---|")
+    clock = time.process_time
+    for dtype in (np.float64, np.float32):
+        X = make_data(n, dtype=dtype)
+        X -= X.mean(axis=0)
+        w = np.ones(n, dtype=dtype)
+        V0 = X[np.random.RandomState(1).choice(n, 5, replace=False)] + dtype(0.01)
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        with threadpool_limits(limits=1, user_api="blas"):
+            for _ in range(repeat):
+                for name, fn in (("old", old_mod.fuzzy_alternation), ("new", new)):
+                    t0 = clock()
+                    fn(X, w, m, centres=V0, tol=0.0, max_iter=1)
+                    t1 = clock() - t0
+                    t0 = clock()
+                    fn(X, w, m, centres=V0, tol=0.0, max_iter=1 + r)
+                    times[name].append((clock() - t0 - t1) / r)
+        to, tn = float(np.median(times["old"])), float(np.median(times["new"]))
+        load = "/".join(f"{v:.1f}" for v in os.getloadavg())
+        print(f"| {n} x 10, K=5 | {np.dtype(dtype).name} | {m} | {to * 1e3:.1f} | "
+              f"{tn * 1e3:.1f} | **{to / tn:.2f}** | {load} |", flush=True)
+        record("FCM solver iteration", "the code under --baseline-src",
+               f"{n} x 10, K=5, {np.dtype(dtype).name}, m={m}", 1, to / tn, None,
+               better="higher")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -110,10 +160,16 @@ def main(argv=None) -> None:
     parser.add_argument("--n-peer", type=int, default=20_000)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--baseline-src", default=None, help="src/ of the code to compare with")
+    parser.add_argument("--baseline-m", type=float, nargs="+", default=[2.0])
     args = parser.parse_args(argv)
     if args.quick:
         args.n_gemm, args.threads, args.repeat = 200_000, [1], 3
     print(f"load at start {os.getloadavg()}")
+    if args.baseline_src:
+        for m in args.baseline_m:
+            versus_baseline(args.baseline_src, args.n_gemm, args.repeat, m)
+        return
     print("\n### One FCM iteration vs one GEMM (X @ V.T)\n")
     print("| data | dtype | threads | ms / iteration | ms / GEMM | ratio (target <= 3) | load |")
     print("|---|---|---|---|---|---|---|")

@@ -34,6 +34,7 @@ import time
 import warnings
 
 import numpy as np
+from _ratios import record
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.datasets import make_blobs
 from threadpoolctl import threadpool_limits
@@ -181,6 +182,14 @@ def main() -> None:
             for threads in args.threads:
                 rows.append(run_speed(kind, n, threads, args.repeat))
                 print_speed(rows[-1:])
+                r = rows[-1]
+                size = f"{kind} {n} x 20, K=10"
+                record("PKM (init=C0)", "KMeans(init=C0, n_init=1, tol=0)", size, threads,
+                       r["ratio"], 1.5)
+                record("PKM (defaults)", "KMeans(n_init=1), seeding inside", size, threads,
+                       r["ratio_default"], 1.5)
+                record("PKM SSE (init=C0)", "KMeans' SSE", size, threads, r["sse_ratio_max"],
+                       1.0 + 1e-9, unit="exact")
     print("\n### Summary")
     print_speed(rows)
     if args.faithful:

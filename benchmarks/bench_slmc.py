@@ -46,6 +46,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from _ratios import record
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.kernel_approximation import Nystroem
@@ -153,6 +154,8 @@ def low_rank_case(n: int, d: int, K: int, L: int, repeats: int, threads: int,
         base = float(np.median(times[peer_name]))
         c = float(np.median(cpu_times[name]))
         cb = float(np.median(cpu_times[peer_name]))
+        record(name, peer_name, f"blobs {n} x {d}, K={K}", threads, t / base,
+               1.2 if n >= 100_000 else None)
         print(f"| {name} | {t:.2f} | {t / base:.2f} | {c:.2f} | {c / cb:.2f} | "
               f"{', '.join(f'{a:.3f}' for a in aris[name])} | "
               f"{', '.join(map(str, sweeps[name]))} |")
@@ -183,6 +186,8 @@ def exact_case(n_rows: int | None, repeats: int, threads: int, max_iter: int = 3
     print("| mode | median s | ratio to exact | Hungarian CA | sweeps | n_components_ |")
     print("|---|---|---|---|---|---|")
     for name, (t, est) in res.items():
+        record(f"SLMC {name}", "time budget", f"pendigits {X.shape[0]} x {X.shape[1]}", threads,
+               t, 15.0 if name.startswith("auto") and X.shape[0] >= 3000 else None, unit="s")
         print(f"| {name} | {t:.1f} | {t / base:.3f} | "
               f"{clustering_accuracy(y, est.labels_):.4f} | {est.n_iter_} | "
               f"{est.n_components_} |", flush=True)

@@ -87,12 +87,13 @@ def test_fcm_sample_weight_bitwise(small_blocks):
 
 
 def test_default_blocks_bitwise_without_patching():
-    # the in-memory FCM default: 16384-row blocks for 3 float64 features; 2 blocks here
+    # the in-memory FCM default: blocks of about 1.5 MiB of working set (rows of X and
+    # four K x c arrays), equal in size; 5 blocks of 4000 rows for 30 float64 features here
     # (more rows than the init sample: the start is given, as the sample would differ)
-    X = _blobs(n=20000, d=3)
+    X = _blobs(n=20000, d=30)
     C0 = X[[0, 1, 2]]
     ref = FuzzyCMeans(n_clusters=3, init=C0, tol=1e-3).fit(X)
-    rows = FuzzyCMeans()._chunk_rows(X)
+    rows = FuzzyCMeans(n_clusters=3)._chunk_rows(X)
     assert rows < X.shape[0]
     with dask.config.set(scheduler="synchronous"):
         model = DaskClusterer(FuzzyCMeans(n_clusters=3, init=C0, tol=1e-3)).fit(

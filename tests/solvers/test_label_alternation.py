@@ -126,3 +126,37 @@ def test_kmeans_labels_subsample_seeding_and_large_n():
     a = kmeans_labels(X, 3, np.random.RandomState(5))
     b = kmeans_labels(X, 3, np.random.RandomState(5))
     np.testing.assert_array_equal(a, b)
+
+
+def test_seeding_projection_dims_and_partition_means():
+    import scipy.sparse as sp
+
+    from marginclust.solvers._label_alternation import _partition_means, seeding_dims
+
+    # ceil(ln(K / eps) / eps^2), eps = 0.15: grows like log K, independent of n and d
+    assert [seeding_dims(k) for k in (2, 10, 50)] == [116, 187, 259]
+    rng = np.random.RandomState(0)
+    Z = rng.randn(30, 4)
+    lab = rng.randint(3, size=30)
+    ref = np.array([Z[lab == j].mean(axis=0) for j in range(3)])
+    np.testing.assert_allclose(_partition_means(Z, lab, 3), ref)
+    np.testing.assert_allclose(_partition_means(sp.csr_matrix(Z), lab, 3), ref)
+    assert _partition_means(Z.astype(np.float32), lab, 3).dtype == np.float32
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kmeans_labels_projected_seeding_finds_the_partition(sparse):
+    """Seeding on a random projection (d = 400 > 116 dims) finds what the full features find."""
+    import scipy.sparse as sp
+    from sklearn.metrics import adjusted_rand_score
+
+    rng = np.random.RandomState(1)
+    k, n, d = 4, 2600, 400
+    centres = rng.randn(k, d) * 0.6
+    y = rng.randint(k, size=n)
+    X = centres[y] + rng.randn(n, d)
+    Xin = sp.csr_matrix(X) if sparse else X
+    proj = kmeans_labels(Xin, k, np.random.RandomState(0))
+    full = kmeans_labels(Xin, k, np.random.RandomState(0), seed_dims=None)
+    assert adjusted_rand_score(y, full) > 0.99
+    assert adjusted_rand_score(full, proj) > 0.99

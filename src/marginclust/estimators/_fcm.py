@@ -184,7 +184,8 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     def _chunk_rows(self, X: Any) -> int:
         """Rows per block of the passes over X (and of the frame's sums)."""
-        return fcm_chunk_rows(X.shape[1], X.dtype.itemsize)
+        k = int(getattr(self, "_n_clusters", self.n_clusters))
+        return fcm_chunk_rows(X.shape[1], X.dtype.itemsize, k, X.shape[0])
 
     def _context(self, frame: Frame, sample_weight: Any) -> dict[str, Any]:
         """The restart context from the working frame (in memory or lazy) and the weights."""

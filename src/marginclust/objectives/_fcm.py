@@ -396,14 +396,20 @@ def memberships_into(
     m: float,
     out: npt.NDArray[np.floating],
     floor: float | None = None,
-) -> npt.NDArray[np.float64] | None:
+) -> npt.NDArray[np.floating] | None:
     """Optimal memberships of a K x c block of distances written into ``out``, fast.
 
     ``u_ik = D_ik^(-p) / sum_r D_ir^(-p)`` without the shift by the row minimum, and
-    the per-sample cost ``s_i^(1-m)`` (``s_i = sum_r D_ir^(-p)``). Valid only when no
-    ``D_ik^(-p)`` can overflow and no distance is zero or negative (a rounding
-    artefact): then it returns the cost; otherwise it returns ``None`` and leaves
-    ``out`` unspecified, and the caller uses :func:`memberships_from_distances`.
+    the per-sample cost ``s_i^(1-m)`` (``s_i = sum_r D_ir^(-p)``), both in the dtype
+    of ``D``. Valid only when no ``D_ik^(-p)`` can overflow and no distance is zero
+    or negative (a rounding artefact): then it returns the cost; otherwise it
+    returns ``None`` and leaves ``out`` unspecified, and the caller uses
+    :func:`memberships_from_distances`.
+
+    The only transcendental work over the K x c block is ``D^(-p)``, and none for
+    the exponents with a cheaper exact form: ``p = 1`` (``m = 2``: a reciprocal),
+    ``p = 2`` (``m = 1.5``: reciprocal, square) and ``p = 1/2`` (``m = 3``: square
+    root, reciprocal). The per-sample cost needs one power over c values only.
 
     Parameters
     ----------
@@ -419,6 +425,7 @@ def memberships_into(
     Returns
     -------
     cost : ndarray of shape (n_samples,) or None
+        Dtype of ``D``.
     """
     p = 1.0 / (m - 1.0)
     if floor is None:
@@ -427,11 +434,17 @@ def memberships_into(
         return None
     if p == 1.0:
         np.reciprocal(D, out=out)
+    elif p == 2.0:
+        np.reciprocal(D, out=out)
+        out *= out
+    elif p == 0.5:
+        np.sqrt(D, out=out)
+        np.reciprocal(out, out=out)
     else:
         np.power(D, -p, out=out)
     s = out.sum(axis=0)
     inv = np.reciprocal(s)
     out *= inv[None, :]
     if m == 2.0:
-        return inv.astype(np.float64, copy=False)
-    return np.power(s.astype(np.float64), 1.0 - m)
+        return inv
+    return np.power(s.astype(np.float64), 1.0 - m).astype(D.dtype, copy=False)
