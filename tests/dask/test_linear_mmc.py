@@ -146,12 +146,6 @@ def test_cpmmc_multiclass_bitwise_equal_and_round_trips(X):
     assert count <= 3 + int(dc.n_inner_iter_.sum()) + 2 * dc.n_iter_
 
 
-def test_cpmmc_binary_refused():
-    Xd = da.from_array(_blobs(200), chunks=(100, -1))
-    with pytest.raises(ValueError, match="BMMC"):
-        DaskClusterer(CPMMC()).fit(Xd)
-
-
 class _NoWholeMatrix(Callback):  # type: ignore[misc]
     """Raise if any task returns a dense or sparse matrix with X's full shape."""
 
@@ -185,3 +179,58 @@ def test_bmmc_csr_chunks_bitwise_equal_to_in_memory_sparse_fit(X, k):
     np.testing.assert_array_equal(dc.coef_, ref.coef_)
     np.testing.assert_array_equal(labels, ref.labels_)
     assert c.count <= _bound(dc) + 1  # + the lazy labels' graph
+
+
+def test_cpmmc_binary_bitwise_equal_and_round_trips(X):
+    """Binary CPMMC: the working set of constraint indicators stays beside the chunks
+    (block states); one pass per QP plus the first, bitwise equal to CPMMC.fit, X never
+    gathered. Round trips: 3 (extremes, mean, scale) + 1 (first pass) + one per QP
+    (sum(n_cccp_iter_)) + 1 (cluster sizes of the fitted labels)."""
+    est = CPMMC(n_clusters=2, C=10.0, init=_init(X, 2), random_state=0)
+    ref = _np_fit(est, X)
+    Xd = da.from_array(X, chunks=(8192, -1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with (
+            dask.config.set(scheduler="synchronous"),
+            GraphCounter() as c,
+            _NoWholeMatrix(Xd.shape),
+        ):
+            dc = DaskClusterer(est).fit(Xd)
+            count = c.count
+            labels = dc.labels_.compute()
+            pred = dc.predict(Xd).compute()
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    np.testing.assert_array_equal(dc.intercept_, ref.intercept_)
+    np.testing.assert_array_equal(dc.n_cccp_iter_, ref.n_cccp_iter_)
+    assert dc.n_iter_ == ref.n_iter_ and dc.converged_ == ref.converged_
+    assert dc.n_constraints_ == ref.n_constraints_
+    np.testing.assert_array_equal(labels, ref.labels_)
+    np.testing.assert_array_equal(pred, ref.predict(X))
+    assert count == 3 + 1 + int(dc.n_cccp_iter_.sum()) + 1
+
+
+def test_cpmmc_binary_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
+    """Binary CPMMC on 2 worker processes, uneven chunks: the working sets stay on the
+    workers (futures). Only the grouping of the float sums changes, so as long as the
+    discrete path (signs, working sets, CCCP stops) is the same, every QP is the same
+    strictly convex problem (1/2 ||w||^2) with data perturbed by rounding: the iterates
+    agree to rounding amplified by the QP's conditioning. The planes' slopes in t are
+    exact integer sums (so exactly balanced signs give slope 0 on every grouping, not a
+    rounding error whose sign would pick an end of the balance box); the start is the
+    exactly balanced median split to exercise that. Measured: objectives and W agree
+    to ~1e-15; asserted at 1e-8 (relative; W in standardised units)."""
+    X = _blobs(N_SMALL)
+    init = _init(X, 2)
+    est = CPMMC(n_clusters=2, C=10.0, init=init, random_state=0)
+    ref = _np_fit(est, X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dc = DaskClusterer(est).fit(da.from_array(X, chunks=(UNEVEN, -1)))
+    np.testing.assert_array_equal(dc.n_cccp_iter_, ref.n_cccp_iter_)
+    assert dc.n_constraints_ == ref.n_constraints_
+    np.testing.assert_allclose(dc.objective_history_, ref.objective_history_, rtol=1e-8)
+    np.testing.assert_allclose(dc.coef_, ref.coef_, rtol=0, atol=1e-8 / ref.data_scale_)
+    np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)

@@ -33,9 +33,13 @@ constraints are in-memory only (ValueError).
 
 Multiclass CPMMC (``n_clusters > 2``) runs the same way (CCCP with the 1-slack
 cutting plane inside: one plane pass per generated constraint, no polish):
-``round trips <= 3 + sum(n_inner_iter_) + 2 n_iter_``. The binary CPMMC keeps
-an n x m working set of constraints beside the scores; it is refused (BMMC
-solves the same binary problem).
+``round trips <= 3 + sum(n_inner_iter_) + 2 n_iter_``. Binary CPMMC keeps its
+working set of constraint indicators (m per row) beside the chunks, as the
+block states of :func:`~marginclust.objectives._mmc_blocks.cutting_plane_block`;
+every pass is at a new iterate and gives the restricted value, the true loss,
+the candidate constraint and the next QP's planes at once:
+``round trips = 3 + 1 + sum(n_cccp_iter_) + 1`` (the last for the cluster
+sizes), i.e. one per QP solved.
 
 Chunks may be dense or ``scipy.sparse`` CSR (e.g. ``X.map_blocks(sp.csr_matrix)``):
 the block functions use sparse products, the scale uses ``sum x^2 - n xbar.xbar``
@@ -200,19 +204,17 @@ def fit_bmmc(est: BMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
 
 @register(CPMMC)
 def fit_cpmmc(est: CPMMC, X: da.Array, **fit_params: Any) -> dict[str, da.Array]:
-    """Fit a multiclass CPMMC (``n_clusters > 2``) on the dask array X; lazy ``labels_``.
+    """Fit a CPMMC on the dask array X; lazy ``labels_``.
 
-    CCCP outside, constraint generation inside (the 1-slack cutting plane of
-    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`): each new
-    constraint is one plane pass. The binary CPMMC keeps an n x m working set
-    of constraints in memory and is not supported here (use BMMC, which solves
-    the same problem).
+    Binary (``n_clusters=2``): the cutting-plane loop of
+    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneMMC`, whose working
+    set of constraint indicators stays beside the chunks (one pass per QP).
+    Multiclass: CCCP outside, constraint generation inside (the 1-slack cutting
+    plane of :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`): each
+    new constraint is one plane pass.
     """
     if est.n_clusters == 2:
-        raise ValueError(
-            "CPMMC with n_clusters=2 (the binary cutting-plane solver keeps its n x m "
-            "working set of constraints in memory) is in-memory only; DaskClusterer(BMMC()) "
-            "solves the same binary problem on dask arrays, CPMMC(n_clusters>2) is supported."
-        )
-    _fit_linear(est, X, fit_params, est._fit_multiclass)
+        _fit_linear(est, X, fit_params, lambda obj, first: est._fit_binary(obj, first.states))
+    else:
+        _fit_linear(est, X, fit_params, est._fit_multiclass)
     return {"labels_": est.labels_}  # type: ignore[dict-item]  # lazy (dask) after this fitter

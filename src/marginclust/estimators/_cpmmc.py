@@ -201,6 +201,10 @@ class CPMMC(LinearMMCBase):
         """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
         if self._n_clusters > 2:
             return self._fit_multiclass(obj, obj.surrogate(labels0))
+        return self._fit_binary(obj, obj.data.blocks.split(np.asarray(labels0, dtype=np.intp)))
+
+    def _fit_binary(self, obj: MMCObjective, states0: list[Any]) -> SolverResult:
+        """Binary CPMMC from the initial labels per row block of ``obj.data.blocks``."""
         solver = CuttingPlaneMMC(
             tol=self.tol,
             max_iter=self.max_iter,
@@ -212,7 +216,7 @@ class CPMMC(LinearMMCBase):
         res = solver.solve(
             obj,
             obj.zero(),
-            signs0=2.0 * np.asarray(labels0) - 1.0,
+            states0=states0,
             callback=self._callback("cutting plane"),
         )
         return linear_result(

@@ -50,6 +50,7 @@ from ._mmc_blocks import (
     breakpoints_block,
     colsum_block,
     css_block,
+    cutting_plane_block,
     plane_block,
     risk_block,
     true_block,
@@ -365,6 +366,47 @@ class MMCObjective:
             (loss, sizes),
         )
         return self._loss_value(W, loss), states, changed, sizes
+
+    def cutting_plane_pass(
+        self, states: list[Any] | None, x: Params, append: bool, resign: bool
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """Binary CPMMC's pass at ``x`` (:func:`~._mmc_blocks.cutting_plane_block`), reduced.
+
+        Returns the new per-block states and ``restricted`` (``Cset (1 - |f|) / n``,
+        shape (m,)), ``loss`` (the true mean margin loss), ``A`` (m+1, d), ``ct``
+        (m+1,), ``off`` (m+1,): the planes of the working set plus the new
+        candidate constraint (``A`` = the slopes in ``W``, ``ct`` in ``t``, ``off``
+        = the constant ``|c| / n``).
+        """
+        W, t = x
+        data = self.data
+        n = data.n
+        states, parts = data.blocks.states(
+            cutting_plane_block, states, W, t, data.xbar, data.scale, n, append, resign
+        )
+        m1 = parts[0][2].shape[1]
+        rvals = np.zeros(m1 - 1)
+        loss = 0.0
+        XtG = np.zeros((data.d, m1))
+        ct = np.zeros(m1)
+        cnt = np.zeros(m1)
+        for rv, lb, xg, cs, cm in parts:
+            rvals += rv
+            loss += lb
+            XtG += xg
+            ct += cs
+            cnt += cm
+        ct = -ct / n  # exact integer sums, then one division
+        XtG -= np.outer(data.xbar, ct)
+        if data.scale != 1.0:
+            XtG *= 1.0 / data.scale
+        return states, {
+            "restricted": rvals / n,
+            "loss": loss / n,
+            "A": XtG.T,
+            "ct": ct,
+            "off": cnt / n,
+        }
 
     def _loss_value(self, W: Array, loss_sum: float) -> float:
         n = self.data.n

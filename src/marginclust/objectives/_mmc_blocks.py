@@ -18,6 +18,8 @@ Passes (each one graph execution on dask):
 - :func:`risk_block`: the risks at several offsets ``t`` for one ``W``;
 - :func:`true_block`: the true loss, the new labels (kept as the new state),
   the number of changed labels (CCCP's stopping test) and the cluster sizes;
+- :func:`cutting_plane_block`: binary CPMMC's pass (the working set of
+  constraint indicators of the block's rows kept in the block's state);
 - :func:`breakpoints_block`: the offset polish's candidates: the slope of the
   risk at the lower end of the balance box and the breakpoints inside the box
   (exact selection; see :meth:`~._mmc.MMCSurrogate.polish`).
@@ -35,9 +37,11 @@ import scipy.sparse as sp
 from ..solvers._blocks import BLOCK_ROWS, row_slices
 
 __all__ = [
+    "CuttingPlaneState",
     "RowBlocks",
     "breakpoints_block",
     "colsum_block",
+    "cutting_plane_block",
     "css_block",
     "plane_block",
     "risk_block",
@@ -203,3 +207,70 @@ def breakpoints_block(
     tau = -a / b
     slope = float(np.sum(b[b < 0])) + float(np.count_nonzero(tau <= lo))
     return lab, (slope, tau[(tau > lo) & (tau < hi)])
+
+
+class CuttingPlaneState:
+    """Binary CPMMC's per-block state (an opaque object to the schedulers)."""
+
+    __slots__ = ("Cset", "candidate", "signs")
+
+    def __init__(self, Cset: npt.NDArray[np.bool_], signs: Array, candidate: Any) -> None:
+        self.Cset = Cset
+        self.signs = signs
+        self.candidate = candidate
+
+    def __getstate__(self) -> tuple[Any, Any, Any]:
+        return self.Cset, self.signs, self.candidate
+
+    def __setstate__(self, state: tuple[Any, Any, Any]) -> None:
+        self.Cset, self.signs, self.candidate = state
+
+
+def cutting_plane_block(
+    Xb: Any,
+    state: Any,
+    W: Array,
+    t: Array,
+    xbar: Array,
+    scale: float,
+    n: int,
+    append: bool,
+    resign: bool,
+) -> tuple[Any, tuple[Array, float, Array, Array, Array]]:
+    """Binary CPMMC's one pass at ``(W, t)`` over a block (state: the block's working set).
+
+    The state is a :class:`CuttingPlaneState`: the block's columns of the
+    working set of constraint indicators (``m x n_b``, bool), the CCCP signs
+    and the candidate constraint ``1[|f| < 1]`` of the previous pass; before
+    the first pass, the initial labels (None: the signs of ``f`` at ``(W, t)``).
+    First the candidate is appended to the working set if ``append``; then, at
+    ``(W, t)``, the signs are reset to ``sign(f)`` if ``resign``, and the block
+    returns ``(Cset_b (1 - |f|) (m,), sum max(0, 1 - |f|), X_b' Gc_b (d, m+1),
+    Cm_b s_b (m+1,), 1' Cm_b (m+1,))`` for ``Cm_b`` = the working set plus the
+    new candidate and ``Gc_b = -(Cm_b * s_b)' / n`` (the slopes of each
+    constraint's risk in ``f``; the caller centres and scales ``X_b' Gc_b``).
+    The last two are integer-valued, so their sums are exact on any grouping
+    of the rows: the slope of each plane in ``t`` (``-Cm s / n``) is exactly 0
+    for balanced signs, where the QP's offset would otherwise be decided by the
+    sign of a rounding error.
+    """
+    f = _raw(Xb, W, xbar, scale)[:, 0] + t[0]
+    absf = np.abs(f)
+    if not isinstance(state, CuttingPlaneState):
+        Cset = np.zeros((0, f.size), dtype=bool)
+        s = np.where(f >= 0, 1.0, -1.0) if state is None else 2.0 * np.asarray(state) - 1.0
+    else:
+        Cset, s, c_prev = state.Cset, state.signs, state.candidate
+        if append:
+            Cset = np.vstack([Cset, c_prev[None, :]])
+        if resign:
+            s = np.where(f >= 0, 1.0, -1.0)
+    slack = 1.0 - absf
+    c_new = absf < 1
+    rvals = Cset.astype(np.float64) @ slack
+    loss = float(np.sum(np.maximum(0.0, slack)))
+    Cm = np.vstack([Cset, c_new[None, :]]).astype(np.float64)
+    signed = Cm * s[None, :]
+    XtG = np.asarray(Xb.T @ (-signed.T / n), dtype=np.float64)
+    # integer-valued sums (exact in float64): the same on any grouping of the rows
+    return CuttingPlaneState(Cset, s, c_new), (rvals, loss, XtG, signed.sum(axis=1), Cm.sum(axis=1))

@@ -77,7 +77,7 @@ class CuttingPlaneMMC:
         QP solver.
     """
 
-    required: ClassVar[tuple[str, ...]] = ("value", "scores")
+    required: ClassVar[tuple[str, ...]] = ("cutting_plane_pass",)
 
     def __init__(
         self,
@@ -94,30 +94,36 @@ class CuttingPlaneMMC:
         self.cccp_max_iter = cccp_max_iter
         self.qp = qp
 
-    def _restricted_value(self, W: Array, F: Array, Cset: Array, C: float) -> float:
-        absf = np.abs(F[:, 0])
-        xi = max(0.0, float(np.max(Cset @ (1.0 - absf))) / F.shape[0]) if Cset.size else 0.0
-        return float(0.5 * np.vdot(W, W) + C * xi)
-
     def solve(
         self,
         objective: Any,
         x0: tuple[Array, Array],
         *,
         signs0: npt.ArrayLike | None = None,
+        states0: list[Any] | None = None,
         callback: Callback | None = None,
     ) -> SolverResult:
         """Run CPMMC on a binary :class:`~marginclust.objectives._mmc.MMCObjective`.
 
+        Every pass over the data is one
+        :meth:`~marginclust.objectives._mmc.MMCObjective.cutting_plane_pass`:
+        the working set of constraint indicators stays beside the row blocks
+        (their states), and each pass at a new iterate gives the restricted
+        value, the true loss, the new candidate constraint and the planes of the
+        next QP at once, so a fit makes ``1 + sum(n_cccp_iter)`` passes.
+
         Parameters
         ----------
         objective : MMCObjective
-            Binary MMC objective (its pairs, if any, are ignored).
+            Binary MMC objective without pairs.
         x0 : tuple (W, t)
             Starting point.
         signs0 : array-like of shape (n_samples,) or None
             Signs for the first linearisation (e.g. from K-means labels); None:
-            the signs of ``f`` at ``x0``.
+            the signs of ``f`` at ``x0`` (or ``states0``).
+        states0 : list or None
+            The initial labels per row block of ``objective.data.blocks``
+            (instead of ``signs0``; e.g. on a Dask backend).
         callback : callable or None
             ``callback(iteration, objective)``; returning True stops.
 
@@ -125,40 +131,39 @@ class CuttingPlaneMMC:
         -------
         result : SolverResult
             ``objective_history``: the true objective after each outer iteration;
-            ``info``: ``n_constraints``, ``n_cccp_iter`` (per outer iteration).
+            ``info``: ``n_constraints``, ``n_cccp_iter`` (per outer iteration),
+            ``n_passes`` (passes over the data).
         """
-        data = objective.data
-        n = data.n
         C = objective.C
         bal = objective.balance
         W, t = (np.array(x0[0], dtype=np.float64), np.array(x0[1], dtype=np.float64))
-        F = data.scores(W, t)
-        s = np.where(F[:, 0] >= 0, 1.0, -1.0) if signs0 is None else np.asarray(signs0, float)
-        # initial working set: the constraint most violated at the start (all margins < 1)
-        Cset = (np.abs(F[:, 0]) < 1).astype(np.float64)[None, :]
+        states = states0
+        if states is None and signs0 is not None:
+            lab = (np.asarray(signs0, dtype=np.float64) >= 0).astype(np.intp)
+            states = objective.data.blocks.split(lab)
+        # the first pass: the initial working set is the constraint most violated at x0
+        states, p = objective.cutting_plane_pass(states, (W, t), False, False)
+        n_passes = 1
+        m = 0  # constraints in the working set
+        use = 1  # planes of the next QP: the working set (m) or with the candidate (m + 1)
         history: list[float] = []
         cccp_iters: list[int] = []
         converged = False
         it = 0
-        first = True
         for it in range(1, self.max_iter + 1):  # noqa: B007
             # ---- CCCP on the restricted problem
             J_prev = np.inf
             n_cccp = 0
             for _ in range(self.cccp_max_iter):
                 n_cccp += 1
-                if not first:
-                    s = np.where(F[:, 0] >= 0, 1.0, -1.0)
-                first = False
-                coef = -(Cset * s[None, :]).T / n  # (n, m): dR_c/df_i
-                A = data.back(coef)  # (m, d)
-                ct = coef.sum(axis=0)
-                off = Cset.sum(axis=1) / n
+                append = use > m
+                m = use
+                A = p["A"][:m]
                 Aall = np.vstack([np.zeros((1, A.shape[1])), A])
                 res = solve_bundle_dual(
                     Aall @ Aall.T,
-                    np.concatenate([[0.0], off]),
-                    np.concatenate([np.zeros((1, 1)), ct[:, None]]),
+                    np.concatenate([[0.0], p["off"][:m]]),
+                    np.concatenate([np.zeros((1, 1)), p["ct"][:m, None]]),
                     C,
                     bal.G,
                     bal.h,
@@ -168,24 +173,24 @@ class CuttingPlaneMMC:
                 )
                 W = -(res.beta @ Aall)[None, :]
                 t = res.t
-                F = data.scores(W, t)
-                J = self._restricted_value(W, F, Cset, C)
+                states, p = objective.cutting_plane_pass(states, (W, t), append, True)
+                n_passes += 1
+                use = m
+                xi = max(0.0, float(np.max(p["restricted"])))
+                J = float(0.5 * np.vdot(W, W) + C * xi)
                 if np.isfinite(J_prev) and J_prev - J <= self.cccp_tol * abs(J_prev):
                     break
                 J_prev = J
             cccp_iters.append(n_cccp)
-            history.append(objective.value_from_scores((W, t), F))
+            history.append(float(0.5 * np.vdot(W, W) + C * p["loss"]))
             if callback is not None and callback(it, history[-1]):
                 break
-            # ---- most violated constraint
-            absf = np.abs(F[:, 0])
-            xi = max(0.0, float(np.max(Cset @ (1.0 - absf))) / n)
-            c_new = (absf < 1).astype(np.float64)
-            violation = float(c_new @ (1.0 - absf)) / n - xi
+            # ---- most violated constraint (the candidate of the last pass)
+            violation = p["loss"] - xi
             if violation <= self.tol:
                 converged = True
                 break
-            Cset = np.vstack([Cset, c_new])
+            use = m + 1
         return SolverResult(
             x=(W, t),
             objective=history[-1],
@@ -193,7 +198,11 @@ class CuttingPlaneMMC:
             n_iter=it,
             converged=converged,
             message="" if converged else f"CPMMC stopped at max_iter={self.max_iter}",
-            info={"n_constraints": int(Cset.shape[0]), "n_cccp_iter": cccp_iters},
+            info={
+                "n_constraints": int(use),
+                "n_cccp_iter": cccp_iters,
+                "n_passes": n_passes,
+            },
         )
 
 
