@@ -41,7 +41,6 @@ solver (``n_hidden > n_samples``), sparse blocks.
 from __future__ import annotations
 
 import hashlib
-import warnings
 from typing import Any
 
 import dask.array as da
@@ -51,7 +50,6 @@ import numpy.typing as npt
 import dask
 
 from ..estimators._emmc import EMMC
-from ..exceptions import ConvergenceWarning
 from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     _switch_cost,
@@ -672,24 +670,7 @@ def _fit_one(
     h = res.x
     beta = res.info["model"][0]
     dof = problem.dof
-    fixed_point = (
-        res.n_iter == 1
-        and res.info["n_changed"] == 0
-        and not res.info["start_repaired"]
-        and dof > 0.5 * n
-    )
-    if fixed_point:
-        warnings.warn(
-            "EMMC stopped at its initialisation: the ridge fit has "
-            f"{dof:.0f} effective degrees of freedom for {n} samples, so it reproduces "
-            "any labels (n_hidden close to or above n_samples with a large C). Lower C "
-            "or use fewer hidden nodes.",
-            ConvergenceWarning,
-            stacklevel=4,
-        )
-    message = res.message
-    if res.info["stop_reason"] == "cycle":
-        message += " Try output='multi', another balance or n_init > 1."
+    fixed_point, message = est._stop_outcome(res, dof, n)
     moved = problem.moved(h)
     x = {
         "labels_": problem.labels(h),

@@ -395,24 +395,7 @@ class EMMC(BaseClusterer):
         labels = res.x
         beta, F, _ = res.info["model"]
         dof = problem.dof
-        fixed_point = (
-            res.n_iter == 1
-            and res.info["n_changed"] == 0
-            and not res.info["start_repaired"]
-            and dof > 0.5 * n
-        )
-        if fixed_point:
-            warnings.warn(
-                "EMMC stopped at its initialisation: the ridge fit has "
-                f"{dof:.0f} effective degrees of freedom for {n} samples, so it reproduces "
-                "any labels (n_hidden close to or above n_samples with a large C). Lower C "
-                "or use fewer hidden nodes.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
-        message = res.message
-        if res.info["stop_reason"] == "cycle":
-            message += " Try output='multi', another balance or n_init > 1."
+        fixed_point, message = self._stop_outcome(res, dof, n)
         x = {
             "labels_": labels,
             "coef_": np.asarray(beta, dtype=np.float64),
@@ -436,6 +419,33 @@ class EMMC(BaseClusterer):
             stop_crit=res.stop_crit,
             message=message,
         )
+
+    @staticmethod
+    def _stop_outcome(res: SolverResult, dof: float, n: int) -> tuple[bool, str]:
+        """Whether the fit stopped at its start because the ridge fit interpolates, and
+        the solver's message with advice; warns in the first case.
+
+        Shared by the in-memory fit and the dask fitter (``marginclust.dask``).
+        """
+        fixed_point = bool(
+            res.n_iter == 1
+            and res.info["n_changed"] == 0
+            and not res.info["start_repaired"]
+            and dof > 0.5 * n
+        )
+        if fixed_point:
+            warnings.warn(
+                "EMMC stopped at its initialisation: the ridge fit has "
+                f"{dof:.0f} effective degrees of freedom for {n} samples, so it reproduces "
+                "any labels (n_hidden close to or above n_samples with a large C). Lower C "
+                "or use fewer hidden nodes.",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+        message = res.message
+        if res.info["stop_reason"] == "cycle":
+            message += " Try output='multi', another balance or n_init > 1."
+        return fixed_point, message
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Per-sample C of 10, 100 (the default) and 1000, and L = 100 or 300 (at most n / 2).
