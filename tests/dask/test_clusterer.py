@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dask
-from marginclust import FuzzyCMeans, KernelFuzzyCMeans, KernelKMeans
+from marginclust import BMMC, CPMMC, EMMC, PKM, SLMC, FuzzyCMeans, KernelFuzzyCMeans, KernelKMeans
 from marginclust.dask import DaskClusterer, GraphCounter, supported_estimators
 from marginclust.dask._ops import block_partials, sample_rows
 
@@ -32,9 +32,35 @@ def test_in_memory_estimators_say_to_wrap_a_dask_array():
         FuzzyCMeans().fit(X)
 
 
-def test_supported_lists_fcm_and_pkm():
+def test_supported_lists_every_fitter():
     names = supported_estimators()
-    assert "FuzzyCMeans" in names and "PKM" in names
+    for name in ("FuzzyCMeans", "PKM", "EMMC", "SLMC", "BMMC", "CPMMC"):
+        assert name in names
+
+
+_EVERY_FITTER = [
+    FuzzyCMeans(n_clusters=2),
+    PKM(n_clusters=2),
+    EMMC(n_clusters=2, n_hidden=10),
+    SLMC(n_clusters=2, n_components=10),
+    BMMC(),
+    CPMMC(),
+]
+
+
+@pytest.mark.parametrize("est", _EVERY_FITTER, ids=lambda e: type(e).__name__)
+def test_every_fitter_says_what_is_wrong_with_empty_or_nan_data(est):
+    # the same messages as the in-memory fit, before any pass that would fail inside NumPy
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="0 sample"):
+            DaskClusterer(est).fit(da.zeros((0, 3), chunks=(10, 3)))
+        X = np.random.RandomState(0).randn(40, 3)
+        X[5, 1] = np.nan
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            DaskClusterer(est).fit(da.from_array(X, chunks=(20, 3)))
+        X[5, 1] = np.inf
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            DaskClusterer(est).fit(da.from_array(X, chunks=(20, 3)))
 
 
 def test_block_partials_one_execution_in_block_order():

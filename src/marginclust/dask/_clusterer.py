@@ -79,6 +79,18 @@ def _fitter(estimator: Any) -> Fitter:
     return fn
 
 
+def _check_size(est: Any, shape: tuple[int, ...]) -> None:
+    """At least 2 rows and 1 feature, checked from the shape before any pass over X."""
+    n, d = shape
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape={tuple(shape)}) while a minimum of 2 is "
+            f"required by {type(est).__name__}."
+        )
+    if d < 1:
+        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}).")
+
+
 def check_fit_data(est: Any, X: da.Array) -> None:
     """What ``validate_data`` and the base checks do in memory, on the shape of a dask X.
 
@@ -86,15 +98,8 @@ def check_fit_data(est: Any, X: da.Array) -> None:
     (``n_clusters`` against the data and ``_check_params``), which needs only
     ``X.shape``. Values (finiteness, constancy) are checked by the fitter's
     first pass (:func:`marginclust.dask._frame.dask_frame`)."""
-    n, d = X.shape
-    if n < 2:
-        raise ValueError(
-            f"Found array with {n} sample(s) (shape={X.shape}) while a minimum of 2 is "
-            f"required by {type(est).__name__}."
-        )
-    if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}).")
-    est.n_features_in_ = d
+    _check_size(est, X.shape)
+    est.n_features_in_ = X.shape[1]
     est._check_fit_setup(X)
 
 
@@ -198,6 +203,8 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         fitter = _fitter(self.estimator)
         X = check_dask_array(X, estimator=f"DaskClusterer({type(self.estimator).__name__})")
         est = clone(self.estimator)
+        # every fitter's first pass reduces over rows: refuse empty data before it
+        _check_size(est, X.shape)
         lazy = fitter(est, X, **fit_params)
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("_"):

@@ -66,6 +66,10 @@ class ShapeProxy:
         self.shape = (int(shape[0]), int(shape[1]))
         self.dtype = np.dtype(dtype)
         self.ndim = 2
+        # NaN / inf anywhere in a column shows in its max or min: the message
+        # validate_data gives in memory, not a misleading scale complaint
+        if not np.all(np.isfinite(extremes)):
+            raise ValueError("Input X contains NaN or infinity.")
         self._extremes = extremes
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> npt.NDArray[Any]:

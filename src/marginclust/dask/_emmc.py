@@ -575,12 +575,7 @@ def _fit_one(
     m = est._n_clusters
     L = int(est.n_hidden)
     out = est._output
-    fmap = ELMFeatures(
-        n_hidden=L,
-        activation=est.activation,
-        weight_scale=est.weight_scale,
-        random_state=random_state,
-    )._draw(_RowGatherer(X), context["mean"], context["scale"], random_state)
+    fmap = est._draw_features(_RowGatherer(X), context, random_state)
     chunks = X.chunks[0]
     if m == 1:
         zeros = da.zeros((n,), chunks=(chunks,), dtype=np.intp)

@@ -335,6 +335,18 @@ class EMMC(BaseClusterer):
         return {"X": X, "mean": mu, "scale": s}
 
     # ------------------------------------------------------------- internals
+    def _draw_features(
+        self, rows: Any, context: Any, random_state: np.random.RandomState
+    ) -> ELMFeatures:
+        """This restart's hidden layer, drawn from ``rows`` (X, or the dask path's row
+        gatherer) with the location and scale of the fit's context."""
+        return ELMFeatures(
+            n_hidden=int(self.n_hidden),
+            activation=self.activation,
+            weight_scale=self.weight_scale,
+            random_state=random_state,
+        )._draw(rows, context["mean"], context["scale"], random_state)
+
     def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
@@ -342,12 +354,7 @@ class EMMC(BaseClusterer):
         m = self._n_clusters
         L = int(self.n_hidden)
         out = self._output
-        fmap = ELMFeatures(
-            n_hidden=L,
-            activation=self.activation,
-            weight_scale=self.weight_scale,
-            random_state=random_state,
-        )._draw(X, context["mean"], context["scale"], random_state)
+        fmap = self._draw_features(X, context, random_state)
         if m == 1:
             return _one_cluster(n, L, fmap, self._balance, self._C)
         dual = L > n
