@@ -154,11 +154,11 @@ def memberships_from_distances(
         floor = float(np.finfo(D.dtype).max / (4.0 * k)) ** (-1.0 / p)
     if dmin.size and float(dmin.min()) > floor:
         if p == 1.0:
-            R = np.reciprocal(D)
+            R = np.divide(1.0, D)
         else:
             R = np.power(D, -p)
         s = R.sum(axis=ax)
-        inv = np.reciprocal(s)
+        inv = np.divide(1.0, s)
         R *= inv[None, :] if transposed else inv[:, None]
         if not return_cost:
             return R
@@ -179,7 +179,7 @@ def memberships_from_distances(
         else:
             R[zero] = 1.0
     if p == 1.0:
-        np.reciprocal(R, out=R)
+        np.divide(1.0, R, out=R)
     else:
         np.power(R, -p, out=R)
     s = R.sum(axis=ax)
@@ -432,19 +432,21 @@ def memberships_into(
         floor = membership_floor(D.dtype, D.shape[0], m)
     if D.size == 0 or not float(D.min()) > floor:
         return None
+    # 1 / x as a division: the same correctly rounded value as np.reciprocal, whose
+    # float loops are not vectorised (about twice the time of a division by NumPy's SIMD loop)
     if p == 1.0:
-        np.reciprocal(D, out=out)
+        np.divide(1.0, D, out=out)
     elif p == 2.0:
-        np.reciprocal(D, out=out)
+        np.divide(1.0, D, out=out)
         out *= out
     elif p == 0.5:
         np.sqrt(D, out=out)
-        np.reciprocal(out, out=out)
+        np.divide(1.0, out, out=out)
     else:
         np.power(D, -p, out=out)
     s = out.sum(axis=0)
-    inv = np.reciprocal(s)
-    out *= inv[None, :]
+    inv = np.divide(1.0, s)
+    out *= inv
     if m == 2.0:
         return inv
     return np.power(s.astype(np.float64), 1.0 - m).astype(D.dtype, copy=False)

@@ -115,8 +115,9 @@ def _memberships(
     sends the block to the safe path, which clips.
     """
     c = Xb.shape[0]
-    D = np.matmul(V2, Xb.T, out=scratch.A[:, :c])
-    D += xsq_b[None, :]
+    A = scratch.A if scratch.A.shape[1] == c else scratch.A[:, :c]
+    D = np.matmul(V2, Xb.T, out=A)
+    D += xsq_b
     D += vsq[:, None]
     Kb = None
     if gamma is not None:  # kernel distances 2 (1 - k) and kernel values k
@@ -182,9 +183,9 @@ def fcm_block(
     (K x c) and returns the block's partials ``(S, tot, J, shift, counts)``:
     centre sums ``W^T X_b`` and weights ``W^T 1`` (dtype of X; the reduction adds
     them in float64), the objective (float64 sum), the largest membership change
-    against ``U_prev`` (0 when None) and the sizes of the block's crisp clusters
-    (argmax of the memberships; None unless ``with_counts``). ``wb`` None means
-    unit weights.
+    against ``U_prev`` (0 when None: the caller does not need it) and the sizes of
+    the block's crisp clusters (argmax of the memberships; None unless
+    ``with_counts``). ``wb`` None means unit weights.
 
     Everything over the K x c block happens in the dtype of X, in place, on the
     cache-sized arrays of ``scratch`` (allocated if None): the distances (one BLAS
@@ -211,17 +212,18 @@ def fcm_block(
     if m == 2.0:
         W = np.multiply(U, U, out=D)
         if wb is not None:
-            W *= wb[None, :]
+            W *= wb
     elif fast:
         W = np.divide(U, D, out=D)
-        W *= (cost if wb is None else cost * wb)[None, :]
+        W *= cost if wb is None else cost * wb
     else:
         W = np.power(U, m, out=D)
         if wb is not None:
-            W *= wb[None, :]
+            W *= wb
     if Kb is not None:
         W *= Kb
-    return W @ Xb, W @ scratch.ones[:c], J, shift, counts
+    ones = scratch.ones if scratch.ones.shape[0] == c else scratch.ones[:c]
+    return W @ Xb, W @ ones, J, shift, counts
 
 
 FCMPartial = tuple[Array, Array, float, float, npt.NDArray[np.intp] | None]
@@ -274,7 +276,7 @@ class FCMRun:
 
 
 def fcm_iterations(
-    run_pass: Callable[[Array, Array, bool], list[FCMPartial]],
+    run_pass: Callable[..., list[FCMPartial]],
     V: Array,
     *,
     tol: float,
@@ -283,6 +285,7 @@ def fcm_iterations(
     n_iter: int,
     callback: Callable[[int, float], bool | None] | None = None,
     underflow: Callable[[npt.NDArray[np.intp], Array], Array] | None = None,
+    partial_shift: bool = False,
 ) -> FCMRun:
     """The alternation ``V -> U -> V`` given a pass function (in-memory or dask).
 
@@ -291,6 +294,14 @@ def fcm_iterations(
     partials in block order; ``first`` says that there are no previous
     memberships to compare with. ``underflow(bad, V_bad)`` gives the centres of
     the clusters ``bad`` whose weights all underflow (None: refuse).
+
+    With ``partial_shift=True`` the pass is called as
+    ``run_pass(V2, vsq, first, exact)``: unless ``exact``, the pass may stop
+    measuring the membership change once a block's change exceeds ``tol`` (the
+    stopping decision is then already known: not converged), so the shift it
+    returns is only a lower bound above ``tol``. ``exact`` is set on the last
+    pass ``max_iter`` allows and whenever a ``callback`` may stop the loop, so
+    the reported final shift is always the largest change itself.
     """
     k, d = V.shape
     dt = V.dtype
@@ -299,7 +310,12 @@ def fcm_iterations(
     while True:
         vsq = np.einsum("kd,kd->k", V, V)
         V2 = V * dt.type(-2.0)
-        S, tot, J, shift, counts = reduce_fcm_partials(run_pass(V2, vsq, first), k, d)
+        if partial_shift:
+            exact = callback is not None or n_iter >= max_iter
+            parts = run_pass(V2, vsq, first, exact)
+        else:
+            parts = run_pass(V2, vsq, first)
+        S, tot, J, shift, counts = reduce_fcm_partials(parts, k, d)
         if not first:
             history.append(J)
             if shift <= tol:
@@ -386,7 +402,7 @@ def fuzzy_alternation(
         # kernel FCM: one majorise-minimise step from those means), then passes as below
         Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
         k = Ut.shape[0]
-        V0 = _log_space_centres(X, xsq, Ut, w, m, np.zeros((k, d), dtype=dt), None)
+        V0 = _membership_centres(X, xsq, Ut, w, m)
         V = V0 if gamma is None else _log_space_centres(X, xsq, Ut, w, m, V0, gamma)
         n_iter, first = 1, False
     else:
@@ -403,14 +419,24 @@ def fuzzy_alternation(
 
     scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
 
-    def work(V2: Array, vsq: Array, first: bool, lo0: int, hi0: int) -> list[FCMPartial]:
-        """Block partials of rows [lo0, hi0), in order; memberships into the next buffer."""
+    def work(
+        V2: Array, vsq: Array, first: bool, exact: bool, lo0: int, hi0: int
+    ) -> list[FCMPartial]:
+        """Block partials of rows [lo0, hi0), in order; memberships into the next buffer.
+
+        The membership change is measured block by block until one block's change
+        exceeds ``tol`` (then this pass cannot meet the tolerance, and the later
+        blocks skip the difference), or on every block if ``exact``.
+        """
         U_new, U_old = buffers[1], buffers[0]
         scratch = scratches.get(lo0)
         if scratch is None:
             scratch = scratches[lo0] = BlockScratch(k, min(step, hi0 - lo0), dt)
-        return [
-            fcm_block(
+        measure = not first
+        parts = []
+        for lo in range(lo0, hi0, step):
+            hi = min(lo + step, hi0)
+            part = fcm_block(
                 X[lo:hi],
                 xsq[lo:hi],
                 None if wb_all is None else wb_all[lo:hi],
@@ -420,13 +446,14 @@ def fuzzy_alternation(
                 gamma,
                 floor,
                 U_new[:, lo:hi],
-                None if first else U_old[:, lo:hi],
+                U_old[:, lo:hi] if measure else None,
                 scratch=scratch,
                 with_counts=False,
             )
-            for lo in range(lo0, hi0, step)
-            for hi in (min(lo + step, hi0),)
-        ]
+            if measure and not exact and part[3] > tol:
+                measure = False
+            parts.append(part)
+        return parts
 
     def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
         return _log_space_centres(X, xsq, buffers[0][bad], w, m, V_bad, gamma)
@@ -434,8 +461,8 @@ def fuzzy_alternation(
     runner = BlockRunner(n, n_threads)
     with runner:
 
-        def run_pass(V2: Array, vsq: Array, first: bool) -> list[FCMPartial]:
-            ranges = runner.map(functools.partial(work, V2, vsq, first))
+        def run_pass(V2: Array, vsq: Array, first: bool, exact: bool) -> list[FCMPartial]:
+            ranges = runner.map(functools.partial(work, V2, vsq, first, exact))
             buffers.reverse()  # the new memberships are now the current ones
             return [p for r in ranges for p in r]
 
@@ -448,6 +475,7 @@ def fuzzy_alternation(
             n_iter=n_iter,
             callback=callback,
             underflow=underflow,
+            partial_shift=True,
         )
     hist = np.asarray(run.history, dtype=np.float64)
     converged, shift = run.converged, run.shift
@@ -463,6 +491,31 @@ def fuzzy_alternation(
         else f"Fuzzy c-means stopped at max_iter={max_iter} with a membership change of "
         f"{shift:.3g} > tol={tol}; increase max_iter or tol.",
     )
+
+
+def _membership_centres(X: Array, xsq: Array, Ut: Array, w: Array, m: float) -> Array:
+    """FCM centres of given memberships ``Ut`` (K x n): means weighted by ``w u^m``.
+
+    Each cluster's memberships are divided by their maximum before the power (the
+    scale cancels, and the largest weight is ``w`` there), so this needs no
+    logarithms; only a cluster whose weights still underflow is recomputed in log
+    space. A cluster with no positive weight gets the centre 0 (the frame's mean).
+    """
+    d = X.shape[1]
+    top = Ut.max(axis=1)
+    W = Ut / np.where(top > 0, top, 1.0).astype(Ut.dtype)[:, None]
+    if m == 2.0:
+        W *= W
+    else:
+        np.power(W, m, out=W)
+    W *= w
+    tot = W.sum(axis=1)
+    ok = tot > np.finfo(W.dtype).tiny * 1e10
+    V = ((W @ X) / np.where(ok, tot, 1.0)[:, None]).astype(X.dtype, copy=False)
+    if not ok.all():
+        bad = np.flatnonzero(~ok)
+        V[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, np.zeros((bad.size, d), X.dtype), None)
+    return V
 
 
 def _log_space_centres(
