@@ -141,3 +141,64 @@ def test_chunk_rows_even_and_bounded():
         assert 1 <= rows <= 32768 and n_blocks * rows - n < n_blocks
     assert fcm_chunk_rows(2, 8, 2, 10) == 10  # small data: one block
     assert 2048 <= fcm_chunk_rows(300, 8, 50) < fcm_chunk_rows(10, 4, 5) <= 32768
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-3])
+@pytest.mark.parametrize("gamma", [None, 0.5])
+def test_partial_change_measure_keeps_iterates_stop_and_stop_crit(tol, gamma, monkeypatch):
+    """Blocks after one whose change exceeds tol skip the difference; nothing else changes.
+
+    The reference measures every block of every pass (a callback makes every pass
+    exact); the fast run must stop at the same iteration with the same final
+    change, memberships, centres and objectives, and must have skipped blocks.
+    """
+    import marginclust.solvers._fuzzy as fz
+
+    rng = np.random.RandomState(5)
+    X = rng.randn(400, 3) + rng.randint(0, 3, size=(400, 1)) * 2.5
+    X -= X.mean(axis=0)
+    w = np.ones(400)
+    V0 = X[[0, 150, 300]] + 0.01
+    kw = dict(centres=V0, gamma=gamma, tol=tol, max_iter=40, chunk_rows=50)
+    ref = fuzzy_alternation(X, w, 2.0, callback=lambda it, J: None, **kw)
+    measured = []
+    block = fz.fcm_block
+
+    def counting(*args, **kwargs):
+        measured.append(args[9] is not None)
+        return block(*args, **kwargs)
+
+    monkeypatch.setattr(fz, "fcm_block", counting)
+    fast = fuzzy_alternation(X, w, 2.0, **kw)
+    assert fast.n_iter == ref.n_iter and fast.converged == ref.converged
+    assert fast.stop_crit == ref.stop_crit  # the final pass is measured in full
+    np.testing.assert_array_equal(fast.x[0], ref.x[0])
+    np.testing.assert_array_equal(fast.x[1], ref.x[1])
+    np.testing.assert_array_equal(fast.objective_history, ref.objective_history)
+    assert 0 < sum(measured) < len(measured) - 8  # the first pass has nothing to compare
+
+
+@pytest.mark.parametrize("m", [2.0, 2.5, 60.0])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_centres_from_memberships_equal_log_space(m, dtype):
+    """The first centre step from given memberships, without logarithms, equals the
+    log-space weighted means. Cluster 1's largest membership has weight 0 and the
+    others are 2e-8 of it, so with m = 60 every weight ``w (u / max u)^m``
+    underflows and that cluster takes the log-space path."""
+    from marginclust.solvers._fuzzy import _log_space_centres, _membership_centres
+
+    rng = np.random.RandomState(6)
+    X = rng.randn(300, 4).astype(dtype)
+    U = rng.dirichlet(np.ones(3), size=300)
+    U[:, 1] = 1e-8
+    U[7, 1] = 0.5
+    U /= U.sum(axis=1, keepdims=True)
+    Ut = np.ascontiguousarray(U.T, dtype=dtype)
+    w = (rng.rand(300) + 0.5).astype(dtype)
+    w[7] = 0.0
+    xsq = np.einsum("ij,ij->i", X, X)
+    got = _membership_centres(X, xsq, Ut, w, m)
+    ref = _log_space_centres(X, xsq, Ut, w, m, np.zeros((3, 4), dtype), None)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, ref, rtol=1e-10 if dtype == np.float64 else 1e-4,
+                               atol=1e-12 if dtype == np.float64 else 1e-5)
