@@ -5,7 +5,9 @@ dtype of X: the squared distances (one BLAS product), for the kernel variant
 ``D = 2 (1 - k)`` with ``k = exp(-gamma D2)``, the optimal memberships ``U_t``
 (:func:`~marginclust.objectives._fcm.memberships_from_distances`, with the
 closed-form per-sample cost), the largest membership change against ``U_{t-1}``
-(the convergence measure), and the sums of the next centre step: ``W^T X`` and
+(the convergence measure; once one block's change exceeds ``tol`` the pass cannot
+converge, so the later blocks of that pass skip it, except on the last pass
+``max_iter`` allows), and the sums of the next centre step: ``W^T X`` and
 ``W^T 1`` with ``W = w u^m`` (FCM) or ``W = w u^m k`` (kernel FCM, the
 majorise-minimise step). So ``V_{t+1}`` follows without another pass. The
 iterates are those of the textbook alternation ``V -> U -> V``; the objective
@@ -397,12 +399,13 @@ def fuzzy_alternation(
         k0 = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
         chunk_rows = fcm_chunk_rows(d, dt.itemsize, k0, n)
     xsq = np.einsum("ij,ij->i", X, X)
+    wb_all = None if bool(np.all(w == 1)) else w
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
         # kernel FCM: one majorise-minimise step from those means), then passes as below
         Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
         k = Ut.shape[0]
-        V0 = _membership_centres(X, xsq, Ut, w, m)
+        V0 = _membership_centres(X, xsq, Ut, w, m, unit=wb_all is None)
         V = V0 if gamma is None else _log_space_centres(X, xsq, Ut, w, m, V0, gamma)
         n_iter, first = 1, False
     else:
@@ -413,7 +416,6 @@ def fuzzy_alternation(
     # two membership buffers used in turn: the new memberships are written next to the
     # old ones (no copy), the change is measured between them
     buffers = [Ut, np.empty_like(Ut)]
-    wb_all = None if bool(np.all(w == 1)) else w
     floor = membership_floor(dt, k, m)
     step = chunk_rows
 
@@ -493,13 +495,16 @@ def fuzzy_alternation(
     )
 
 
-def _membership_centres(X: Array, xsq: Array, Ut: Array, w: Array, m: float) -> Array:
+def _membership_centres(
+    X: Array, xsq: Array, Ut: Array, w: Array, m: float, *, unit: bool = False
+) -> Array:
     """FCM centres of given memberships ``Ut`` (K x n): means weighted by ``w u^m``.
 
     Each cluster's memberships are divided by their maximum before the power (the
     scale cancels, and the largest weight is ``w`` there), so this needs no
     logarithms; only a cluster whose weights still underflow is recomputed in log
     space. A cluster with no positive weight gets the centre 0 (the frame's mean).
+    ``unit`` says that every weight is 1.
     """
     d = X.shape[1]
     top = Ut.max(axis=1)
@@ -508,7 +513,8 @@ def _membership_centres(X: Array, xsq: Array, Ut: Array, w: Array, m: float) -> 
         W *= W
     else:
         np.power(W, m, out=W)
-    W *= w
+    if not unit:
+        W *= w
     tot = W.sum(axis=1)
     ok = tot > np.finfo(W.dtype).tiny * 1e10
     V = ((W @ X) / np.where(ok, tot, 1.0)[:, None]).astype(X.dtype, copy=False)
