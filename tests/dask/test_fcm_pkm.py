@@ -87,8 +87,8 @@ def test_fcm_sample_weight_bitwise(small_blocks):
 
 
 def test_default_blocks_bitwise_without_patching():
-    # the in-memory FCM default: blocks of about 1.5 MiB of working set (rows of X and
-    # four K x c arrays), equal in size; 5 blocks of 4000 rows for 30 float64 features here
+    # the in-memory FCM default: blocks of about 3 MiB of working set (rows of X and
+    # four K x c arrays), equal in size; 3 blocks of 6667 rows for 30 float64 features here
     # (more rows than the init sample: the start is given, as the sample would differ)
     X = _blobs(n=20000, d=30)
     C0 = X[[0, 1, 2]]
