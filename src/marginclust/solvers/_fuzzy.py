@@ -250,7 +250,8 @@ def reduce_fcm_partials(
         S += Sb
         tot += tb
         J += Jb
-        shift = max(shift, sb)
+        if sb > shift:
+            shift = sb
         if cb is None or counts is None:
             counts = None
         else:
@@ -312,9 +313,11 @@ def fcm_iterations(
     dt = V.dtype
     history: list[float] = []
     converged = False
+    tiny = float(np.finfo(dt).tiny) * 1e10
+    minus2 = dt.type(-2.0)
     while True:
         vsq = np.einsum("kd,kd->k", V, V)
-        V2 = V * dt.type(-2.0)
+        V2 = V * minus2
         if partial_shift:
             exact = callback is not None or n_iter >= max_iter
             parts = run_pass(V2, vsq, first, exact)
@@ -332,7 +335,10 @@ def fcm_iterations(
             break
         first = False
         n_iter += 1
-        ok = tot > np.finfo(dt).tiny * 1e10
+        if tot.min() > tiny:  # the common case: every cluster has weight
+            V = (S / tot[:, None]).astype(dt)
+            continue
+        ok = tot > tiny
         V_new = (S / np.where(ok, tot, 1.0)[:, None]).astype(dt)
         if not ok.all():
             bad = np.flatnonzero(~ok)
