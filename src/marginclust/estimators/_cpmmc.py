@@ -194,6 +194,7 @@ class CPMMC(LinearMMCBase):
                 X, {"n_cccp_iter_": np.zeros(0, dtype=np.intp), "n_constraints_": 0}
             )
         k = self._n_clusters
+        obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(X, k, context.init, random_state, obj.data)
         return self._solve(obj, labels0)
 
