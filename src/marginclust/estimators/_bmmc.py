@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
@@ -15,7 +16,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
-    initial_labels,
     linear_result,
     one_cluster_result,
 )

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives._mmc import MMCObjective
+from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
@@ -16,7 +17,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
-    initial_labels,
     linear_result,
     one_cluster_result,
 )
