@@ -20,7 +20,8 @@ from ..objectives._elm_ridge import (
     relabel,
     resolve_balance_count,
 )
-from ..solvers import LabelAlternation, SolverResult, kmeans_labels
+from ..solvers import LabelAlternation, SolverResult
+from ..solvers._label_alternation import start_labels
 from ..utils import (
     check_label_init,
     check_max_iter,
@@ -38,40 +39,6 @@ _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 
 
 # Deprecated home of the count-valued balance (kept for one release).
 resolve_balance = resolve_balance_count
-
-
-def initial_labels(
-    init: Any,
-    X: Any,
-    n_clusters: int,
-    random_state: np.random.RandomState,
-    features: Any = None,
-) -> npt.NDArray[np.intp]:
-    """Initial labels of EMMC.
-
-    ``"k-means-elm"``: k-means on the ELM features ``h(x)`` in float32
-    (``features``: the cached layer, or a callable mapping rows of ``X`` to it;
-    the paper's best scheme); ``"k-means"``: k-means on ``X``; ``"random"``:
-    uniform random labels; an array: given labels. k-means is
-    :func:`marginclust.solvers.kmeans_labels`: centres from the best of five runs
-    on a 2000-row subsample (run on a random projection of its rows to
-    ``O(log K)`` dimensions, which preserves every K-partition's k-means cost, so
-    the seeding's cost does not grow with the layer's width L), polished by at
-    most 10 Lloyd iterations on all rows in the full layer. On USPS (L = 1000)
-    that gives the start accuracy of ``KMeans(n_init=10)`` on the layer
-    (66.2-67.4 % over 5 seeds) at about a twentieth of its cost; restarts come
-    from EMMC's own ``n_init``.
-    """
-    n = X.shape[0]
-    if not isinstance(init, str):
-        return np.asarray(init, dtype=np.intp).copy()
-    if init == "random":
-        return random_state.randint(n_clusters, size=n).astype(np.intp)
-    if init == "k-means":
-        return kmeans_labels(X, n_clusters, random_state)
-    if callable(features):
-        return kmeans_labels(X, n_clusters, random_state, transform=features)
-    return kmeans_labels(features, n_clusters, random_state)
 
 
 class EMMC(BaseClusterer):
@@ -375,7 +342,7 @@ class EMMC(BaseClusterer):
             )
         else:
             feats = None
-        init_labels = initial_labels(self._init, X, m, random_state, feats)
+        init_labels = start_labels(self._init, X, m, random_state, feats)
         l_max = self._balance
         if isinstance(self.balance, str):  # "auto": the start's own size spread, floored
             counts = np.bincount(init_labels, minlength=m)
