@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
@@ -19,6 +17,8 @@ from ..objectives._wocsvm import (
     WOCSVMObjective,
     check_decision_scale,
     check_ocsvm_params,
+    kmeans_partition,
+    one_class_label_free_grid,
     prepare_one_class_data,
     random_partition,
     score_models,
@@ -194,13 +194,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-        if self.kernel == "linear":
-            return {"nu": [0.8, 0.9, 0.95]}
-        g = prepare_one_class_data(
-            np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0",
-            n_components=None, random_state=0, cache_kernel=False,
-        ).gamma_user
-        return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
+        return one_class_label_free_grid(self.kernel, X)
 
     def _initial_labels(
         self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
@@ -210,10 +204,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         if not isinstance(init, str):
             return self._check_init_labels(n)
         if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return km.fit(Z).labels_.astype(np.intp)
+            return kmeans_partition(Z, K, rng)
         return random_partition(n, K, rng)
 
     def _fit_one(

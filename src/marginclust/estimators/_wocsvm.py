@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 
@@ -21,6 +20,8 @@ from ..objectives._wocsvm import (
     check_decision_scale,
     check_ocsvm_params,
     e_step,
+    kmeans_partition,
+    one_class_label_free_grid,
     prepare_one_class_data,
     random_partition,
     score_models,
@@ -336,14 +337,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-        if self.kernel == "linear":
-            return {"nu": [0.8, 0.9, 0.95]}
-        Xa = np.asarray(X, dtype=np.float64)
-        g = prepare_one_class_data(
-            Xa, kernel="rbf", gamma="sigma0", n_components=None, random_state=0,
-            cache_kernel=False,
-        ).gamma_user
-        return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
+        return one_class_label_free_grid(self.kernel, X)
 
     # ---------------------------------------------------------------- init
     def _initial_weights(
@@ -362,11 +356,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
                 gmm.fit(Z)
             return gmm.predict_proba(Z)
         if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                lab = km.fit(Z).labels_
-            return np.eye(K)[lab]
+            return np.eye(K)[kmeans_partition(Z, K, rng)]
         if init == "random-weights":
             return rng.uniform(size=(n, K))
         # random-points: disjoint random subsets of equal size
@@ -443,24 +433,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "n_fits_": int(res.info["n_fits"]),
         }
         return replace(res, x=x)
-
-    def fit(self, X: Any, y: Any = None) -> WOCSVMClustering:
-        """Fit the WOC-SVM mixture to ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (dense).
-        y : Ignored
-            Not used, present for API consistency by convention.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        self._fit(X)
-        return self
 
     # -------------------------------------------------------------- predict
     def _scores(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

@@ -54,6 +54,8 @@ __all__ = [
     "check_ocsvm_params",
     "e_step",
     "kernel_dots",
+    "kmeans_partition",
+    "one_class_label_free_grid",
     "prepare_one_class_data",
     "random_partition",
     "score_models",
@@ -554,6 +556,27 @@ def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt
     for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
         lab[part] = k
     return lab
+
+
+def kmeans_partition(Z: Any, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+    """Labels of one scikit-learn KMeans run (k-means++ seeding) on the scaled data ``Z``."""
+    from sklearn.cluster import KMeans
+
+    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return km.fit(Z).labels_.astype(np.intp)
+
+
+def one_class_label_free_grid(kernel: str, X: Any) -> dict[str, list[Any]]:
+    """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
+    if kernel == "linear":
+        return {"nu": [0.8, 0.9, 0.95]}
+    g = prepare_one_class_data(
+        np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0", n_components=None,
+        random_state=0, cache_kernel=False,
+    ).gamma_user
+    return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
 
 
 def prepare_one_class_data(
