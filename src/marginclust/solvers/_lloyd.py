@@ -415,3 +415,36 @@ def _relocate_empty(
     for i, j in moves:
         lab[i] = j
     return len(moves)
+
+
+def lloyd_from_memberships(
+    Z: npt.NDArray[np.floating],
+    P: Array,
+    *,
+    thr: float,
+    max_iter: int,
+    callback: Callable[[int, float], bool | None] | None = None,
+    total_sq: float | None = None,
+) -> SolverResult:
+    """Lloyd from soft memberships ``P`` in which a cluster may have emptied.
+
+    Every point goes to the nearest centre of a cluster that kept some membership
+    (for a concave objective such as PKM's this does not increase it), then
+    :func:`lloyd` runs, which first re-seeds an empty cluster with the point
+    farthest from its centre.
+    """
+    from ..objectives._pkm import frame_sq_distances
+
+    mass = P.sum(axis=0)
+    alive = np.flatnonzero(mass > 1e-300)
+    C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
+    labels0 = alive[np.argmin(frame_sq_distances(Z, C_alive), axis=1)]
+    return lloyd(
+        Z,
+        np.zeros((P.shape[1], Z.shape[1])),
+        labels=labels0,
+        thr=thr,
+        max_iter=max_iter,
+        callback=callback,
+        total_sq=total_sq,
+    )
