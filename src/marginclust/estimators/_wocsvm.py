@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -20,10 +19,9 @@ from ..objectives._wocsvm import (
     check_decision_scale,
     check_ocsvm_params,
     e_step,
-    kmeans_partition,
+    initial_weights,
     one_class_label_free_grid,
     prepare_one_class_data,
-    random_partition,
     score_models,
 )
 from ..solvers._em import FixedPointEM, annealing_schedule
@@ -339,31 +337,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
         return one_class_label_free_grid(self.kernel, X)
 
-    # ---------------------------------------------------------------- init
-    def _initial_weights(
-        self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
-    ) -> npt.NDArray[np.float64]:
-        n, K = Z.shape[0], self._n_clusters
-        init = self._init
-        if not isinstance(init, str):
-            return check_memberships(init, n, K)
-        if init == "gmm":
-            # Z is centred with unit peak, so GaussianMixture's absolute reg_covar
-            # (1e-6) is relative to the data's spread: the init is scale-free.
-            gmm = GaussianMixture(n_components=K, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                gmm.fit(Z)
-            return gmm.predict_proba(Z)
-        if init == "k-means":
-            return np.eye(K)[kmeans_partition(Z, K, rng)]
-        if init == "random-weights":
-            return rng.uniform(size=(n, K))
-        # random-points: disjoint random subsets of equal size
-        W = np.zeros((n, K))
-        W[np.arange(n), random_partition(n, K, rng)] = 1.0
-        return W
-
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:
         return WOCSVMObjective(
@@ -386,7 +359,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     ) -> SolverResult:
         data = context.data
         objective = self._objective(data)
-        W0 = self._initial_weights(data.X, random_state)
+        K, init = self._n_clusters, self._init
+        if not isinstance(init, str):
+            init = check_memberships(init, data.X.shape[0], K)
+        W0 = initial_weights(init, data.X, K, random_state)
 
         def callback(it: int, f_ll: float, temperature: float) -> None:
             report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",
