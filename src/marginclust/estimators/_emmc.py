@@ -14,6 +14,7 @@ from ..feature_maps import location_scale
 from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
+    elm_outputs,
     emmc_objective,
     hidden_by_blocks,
     labels_to_targets,
@@ -54,14 +55,9 @@ class EMMC(BaseClusterer):
     :class:`marginclust.solvers.LabelAlternation`, the maths
     :class:`marginclust.objectives._elm_ridge.ELMRidgeProblem`).
 
-    Two clusters use targets ``+-1`` and the sign rule. More clusters use either
-    ``output="single"`` (one output, targets ``1..m``, nearest-index rule) or
-    ``output="multi"`` (one-hot targets, argmax rule). A single output cannot
-    represent a many-cluster labelling well: its targets ``1..m`` put the clusters
-    on a line in an arbitrary order, so clusters that are not neighbours in that
-    order cannot be separated by one output (USPS, 10 clusters, L = 1000, C = 500:
-    single output 37.9 % from a 66.5 % start, multi-output 68.1 %); keep
-    ``output="auto"`` (multi for more than two clusters).
+    Two clusters use targets ``+-1`` and the sign rule; more clusters one output
+    (targets ``1..m``, nearest index) or one output per cluster (one-hot, argmax):
+    see ``output``.
 
     Parameters
     ----------
@@ -454,12 +450,7 @@ class EMMC(BaseClusterer):
         return self._decision(X)
 
     def _decision(self, X: Any) -> npt.NDArray[np.float64]:
-        n = X.shape[0]
-        F = np.empty((n,) + self.coef_.shape[1:])
-        for start in range(0, n, self._block_rows):
-            sl = slice(start, min(start + self._block_rows, n))
-            F[sl] = self.feature_map_._transform(X[sl]) @ self.coef_
-        return F
+        return elm_outputs(self.feature_map_._transform, X, self.coef_, self._block_rows)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         """Optimal labels of the outputs (no balance repair for new samples)."""

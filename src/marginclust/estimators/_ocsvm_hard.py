@@ -25,7 +25,7 @@ from ..objectives._wocsvm import (
 )
 from ..solvers._label_alternation import LabelAlternation
 from ..solvers._result import SolverResult
-from ..utils import check_positive, report, resolve_alias
+from ..utils import check_label_init, check_positive, report, resolve_alias
 
 __all__ = ["OCSVMHardClustering"]
 
@@ -171,17 +171,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.svm_tol, "svm_tol")
         check_decision_scale(self.decision_scale)
-        self._init = init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
-        if not isinstance(init, str):
-            self._check_init_labels(X.shape[0])
-
-    def _check_init_labels(self, n: int) -> npt.NDArray[np.intp]:
-        lab = np.asarray(self.init)
-        if lab.shape != (n,) or not np.issubdtype(lab.dtype, np.integer):
-            raise ValueError(f"init labels must be an integer array of shape ({n},).")
-        if lab.min() < 0 or lab.max() >= self._n_clusters:
-            raise ValueError(f"init labels must lie in 0 .. {self._n_clusters - 1}.")
-        return lab.astype(np.intp)
+        self._init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
+        self._init_labels = check_label_init(self._init, X.shape[0], self._n_clusters, INITS)
 
     def _prepare(self, X: npt.NDArray[np.float64], **fit_params: Any) -> OneClassData:
         return prepare_one_class_data(
@@ -201,8 +192,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
     ) -> npt.NDArray[np.intp]:
         n, K = Z.shape[0], self._n_clusters
         init = self._init
-        if not isinstance(init, str):
-            return self._check_init_labels(n)
+        if self._init_labels is not None:
+            return self._init_labels.copy()
         if init == "k-means":
             return kmeans_partition(Z, K, rng)
         return random_partition(n, K, rng)

@@ -46,6 +46,7 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 __all__ = [
     "ELMRidgeProblem",
+    "elm_outputs",
     "gram_block",
     "hidden_by_blocks",
     "output_block",
@@ -506,6 +507,16 @@ class ELMRidgeProblem:
     def is_feasible(self, labels: IntArray) -> bool:
         """:func:`is_balanced`."""
         return is_balanced(labels, self.m, self.l_max)
+
+
+def elm_outputs(transform: Any, X: Any, beta: Array, block_rows: int) -> Array:
+    """Outputs ``h(x) beta`` of the rows of ``X``, ``block_rows`` rows of ``h`` at a time."""
+    n = X.shape[0]
+    F = np.empty((n,) + beta.shape[1:])
+    for start in range(0, n, block_rows):
+        sl = slice(start, min(start + block_rows, n))
+        F[sl] = transform(X[sl]) @ beta
+    return F
 
 
 def hidden_by_blocks(transform: Any, X: Any, block_rows: int) -> Array:
