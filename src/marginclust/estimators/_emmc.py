@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,7 +17,7 @@ from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     elm_outputs,
     emmc_objective,
-    hidden_by_blocks,
+    hidden_layer,
     labels_to_targets,
     relabel,
     resolve_balance_count,
@@ -321,15 +322,9 @@ class EMMC(BaseClusterer):
         if m == 1:
             return _one_cluster(n, L, fmap, self._balance, self._C)
         dual = L > n
-        cache = dual or n * L * 8 <= self._max_cache_bytes
-        H = hidden_by_blocks(fmap._transform, X, self._block_rows) if cache else None
-        # when H is recomputed block by block in every pass, do it in _stream_dtype
-        # (float32: half the time of the exp and the products; Gram accumulated in float64)
-        sdt = self._stream_dtype
-
-        def hidden(rows: Any) -> Any:
-            return fmap._transform(X[rows], dtype=sdt)
-
+        H, hidden = hidden_layer(
+            fmap._transform, X, L, self._block_rows, self._max_cache_bytes, self._stream_dtype
+        )
         if isinstance(self._init, str) and self._init == "k-means-elm":
             feats: Any = (
                 H.astype(np.float32)
@@ -380,15 +375,7 @@ class EMMC(BaseClusterer):
             "init_labels_": init_labels,
             "effective_dof_": dof,
         }
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=message,
-        )
+        return replace(res, x=x, message=message, info={})
 
     @staticmethod
     def _stop_outcome(res: SolverResult, dof: float, n: int) -> tuple[bool, str]:

@@ -7,6 +7,7 @@ scikit-learn's ``SVR`` / ``LinearSVR`` and ``SVC`` / ``LinearSVC``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -132,15 +133,7 @@ class _IterBase(BaseClusterer):
             "_w_sq": svm_weight_norm_sq(model, f, self.kernel == "linear"),
             **common,
         }
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=message,
-        )
+        return replace(res, x=x, message=message, info={})
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C on a log grid and the RBF width around gamma='scale'."""

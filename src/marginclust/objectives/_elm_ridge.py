@@ -49,6 +49,7 @@ __all__ = [
     "elm_outputs",
     "gram_block",
     "hidden_by_blocks",
+    "hidden_layer",
     "output_block",
     "target_update_block",
     "balance_feasible",
@@ -507,6 +508,26 @@ class ELMRidgeProblem:
     def is_feasible(self, labels: IntArray) -> bool:
         """:func:`is_balanced`."""
         return is_balanced(labels, self.m, self.l_max)
+
+
+def hidden_layer(
+    transform: Any, X: Any, n_hidden: int, block_rows: int, max_bytes: int, stream_dtype: Any
+) -> tuple[Array | None, Any]:
+    """The hidden layer of the rows of ``X``: ``H`` in memory, or None, and ``hidden(rows)``.
+
+    ``H`` (float64) is kept when the dual is used (``n_hidden > n``) or it takes at
+    most ``max_bytes``; otherwise every pass recomputes its rows with
+    ``hidden(rows)`` in ``stream_dtype`` (float32: half the time of the exp and the
+    products; the Gram matrix is still accumulated in float64).
+    """
+    n = X.shape[0]
+    cache = n_hidden > n or n * n_hidden * 8 <= max_bytes
+    H = hidden_by_blocks(transform, X, block_rows) if cache else None
+
+    def hidden(rows: Any) -> Any:
+        return transform(X[rows], dtype=stream_dtype)
+
+    return H, hidden
 
 
 def elm_outputs(transform: Any, X: Any, beta: Array, block_rows: int) -> Array:
