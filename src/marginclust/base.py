@@ -100,6 +100,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     - ``_collapse_advice``: what to change when the fit collapses, in this
       method's own parameters (printed in the ``ConvergenceWarning``).
     - ``_n_scaled_params``: hyperparameters that scale with the number of samples.
+    - ``_parallel_restarts``: restarts may run on joblib workers (``False`` when
+      ``_fit_one`` writes to ``self`` or to the shared context).
 
     Subclasses implement :meth:`_fit_one` and either :meth:`_predict_memberships`
     (soft methods) or :meth:`_predict`.

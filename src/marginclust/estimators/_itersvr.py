@@ -366,9 +366,7 @@ class IterSVM(_IterBase):
     C : float, default=1.0
         SVM trade-off.
     gamma : float or {"scale", "sigma0"}, default="scale"
-        RBF width, ``k(x, y) = exp(-gamma ||x - y||^2)`` in the units of ``X``
-        (see :func:`marginclust.feature_maps.resolve_gamma`; ``"auto"``, scikit-learn's
-        ``1 / n_features``, is still accepted).
+        RBF width (see :class:`IterSVR`).
     balance : float or int, default=0.03
         Class balance ``l`` (see :class:`IterSVR`).
     init : {"k-means", "random"} or array-like, default="k-means"
