@@ -7,6 +7,7 @@ the process (loky) backends; warnings raised in worker processes reach the calle
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import joblib
@@ -87,6 +88,25 @@ def test_worker_warnings_and_failed_restarts_reach_the_caller(backend):
     assert par.objective_ == seq.objective_
 
 
-def test_no_parallel_config_runs_in_this_process():
-    # n_jobs=None (joblib's default): the sequential loop, no worker
-    assert joblib.effective_n_jobs(None) == 1
+_THREADS: list[int] = []
+
+
+class _Where(_Warner):
+    """Records the thread each restart runs in (a list shared in this process)."""
+
+    def _fit_one(self, X, random_state):
+        _THREADS.append(threading.get_ident())
+        return SolverResult(
+            x={"labels_": np.arange(X.shape[0]) % 2}, objective=random_state.rand(),
+            objective_history=[0.0], n_iter=1, converged=True,
+        )
+
+
+def test_without_parallel_config_restarts_run_in_the_calling_thread():
+    _THREADS.clear()
+    _Where(n_init=3).fit(X)
+    assert _THREADS == [threading.get_ident()] * 3
+    _THREADS.clear()
+    with joblib.parallel_config(backend="threading", n_jobs=1):
+        _Where(n_init=3).fit(X)
+    assert _THREADS == [threading.get_ident()] * 3
