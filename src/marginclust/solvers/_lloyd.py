@@ -44,6 +44,7 @@ __all__ = [
     "plan_relocation",
     "reduce_lloyd_partials",
     "relocation_candidates",
+    "reseed_memberships",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -448,3 +449,42 @@ def lloyd_from_memberships(
         callback=callback,
         total_sq=total_sq,
     )
+
+
+def reseed_memberships(
+    X: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int
+) -> npt.NDArray[np.float64]:
+    """One-hot memberships with every empty cluster re-seeded at the worst-fitted point.
+
+    The centres of the non-empty clusters are their means in (centred) data
+    space; each empty cluster takes, in turn, the point farthest from its
+    centre as its new centre (that point's distance is then set to zero), and
+    every point goes to its nearest centre.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data the initialisations use (the kernel rows if precomputed).
+    labels : ndarray of shape (n_samples,)
+        Current (collapsed) labels.
+    n_clusters : int
+
+    Returns
+    -------
+    U : ndarray of shape (n_samples, n_clusters)
+        One-hot rows.
+    """
+    Xd = np.asarray(X, dtype=np.float64)
+    centers = np.zeros((n_clusters, Xd.shape[1]))
+    sizes = np.bincount(labels, minlength=n_clusters)
+    for k in np.flatnonzero(sizes):
+        centers[k] = Xd[labels == k].mean(axis=0)
+    dist = np.einsum("ij,ij->i", Xd - centers[labels], Xd - centers[labels])
+    for k in np.flatnonzero(sizes == 0):
+        i = int(np.argmax(dist))
+        centers[k] = Xd[i]
+        dist[i] = 0.0
+    sq = (np.einsum("ij,ij->i", Xd, Xd)[:, None] - 2.0 * Xd @ centers.T
+          + np.einsum("ij,ij->i", centers, centers)[None, :])
+    new = np.argmin(sq, axis=1)
+    return np.eye(n_clusters)[new]
