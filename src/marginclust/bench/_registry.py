@@ -212,6 +212,17 @@ class Table:
         Overrides for the smoke-test mode (``tiny=True``): like ``quick``, plus
         ``"max_samples"`` (rows kept per data set, a seeded subsample; default
         120). Without overrides: the first quick data set, one run, one setting.
+    seed_key : callable or None, default=None
+        The keys a job's seed is derived from: ``seed_key(job) -> tuple`` gives
+        ``derive_seed(seed, *seed_key(job))`` (``job`` is a
+        :class:`~marginclust.bench._runner.Job` with ``table``, ``dataset``,
+        ``method``, ``params`` (data-set parameters and the setting) and ``run``;
+        its ``seed`` is not set yet). None: ``(dataset, method, run)``, one seed
+        per run shared by all settings. A table converted from custom code keeps
+        that code's seeds, hence its numbers, e.g. a loop that drew
+        ``derive_seed(seed, "pkm-table2", label, run)``::
+
+            seed_key=lambda job: ("pkm-table2", LABELS[job.method], job.run)
     """
 
     name: str
@@ -245,6 +256,7 @@ class Table:
     rows_from: str | None = None
     also_measures: Sequence[str] = ()
     tiny: Mapping[str, Any] = field(default_factory=dict)
+    seed_key: Callable[[Any], Sequence[object]] | None = None
 
     def runs(self, method: str = "*") -> int:
         """Runs of ``method`` (``n_runs``, or its entry when given per method).

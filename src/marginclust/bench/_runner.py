@@ -11,7 +11,9 @@ A :class:`~marginclust.bench.Table` is expanded into jobs
   :class:`~marginclust.model_selection.StabilitySearch` from the defaults over
   the estimator's own label-free grid; the labels only score the refitted pick.
 
-All settings of one run share the seed ``derive_seed(seed, dataset, method, run)``.
+All settings of one run share the seed ``derive_seed(seed, dataset, method, run)``,
+unless the table's ``seed_key(job)`` names other keys (a converted table keeps
+the seeds of the code it replaced).
 Only ``fit`` is timed (:func:`time.perf_counter`); measures are computed after.
 Warnings raised during a fit are counted in the row (``n_warnings``,
 ``n_convergence_warnings``) instead of being shown once per fit, and a fit that
@@ -42,7 +44,7 @@ import platform
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -357,18 +359,17 @@ def expand_jobs(
                     )
                 fixed = table.params_for(dataset, name)
                 for run in range(runs_for(eff["n_runs"], name)):
-                    run_seed = derive_seed(seed, dataset, name, run)
                     for setting in settings:
                         shown = (
                             {k: v for k, v in setting.items() if k in table.curve}
                             if table.aggregate == "best" else setting
                         )
                         variant = method_key(name, shown) if protocol == "paper" else name
-                        params = {**fixed, **setting}
-                        jobs.append(
-                            Job(table.name, dataset, name, protocol, params, run, run_seed,
-                                variant)
-                        )
+                        job = Job(table.name, dataset, name, protocol, {**fixed, **setting},
+                                  run, 0, variant)
+                        keys = (dataset, name, run) if table.seed_key is None else (
+                            table.seed_key(job))
+                        jobs.append(replace(job, seed=derive_seed(seed, *keys)))
     return jobs
 
 
