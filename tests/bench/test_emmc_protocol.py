@@ -1,11 +1,18 @@
-"""EMMC Tables 4/5 protocol helpers: how C is picked with the labels."""
+"""EMMC tables on the declarative runner: how C is picked, seeds, Table 4's shared starts."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 from marginclust.bench._registry import TABLES, load_protocols
-from marginclust.bench.protocols.emmc import TABLE5_PUBLISHED, _pick_c, _report_single_multi
+from marginclust.bench._runner import expand_jobs
+from marginclust.bench._seeds import derive_seed
+from marginclust.bench.protocols.emmc import StartThenEMMC, _pick_c, _report_single_multi
+
+load_protocols()
 
 
 def _rows():
@@ -19,18 +26,19 @@ def _rows():
         (1, 4.0): 80.0,
     }
     return [
-        dict(
-            L=1000,
-            run=run,
-            output=out,
-            protocol="paper",
-            C=C,
-            n_settings=3,
-            time=1.0,
-            acc=a + (0.0 if out == "multi" else -10.0),
-        )
+        dict(run=run, output=out, C=C, acc=a + (0.0 if out == "multi" else -10.0))
         for (run, C), a in acc.items()
         for out in ("single", "multi")
+    ]
+
+
+def _runner_rows():
+    """The same fits as the runner records them (Gaussian nodes: the paper protocol)."""
+    return [
+        dict(dataset="letter:A,B,C,D", method="emmc-gaussian", run=r["run"], fit_time=1.0,
+             n_iter=3, status="ok", ca_hungarian=r["acc"] / 100,
+             params=json.dumps({"n_hidden": 1000, "output": r["output"], "C": r["C"]}))
+        for r in _rows()
     ]
 
 
@@ -50,14 +58,42 @@ def test_pick_c_per_run_is_an_upper_bound_of_the_per_setting_pick():
 
 
 def test_report_shows_both_picks_and_the_chosen_c():
-    load_protocols()
-    text = _report_single_multi(_rows(), TABLES["emmc-table5"], TABLE5_PUBLISHED)
+    text = _report_single_multi(_runner_rows(), TABLES["emmc-table5"])
     assert "| 1000 | paper: C per setting | 60.00 | 0.00 | 2^1 |" in text
     assert "| 1000 | paper: C per run | 70.00 |" in text
+    assert "C from 3 values" in text  # the number of label-picked settings
     assert "71.72" in text  # the published multi-output cell
+    # the L = 1000 table reads the same published numbers
+    assert "71.72" in _report_single_multi(_runner_rows(), TABLES["emmc-table5-l1000"])
+
+
+def test_seeds_are_those_of_the_former_custom_loops():
+    # Table 5: one seed per (L, run), shared by both outputs, every C and both node types
+    jobs = expand_jobs(TABLES["emmc-table5"], quick=True, seed=7)
+    for job in jobs:
+        assert job.seed == derive_seed(7, "emmc-table5", job.params["n_hidden"], job.run)
+    assert len({(j.params["n_hidden"], j.run) for j in jobs}) == len({j.seed for j in jobs})
+    # Table 4 (both variants): one seed per pair and repetition, shared by all six schemes
+    for name in ("emmc-table4", "emmc-table4-sigmoid"):
+        for job in expand_jobs(TABLES[name], tiny=True, seed=7):
+            assert job.dataset == "optdigits:0,1"
+            assert job.seed == derive_seed(7, "emmc-table4", 0, 1, job.run)
+    for job in expand_jobs(TABLES["emmc-table3"], quick=True, seed=7):
+        assert job.seed == derive_seed(7, "emmc-table3", job.run)
+    for job in expand_jobs(TABLES["emmc-table9"], quick=True, seed=7):
+        assert job.seed == derive_seed(7, "emmc-table9", job.dataset, job.run)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means", "k-means-elm"])
+def test_emmc_starts_from_exactly_the_labels_of_its_scheme(init):
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.normal(0, 1, (30, 4)), rng.normal(3, 1, (30, 4))])
+    alone = StartThenEMMC(init, random_state=5).fit(X)
+    then = StartThenEMMC(init, C=2.0**-6, random_state=5).fit(X)
+    np.testing.assert_array_equal(then.emmc_.init, alone.labels_)
+    assert then.emmc_.n_hidden == len(X) and then.n_iter_ == then.emmc_.n_iter_
 
 
 def test_reachability_slmc_table_runs_only_slmc_cases():
-    load_protocols()
     table = TABLES["reachability-slmc"]
     assert set(table.methods) == {"slmc-glass", "slmc-pendigits39", "slmc-segmentation"}
