@@ -83,18 +83,11 @@ def make_emmc(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     return EMMC(n_clusters, random_state=random_state, **params)
 
 
-def make_itersvr(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.IterSVR` (RBF by default)."""
-    from marginclust import IterSVR
+def make_estimator(name: str, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
+    """``marginclust.<name>(n_clusters, random_state=..., **params)`` (IterSVR, IterSVM)."""
+    import marginclust
 
-    return IterSVR(n_clusters, random_state=random_state, **params)
-
-
-def make_itersvm(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.IterSVM` (RBF by default)."""
-    from marginclust import IterSVM
-
-    return IterSVM(n_clusters, random_state=random_state, **params)
+    return getattr(marginclust, name)(n_clusters, random_state=random_state, **params)
 
 
 def _emmc_space_seed(seed: int) -> int:
@@ -192,10 +185,10 @@ for _method in [
     Method("emmc-from-start", make_start, grid={"init": INITS, "C": C_GRID_ALL},
            defaults={"C": PAPER_C},
            notes="EMMC (L = n) from a Table 4 scheme's labels, timed with them"),
-    Method("itersvr", make_itersvr, grid={"C": C_GRID}, defaults={"C": 1.0},
+    Method("itersvr", partial(make_estimator, "IterSVR"), grid={"C": C_GRID}, defaults={"C": 1.0},
            notes="IterSVR (Zhang, Tsang & Kwok 2007): RBF SVR, Laplacian loss (epsilon = 0), "
            "gamma='scale', k-means init, balance 0.03 n; binary only"),
-    Method("itersvm", make_itersvm, grid={"C": C_GRID}, defaults={"C": 1.0},
+    Method("itersvm", partial(make_estimator, "IterSVM"), grid={"C": C_GRID}, defaults={"C": 1.0},
            notes="IterSVM: hinge-loss SVC in the IterSVR loop; binary only"),
 ]:
     register_method(_method)
@@ -353,24 +346,29 @@ def _table4_flat(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _per_pair_best_c(rows: Sequence[Mapping[str, Any]], scheme: str) -> list[Mapping[str, Any]]:
-    """Rows of the C that gives ``scheme`` its lowest mean error on each pair (label-picked)."""
-    kept: list[Mapping[str, Any]] = []
-    for pair in dict.fromkeys(r["pair"] for r in rows):
-        kept += _one_best_c([r for r in rows if r["pair"] == pair], scheme)[0]
-    return kept
-
-
-def _one_best_c(rows: Sequence[Mapping[str, Any]], scheme: str) -> tuple[list[Any], float]:
-    """Rows of the one C that gives ``scheme`` its lowest mean error over all pairs."""
+def _best_c(rows: Sequence[Mapping[str, Any]], measure: str = "acc", sign: float = 1.0
+            ) -> tuple[list[Mapping[str, Any]], float]:
+    """The rows of the one C with the best mean ``measure`` (times ``sign``; picked with
+    the labels) and that C; the first such C of the rows on ties."""
     by_c: dict[float, list[Mapping[str, Any]]] = {}
     for r in rows:
-        if r["scheme"] == scheme and r["protocol"] == "grid":
-            by_c.setdefault(r["C"], []).append(r)
+        by_c.setdefault(r["C"], []).append(r)
     if not by_c:
         return [], float("nan")
-    C = min(by_c, key=lambda c: float(np.mean([g["error"] for g in by_c[c]])))
+    C = max(by_c, key=lambda c: sign * float(np.mean([r[measure] for r in by_c[c]])))
     return by_c[C], C
+
+
+def _table4_best_c(rows: Sequence[Mapping[str, Any]], scheme: str, per_pair: bool
+                   ) -> tuple[list[Mapping[str, Any]], float]:
+    """Rows of the C that gives ``scheme`` its lowest mean error over all pairs, or per pair."""
+    grid = [r for r in rows if r["scheme"] == scheme and r["protocol"] == "grid"]
+    if not per_pair:
+        return _best_c(grid, "error", -1.0)
+    kept: list[Mapping[str, Any]] = []
+    for pair in dict.fromkeys(r["pair"] for r in grid):
+        kept += _best_c([r for r in grid if r["pair"] == pair], "error", -1.0)[0]
+    return kept, float("nan")
 
 
 def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
@@ -381,10 +379,10 @@ def report_table4(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
         mine = [r for r in flat if r["scheme"] == scheme]
         variants: list[tuple[str, Sequence[Mapping[str, Any]]]] = [("-", mine)]
         if "EMMC" in scheme:
-            one, one_c = _one_best_c(flat, scheme)
+            one, one_c = _table4_best_c(flat, scheme, per_pair=False)
             fixed = [r for r in mine if r["protocol"] == "grid" and r["C"] == TABLE4_FIXED_C]
             variants = [
-                (f"per pair, best of {n_grid}", _per_pair_best_c(flat, scheme)),
+                (f"per pair, best of {n_grid}", _table4_best_c(flat, scheme, per_pair=True)[0]),
                 (f"one for all pairs, best of {n_grid}: {one_c:g}", one),
                 (f"{TABLE4_FIXED_C:g} for all pairs", fixed),
                 (f"{PAPER_C:g}", [r for r in mine if r["protocol"] == "default"]),
@@ -508,11 +506,7 @@ def _pick_c(
             if r["run"] not in best or r["acc"] > best[r["run"]]["acc"]:
                 best[r["run"]] = r
         return list(best.values()), None
-    by_c: dict[float, list[Mapping[str, Any]]] = {}
-    for r in rows:
-        by_c.setdefault(r["C"], []).append(r)
-    C = max(by_c, key=lambda c: float(np.mean([r["acc"] for r in by_c[c]])))
-    return by_c[C], C
+    return _best_c(rows)
 
 
 # report variants: (label, protocol, how C is picked)
@@ -673,76 +667,43 @@ _GRID_NOTES = (
     "7400 rows here (paper: 7000). Features min-max scaled."
 )
 
-register_table(
-    Table(
-        name="emmc-table7",
-        published_only=["mmc-sdp", "gmmc"],
-        title="Clustering accuracy (%) and Rand index, two-class problems",
-        source=f"{SOURCE}, Table 7",
-        datasets=TWO_CLASS,
-        methods=["emmc", "itersvr"],
+
+def _acc_ri_table(number: int, datasets: Sequence[str], methods: list[str],
+                  published_only: list[str], title: str, notes: str = "",
+                  quick_grid: Mapping[str, Any] | None = None) -> Table:
+    """Tables 7, 8 and 10: accuracy and RI, paper protocol beside the default."""
+    return Table(
+        name=f"emmc-table{number}",
+        published_only=published_only,
+        title=title,
+        source=f"{SOURCE}, Table {number}",
+        datasets=datasets,
+        methods=methods,
         measures=["ca_hungarian", "rand"],
         n_runs=5,
         preprocessing="minmax",
         protocols=("paper", "default"),
         dataset_params=table2_params,
-        quick={
-            "datasets": [d for d in TWO_CLASS if d in QUICK_DATASETS],
-            "n_runs": 2,
-            "grid": {
-                "emmc": {"C": C_GRID[::2]},
-                # IterSVR's libsvm fits at large C take minutes each
-                "itersvr": {"C": [C for C in C_GRID[::4] if C <= 1.0]},
-            },
-        },
+        quick={"datasets": [d for d in datasets if d in QUICK_DATASETS], "n_runs": 2,
+               "grid": {"emmc": {"C": C_GRID[::2]}, **(quick_grid or {})}},
         report=_report_acc_ri,
-        notes=_GRID_NOTES,
+        notes=_GRID_NOTES + notes,
     )
-)
-register_table(
-    Table(
-        name="emmc-table8",
-        published_only=["mmc-sdp"],
-        title="Clustering accuracy (%) and Rand index, multiclass problems",
-        source=f"{SOURCE}, Table 8",
-        datasets=MULTICLASS,
-        methods=["emmc"],
-        measures=["ca_hungarian", "rand"],
-        n_runs=5,
-        preprocessing="minmax",
-        protocols=("paper", "default"),
-        dataset_params=table2_params,
-        quick={
-            "datasets": [d for d in MULTICLASS if d in QUICK_DATASETS],
-            "n_runs": 2,
-            "grid": {"emmc": {"C": C_GRID[::2]}},
-        },
-        report=_report_acc_ri,
-        notes=_GRID_NOTES + " GMMC and IterSVR are binary ('*' in the paper).",
-    )
-)
-register_table(
-    Table(
-        name="emmc-table10",
-        published_only=["lapgmm"],
-        title="EMMC vs normalized cut and LapGMM (published), accuracy (%) and Rand index",
-        source=f"{SOURCE}, Table 10",
-        datasets=list(DATASETS),
-        methods=["emmc"],
-        measures=["ca_hungarian", "rand"],
-        n_runs=5,
-        preprocessing="minmax",
-        protocols=("paper", "default"),
-        dataset_params=table2_params,
-        quick={
-            "datasets": [d for d in list(DATASETS) if d in QUICK_DATASETS],
-            "n_runs": 2,
-            "grid": {"emmc": {"C": C_GRID[::2]}},
-        },
-        report=_report_acc_ri,
-        notes=_GRID_NOTES + " NC and LapGMM are not implemented here (published numbers only).",
-    )
-)
+
+
+register_table(_acc_ri_table(
+    7, TWO_CLASS, ["emmc", "itersvr"], ["mmc-sdp", "gmmc"],
+    "Clustering accuracy (%) and Rand index, two-class problems",
+    # IterSVR's libsvm fits at large C take minutes each
+    quick_grid={"itersvr": {"C": [C for C in C_GRID[::4] if C <= 1.0]}}))
+register_table(_acc_ri_table(
+    8, MULTICLASS, ["emmc"], ["mmc-sdp"],
+    "Clustering accuracy (%) and Rand index, multiclass problems",
+    " GMMC and IterSVR are binary ('*' in the paper)."))
+register_table(_acc_ri_table(
+    10, list(DATASETS), ["emmc"], ["lapgmm"],
+    "EMMC vs normalized cut and LapGMM (published), accuracy (%) and Rand index",
+    " NC and LapGMM are not implemented here (published numbers only)."))
 
 
 def report_table9(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
