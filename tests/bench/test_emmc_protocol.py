@@ -97,3 +97,27 @@ def test_emmc_starts_from_exactly_the_labels_of_its_scheme(init):
 def test_reachability_slmc_table_runs_only_slmc_cases():
     table = TABLES["reachability-slmc"]
     assert set(table.methods) == {"slmc-glass", "slmc-pendigits39", "slmc-segmentation"}
+
+
+def test_table4_report_picks_c_per_pair_and_once_for_all_pairs():
+    from marginclust.bench.protocols.emmc import PAPER_C, report_table4
+
+    # error %: pair 0,1 is best at C=1 (10 vs 30), pair 0,2 at C=2 (20 vs 36);
+    # over both pairs C=1 (mean 23) beats C=2 (mean 25)
+    errors = {("optdigits:0,1", 1.0): 10.0, ("optdigits:0,1", 2.0): 30.0,
+              ("optdigits:0,2", 1.0): 36.0, ("optdigits:0,2", 2.0): 20.0,
+              ("optdigits:0,1", PAPER_C): 50.0, ("optdigits:0,2", PAPER_C): 50.0}
+    rows = [
+        dict(dataset=ds, method="emmc-from-start", run=0, fit_time=1.0, n_iter=2, status="ok",
+             ca_hungarian=1 - e / 100, params=json.dumps({"init": "k-means", "C": C}))
+        for (ds, C), e in errors.items()
+    ] + [
+        dict(dataset=ds, method="emmc-start", run=0, fit_time=0.5, n_iter=None, status="ok",
+             ca_hungarian=0.9, params=json.dumps({"init": "k-means"}))
+        for ds in ("optdigits:0,1", "optdigits:0,2")
+    ]
+    text = report_table4(rows, TABLES["emmc-table4"])
+    assert "| Standard KM + EMMC | per pair, best of 2 | 15.00 |" in text
+    assert "| Standard KM + EMMC | one for all pairs, best of 2: 1 | 23.00 |" in text
+    assert "| Standard KM + EMMC | 500 | 50.00 |" in text
+    assert "| Standard KM | - | 10.00 |" in text and "2 pairs x 1 repetitions" in text
