@@ -456,6 +456,73 @@ class RunContext:
             return quick if tiny is None else tiny
         return quick if self.quick else full
 
+    def seed_for(self, *keys: object) -> int:
+        """The seed of one unit of work: ``derive_seed(seed, *keys)``.
+
+        Parameters
+        ----------
+        *keys : object
+            What identifies the unit (data set, method, run, ...).
+
+        Returns
+        -------
+        seed : int
+            See :func:`marginclust.bench._seeds.derive_seed`.
+        """
+        from ._seeds import derive_seed
+
+        return derive_seed(self.seed, *keys)
+
+    def load(self, name: str, how: str = "raw") -> tuple[Any, Any]:
+        """``(X, y)`` of data set ``name`` as the runner loads it (tiny: a subsample).
+
+        Parameters
+        ----------
+        name : str
+            Data set name (registered or known to the loader).
+        how : str, default="raw"
+            Preprocessing (``"raw"``, ``"standardize"``, ``"minmax"``).
+
+        Returns
+        -------
+        X, y : ndarray
+            Features and labels.
+        """
+        from ._runner import load_data
+
+        X, y, _ = load_data(name, how, data_home=self.data_home, max_samples=self.max_samples)
+        return X, y
+
+    def fit(
+        self, estimator: Any, X: Any, y: Any, measures: Sequence[str] = ("ca_majority",),
+        **kwargs: Any,
+    ) -> tuple[dict[str, Any], Any]:
+        """Fit, time and score like a grid job (:func:`..._runner.fit_and_score`).
+
+        Parameters
+        ----------
+        estimator : estimator or callable
+            An unfitted estimator, or ``make()`` returning one (called per repeat).
+        X, y : ndarray
+            Data and labels (the labels only score).
+        measures : sequence of str, default=("ca_majority",)
+            Registered measures to compute.
+        **kwargs : dict
+            ``repeats``, ``fit_params`` or ``finish`` of ``fit_and_score``.
+
+        Returns
+        -------
+        fields : dict
+            ``fit_time, n_iter, converged, n_warnings, n_convergence_warnings,
+            error, status`` and the measures: a failed fit is a row, not a raise.
+        estimator : estimator or None
+            The fitted estimator (None when the fit failed).
+        """
+        from ._runner import fit_and_score
+
+        make = (lambda: estimator) if hasattr(estimator, "fit") else estimator
+        return fit_and_score(make, X, y, measures, **kwargs)
+
     @property
     def max_samples(self) -> int | None:
         """Rows kept per data set (tiny mode only; see :func:`..._runner.load_data`)."""
