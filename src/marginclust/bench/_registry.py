@@ -128,8 +128,8 @@ class Table:
     methods : sequence of str
         Method registry keys.
     measures : sequence of str
-        Measure registry keys; the first selects the best setting in the
-        paper protocol.
+        Measure registry keys (or the row fields ``fit_time``, ``n_iter``); the
+        first selects the best setting in the paper protocol.
     n_runs : int or mapping of str to int, default=20
         Runs per (data set, method, setting); a mapping gives them per method
         (``"*"``: every other method), e.g. a faithful solver run less often.
@@ -176,9 +176,10 @@ class Table:
         table does not run (not shared offline, not implemented here).
     published_from : str or None, default=None
         Take the published numbers of that table (variants of one paper table).
-    grids : mapping of str to mapping, default={}
-        Per-table grids, ``method -> {param: values}``, replacing the method's
-        own grid in this table (e.g. the initialisations one table compares).
+    grids : mapping of str to mapping or list, default={}
+        Per-table grids, ``method -> {param: values}`` (all combinations) or
+        ``method -> [setting, ...]`` (these settings), replacing the method's own
+        grid in this table (e.g. the initialisations one table compares).
     dataset_params : mapping or callable, default={}
         Parameters a paper fixes per data set: ``dataset -> params`` (given to
         every method) or ``dataset_params(dataset, method) -> params``. Merged
@@ -198,9 +199,10 @@ class Table:
         With ``aggregate="best"``: parameters whose values are columns of their
         own (``method[m=2]``); the best setting is picked per run within each
         (a curve over ``m`` of per-run label-picked bests).
-    timing_repeats : int, default=1
+    timing_repeats : int or callable, default=1
         Fit every job this many times (same seed) and keep the fastest fit time
-        (best-of-k timing on a shared machine).
+        (best-of-k timing on a shared machine); ``timing_repeats(job, X) -> int``
+        chooses per job.
     rows_from : str or None, default=None
         Report the rows of that table instead of fitting again (two paper
         tables printing different measures of one set of fits); that table's
@@ -245,14 +247,16 @@ class Table:
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     published_only: Sequence[str] = ()
     published_from: str | None = None
-    grids: Mapping[str, Mapping[str, Sequence[Any]]] = field(default_factory=dict)
+    grids: Mapping[str, Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]] = field(
+        default_factory=dict
+    )
     dataset_params: (
         Mapping[str, Mapping[str, Any]] | Callable[[str, str], Mapping[str, Any]]
     ) = field(default_factory=dict)
     skip: Callable[..., str | None] | None = None
     aggregate: str = "best"
     curve: Sequence[str] = ()
-    timing_repeats: int = 1
+    timing_repeats: int | Callable[[Any, Any], int] = 1
     rows_from: str | None = None
     also_measures: Sequence[str] = ()
     tiny: Mapping[str, Any] = field(default_factory=dict)

@@ -281,7 +281,9 @@ def _thin(values: Sequence[Any], k: int) -> list[Any]:
     return [values[i] for i in idx]
 
 
-def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+def _settings(grid: Any) -> list[dict[str, Any]]:
+    if not isinstance(grid, Mapping):  # an explicit list of settings
+        return [dict(setting) for setting in grid]
     if not grid:
         return [{}]
     names = list(grid)
@@ -298,20 +300,22 @@ def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
             {"datasets": first, "n_runs": 1, "grid_points": 1, "grid": {}}, **table.tiny
         )
     methods = list(quick_cfg.get("methods", table.methods))
-    grids: dict[str, Mapping[str, Sequence[Any]]] = {}
+    grids: dict[str, Any] = {}
     for name in methods:
         if name not in METHODS:
             raise ValueError(
                 f"Table {table.name!r} names method {name!r}, which is not registered."
             )
-        grid = dict(table.grids.get(name, METHODS[name].grid))
+        grid = table.grids.get(name, METHODS[name].grid)
         if quick:
             override = dict(quick_cfg.get("grid", {}))
+            k = int(quick_cfg.get("grid_points", 2))
             if name in override:
-                grid = dict(override[name])
-            else:
-                k = int(quick_cfg.get("grid_points", 2))
+                grid = override[name]
+            elif isinstance(grid, Mapping):
                 grid = {p: _thin(v, k) for p, v in grid.items()}
+            else:
+                grid = _thin(grid, k)
         grids[name] = grid
     return {
         "datasets": list(quick_cfg.get("datasets", table.datasets)),
@@ -683,7 +687,9 @@ def _run_table(
 
     jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free, tiny=tiny)
     max_samples = _effective(table, quick, tiny)["max_samples"]
-    measures = list(dict.fromkeys([*table.measures, *table.also_measures]))
+    # a row field (fit_time, n_iter) may be reported as a measure; the others are computed
+    measures = [m for m in dict.fromkeys([*table.measures, *table.also_measures])
+                if m not in ROW_FIELDS]
     for name in measures:
         if name not in MEASURES:
             raise ValueError(f"Table {table.name!r} names measure {name!r}, not registered.")
@@ -742,7 +748,8 @@ def _run_table(
                 job, data[job.dataset][0], data[job.dataset][1], data[job.dataset][3], prep,
                 measures, version, method=METHODS[job.method],
                 measure_objs={m: MEASURES[m] for m in measures},
-                repeats=table.timing_repeats,
+                repeats=(table.timing_repeats(job, data[job.dataset][0])
+                         if callable(table.timing_repeats) else table.timing_repeats),
             )
             for job, prep in todo
         )
