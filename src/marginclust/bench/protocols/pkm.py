@@ -2,8 +2,9 @@
 
 All five are grid tables on the runner (III and IV report one set of fits). Published
 numbers are transcribed in ``bench/published/pkm.csv`` from
-``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the shared collection lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with
-their published numbers only. Deviations from the paper's data:
+``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the shared collection
+lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with their published
+numbers only. Deviations from the paper's data:
 
 - Segmentation: the paper's 210-sample set is UCI ``segmentation.data``, our first 210
   rows of ``segmentation``.
