@@ -214,6 +214,9 @@ class Table:
         Overrides for the smoke-test mode (``tiny=True``): like ``quick``, plus
         ``"max_samples"`` (rows kept per data set, a seeded subsample; default
         120). Without overrides: the first quick data set, one run, one setting.
+    figure : callable or None, default=None
+        ``figure(rows, table, context)`` draws the table's figure into
+        ``context.out_dir`` after a run that has an output directory.
     seed_key : callable or None, default=None
         The keys a job's seed is derived from: ``seed_key(job) -> tuple`` gives
         ``derive_seed(seed, *seed_key(job))`` (``job`` is a
@@ -261,6 +264,7 @@ class Table:
     also_measures: Sequence[str] = ()
     tiny: Mapping[str, Any] = field(default_factory=dict)
     seed_key: Callable[[Any], Sequence[object]] | None = None
+    figure: Callable[..., None] | None = None
 
     def runs(self, method: str = "*") -> int:
         """Runs of ``method`` (``n_runs``, or its entry when given per method).

@@ -661,6 +661,9 @@ def run_table(
         table = source
     rows = _run_table(table, quick, seed, n_jobs, out_dir, data_home, progress, label_free,
                       tiny)
+    if table.figure is not None and out_dir is not None:
+        table.figure(rows, table, RunContext(quick or tiny, tiny, seed, n_jobs, data_home,
+                                             str(out_dir)))
     _MEMO[(table.name, quick, tiny, seed, label_free, data_home)] = rows
     return rows
 
