@@ -128,8 +128,8 @@ class Table:
     methods : sequence of str
         Method registry keys.
     measures : sequence of str
-        Measure registry keys; the first selects the best setting in the
-        paper protocol.
+        Measure registry keys (or the row fields ``fit_time``, ``n_iter``); the
+        first selects the best setting in the paper protocol.
     n_runs : int or mapping of str to int, default=20
         Runs per (data set, method, setting); a mapping gives them per method
         (``"*"``: every other method), e.g. a faithful solver run less often.
@@ -176,9 +176,10 @@ class Table:
         table does not run (not shared offline, not implemented here).
     published_from : str or None, default=None
         Take the published numbers of that table (variants of one paper table).
-    grids : mapping of str to mapping, default={}
-        Per-table grids, ``method -> {param: values}``, replacing the method's
-        own grid in this table (e.g. the initialisations one table compares).
+    grids : mapping of str to mapping or list, default={}
+        Per-table grids, ``method -> {param: values}`` (all combinations) or
+        ``method -> [setting, ...]`` (these settings), replacing the method's own
+        grid in this table (e.g. the initialisations one table compares).
     dataset_params : mapping or callable, default={}
         Parameters a paper fixes per data set: ``dataset -> params`` (given to
         every method) or ``dataset_params(dataset, method) -> params``. Merged
@@ -198,9 +199,10 @@ class Table:
         With ``aggregate="best"``: parameters whose values are columns of their
         own (``method[m=2]``); the best setting is picked per run within each
         (a curve over ``m`` of per-run label-picked bests).
-    timing_repeats : int, default=1
+    timing_repeats : int or callable, default=1
         Fit every job this many times (same seed) and keep the fastest fit time
-        (best-of-k timing on a shared machine).
+        (best-of-k timing on a shared machine); ``timing_repeats(job, X) -> int``
+        chooses per job.
     rows_from : str or None, default=None
         Report the rows of that table instead of fitting again (two paper
         tables printing different measures of one set of fits); that table's
@@ -212,6 +214,9 @@ class Table:
         Overrides for the smoke-test mode (``tiny=True``): like ``quick``, plus
         ``"max_samples"`` (rows kept per data set, a seeded subsample; default
         120). Without overrides: the first quick data set, one run, one setting.
+    figure : callable or None, default=None
+        ``figure(rows, table, context)`` draws the table's figure into
+        ``context.out_dir`` after a run that has an output directory.
     seed_key : callable or None, default=None
         The keys a job's seed is derived from: ``seed_key(job) -> tuple`` gives
         ``derive_seed(seed, *seed_key(job))`` (``job`` is a
@@ -245,18 +250,21 @@ class Table:
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     published_only: Sequence[str] = ()
     published_from: str | None = None
-    grids: Mapping[str, Mapping[str, Sequence[Any]]] = field(default_factory=dict)
+    grids: Mapping[str, Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]] = field(
+        default_factory=dict
+    )
     dataset_params: (
         Mapping[str, Mapping[str, Any]] | Callable[[str, str], Mapping[str, Any]]
     ) = field(default_factory=dict)
     skip: Callable[..., str | None] | None = None
     aggregate: str = "best"
     curve: Sequence[str] = ()
-    timing_repeats: int = 1
+    timing_repeats: int | Callable[[Any, Any], int] = 1
     rows_from: str | None = None
     also_measures: Sequence[str] = ()
     tiny: Mapping[str, Any] = field(default_factory=dict)
     seed_key: Callable[[Any], Sequence[object]] | None = None
+    figure: Callable[..., None] | None = None
 
     def runs(self, method: str = "*") -> int:
         """Runs of ``method`` (``n_runs``, or its entry when given per method).
@@ -455,6 +463,73 @@ class RunContext:
         if self.tiny:
             return quick if tiny is None else tiny
         return quick if self.quick else full
+
+    def seed_for(self, *keys: object) -> int:
+        """The seed of one unit of work: ``derive_seed(seed, *keys)``.
+
+        Parameters
+        ----------
+        *keys : object
+            What identifies the unit (data set, method, run, ...).
+
+        Returns
+        -------
+        seed : int
+            See :func:`marginclust.bench._seeds.derive_seed`.
+        """
+        from ._seeds import derive_seed
+
+        return derive_seed(self.seed, *keys)
+
+    def load(self, name: str, how: str = "raw") -> tuple[Any, Any]:
+        """``(X, y)`` of data set ``name`` as the runner loads it (tiny: a subsample).
+
+        Parameters
+        ----------
+        name : str
+            Data set name (registered or known to the loader).
+        how : str, default="raw"
+            Preprocessing (``"raw"``, ``"standardize"``, ``"minmax"``).
+
+        Returns
+        -------
+        X, y : ndarray
+            Features and labels.
+        """
+        from ._runner import load_data
+
+        X, y, _ = load_data(name, how, data_home=self.data_home, max_samples=self.max_samples)
+        return X, y
+
+    def fit(
+        self, estimator: Any, X: Any, y: Any, measures: Sequence[str] = ("ca_majority",),
+        **kwargs: Any,
+    ) -> tuple[dict[str, Any], Any]:
+        """Fit, time and score like a grid job (:func:`..._runner.fit_and_score`).
+
+        Parameters
+        ----------
+        estimator : estimator or callable
+            An unfitted estimator, or ``make()`` returning one (called per repeat).
+        X, y : ndarray
+            Data and labels (the labels only score).
+        measures : sequence of str, default=("ca_majority",)
+            Registered measures to compute.
+        **kwargs : dict
+            ``repeats``, ``fit_params`` or ``finish`` of ``fit_and_score``.
+
+        Returns
+        -------
+        fields : dict
+            ``fit_time, n_iter, converged, n_warnings, n_convergence_warnings,
+            error, status`` and the measures: a failed fit is a row, not a raise.
+        estimator : estimator or None
+            The fitted estimator (None when the fit failed).
+        """
+        from ._runner import fit_and_score
+
+        make = (lambda: estimator) if hasattr(estimator, "fit") else estimator
+        return fit_and_score(make, X, y, measures, **kwargs)
 
     @property
     def max_samples(self) -> int | None:

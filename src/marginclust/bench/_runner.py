@@ -43,7 +43,7 @@ import math
 import platform
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -281,7 +281,9 @@ def _thin(values: Sequence[Any], k: int) -> list[Any]:
     return [values[i] for i in idx]
 
 
-def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+def _settings(grid: Any) -> list[dict[str, Any]]:
+    if not isinstance(grid, Mapping):  # an explicit list of settings
+        return [dict(setting) for setting in grid]
     if not grid:
         return [{}]
     names = list(grid)
@@ -298,20 +300,22 @@ def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
             {"datasets": first, "n_runs": 1, "grid_points": 1, "grid": {}}, **table.tiny
         )
     methods = list(quick_cfg.get("methods", table.methods))
-    grids: dict[str, Mapping[str, Sequence[Any]]] = {}
+    grids: dict[str, Any] = {}
     for name in methods:
         if name not in METHODS:
             raise ValueError(
                 f"Table {table.name!r} names method {name!r}, which is not registered."
             )
-        grid = dict(table.grids.get(name, METHODS[name].grid))
+        grid = table.grids.get(name, METHODS[name].grid)
         if quick:
             override = dict(quick_cfg.get("grid", {}))
+            k = int(quick_cfg.get("grid_points", 2))
             if name in override:
-                grid = dict(override[name])
-            else:
-                k = int(quick_cfg.get("grid_points", 2))
+                grid = override[name]
+            elif isinstance(grid, Mapping):
                 grid = {p: _thin(v, k) for p, v in grid.items()}
+            else:
+                grid = _thin(grid, k)
         grids[name] = grid
     return {
         "datasets": list(quick_cfg.get("datasets", table.datasets)),
@@ -386,85 +390,49 @@ def _finite_or_none(value: Any) -> Any:
     return value
 
 
-def run_job(
-    job: Job,
-    X: np.ndarray,
-    y: np.ndarray,
-    n_clusters: int,
-    preprocessing: str,
-    measures: Sequence[str],
-    version: str,
+def fit_and_score(
+    make: Callable[[], Any],
+    X: Any,
+    y: Any,
+    measures: Sequence[str] = (),
     *,
-    method: Method | None = None,
-    measure_objs: Mapping[str, Measure] | None = None,
     repeats: int = 1,
-) -> dict[str, Any]:
-    """Fit one job (timed), score it (untimed) and return its tidy row.
+    fit_params: Mapping[str, Any] | None = None,
+    measure_objs: Mapping[str, Measure] | None = None,
+    finish: Callable[[Any], tuple[Any, Any]] | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Fit ``make()`` on ``X`` (timed), score it (untimed): the row fields and the estimator.
 
-    ``method`` and ``measure_objs`` default to the registry entries; the runner
-    passes them explicitly so that worker processes need no registry. With
-    ``repeats > 1`` the job is fitted that many times from the same seed and
-    the fastest fit time is kept (the last fit is scored).
+    The one fit loop of the harness, used by grid jobs and custom tables alike.
+    Only ``fit`` is timed; with ``repeats > 1`` a fresh ``make()`` is fitted that
+    many times under one BLAS thread and the fastest time kept (the last fit is
+    scored). Warnings are counted, not shown; an exception (in ``make`` or
+    ``fit``) becomes ``status`` ``"failed"`` (``"not-applicable"`` when its message
+    starts so) with the message in ``error``, the measures NaN and the estimator
+    None. ``finish(estimator) -> (estimator, params)`` post-processes a fit (the
+    label-free search). Returns ``(fields, estimator)``; ``fields`` holds
+    ``fit_time, n_iter, converged, n_warnings, n_convergence_warnings, error,
+    status`` and one value per measure.
     """
-    method = METHODS[job.method] if method is None else method
     measure_objs = MEASURES if measure_objs is None else measure_objs
-    row: dict[str, Any] = {
-        "table": job.table,
-        "dataset": job.dataset,
-        "method": job.method,
-        "protocol": job.protocol,
-        "params": job.params_json,
-        "variant": job.variant or job.method,
-        "run": job.run,
-        "seed": job.seed,
-        "n_clusters": int(n_clusters),
-        "preprocessing": preprocessing,
-        "n_samples": int(X.shape[0]),
-        "n_features": int(X.shape[1]),
-        "fit_time": None,
-        "n_iter": None,
-        "converged": None,
-        "n_warnings": 0,
-        "n_convergence_warnings": 0,
-        "error": None,
-        "status": "ok",
-        "version": version,
-        "key": job.key(preprocessing, version),
-    }
+    row: dict[str, Any] = {"fit_time": None, "n_iter": None, "converged": None,
+                           "error": None, "status": "ok"}
+    estimator = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            estimator = method.factory(
-                n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
-            )
-            final = estimator
-            if hasattr(final, "steps"):  # a Pipeline: its last step clusters
-                final = final.steps[-1][1]
-            for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
-                final = getattr(final, "estimator", final)
-            max_clusters = getattr(final, "_max_clusters", None)
-            if max_clusters is not None and n_clusters > max_clusters:
-                raise ValueError(
-                    f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
-                    f"and this data set has {n_clusters} clusters"
-                )
-            if job.protocol == LABEL_FREE:  # X only; y reaches the measures after the pick
-                estimator = label_free_search(estimator, job.seed)
             times = []
             # timing tables (repeats > 1) measure one BLAS thread, as the papers' CPUs did
             limit = threadpool_limits(1) if repeats > 1 else contextlib.nullcontext()
-            for attempt in range(max(1, int(repeats))):
-                if attempt:  # a fresh estimator from the same seed
-                    estimator = method.factory(
-                        n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
-                    )
+            for _ in range(max(1, int(repeats))):
+                estimator = make()
                 with limit:
                     start = time.perf_counter()
-                    estimator.fit(X)
+                    estimator.fit(X, **dict(fit_params or {}))
                     times.append(time.perf_counter() - start)
             row["fit_time"] = min(times)
-            if job.protocol == LABEL_FREE:
-                estimator, row["params"] = searched_estimator(estimator)
+            if finish is not None:
+                estimator, row["params"] = finish(estimator)
         except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
             row["error"] = f"{type(exc).__name__}: {exc}"
             row["status"] = (
@@ -503,7 +471,64 @@ def run_job(
                 row["error"] = row["error"] or f"measure {name}: {type(exc).__name__}: {exc}"
                 row["status"] = "failed"
         row[name] = _finite_or_none(value)
-    return row
+    return row, estimator
+
+
+def _applicable(estimator: Any, n_clusters: int) -> Any:
+    """``estimator``, or a ``not applicable`` error for a binary method on more clusters."""
+    final = estimator
+    if hasattr(final, "steps"):  # a Pipeline: its last step clusters
+        final = final.steps[-1][1]
+    for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
+        final = getattr(final, "estimator", final)
+    max_clusters = getattr(final, "_max_clusters", None)
+    if max_clusters is not None and n_clusters > max_clusters:
+        raise ValueError(
+            f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
+            f"and this data set has {n_clusters} clusters"
+        )
+    return estimator
+
+
+def run_job(
+    job: Job,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_clusters: int,
+    preprocessing: str,
+    measures: Sequence[str],
+    version: str,
+    *,
+    method: Method | None = None,
+    measure_objs: Mapping[str, Measure] | None = None,
+    repeats: int = 1,
+) -> dict[str, Any]:
+    """Fit one job with :func:`fit_and_score` and return its tidy row.
+
+    ``method`` and ``measure_objs`` default to the registry entries; the runner
+    passes them explicitly so that worker processes need no registry.
+    """
+    method = METHODS[job.method] if method is None else method
+    k = int(n_clusters)
+
+    def make() -> Any:
+        est = _applicable(method.factory(n_clusters=k, random_state=job.seed, **job.params), k)
+        # X only; y reaches the measures after the pick
+        return label_free_search(est, job.seed) if job.protocol == LABEL_FREE else est
+
+    fields, _ = fit_and_score(
+        make, X, y, measures, repeats=repeats, measure_objs=measure_objs,
+        finish=searched_estimator if job.protocol == LABEL_FREE else None,
+    )
+    row = {
+        "table": job.table, "dataset": job.dataset, "method": job.method,
+        "protocol": job.protocol, "params": job.params_json,
+        "variant": job.variant or job.method, "run": job.run, "seed": job.seed,
+        "n_clusters": k, "preprocessing": preprocessing,
+        "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+        **fields, "version": version, "key": job.key(preprocessing, version),
+    }
+    return {f: row.get(f) for f in ROW_FIELDS} | {m: row[m] for m in measures}
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -636,6 +661,9 @@ def run_table(
         table = source
     rows = _run_table(table, quick, seed, n_jobs, out_dir, data_home, progress, label_free,
                       tiny)
+    if table.figure is not None and out_dir is not None:
+        table.figure(rows, table, RunContext(quick or tiny, tiny, seed, n_jobs, data_home,
+                                             str(out_dir)))
     _MEMO[(table.name, quick, tiny, seed, label_free, data_home)] = rows
     return rows
 
@@ -662,7 +690,9 @@ def _run_table(
 
     jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free, tiny=tiny)
     max_samples = _effective(table, quick, tiny)["max_samples"]
-    measures = list(dict.fromkeys([*table.measures, *table.also_measures]))
+    # a row field (fit_time, n_iter) may be reported as a measure; the others are computed
+    measures = [m for m in dict.fromkeys([*table.measures, *table.also_measures])
+                if m not in ROW_FIELDS]
     for name in measures:
         if name not in MEASURES:
             raise ValueError(f"Table {table.name!r} names measure {name!r}, not registered.")
@@ -721,7 +751,8 @@ def _run_table(
                 job, data[job.dataset][0], data[job.dataset][1], data[job.dataset][3], prep,
                 measures, version, method=METHODS[job.method],
                 measure_objs={m: MEASURES[m] for m in measures},
-                repeats=table.timing_repeats,
+                repeats=(table.timing_repeats(job, data[job.dataset][0])
+                         if callable(table.timing_repeats) else table.timing_repeats),
             )
             for job, prep in todo
         )

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._registry import RunContext, Table
 
-__all__ = ["UnitCache", "load_xy", "md_table", "table_head", "timed_fit"]
+__all__ = ["UnitCache", "load_xy", "md_table", "mean_table", "table_head", "timed_fit"]
 
 
 def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:
@@ -147,3 +147,42 @@ def mean_of(rows: Sequence[Mapping[str, Any]], key: str) -> float | None:
     vals = [float(r[key]) for r in rows if r.get(key) is not None]
     vals = [v for v in vals if np.isfinite(v)]
     return float(np.mean(vals)) if vals else None
+
+
+def mean_table(
+    rows: Sequence[Mapping[str, Any]], by: Sequence[str], columns: Sequence[str],
+    spec: str = ".4g",
+) -> list[str]:
+    """Markdown lines: a line per distinct ``by`` values (first-seen order), per column
+    the mean over those rows, ``mean ± std`` when they differ, and the row count.
+
+    Parameters
+    ----------
+    rows : sequence of mapping
+        Result rows (e.g. one per run).
+    by : sequence of str
+        Row keys that name a line (e.g. ``("dataset", "n_constraints")``).
+    columns : sequence of str
+        Row keys averaged per line (None and NaN skipped).
+    spec : str, default=".4g"
+        Number format.
+
+    Returns
+    -------
+    lines : list of str
+        A Markdown table.
+    """
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row.get(k) for k in by), []).append(row)
+    body = []
+    for key, members in groups.items():
+        cells = [str(v) for v in key]
+        for column in columns:
+            vals = np.array([float(r[column]) for r in members if r.get(column) is not None])
+            vals = vals[np.isfinite(vals)]
+            mean = fmt_value(float(vals.mean()) if vals.size else None, spec)
+            std = float(vals.std()) if vals.size > 1 else 0.0
+            cells.append(f"{mean} ± {fmt_value(std, spec)}" if std > 0 else mean)
+        body.append(cells + [str(len(members))])
+    return md_table([*by, *columns, "rows"], body)

@@ -36,8 +36,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from .._seeds import derive_seed
-from ._common import fmt_value, load_xy, md_table, table_head, timed_fit
+from ._common import fmt_value, md_table, mean_table, table_head
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -372,16 +371,6 @@ register_table(
 
 
 # ----------------------------------------------------------- custom tables
-def _data(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    return load_xy(name, context, PREPROCESSING)
-
-
-def _ca(y: np.ndarray, labels: np.ndarray) -> float:
-    from marginclust.metrics import clustering_accuracy
-
-    return float(clustering_accuracy(y, labels, mapping="majority"))
-
-
 def report_table7(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: our seconds (best of k fits) beside the paper's, per data set and method."""
     lines = table_head(table)
@@ -420,7 +409,11 @@ register_table(
             "bmmc": {},
         },
         n_runs=1,
+        preprocessing=PREPROCESSING,
         timing_repeats=3,
+        # the custom loop this table replaced seeded repetition r by (table, set, method, r);
+        # the runner's repeats share the first one
+        seed_key=lambda job: (job.table, job.dataset, job.method, 0),
         quick={"datasets": ["ionosphere", "letter:A,B"], "n_runs": 1},
         published_only=[NEWS, "mmc-sdp", "gmmc"],
         report=report_table7,
@@ -450,52 +443,28 @@ FIG4_COUNTS = [0, 10, 20, 50, 100, 200, 400]
 
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Semi-supervised BMMC: CA vs number of random pairwise constraints."""
-    rows = []
-    datasets = context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"])
-    counts = context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20])
-    reps = context.pick(5, 2, 1)
     from marginclust import BMMC
 
-    for ds in datasets:
-        X, y = _data(ds, context)
+    rows = []
+    for ds in context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"]):
+        X, y = context.load(ds, PREPROCESSING)
         k = int(np.unique(y).size)
-        for count in counts:
-            cas = []
-            for rep in range(reps):
-                seed = derive_seed(context.seed, table.name, ds, count, rep)
-                rng = np.random.RandomState(seed)
-                ml, cl = _random_pairs(y, count, rng)
+        for count in context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20]):
+            for rep in range(context.pick(5, 2, 1)):
+                seed = context.seed_for(table.name, ds, count, rep)
+                ml, cl = _random_pairs(y, count, np.random.RandomState(seed))
                 est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, random_state=seed))
-                est, _, _ = timed_fit(est, X, must_link=ml, cannot_link=cl)
-                cas.append(_ca(y, est.labels_))
-            rows.append(
-                {
-                    "dataset": ds,
-                    "method": "bmmc",
-                    "n_constraints": count,
-                    "ca_mean": float(np.mean(cas)),
-                    "ca_std": float(np.std(cas)),
-                    "n_reps": reps,
-                }
-            )
+                fields, _ = context.fit(est, X, y, fit_params={"must_link": ml,
+                                                               "cannot_link": cl})
+                rows.append({"dataset": ds, "method": "bmmc", "n_constraints": count,
+                             "run": rep, "seed": seed, **fields})
     return rows
 
 
 def report_fig4(rows: list[dict[str, Any]], table: Table) -> str:
-    """Markdown: CA (mean +- std) per number of constraints."""
-    lines = [
-        f"### {table.title}",
-        "",
-        "| data set | constraints | CA mean | CA std | reps |",
-        "|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['dataset']} | {r['n_constraints']} | {r['ca_mean']:.4f} | {r['ca_std']:.4f} "
-            f"| {r['n_reps']} |"
-        )
-    lines += ["", table.notes]
-    return "\n".join(lines)
+    """Markdown: CA (mean +- std over repetitions) per number of constraints."""
+    lines = mean_table(rows, ("dataset", "n_constraints"), ("ca_majority",))
+    return "\n".join([*table_head(table), *lines, "", table.notes])
 
 
 register_table(
@@ -528,65 +497,41 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
     from marginclust import BMMC
 
-    rows = []
-    rng = np.random.RandomState(derive_seed(context.seed, table.name, "data"))
+    rng = np.random.RandomState(context.seed_for(table.name, "data"))
     nb = max(FIG56_BINARY[1])
     yb = rng.randint(2, size=nb)
     Xb = rng.standard_normal((nb, 100))
     Xb[:, 0] += 3.0 * (2 * yb - 1)  # two unit Gaussians 6 apart along one axis
-    Xm, ym = _data("mnist_5k", context)
-    setups = [
-        (FIG56_BINARY[0], Xb, yb, 2, FIG56_BINARY[1]),
-        ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1]),
-    ]
-    if context.quick:
-        setups = [(a, X, y, k, ns[: context.pick(None, 2, 1)]) for a, X, y, k, ns in setups]
+    Xm, ym = context.load("mnist_5k", PREPROCESSING)
+    setups = [(FIG56_BINARY[0], Xb, yb, 2, FIG56_BINARY[1]),
+              ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1])]
+    rows = []
     with threadpool_limits(1):
         for name, X, y, k, sizes in setups:
-            for n in sizes:
-                seed = derive_seed(context.seed, table.name, name, n)
-                rng = np.random.RandomState(seed)
-                idx = rng.choice(len(X), size=min(n, len(X)), replace=False)
-                est, dt, _ = timed_fit(BMMC(k, random_state=seed), X[idx])
-                rows.append(
-                    {
-                        "dataset": name,
-                        "n_samples": int(idx.size),
-                        "n_clusters": k,
-                        "cccp_iter": int(est.n_iter_),
-                        "bundle_iter": int(np.sum(est.n_inner_iter_)),
-                        "fit_time": dt,
-                        "ca_majority": _ca(y[idx], est.labels_),
-                    }
-                )
+            for n in sizes[: context.pick(None, 2, 1)]:
+                seed = context.seed_for(table.name, name, n)
+                idx = np.random.RandomState(seed).choice(len(X), size=min(n, len(X)),
+                                                         replace=False)
+                fields, est = context.fit(BMMC(k, random_state=seed), X[idx], y[idx])
+                bundle = None if est is None else int(np.sum(est.n_inner_iter_))
+                rows.append({"dataset": name, "n_samples": int(idx.size), "n_clusters": k,
+                             "seed": seed, **fields, "bundle_iter": bundle})
     return rows
 
 
 def report_fig56(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: iterations and time vs n, and the fitted log-log slope of time."""
-    lines = [
-        f"### {table.title}",
-        "",
-        "| data set | n | k | CCCP iter | bundle iter | time (s) | CA |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['dataset']} | {r['n_samples']} | {r['n_clusters']} | {r['cccp_iter']} | "
-            f"{r['bundle_iter']} | {r['fit_time']:.3f} | {r['ca_majority']:.4f} |"
-        )
-    lines.append("")
+    lines = table_head(table) + mean_table(
+        rows, ("dataset", "n_samples", "n_clusters"),
+        ("n_iter", "bundle_iter", "fit_time", "ca_majority"),
+    ) + [""]
     for name in dict.fromkeys(r["dataset"] for r in rows):
-        sel = [r for r in rows if r["dataset"] == name]
+        sel = [r for r in rows if r["dataset"] == name and r.get("fit_time") is not None]
         if len(sel) >= 2:
-            slope = np.polyfit(
-                np.log([r["n_samples"] for r in sel]),
-                np.log([max(r["fit_time"], 1e-6) for r in sel]),
-                1,
-            )[0]
+            slope = np.polyfit(np.log([r["n_samples"] for r in sel]),
+                               np.log([max(r["fit_time"], 1e-6) for r in sel]), 1)[0]
             lines.append(f"- {name}: log-log slope of time vs n = {slope:.2f}")
-    lines += ["", table.notes]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", table.notes])
 
 
 register_table(

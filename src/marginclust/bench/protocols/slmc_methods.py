@@ -30,16 +30,16 @@ Custom tables (trajectories and a figure):
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
 from .._published import split_method
-from .._registry import MEASURES, Method, RunContext, Table, register_method, register_table
+from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from .._seeds import derive_seed
 
 __all__ = [
     "PAPER_SETTINGS",
@@ -245,61 +245,6 @@ QUICK_SETTINGS = ["rbf lam=1 sigma=0.5x", "rbf lam=10 sigma=0.5x", "rbf lam=10 s
 _MEASURES4 = ("ca_majority", "pc", "pe", "xb")
 
 
-def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    from .._runner import load_data
-
-    X, y, _ = load_data(spec, "raw", data_home=context.data_home,
-                        max_samples=context.max_samples)
-    return X, y
-
-
-def _loaded(
-    table: Table, context: RunContext, datasets: Sequence[str], rows: list[dict[str, Any]]
-) -> Iterator[tuple[str, np.ndarray, np.ndarray, int]]:
-    """Yield ``(spec, X, y, n_clusters)`` per data set; one that fails to load adds an error row."""
-    for spec in datasets:
-        try:
-            X, y = _load(spec, context)
-        except (FileNotFoundError, ValueError) as exc:
-            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
-            continue
-        yield spec, X, y, int(np.unique(y).size)
-
-
-def _fit_slmc(X: np.ndarray, K: int, seed: int, **params: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return make_slmc(n_clusters=K, random_state=seed, **params).fit(X)
-
-
-def _score(est: Any, X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> dict[str, float]:
-    out = {}
-    for name in names:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                out[name] = float(MEASURES[name].func(y, est.labels_, est.memberships_, X))
-            except Exception:  # noqa: BLE001 - a measure that fails is reported as NaN
-                out[name] = float("nan")
-    return out
-
-
-def _best_setting(
-    X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Sequence[str], **params: Any
-) -> tuple[str, Any, float]:
-    """The grid setting with the best CA for this run (the paper's label-tuned protocol)."""
-    from marginclust.metrics import clustering_accuracy
-
-    best: tuple[str, Any, float] | None = None
-    for setting in settings:
-        est = _fit_slmc(X, K, seed, setting=setting, **params)
-        ca = clustering_accuracy(y, est.labels_, mapping="majority")
-        if best is None or ca > best[2]:
-            best = (setting, est, ca)
-    assert best is not None
-    return best
-
-
 def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tuple, float]:
     acc: dict[tuple, list[float]] = {}
     for r in rows:
@@ -378,57 +323,42 @@ def report_fig3(rows: Sequence[dict], table: Table) -> str:
     return "\n".join(lines)
 
 
+def _fit_fcm_init(
+    context: RunContext, X: np.ndarray, y: np.ndarray, seed: int, setting: str, **params: Any
+) -> tuple[dict[str, Any], Any]:
+    est = make_slmc(n_clusters=int(np.unique(y).size), random_state=seed, setting=setting,
+                    init="fcm", **params)
+    return context.fit(est, X, y)
+
+
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 4: J and CA over the first 20 iterations, best setting per run."""
-    from marginclust.metrics import clustering_accuracy
-
     datasets = context.pick(FIG4_DATASETS, FIG4_DATASETS[:2], FIG4_DATASETS[:1])
     settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
-    n_runs = context.pick(5, 1)
-    n_show = 20
     rows: list[dict[str, Any]] = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for run in range(n_runs):
-            seed = derive_seed(context.seed, spec, "slmc", run)
-            setting, est, _ = _best_setting(X, y, K, seed, settings, init="fcm")
+    for spec in datasets:
+        try:
+            X, y = context.load(spec)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"dataset": spec, "status": "no-data", "error": str(exc)})
+            continue
+        for run in range(context.pick(5, 1)):
+            seed = context.seed_for(spec, "slmc", run)
+            fit = partial(_fit_fcm_init, context, X, y, seed)
+            # per run, the setting with the best CA (first of equals), as the paper tuned
+            fits = [fit(setting)[0] for setting in settings]
+            best = max(range(len(settings)), key=lambda i: fits[i]["ca_majority"] or -1.0)
             # The fit is deterministic given the seed, so max_iter = t reproduces the
             # first t sweeps of one trajectory (tol = 0: no early stop).
-            full = _fit_slmc(
-                X,
-                K,
-                seed,
-                setting=setting,
-                init="fcm",
-                tol=0.0,
-                tol_memberships=0.0,
-                max_iter=n_show,
-            )
-            history = full.objective_history_
-            for t in range(1, history.size + 1):
-                part = _fit_slmc(
-                    X,
-                    K,
-                    seed,
-                    setting=setting,
-                    init="fcm",
-                    tol=0.0,
-                    tol_memberships=0.0,
-                    max_iter=t,
-                )
-                rows.append(
-                    {
-                        "table": table.name,
-                        "dataset": spec,
-                        "method": "slmc",
-                        "run": run,
-                        "seed": seed,
-                        "setting": setting,
-                        "iteration": t,
-                        "objective": float(history[t - 1]),
-                        "ca_majority": clustering_accuracy(y, part.labels_, mapping="majority"),
-                        "n_iter_default_rule": int(est.n_iter_),
-                    }
-                )
+            exact: dict[str, Any] = {"tol": 0.0, "tol_memberships": 0.0}
+            _, full = fit(settings[best], max_iter=20, **exact)
+            for t, objective in enumerate(full.objective_history_, start=1):
+                part, _ = fit(settings[best], max_iter=t, **exact)
+                rows.append({"dataset": spec, "method": "slmc", "run": run, "seed": seed,
+                             "setting": settings[best], "iteration": t,
+                             "objective": float(objective), "ca_majority": part["ca_majority"],
+                             "status": part["status"],
+                             "n_iter_default_rule": fits[best]["n_iter"]})
     return rows
 
 
@@ -456,74 +386,39 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
     return "\n".join(lines)
 
 
-def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Fig. 2: SLMC on the four Gaussians for k = 3..6; writes slmc_fig2.png."""
-    from marginclust.datasets import load_dataset
+def figure_fig2(rows: Sequence[dict], table: Table, context: RunContext) -> None:
+    """Fig. 2: SLMC's partitions of the four Gaussians for k = 3..6, to ``slmc_fig2.png``."""
+    from pathlib import Path
+
     from marginclust.feature_maps import resolve_gamma
+    from marginclust.plotting._slmc import plot_slmc_cluster_numbers
 
-    X, y = load_dataset("slmc-four-gaussians")
-    ks = context.pick((3, 4, 5, 6), (3, 4), (3,))
-    gamma = (
-        resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0)
-        / float(_FIG2_PARAMS["sigma_multiple"]) ** 2
-    )
-    params = dict(_FIG2_PARAMS)
-    rows: list[dict[str, Any]] = []
-    for k in ks:
-        est = _fit_slmc(X, k, derive_seed(context.seed, "fig2", k), **params)
-        row = {
-            "table": table.name,
-            "dataset": "slmc-four-gaussians",
-            "method": "slmc",
-            "n_clusters": k,
-            **params,
-        }
-        row.update(_score(est, X, y, _MEASURES4))
-        rows.append(row)
-    if context.out_dir is not None:
-        from pathlib import Path
+    from .._runner import parse_dataset
 
-        from marginclust.plotting._slmc import plot_slmc_cluster_numbers
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            plot_params = {"lam": params["lam"], "init": params["init"], "gamma": gamma}
-            fig = plot_slmc_cluster_numbers(
-                X, ks, random_state=derive_seed(context.seed, "fig2"), **plot_params
-            )
-        path = Path(context.out_dir) / "slmc_fig2.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=120)
-        for row in rows:
-            row["figure"] = str(path)
-    return rows
-
-
-def report_fig2(rows: Sequence[dict], table: Table) -> str:
-    """Markdown: CA, PC, PE, XB per cluster number and the figure path."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source}",
-        "",
-        "| k | CA | PC | PE | XB |",
-        "|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['n_clusters']} | "
-            + " | ".join(f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4)
-            + " |"
+    X, _ = context.load("slmc-four-gaussians")
+    ks = sorted({parse_dataset(r["dataset"])[1] or 0 for r in rows})
+    gamma = resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0) / float(
+        _FIG2_PARAMS["sigma_multiple"]) ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = plot_slmc_cluster_numbers(
+            X, ks, random_state=context.seed_for("fig2"), lam=_FIG2_PARAMS["lam"],
+            init=_FIG2_PARAMS["init"], gamma=gamma,
         )
-    figs = {str(r["figure"]) for r in rows if r.get("figure")}
-    lines += [
-        "",
-        "Figure: " + (", ".join(sorted(figs)) if figs else "(not written: no output directory)"),
-    ]
-    return "\n".join(lines)
+    assert context.out_dir is not None
+    path = Path(context.out_dir) / "slmc_fig2.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
 
 
 _SRC = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
+
+
+def _m_seed(job: Any) -> tuple[object, ...]:
+    """Seeds per data set, method, m and run (those of the m sweeps these tables replaced)."""
+    return (job.dataset, job.method, job.params["m"], job.run)
+
+
 register_table(
     Table(
         name="slmc-table8",
@@ -539,6 +434,7 @@ register_table(
             "slmc": {"setting": PAPER_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
         },
         curve=("m",),
+        seed_key=_m_seed,
         quick={
             "datasets": list(OPTDIGITS_PAIRS[:1]),
             "n_runs": 1,
@@ -566,6 +462,7 @@ register_table(
         protocols=("paper",),
         grids={"slmc": {"setting": PAPER_SETTINGS, "m": list(FIG3_M), "init": ["fcm"]}},
         curve=("m",),
+        seed_key=_m_seed,
         quick={
             "datasets": ["wine"],
             "n_runs": 1,
@@ -593,11 +490,16 @@ register_table(
         name="slmc-fig2",
         title="SLMC on the synthetic four Gaussians, 3 to 6 clusters",
         source=f"{_SRC}, Fig. 2",
-        datasets=["slmc-four-gaussians"],
+        datasets=[f"slmc-four-gaussians@k={k}" for k in (3, 4, 5, 6)],
         methods=["slmc"],
         measures=list(_MEASURES4),
         n_runs=1,
-        run=run_fig2,
-        report=report_fig2,
+        protocols=("paper",),
+        grids={"slmc": [dict(_FIG2_PARAMS)]},
+        seed_key=lambda job: ("fig2", int(job.dataset.rsplit("=", 1)[1])),
+        quick={"datasets": ["slmc-four-gaussians@k=3", "slmc-four-gaussians@k=4"], "n_runs": 1},
+        figure=figure_fig2,
+        notes="lam = 1, sigma = 0.25 sigma0, FCM init (the paper's Fig. 2 setting); the "
+        "figure is written to slmc_fig2.png in the output directory.",
     )
 )
