@@ -122,3 +122,15 @@ def test_table4_report_picks_c_per_pair_and_once_for_all_pairs():
     assert "| Standard KM + EMMC | one for all pairs, best of 2: 1 | 23.00 |" in text
     assert "| Standard KM + EMMC | 500 | 50.00 |" in text
     assert "| Standard KM | - | 10.00 |" in text and "2 pairs x 1 repetitions" in text
+
+
+def test_a_failed_fit_is_named_under_the_report_not_averaged():
+    from marginclust.bench.protocols.emmc import report_table3
+
+    ok = dict(dataset="optdigits:3,9", method="emmc", run=0, fit_time=1.0, n_iter=2,
+              status="ok", error=None, ca_hungarian=0.9, params=json.dumps({"C": 1.0}))
+    failed = {**ok, "run": 1, "status": "failed", "ca_hungarian": None,
+              "error": "ValueError: boom"}
+    text = report_table3([ok, failed], TABLES["emmc-table3"])
+    assert "| EMMC | ours | - | - | - | - | - | 10.00 | - |" in text
+    assert "Fits without a result: 1 (ValueError: boom)." in text
