@@ -14,7 +14,27 @@ import numpy as np
 
 from .._registry import RunContext, Table
 
-__all__ = ["UnitCache", "load_xy", "md_table", "mean_table", "table_head", "timed_fit"]
+__all__ = [
+    "Delegating", "UnitCache", "load_xy", "md_table", "mean_table", "table_head", "timed_fit",
+]
+
+
+class Delegating:
+    """Mixin of the harness's estimator wrappers: ``predict`` and the fitted attributes
+    (names ending in ``_``, plus those in ``_delegated``) are the fitted ``estimator_``'s."""
+
+    _delegated: tuple[str, ...] = ()
+
+    def __getattr__(self, name: str) -> Any:
+        fitted = self.__dict__.get("estimator_")
+        wanted = name.endswith("_") or name in self._delegated
+        if fitted is not None and wanted and not name.startswith("__"):
+            return getattr(fitted, name)
+        raise AttributeError(name)
+
+    def predict(self, X: Any) -> Any:
+        """Cluster labels of new data (the fitted estimator's)."""
+        return self.__dict__["estimator_"].predict(X)
 
 
 def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:

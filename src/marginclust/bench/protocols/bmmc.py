@@ -36,7 +36,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from ._common import fmt_value, md_table, mean_table, table_head
+from ._common import Delegating, fmt_value, md_table, mean_table, table_head
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -49,14 +49,12 @@ NEWS = "20news-rec4"  # not available offline
 
 
 # ------------------------------------------------------------------ methods
-class PaperUnitsC:
+class PaperUnitsC(Delegating):
     """Fit a linear MMC estimator whose ``C`` (and ``C_pairs``) are in the paper's units.
 
     marginclust's BMMC/CPMMC divide the centred data by their root mean feature
-    variance ``s`` so that one ``C`` means the same at any scale; the objective
-    is then ``s^2`` times the paper's with ``C_paper = C / s^2``. The paper's grids
-    are therefore run with ``C = C_paper * s^2`` (same partition as the paper's
-    model on the same data).
+    variance ``s`` (one ``C`` means the same at any scale), so the paper's grids
+    run with ``C = C_paper * s^2``: the same partition as the paper's model.
 
     Parameters
     ----------
@@ -82,32 +80,20 @@ class PaperUnitsC:
         self.estimator_ = est.fit(X, **fit_params)
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        # fitted attributes (labels_, n_iter_, ...) are the wrapped estimator's
-        fitted = self.__dict__.get("estimator_")
-        if fitted is not None and name.endswith("_") and not name.startswith("__"):
-            return getattr(fitted, name)
-        raise AttributeError(name)
+
+def _linear_mmc(cls_name: str) -> Any:
+    def make(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
+        import marginclust
+
+        params = {k: float(v) if k in ("C", "C_pairs") else v for k, v in params.items()}
+        est = getattr(marginclust, cls_name)(n_clusters, random_state=random_state, **params)
+        return PaperUnitsC(est) if "C" in params else est
+
+    make.__doc__ = f":class:`marginclust.{cls_name}`; a given ``C`` is in the paper's units."
+    return make
 
 
-def _paper_units(est: Any, params: dict[str, Any]) -> Any:
-    return PaperUnitsC(est) if "C" in params else est
-
-
-def make_bmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.BMMC`; a given ``C`` is in the paper's units."""
-    from marginclust import BMMC
-
-    params = {k: float(v) if k in ("C", "C_pairs") else v for k, v in params.items()}
-    return _paper_units(BMMC(n_clusters, random_state=random_state, **params), params)
-
-
-def make_cpmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.CPMMC` (binary and multiclass); a given ``C`` in the paper's units."""
-    from marginclust import CPMMC
-
-    params = {k: float(v) if k == "C" else v for k, v in params.items()}
-    return _paper_units(CPMMC(n_clusters, random_state=random_state, **params), params)
+make_bmmc, make_cpmmc = _linear_mmc("BMMC"), _linear_mmc("CPMMC")
 
 
 class NormalizedCut:
@@ -159,37 +145,6 @@ def make_ncut(*, n_clusters: int, random_state: Any = None, **params: Any) -> An
     return NormalizedCut(n_clusters, random_state=random_state, **params)
 
 
-register_method(
-    Method(
-        "bmmc",
-        make_bmmc,
-        grid={"C": C_GRID, "balance": L_GRID},
-        defaults={},
-        notes="BMMC (CCCP + bundle method), linear, tol = 0.01, K-means init; grid "
-        "C in 2^[-8..6], l in 0..20 (absolute)",
-    )
-)
-register_method(
-    Method(
-        "cpmmc",
-        make_cpmmc,
-        grid={"C": C_GRID, "balance": L_GRID},
-        defaults={},
-        notes="CPMMC (cutting plane + CCCP + QP), violation tol 0.01",
-    )
-)
-register_method(
-    Method(
-        "bmmc-coarse",
-        make_bmmc,
-        grid={"C": [1.0, 16.0], "balance": [0, 20]},
-        defaults={},
-        notes="BMMC on a coarse corner of the paper's grid (C in {2^0, 2^4}, l in {0, 20}), "
-        "for the 10-cluster MNIST table where one fit takes seconds",
-    )
-)
-
-
 def make_itersvr(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     """:class:`marginclust.IterSVR` (binary only)."""
     from marginclust import IterSVR
@@ -197,35 +152,27 @@ def make_itersvr(*, n_clusters: int, random_state: Any = None, **params: Any) ->
     return IterSVR(n_clusters, random_state=random_state, **params)
 
 
-register_method(
-    Method(
-        "itersvr-small-c",
-        make_itersvr,
-        grid={"C": [2.0**-10, 2.0**-6, 2.0**-2, 1.0]},
-        defaults={"C": 1.0},
-        notes="IterSVR (marginclust, RBF SVR, gamma='scale', balance 0.03 n) on C in "
-        "{2^-10, 2^-6, 2^-2, 1}: fits with C >= 4 took 3-7 minutes each on the loaded "
-        "machine, so the EMMC protocol's full grid was cut",
-    )
-)
-register_method(
-    Method(
-        "ncut-coarse",
-        make_ncut,
-        grid={"sigma_factor": [0.2, 0.5, 1.0]},
-        defaults={"sigma_factor": 0.5},
-        notes="NCut with sigma in {0.2, 0.5, 1.0} x sigma0 (coarse grid for MNIST)",
-    )
-)
-register_method(
-    Method(
-        "ncut",
-        make_ncut,
-        grid={"sigma_factor": SIGMA_FACTORS},
-        defaults={"sigma_factor": 0.5},
-        notes="SpectralClustering, RBF width sigma_factor x (range of pairwise distances)",
-    )
-)
+_PAPER_GRID: dict[str, list[Any]] = {"C": C_GRID, "balance": list(L_GRID)}
+for _method in (
+    Method("bmmc", make_bmmc, grid=_PAPER_GRID, notes="BMMC (CCCP + bundle method), linear, "
+           "tol = 0.01, K-means init; grid C in 2^[-8..6], l in 0..20 (absolute)"),
+    Method("cpmmc", make_cpmmc, grid=_PAPER_GRID,
+           notes="CPMMC (cutting plane + CCCP + QP), violation tol 0.01"),
+    Method("bmmc-coarse", make_bmmc, grid={"C": [1.0, 16.0], "balance": [0, 20]},
+           notes="BMMC on a coarse corner of the paper's grid (C in {2^0, 2^4}, l in {0, 20}), "
+           "for the 10-cluster MNIST table where one fit takes seconds"),
+    Method("itersvr-small-c", make_itersvr, grid={"C": [2.0**-10, 2.0**-6, 2.0**-2, 1.0]},
+           defaults={"C": 1.0}, notes="IterSVR (marginclust, RBF SVR, gamma='scale', balance "
+           "0.03 n) on C in {2^-10, 2^-6, 2^-2, 1}: fits with C >= 4 took 3-7 minutes each on "
+           "the loaded machine, so the EMMC protocol's full grid was cut"),
+    Method("ncut-coarse", make_ncut, grid={"sigma_factor": [0.2, 0.5, 1.0]},
+           defaults={"sigma_factor": 0.5},
+           notes="NCut with sigma in {0.2, 0.5, 1.0} x sigma0 (coarse grid for MNIST)"),
+    Method("ncut", make_ncut, grid={"sigma_factor": SIGMA_FACTORS},
+           defaults={"sigma_factor": 0.5},
+           notes="SpectralClustering, RBF width sigma_factor x (range of pairwise distances)"),
+):
+    register_method(_method)
 
 
 register_table(
@@ -255,13 +202,12 @@ register_table(
 )
 
 
-class RandomPointsBMMC:
+class RandomPointsBMMC(Delegating):
     """BMMC started from ``n_clusters`` random data points, as Li et al. start it.
 
-    The points are drawn with a seed derived from ``random_state`` and
-    ``start``, every sample takes the label of its nearest point, and BMMC runs
-    from those labels. Searching ``start`` in the paper protocol reproduces the
-    paper's "best of R random starts" (picked with the labels).
+    The points are drawn with the seed ``derive_seed(random_state, start)``, every
+    sample takes its nearest point's label and BMMC runs from there; searching
+    ``start`` gives the paper's "best of R random starts" (picked with the labels).
 
     Parameters
     ----------
@@ -287,8 +233,6 @@ class RandomPointsBMMC:
         """Draw the start, then fit BMMC from it."""
         from sklearn.metrics import pairwise_distances_argmin
 
-        from marginclust import BMMC
-
         from .._seeds import derive_seed
 
         rng = np.random.RandomState(derive_seed(int(self.random_state or 0), self.start))
@@ -300,11 +244,8 @@ class RandomPointsBMMC:
             if np.unique(labels).size == self.n_clusters:
                 break
         self.init_labels_ = labels
-        params = {k: float(v) if k == "C" else v for k, v in self.params.items()}
-        est = BMMC(self.n_clusters, init=labels, random_state=self.random_state, **params)
-        self.estimator_ = _paper_units(est, params).fit(X)
-        self.labels_ = self.estimator_.labels_
-        self.n_iter_ = self.estimator_.n_iter_
+        self.estimator_ = make_bmmc(n_clusters=self.n_clusters, random_state=self.random_state,
+                                    init=labels, **self.params).fit(X)
         return self
 
 

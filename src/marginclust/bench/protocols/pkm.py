@@ -39,7 +39,7 @@ from .._registry import (
     register_table,
 )
 from .._report import summarize
-from ._common import fmt_value, md_table, table_head
+from ._common import Delegating, fmt_value, md_table, table_head
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 
@@ -71,7 +71,7 @@ def _ours(names: Sequence[str]) -> list[str]:
 
 
 # ------------------------------------------------------------------ methods
-class SharedDirichletStart:
+class SharedDirichletStart(Delegating):
     """PKM from memberships drawn as ``RandomState(random_state).dirichlet(1, n)``.
 
     Every solver given the same seed starts from the same random soft partition
@@ -102,12 +102,6 @@ class SharedDirichletStart:
             self.n_clusters, init=init, random_state=self.random_state, **self.params
         ).fit(X)
         return self
-
-    def __getattr__(self, name: str) -> Any:
-        fitted = self.__dict__.get("estimator_")
-        if fitted is not None and name.endswith("_") and not name.startswith("__"):
-            return getattr(fitted, name)
-        raise AttributeError(name)
 
 
 def make_pkm(

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, clone
 from .._published import split_method
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
+from ._common import Delegating
 
 __all__ = [
     "PAPER_SETTINGS",
@@ -91,7 +92,7 @@ def parse_setting(setting: str) -> dict[str, Any]:
     return out
 
 
-class Standardized(ClusterMixin, BaseEstimator):
+class Standardized(Delegating, ClusterMixin, BaseEstimator):
     """Standardise the columns of X (zero mean, unit variance), then fit ``estimator``.
 
     Parameters
@@ -104,6 +105,8 @@ class Standardized(ClusterMixin, BaseEstimator):
     estimator_ : estimator
         The fitted copy; its fitted attributes are readable on the wrapper.
     """
+
+    _delegated = ("kernel", "max_iter")
 
     def __init__(self, estimator: Any = None) -> None:
         self.estimator = estimator
@@ -124,14 +127,8 @@ class Standardized(ClusterMixin, BaseEstimator):
         """Cluster labels of new data."""
         return self.estimator_.predict(self._scale(X))
 
-    def __getattr__(self, name: str) -> Any:
-        fitted = name.endswith("_") or name in ("kernel", "max_iter")
-        if fitted and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
 
-
-class Sigma0Width(ClusterMixin, BaseEstimator):
+class Sigma0Width(Delegating, ClusterMixin, BaseEstimator):
     """Fit ``estimator`` with the RBF width ``sigma = multiple * sigma0`` of the data it sees.
 
     The papers state widths as multiples of sigma0 (the mean pairwise
@@ -145,6 +142,8 @@ class Sigma0Width(ClusterMixin, BaseEstimator):
     multiple : float, default=1.0
         Width as a multiple of sigma0.
     """
+
+    _delegated = ("kernel", "max_iter")
 
     def __init__(self, estimator: Any = None, multiple: float = 1.0) -> None:
         self.estimator = estimator
@@ -160,16 +159,6 @@ class Sigma0Width(ClusterMixin, BaseEstimator):
             clone(self.estimator).set_params(gamma=g0 / float(self.multiple) ** 2).fit(Xa)
         )
         return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Cluster labels of new data."""
-        return self.estimator_.predict(X)
-
-    def __getattr__(self, name: str) -> Any:
-        fitted = name.endswith("_") or name in ("kernel", "max_iter")
-        if fitted and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
 
 
 def _build(cls_name: str, n_clusters: int, random_state: Any, params: dict[str, Any]) -> Any:
