@@ -91,8 +91,9 @@ def test_emmc_starts_from_exactly_the_labels_of_its_scheme(init):
     X = np.vstack([rng.normal(0, 1, (30, 4)), rng.normal(3, 1, (30, 4))])
     alone = StartThenEMMC(init, random_state=5).fit(X)
     then = StartThenEMMC(init, C=2.0**-6, random_state=5).fit(X)
-    np.testing.assert_array_equal(then.emmc_.init, alone.labels_)
-    assert then.emmc_.n_hidden == len(X) and then.n_iter_ == then.emmc_.n_iter_
+    np.testing.assert_array_equal(then.estimator_.init, alone.labels_)
+    assert then.estimator_.n_hidden == len(X) and then.n_iter_ == then.estimator_.n_iter_
+    np.testing.assert_array_equal(then.labels_, then.estimator_.labels_)
 
 
 def test_reachability_slmc_table_runs_only_slmc_cases():

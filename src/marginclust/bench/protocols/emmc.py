@@ -35,7 +35,7 @@ import numpy as np
 from .._published import split_method, values
 from .._registry import Method, Table, register_method, register_table
 from .._report import summarize
-from ._common import fmt_value, md_table, mean_of, table_head
+from ._common import Delegating, fmt_value, md_table, mean_of, table_head
 
 SOURCE = "Zhang, Xia, Liu & Zhang 2013 (EMMC)"
 C_GRID = [2.0**k for k in range(-10, 11, 2)]
@@ -45,7 +45,7 @@ PAPER_C = 500.0
 
 
 # ------------------------------------------------------------------ methods
-class HiddenPerSample:
+class HiddenPerSample(Delegating):
     """EMMC with as many hidden nodes as samples (the paper's L = n), set at fit.
 
     Parameters
@@ -63,11 +63,6 @@ class HiddenPerSample:
 
         self.estimator_ = clone(self.estimator).set_params(n_hidden=len(X)).fit(X)
         return self
-
-    def __getattr__(self, name: str) -> Any:
-        if name.endswith("_") and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
 
 
 def make_emmc(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
@@ -97,7 +92,7 @@ def _emmc_space_seed(seed: int) -> int:
     return int(spawn_seeds(np.random.RandomState(seed), 1)[0])
 
 
-class StartThenEMMC:
+class StartThenEMMC(Delegating):
     """A Table 4 initialisation scheme alone, or EMMC started from its labels.
 
     Parameters
@@ -150,15 +145,15 @@ class StartThenEMMC:
                 elm = ELMFeatures(n_hidden=n, activation=self.activation, random_state=space)
                 Z = elm.fit_transform(X)
             labels = KMeans(2, n_init=10, random_state=seed).fit(Z).labels_
-        self.labels_ = labels
-        if self.C is not None:
+        if self.C is None:
+            self.labels_ = labels
+        else:  # the fitted attributes are EMMC's
             from marginclust import EMMC
 
-            self.emmc_ = EMMC(
+            self.estimator_ = EMMC(
                 2, n_hidden=n, C=self.C, activation=self.activation, balance=0.03,
                 init=labels.astype(np.intp), random_state=seed,
             ).fit(X)
-            self.labels_, self.n_iter_ = self.emmc_.labels_, self.emmc_.n_iter_
         return self
 
 
