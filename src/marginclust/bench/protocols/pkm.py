@@ -30,11 +30,9 @@ import numpy as np
 
 from .._registry import (
     Dataset,
-    Measure,
     Method,
     Table,
     register_dataset,
-    register_measure,
     register_method,
     register_table,
 )
@@ -145,10 +143,6 @@ register_method(
 register_method(Method("pkm-fmsagp", make_pkm_fmsagp, notes="PKM by FMSAGP from a Dirichlet start"))
 register_method(Method("kmeans++", make_kmeanspp, notes="sklearn KMeans, one k-means++ start"))
 register_method(Method("fcm-1.3", make_fcm13, notes="FuzzyCMeans m = 1.3, argmax labels"))
-register_measure(
-    Measure("n_released", lambda *a, estimator=None: float(estimator.n_released_),
-            needs_estimator=True)
-)
 
 
 # ------------------------------------------------------------------ Table II
