@@ -314,23 +314,18 @@ register_table(
 # ----------------------------------------------------------- custom tables
 def report_table7(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: our seconds (best of k fits) beside the paper's, per data set and method."""
-    lines = table_head(table)
     body = []
     for (ds, method, _), summary in summarize(rows, table).items():
-        ours = summary["fit_time"] if summary["status"] == "ok" else None
-        paper = table.published.get((ds, method, "fit_time"))
-        ratio = None if ours is None or paper is None else ours / paper
-        ca = summary["ca_majority"]["mean"] if summary["status"] == "ok" else None
+        ok = summary["status"] == "ok"
+        ours, paper = summary["fit_time"] if ok else None, table.published.get(
+            (ds, method, "fit_time"))
         body.append([ds, method, fmt_value(ours, ".3f"), fmt_value(paper, ".3f"),
-                     fmt_value(ratio, ".2f"), fmt_value(ca, ".4f")])
-    for (ds, m, _), v in table.published.items():
-        if ds == NEWS or m in ("mmc-sdp", "gmmc"):
-            body.append([ds, m, "-", f"{v:.3f}", "-", "-"])
-    lines += md_table(
-        ["data set", "method", "ours (s)", "paper (s)", "ours / paper", "CA (ours)"], body
-    )
-    lines += ["", table.notes]
-    return "\n".join(lines)
+                     fmt_value(None if ours is None or paper is None else ours / paper, ".2f"),
+                     fmt_value(summary["ca_majority"]["mean"] if ok else None, ".4f")])
+    body += [[ds, m, "-", f"{v:.3f}", "-", "-"] for (ds, m, _), v in table.published.items()
+             if ds == NEWS or m in ("mmc-sdp", "gmmc")]
+    header = ["data set", "method", "ours (s)", "paper (s)", "ours / paper", "CA (ours)"]
+    return "\n".join([*table_head(table), *md_table(header, body), "", table.notes])
 
 
 register_table(
