@@ -43,20 +43,10 @@ SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 
 # The paper's data set names -> ours (None: not in the shared data; published numbers only).
 PAPER_NAMES: dict[str, str | None] = {
-    "Yale-faces-B": None,
-    "Iris": "iris",
-    "Parkinson": "parkinsons",
-    "Seeds": "seeds",
-    "Segmentation": "segmentation-210",
-    "Glass": "glass",
-    "Ionosphere": "ionosphere",
-    "Dermatology": None,
-    "Breast-cancer": "breast_cancer_wisconsin",
-    "Natural": None,
-    "Yeast": "yeast",
-    "Waveform": "waveform",
-    "Satellite": "satimage",
-    "Epileptic": None,
+    "Yale-faces-B": None, "Iris": "iris", "Parkinson": "parkinsons", "Seeds": "seeds",
+    "Segmentation": "segmentation-210", "Glass": "glass", "Ionosphere": "ionosphere",
+    "Dermatology": None, "Breast-cancer": "breast_cancer_wisconsin", "Natural": None,
+    "Yeast": "yeast", "Waveform": "waveform", "Satellite": "satimage", "Epileptic": None,
 }
 UNAVAILABLE = [name for name, ours in PAPER_NAMES.items() if ours is None]
 _OURS_TO_PAPER = {ours: paper for paper, ours in PAPER_NAMES.items() if ours}
