@@ -16,7 +16,11 @@ seconds on a shared machine are inflated.
 2. **Exact vs auto on pendigits** (3,498 x 16, K = 10, the issue's user CSV):
    ``n_components=None`` (exact, one Cholesky per sweep) against the default
    ``n_components="auto"`` (rank 500 above 2,000 rows): seconds and Hungarian CA.
-3. ``--memory``: peak resident memory (``ru_maxrss``, the whole process: interpreter,
+3. ``--stopping``: the membership-move tolerance of the stopping rule, old default
+   ``tol_memberships=1e-4`` against the new ``1e-3``, on the shared data sets
+   (standardised, seeds 0 and 1, label-free defaults otherwise): Hungarian CA,
+   sweeps, largest relative difference of the final objective, CPU seconds.
+4. ``--memory``: peak resident memory (``ru_maxrss``, the whole process: interpreter,
    data and fit) of one low-rank fit at ``--n-memory`` rows (1e6 by default), in a
    fresh subprocess; ``--memory-iters`` sweeps (the peak is reached in the first),
    ``--memory-dtype`` input. Above ``FEATURE_CACHE_BYTES`` the features are
@@ -27,6 +31,7 @@ Usage::
     OMP_NUM_THREADS=1 python benchmarks/bench_slmc.py [--quick] [--repeats 3]
         [--threads 1 2] [--n 100000] [--rank 500] [--seeds 0 1 2] [--no-exact]
         [--memory [--n-memory 1000000] [--memory-dtype float32] [--cache-bytes 0]]
+        [--stopping]
 
 Wall and CPU seconds are both printed: on a shared machine the CPU ratio (1 BLAS
 thread) is the steadier one.
@@ -228,6 +233,34 @@ def memory_child(n: int, d: int, K: int, L: int, dtype: str, iters: int,
           f"{t:.0f} s, load {os.getloadavg()[0]:.1f}", flush=True)
 
 
+def stopping_case(seeds: tuple[int, ...] = (0, 1)) -> None:
+    """CA, sweeps and objective at ``tol_memberships`` 1e-4 (old default) and 1e-3."""
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.datasets import load_dataset
+    from marginclust.metrics import clustering_accuracy
+
+    print("\n| data set | CA 1e-4 | CA 1e-3 | sweeps 1e-4 | sweeps 1e-3 "
+          "| max rel. J difference | CPU s 1e-4 | CPU s 1e-3 |\n|---|---|---|---|---|---|---|---|")
+    for name in ("iris", "wine", "seeds", "glass", "ionosphere", "heart_statlog", "wdbc",
+                 "segmentation"):
+        X, y = load_dataset(name)[:2]
+        X = StandardScaler().fit_transform(X)
+        K = int(np.unique(y).size)
+        out = {}
+        for tol_u in (1e-4, 1e-3):
+            fits = [_timed(lambda s=s, t=tol_u, K=K, X=X:
+                           SLMC(K, tol_memberships=t, random_state=s).fit(X)) for s in seeds]
+            cpu = sum(_CPU[-len(seeds):])
+            out[tol_u] = ([clustering_accuracy(y, est.labels_) for _, est in fits],
+                          [est.n_iter_ for _, est in fits],
+                          np.array([est.objective_ for _, est in fits]), cpu)
+        (ca0, it0, j0, c0), (ca1, it1, j1, c1) = out[1e-4], out[1e-3]
+        rel = float(np.max(np.abs(j1 - j0) / np.abs(j0)))
+        print(f"| {name} | {np.mean(ca0):.4f} | {np.mean(ca1):.4f} | {it0} | {it1} "
+              f"| {rel:.1e} | {c0:.2f} | {c1:.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
@@ -245,6 +278,8 @@ def main() -> None:
     ap.add_argument("--no-exact", action="store_true")
     ap.add_argument("--no-low-rank", action="store_true")
     ap.add_argument("--memory", action="store_true")
+    ap.add_argument("--stopping", action="store_true",
+                    help="only the tol_memberships study on the shared data sets")
     ap.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--cache-bytes", type=int, default=None,
                     help="FEATURE_CACHE_BYTES for the memory fit (0: always stream)")
@@ -256,6 +291,9 @@ def main() -> None:
     if args.memory_child:
         memory_child(args.n_memory, args.features, args.clusters, args.rank,
                      args.memory_dtype, args.memory_iters, args.cache_bytes)
+        return
+    if args.stopping:
+        stopping_case()
         return
     if args.quick:
         args.n, args.repeats, args.threads = 20_000, 1, [1]

@@ -23,3 +23,17 @@ def local_cluster_client():
         memory_limit="1GiB",
     ) as cluster, Client(cluster) as client:
         yield client
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """Bitwise comparisons need one BLAS thread in this process.
+
+    A multi-threaded OpenBLAS may split a float32 product differently from one call
+    to the next under load, which changes the last bits (seen outside ``make test``,
+    which already sets one thread).
+    """
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield

@@ -157,6 +157,26 @@ def test_collapse_is_detected_and_warned(rng):
     assert np.unique(est.labels_).size < 3
 
 
+def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
+    # a re-seed that finds no more clusters leaves the labels it starts from unchanged,
+    # so a second one would repeat the same computation: exactly one re-seeded run
+    from marginclust.solvers._alternating import AlternatingMinimizer
+
+    X, _ = _blobs(rng)
+    runs = []
+    solve = AlternatingMinimizer.solve
+
+    def counted(self, problem, x0, **kw):
+        runs.append(1)
+        return solve(self, problem, x0, **kw)
+
+    monkeypatch.setattr(AlternatingMinimizer, "solve", counted)
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(X)
+    assert est.n_clusters_found_ < 3
+    assert est.n_reseeds_ == 1 and len(runs) == 2
+
+
 @pytest.mark.parametrize(
     "params,match",
     [

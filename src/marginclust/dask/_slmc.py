@@ -458,6 +458,7 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         verbose=est.verbose,
         tol_x_name="tol_memberships",
         name="SLMC",
+        require_shrinking_move=True,
     )
     res = solver.solve(problem, problem.initial_state())
     n_reseeds = 0
@@ -472,8 +473,9 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
         res1 = solver.solve(problem1, problem1.initial_state())
         problem.n_passes += problem1.n_passes + 2
         n_reseeds += 1
-        if int(np.count_nonzero(res1.x[4])) > found:
-            res = res1
+        if int(np.count_nonzero(res1.x[4])) <= found:
+            break  # a second re-seed would start from the same labels: same result
+        res = res1
     W, sizes = res.x[0], np.asarray(res.x[4], dtype=np.intp)
     if np.any(sizes == 0):  # collapsed: number the non-empty clusters first (as in memory)
         order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])

@@ -7,7 +7,11 @@ e.g. the largest membership change). The driver stops when, after at least
 ``min_iter`` sweeps, both the relative decrease of the objective is at most
 ``tol`` and the change of the iterate is at most ``tol_x``. Requiring both
 avoids the measured SLMC pitfall of a near-uniform initialisation whose first
-sweeps barely change ``J`` while the memberships are still moving.
+sweeps barely change ``J`` while the memberships are still moving. With
+``require_shrinking_move`` the iterate's change must also not have grown since
+the previous sweep: leaving an unstable fixed point (a near-uniform start) the
+moves grow geometrically while both tolerances may already hold; at
+convergence they shrink.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ class AlternatingMinimizer:
         change), used in the non-convergence message.
     name : str, default=""
         Prefix of the verbose lines (e.g. the estimator's name).
+    require_shrinking_move : bool, default=False
+        Also require ``change(x_{t-1}, x_t) <= change(x_{t-2}, x_{t-1})``.
     """
 
     tol: float = 1e-5
@@ -56,6 +62,7 @@ class AlternatingMinimizer:
     verbose: int = 0
     tol_x_name: str = "tol_x"
     name: str = ""
+    require_shrinking_move: bool = False
 
     required: ClassVar[tuple[str | tuple[str, ...], ...]] = ("step", "change")
 
@@ -84,6 +91,7 @@ class AlternatingMinimizer:
         converged = False
         stopped = False
         rel = float("nan")
+        prev_move = float("inf")
         start = time.perf_counter()
         prefix = f"{self.name} " if self.name else ""
         for it in range(1, self.max_iter + 1):
@@ -100,7 +108,10 @@ class AlternatingMinimizer:
             if callback is not None and callback(it, value):
                 stopped = True
                 break
-            if it >= self.min_iter and len(history) > 1 and rel <= self.tol and move <= self.tol_x:
+            shrinking = not self.require_shrinking_move or move <= prev_move
+            prev_move = move
+            if (it >= self.min_iter and len(history) > 1 and rel <= self.tol
+                    and move <= self.tol_x and shrinking):
                 converged = True
                 break
         n_iter = len(history)
