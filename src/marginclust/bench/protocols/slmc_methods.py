@@ -53,18 +53,8 @@ _FIG2_PARAMS: dict[str, Any] = {"lam": 1.0, "sigma_multiple": 0.25, "init": "fcm
 
 
 def parse_setting(setting: str) -> dict[str, Any]:
-    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``.
-
-    Parameters
-    ----------
-    setting : str
-        Kernel name followed by ``lam=<float>`` and, for RBF, ``sigma=<float>x``
-        (a multiple of sigma0).
-
-    Returns
-    -------
-    params : dict
-    """
+    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``
+    (the width as a multiple of sigma0)."""
     kernel, *rest = setting.split()
     out: dict[str, Any] = {"kernel": kernel}
     for item in rest:
