@@ -411,7 +411,7 @@ class RunContext:
         return quick if self.quick else full
 
     def seed_for(self, *keys: object) -> int:
-        """The seed of one unit of work: ``derive_seed(seed, *keys)``.
+        """The seed of one unit of work.
 
         Parameters
         ----------
@@ -421,21 +421,21 @@ class RunContext:
         Returns
         -------
         seed : int
-            See :func:`marginclust.bench._seeds.derive_seed`.
+            ``derive_seed(seed, *keys)``, as the grid runner derives job seeds.
         """
         from ._seeds import derive_seed
 
         return derive_seed(self.seed, *keys)
 
     def load(self, name: str, how: str = "raw") -> tuple[Any, Any]:
-        """``(X, y)`` of data set ``name`` as the runner loads it (tiny: a subsample).
+        """A data set as the runner loads it (tiny mode: a subsample).
 
         Parameters
         ----------
         name : str
-            Data set name (registered or known to the loader).
+            Data set name.
         how : str, default="raw"
-            Preprocessing (``"raw"``, ``"standardize"``, ``"minmax"``).
+            ``"raw"``, ``"standardize"`` or ``"minmax"``.
 
         Returns
         -------
@@ -467,8 +467,7 @@ class RunContext:
         Returns
         -------
         fields : dict
-            ``fit_time, n_iter, converged, n_warnings, n_convergence_warnings,
-            error, status`` and the measures: a failed fit is a row, not a raise.
+            The row fields (``fit_time``, ``status``, ``error``, ...) and the measures.
         estimator : estimator or None
             The fitted estimator (None when the fit failed).
         """

@@ -74,70 +74,25 @@ def _slmc(k: int, init: Any, seed: int) -> Any:
 
 
 CASES: tuple[Case, ...] = (
-    Case(
-        "emmc-usps",
-        "usps",
-        "minmax",
-        0.9447,
-        "Zhang et al. 2013, Tables 6 and 9 (multi-output, L = 1000)",
-        _emmc,
-        mapping="hungarian",
-        notes="C = 500, balance 0.15 n, L = 1000, multi-output (the paper's setting).",
-    ),
-    Case(
-        "bmmc-mnist_5k",
-        "mnist_5k",
-        "minmax",
-        0.8234,
-        "Li et al. 2019, Table 5",
-        _bmmc(16.0),
-        notes="C = 16 in the paper's units, the label-picked setting of the coarse grid.",
-    ),
-    Case(
-        "bmmc-ionosphere",
-        "ionosphere",
-        "minmax",
-        0.788,
-        "Li et al. 2019, Table 4",
-        _bmmc(1.0),
-        quick=True,
-        notes="C = 1 in the paper's units; from K-means starts BMMC lands at .712 over "
-        "the whole grid.",
-    ),
-    Case(
-        "slmc-pendigits39",
-        "pendigits_train:3,9",
-        "raw",
-        0.9691,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        notes="SLMC at its defaults, raw features (the scaling under which the row is short: "
-        "raw .905 vs min-max 1.000).",
-    ),
-    Case(
-        "slmc-segmentation",
-        "segmentation",
-        "raw",
-        0.6473,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        notes="SLMC at its defaults (above 2000 rows: Nystroem-500), raw features (the "
-        "scaling under which the row is short: raw .499, standardised .658, min-max .750).",
-    ),
-    Case(
-        "slmc-glass",
-        "glass",
-        "standardize",
-        0.657,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        quick=True,
-        notes="SLMC at its defaults with 6 clusters; .657 equals the best K-means "
-        "partition in 200 starts.",
-    ),
+    Case("emmc-usps", "usps", "minmax", 0.9447,
+         "Zhang et al. 2013, Tables 6 and 9 (multi-output, L = 1000)", _emmc,
+         mapping="hungarian",
+         notes="C = 500, balance 0.15 n, L = 1000, multi-output (the paper's setting)."),
+    Case("bmmc-mnist_5k", "mnist_5k", "minmax", 0.8234, "Li et al. 2019, Table 5", _bmmc(16.0),
+         notes="C = 16 in the paper's units, the label-picked setting of the coarse grid."),
+    Case("bmmc-ionosphere", "ionosphere", "minmax", 0.788, "Li et al. 2019, Table 4",
+         _bmmc(1.0), quick=True, notes="C = 1 in the paper's units; from K-means starts BMMC "
+         "lands at .712 over the whole grid."),
+    Case("slmc-pendigits39", "pendigits_train:3,9", "raw", 0.9691, "Wang & Chen 2013, Table 6",
+         _slmc, notes="SLMC at its defaults, raw features (the scaling under which the row is "
+         "short: raw .905 vs min-max 1.000)."),
+    Case("slmc-segmentation", "segmentation", "raw", 0.6473, "Wang & Chen 2013, Table 6",
+         _slmc, notes="SLMC at its defaults (above 2000 rows: Nystroem-500), raw features (the "
+         "scaling under which the row is short: raw .499, standardised .658, min-max .750)."),
+    Case("slmc-glass", "glass", "standardize", 0.657, "Wang & Chen 2013, Table 6", _slmc,
+         quick=True, notes="SLMC at its defaults with 6 clusters; .657 equals the best K-means "
+         "partition in 200 starts."),
 )
-
-
 CASES_BY_NAME = {case.name: case for case in CASES}
 
 

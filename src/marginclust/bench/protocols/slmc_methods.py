@@ -11,20 +11,11 @@ Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
 - ``iterative-lssvm``: :class:`marginclust.IterativeLSSVM` (binary only), the same
   30 settings; 2-means initialisation as in Zhang, Tsang & Kwok (2009).
 
-Tables registered here:
-
-- ``slmc-table8``: Table 8, CA/PC/PE/XB on the optdigits pairs for m in {1.5, 2, 2.5}
-  (the printed numbers are FCM's; SLMC is run beside it). A grid table with a curve
-  over m (per run and m, SLMC's best setting by CA).
-- ``slmc-fig3``: Fig. 3, the same four measures for m in {1.5, ..., 5} on the
-  paper's data sets we have (means over data sets and per data set); a grid table
-  with a curve over m.
-
-Custom tables (trajectories and a figure):
-
-- ``slmc-fig4``: Fig. 4, objective and CA over the first 20 iterations.
-- ``slmc-fig2``: Fig. 2, SLMC on the synthetic four Gaussians with 3..6 clusters;
-  writes ``slmc_fig2.png`` into the output directory.
+Tables: ``slmc-table8`` (Table 8, m in {1.5, 2, 2.5} on the optdigits pairs; the
+printed numbers are FCM's, SLMC beside them) and ``slmc-fig3`` (Fig. 3, m in {1.5,
+..., 5}) are grids with a curve over m; ``slmc-fig2`` (Fig. 2, the four Gaussians with
+3..6 clusters) a grid that draws ``slmc_fig2.png``; ``slmc-fig4`` (Fig. 4, objective
+and CA over the first 20 iterations) a custom trajectory on the runner's fits.
 """
 
 from __future__ import annotations
@@ -40,20 +31,15 @@ from sklearn.base import BaseEstimator, ClusterMixin, clone
 from .._published import split_method
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from ._common import Delegating
+from ._common import Delegating, md_table, table_head
+from .baselines import SIGMA_MULTIPLES
 
 __all__ = [
-    "PAPER_SETTINGS",
-    "SLMC_DEFAULTS",
-    "Sigma0Width",
-    "Standardized",
-    "make_iterative_lssvm",
-    "make_slmc",
-    "parse_setting",
+    "PAPER_SETTINGS", "SLMC_DEFAULTS", "Sigma0Width", "Standardized", "make_iterative_lssvm",
+    "make_slmc", "parse_setting",
 ]
 
 LAMS = (0.1, 0.5, 1.0, 5.0, 10.0)
-SIGMA_MULTIPLES = (0.25, 0.5, 1.0, 2.0, 4.0)
 # The paper's 30 settings, as readable strings (recorded in every row).
 PAPER_SETTINGS = [f"linear lam={lam:g}" for lam in LAMS] + [
     f"rbf lam={lam:g} sigma={s:g}x" for lam in LAMS for s in SIGMA_MULTIPLES
@@ -67,18 +53,8 @@ _FIG2_PARAMS: dict[str, Any] = {"lam": 1.0, "sigma_multiple": 0.25, "init": "fcm
 
 
 def parse_setting(setting: str) -> dict[str, Any]:
-    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``.
-
-    Parameters
-    ----------
-    setting : str
-        Kernel name followed by ``lam=<float>`` and, for RBF, ``sigma=<float>x``
-        (a multiple of sigma0).
-
-    Returns
-    -------
-    params : dict
-    """
+    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``
+    (the width as a multiple of sigma0)."""
     kernel, *rest = setting.split()
     out: dict[str, Any] = {"kernel": kernel}
     for item in rest:
@@ -214,17 +190,8 @@ register_method(
 # ---------------------------------------------------------------- custom tables
 OPTDIGITS_PAIRS = ("optdigits:8,9", "optdigits:3,8", "optdigits:3,9")
 FIG3_DATASETS = (
-    "lenses",
-    "soybean_small",
-    "hepatitis",
-    "wine",
-    "glass",
-    "heart_statlog",
-    "ionosphere",
-    "optdigits:8,9",
-    "optdigits:3,8",
-    "optdigits:3,9",
-    "australian",
+    "lenses", "soybean_small", "hepatitis", "wine", "glass", "heart_statlog", "ionosphere",
+    "optdigits:8,9", "optdigits:3,8", "optdigits:3,9", "australian",
 )
 FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8", "optdigits:3,9")
 TABLE8_M = (1.5, 2.0, 2.5)
@@ -242,7 +209,7 @@ def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tupl
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
-def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
+def _by_m(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
     """``(method, dataset, m) -> summary`` of a curve-over-m table's rows."""
     out = {}
     for (dataset, variant, _), summary in summarize(rows, table).items():
@@ -252,64 +219,21 @@ def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, floa
     return out
 
 
-def report_table8(rows: Sequence[dict], table: Table) -> str:
-    """Markdown: FCM beside the published Table 8 values, SLMC beside them."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source}",
-        "",
-        "| method | data set | m | CA ours | CA paper | PC ours | PC paper | PE ours "
-        "| PE paper | XB ours | XB paper |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    published = table.published
-    summaries = _by_variant(rows, table)
-    for key in sorted(summaries):
-        cells = []
-        for name in table.measures:
-            pub = published.get((key[1], f"{key[0]}[m={key[2]:g}]", name), float("nan"))
-            cells += [f"{summaries[key][name]['mean']:.4f}", f"{pub:.4f}"]
-        lines.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(cells) + " |")
-    lines += ["", table.notes]
-    return "\n".join(lines)
-
-
 def report_fig3(rows: Sequence[dict], table: Table) -> str:
     """Markdown: per m, the mean over data sets of each measure, then CA per data set."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source} (a figure; no printed "
-        "numbers; the paper finds the best mean CA at m = 2)",
-        "",
-        "| m | CA | PC | PE | XB |",
-        "|---|---|---|---|---|",
-    ]
-    summaries = _by_variant(rows, table)
+    summaries = _by_m(rows, table)
     ms = sorted({m for _, _, m in summaries})
-    datasets = sorted({d for _, d, _ in summaries})
-    for m in ms:
-        means = [
-            np.nanmean([s[n]["mean"] for (_, _, mm), s in summaries.items() if mm == m])
-            for n in table.measures
-        ]
-        lines.append(f"| {m:g} | " + " | ".join(f"{v:.4f}" for v in means) + " |")
-    lines += [
-        "",
-        "CA per data set:",
-        "",
-        "| data set | " + " | ".join(f"m={m:g}" for m in ms) + " |",
-        "|---|" + "---|" * len(ms),
-    ]
-    for d in datasets:
-        cells = [summaries.get(("slmc", d, m)) for m in ms]
-        lines.append(
-            f"| {d} | "
-            + " | ".join("nan" if c is None else f"{c['ca_majority']['mean']:.4f}" for c in cells)
-            + " |"
-        )
-    return "\n".join(lines)
+    body = [[f"{m:g}", *(f"{v:.4f}" for v in (
+        np.nanmean([s[n]["mean"] for k, s in summaries.items() if k[2] == m])
+        for n in table.measures))] for m in ms]
+    per_set = [[d, *("nan" if (c := summaries.get(("slmc", d, m))) is None
+                     else f"{c['ca_majority']['mean']:.4f}" for m in ms)]
+               for d in sorted({d for _, d, _ in summaries})]
+    return "\n".join([
+        *table_head(table)[:2], f"Source: {table.source} (a figure; no printed numbers; the paper "
+        "finds the best mean CA at m = 2)", "", *md_table(["m", "CA", "PC", "PE", "XB"], body),
+        "", "CA per data set:", "", *md_table(["data set", *(f"m={m:g}" for m in ms)], per_set),
+    ])
 
 
 def _fit_fcm_init(
@@ -356,7 +280,7 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
     J = _mean_by(rows, ("dataset", "iteration"), "objective")
     ca = _mean_by(rows, ("dataset", "iteration"), "ca_majority")
     n_it = _mean_by(rows, ("dataset",), "n_iter_default_rule")
-    lines = [f"### {table.title}", "", f"Source: {table.source} (a figure)", ""]
+    lines = [*table_head(table)[:2], f"Source: {table.source} (a figure)", ""]
     for d in sorted({k[0] for k in J}):
         its = sorted(k[1] for k in J if k[0] == d)
         lines += [
@@ -432,7 +356,6 @@ register_table(
                 "slmc": {"setting": QUICK_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
             },
         },
-        report=report_table8,
         notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
         "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
         "centres and its m). SLMC: per run, the best of the 30 paper settings by CA (FCM init at "
