@@ -323,7 +323,7 @@ def _table4_grids(Cs: Sequence[float]) -> dict[str, dict[str, list[Any]]]:
     # The label-free default C = 500 is one more setting of the paper protocol (one
     # run draws one seed for all schemes and Cs); the report keeps it apart. Every
     # EMMC fit computes its own start (the former loop shared one across the Cs:
-    # same labels and reported times, about 1.7x the compute).
+    # same labels and reported times; about 1.3x the wall time of a full-grid pair).
     return {"emmc-start": {"init": INITS}, "emmc-from-start": {"init": INITS,
                                                                 "C": [*Cs, PAPER_C]}}
 
