@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,9 +11,8 @@ import numpy as np
 
 from .._registry import RunContext, Table
 
-__all__ = [
-    "Delegating", "UnitCache", "load_xy", "md_table", "mean_table", "table_head", "timed_fit",
-]
+__all__ = ["Delegating", "UnitCache", "fmt_value", "md_table", "mean_of", "mean_table",
+           "table_head"]
 
 
 class Delegating:
@@ -34,11 +31,6 @@ class Delegating:
     def predict(self, X: Any) -> Any:
         """Cluster labels of new data (the fitted estimator's)."""
         return self.__dict__["estimator_"].predict(X)
-
-
-def load_xy(name: str, context: RunContext, how: str) -> tuple[np.ndarray, np.ndarray]:
-    """Data set ``name`` preprocessed by ``how`` (:meth:`RunContext.load`)."""
-    return context.load(name, how)
 
 
 class UnitCache:
@@ -72,17 +64,6 @@ class UnitCache:
 def table_head(table: Table) -> list[str]:
     """Markdown heading lines of a table report: name, title and source."""
     return [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
-
-
-def timed_fit(est: Any, X: Any, **fit_params: Any) -> tuple[Any, float, int]:
-    """``(est fitted, seconds of fit, warnings counted)``; an error in ``fit`` propagates
-    (prefer :meth:`RunContext.fit <marginclust.bench.RunContext.fit>`, which makes it a row)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        t0 = time.perf_counter()
-        est.fit(X, **fit_params)
-        elapsed = time.perf_counter() - t0
-    return est, elapsed, len(caught)
 
 
 def md_table(
