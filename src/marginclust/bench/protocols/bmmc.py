@@ -140,11 +140,6 @@ class NormalizedCut:
         return self
 
 
-def make_ncut(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`NormalizedCut`."""
-    return NormalizedCut(n_clusters, random_state=random_state, **params)
-
-
 def make_itersvr(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     """:class:`marginclust.IterSVR` (binary only)."""
     from marginclust import IterSVR
@@ -165,10 +160,10 @@ for _method in (
            defaults={"C": 1.0}, notes="IterSVR (marginclust, RBF SVR, gamma='scale', balance "
            "0.03 n) on C in {2^-10, 2^-6, 2^-2, 1}: fits with C >= 4 took 3-7 minutes each on "
            "the loaded machine, so the EMMC protocol's full grid was cut"),
-    Method("ncut-coarse", make_ncut, grid={"sigma_factor": [0.2, 0.5, 1.0]},
+    Method("ncut-coarse", NormalizedCut, grid={"sigma_factor": [0.2, 0.5, 1.0]},
            defaults={"sigma_factor": 0.5},
            notes="NCut with sigma in {0.2, 0.5, 1.0} x sigma0 (coarse grid for MNIST)"),
-    Method("ncut", make_ncut, grid={"sigma_factor": SIGMA_FACTORS},
+    Method("ncut", NormalizedCut, grid={"sigma_factor": SIGMA_FACTORS},
            defaults={"sigma_factor": 0.5},
            notes="SpectralClustering, RBF width sigma_factor x (range of pairwise distances)"),
 ):
@@ -249,16 +244,11 @@ class RandomPointsBMMC(Delegating):
         return self
 
 
-def make_bmmc_random_points(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`RandomPointsBMMC`."""
-    return RandomPointsBMMC(n_clusters, random_state=random_state, **params)
-
-
 N_RANDOM_STARTS = 40
 register_method(
     Method(
         "bmmc-random-starts",
-        make_bmmc_random_points,
+        RandomPointsBMMC,
         grid={"C": C_GRID, "balance": L_GRID, "start": list(range(N_RANDOM_STARTS))},
         defaults={"start": 0},
         notes=f"BMMC from {N_RANDOM_STARTS} random-point starts per grid setting, as the "
