@@ -10,16 +10,20 @@ attributes) and ``_predict_memberships`` or ``_predict``.
 
 Work done once per fit (kernel matrices, centring, validated pairs, sigma0)
 belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
-every restart: ``_fit_one(context, random_state)``.
+every restart: ``_fit_one(context, random_state)``. Restarts run through
+:class:`joblib.Parallel`: sequential by default, in parallel under
+``joblib.parallel_config(n_jobs=...)``, bitwise the same fit (seeds drawn first).
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -63,6 +67,26 @@ def _result_degeneracy(res: SolverResult, n_clusters: int) -> Degeneracy:
     return Degeneracy(n_found, sizes, threshold, bad)
 
 
+def _run_restart(
+    fit_one: Any, context: Any, seed: int, parent_pid: int
+) -> tuple[SolverResult | EmptyClusterError, list[warnings.WarningMessage]]:
+    """One restart, run by :class:`joblib.Parallel`: its result (or its empty-cluster
+    error) and, in a worker process, the warnings it raised (re-issued by the parent;
+    threads and the sequential backend warn directly)."""
+    if os.getpid() == parent_pid:
+        try:
+            return fit_one(context, np.random.RandomState(seed)), []
+        except EmptyClusterError as exc:
+            return exc, []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res: SolverResult | EmptyClusterError = fit_one(context, np.random.RandomState(seed))
+        except EmptyClusterError as exc:
+            res = exc
+    return res, list(caught)
+
+
 class BaseClusterer(ClusterMixin, BaseEstimator):
     """Template for marginclust clusterers (validation, restarts, best-of, warnings).
 
@@ -76,6 +100,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     - ``_collapse_advice``: what to change when the fit collapses, in this
       method's own parameters (printed in the ``ConvergenceWarning``).
     - ``_n_scaled_params``: hyperparameters that scale with the number of samples.
+    - ``_parallel_restarts``: restarts may run on joblib workers (``False`` when
+      ``_fit_one`` writes to ``self`` or to the shared context).
 
     Subclasses implement :meth:`_fit_one` and either :meth:`_predict_memberships`
     (soft methods) or :meth:`_predict`.
@@ -90,6 +116,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # Hyperparameters whose meaning is a sum over samples (so a value tuned on a
     # subsample of m rows is multiplied by n / m when refitting on n rows).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ()
+    # Restarts share nothing mutable (``_fit_one`` reads the context and ``self``,
+    # writes neither), so joblib may run them in parallel.
+    _parallel_restarts: ClassVar[bool] = True
 
     # Fitted attributes every clusterer sets (declared for type checkers only).
     labels_: npt.NDArray[np.intp]
@@ -193,32 +222,28 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         whose ``info`` holds ``"cluster_sizes"`` is judged by those sizes (its
         ``labels_`` may be lazy and are then left as they are).
         """
+        parallel_ok = fit_one is None and self._parallel_restarts
         fit_one = self._fit_one if fit_one is None else fit_one
         rng = check_random_state(getattr(self, "random_state", None))
         verbose = getattr(self, "verbose", 0)
+        n_restarts = self._n_restarts()
+        # seeds drawn up front: the same restarts whoever runs them
+        seeds = spawn_seeds(rng, n_restarts)
         best: SolverResult | None = None
         best_degenerate = True
         last_error: EmptyClusterError | None = None
-        n_restarts = self._n_restarts()
-        for restart, seed in enumerate(spawn_seeds(rng, n_restarts)):
-            try:
-                res = fit_one(context, np.random.RandomState(seed))
-            except EmptyClusterError as exc:
-                last_error = exc
-                report(
-                    verbose,
-                    "%s restart %d/%d: %s",
-                    type(self).__name__,
-                    restart + 1,
-                    n_restarts,
-                    exc,
-                )
-                continue
+
+        def keep(restart: int, res: SolverResult | EmptyClusterError) -> None:
+            nonlocal best, best_degenerate, last_error
+            if isinstance(res, EmptyClusterError):
+                last_error = res
+                report(verbose, "%s restart %d/%d: %s", cls_name, restart + 1, n_restarts, res)
+                return
             degenerate = _result_degeneracy(res, self._n_clusters).degenerate
             report(
                 verbose,
                 "%s restart %d/%d: objective %.6g after %d iterations%s",
-                type(self).__name__,
+                cls_name,
                 restart + 1,
                 n_restarts,
                 res.objective,
@@ -231,6 +256,25 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 or (degenerate == best_degenerate and res.objective < best.objective)
             ):
                 best, best_degenerate = res, degenerate
+
+        cls_name = type(self).__name__
+        if parallel_ok and n_restarts > 1 and effective_n_jobs(None) > 1:
+            # joblib.parallel_config(n_jobs=...) asked for workers; results come back
+            # in restart order, so the best restart is the sequential loop's
+            outcomes = Parallel()(
+                delayed(_run_restart)(fit_one, context, int(seed), os.getpid()) for seed in seeds
+            )
+            for restart, (res, caught) in enumerate(outcomes):
+                for w in caught:  # warnings of a worker process, re-issued here
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                keep(restart, res)
+        else:
+            for restart, seed in enumerate(seeds):
+                try:
+                    res = fit_one(context, np.random.RandomState(seed))
+                except EmptyClusterError as exc:
+                    res = exc
+                keep(restart, res)
         if best is None:
             raise EmptyClusterError(
                 f"Every restart of {type(self).__name__} ended with an empty cluster "

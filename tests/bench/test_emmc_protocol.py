@@ -1,11 +1,18 @@
-"""EMMC Tables 4/5 protocol helpers: how C is picked with the labels."""
+"""EMMC tables on the declarative runner: how C is picked, seeds, Table 4's shared starts."""
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 from marginclust.bench._registry import TABLES, load_protocols
-from marginclust.bench.protocols.emmc import TABLE5_PUBLISHED, _pick_c, _report_single_multi
+from marginclust.bench._runner import expand_jobs
+from marginclust.bench._seeds import derive_seed
+from marginclust.bench.protocols.emmc import StartThenEMMC, _pick_c, _report_single_multi
+
+load_protocols()
 
 
 def _rows():
@@ -19,18 +26,20 @@ def _rows():
         (1, 4.0): 80.0,
     }
     return [
-        dict(
-            L=1000,
-            run=run,
-            output=out,
-            protocol="paper",
-            C=C,
-            n_settings=3,
-            time=1.0,
-            acc=a + (0.0 if out == "multi" else -10.0),
-        )
+        dict(run=run, output=out, C=C, acc=a + (0.0 if out == "multi" else -10.0))
         for (run, C), a in acc.items()
         for out in ("single", "multi")
+    ]
+
+
+def _runner_rows():
+    """The same fits as the runner records them (Gaussian nodes: the paper protocol)."""
+    return [
+        dict(dataset="letter:A,B,C,D", method="emmc", run=r["run"], fit_time=1.0,
+             n_iter=3, status="ok", ca_hungarian=r["acc"] / 100,
+             params=json.dumps({"n_hidden": 1000, "output": r["output"], "C": r["C"],
+                               "activation": "gaussian"}))
+        for r in _rows()
     ]
 
 
@@ -50,14 +59,79 @@ def test_pick_c_per_run_is_an_upper_bound_of_the_per_setting_pick():
 
 
 def test_report_shows_both_picks_and_the_chosen_c():
-    load_protocols()
-    text = _report_single_multi(_rows(), TABLES["emmc-table5"], TABLE5_PUBLISHED)
+    text = _report_single_multi(_runner_rows(), TABLES["emmc-table5"])
     assert "| 1000 | paper: C per setting | 60.00 | 0.00 | 2^1 |" in text
     assert "| 1000 | paper: C per run | 70.00 |" in text
+    assert "C from 3 values" in text  # the number of label-picked settings
     assert "71.72" in text  # the published multi-output cell
+    # the L = 1000 table reads the same published numbers
+    assert "71.72" in _report_single_multi(_runner_rows(), TABLES["emmc-table5-l1000"])
+
+
+def test_seeds_are_those_of_the_former_custom_loops():
+    # Table 5: one seed per (L, run), shared by both outputs, every C and both node types
+    jobs = expand_jobs(TABLES["emmc-table5"], quick=True, seed=7)
+    for job in jobs:
+        assert job.seed == derive_seed(7, "emmc-table5", job.params["n_hidden"], job.run)
+    assert len({(j.params["n_hidden"], j.run) for j in jobs}) == len({j.seed for j in jobs})
+    # Table 4 (both variants): one seed per pair and repetition, shared by all six schemes
+    for name in ("emmc-table4", "emmc-table4-sigmoid"):
+        for job in expand_jobs(TABLES[name], tiny=True, seed=7):
+            assert job.dataset == "optdigits:0,1"
+            assert job.seed == derive_seed(7, "emmc-table4", 0, 1, job.run)
+    for job in expand_jobs(TABLES["emmc-table3"], quick=True, seed=7):
+        assert job.seed == derive_seed(7, "emmc-table3", job.run)
+    for job in expand_jobs(TABLES["emmc-table9"], quick=True, seed=7):
+        assert job.seed == derive_seed(7, "emmc-table9", job.dataset, job.run)
+
+
+@pytest.mark.parametrize("init", ["random", "k-means", "k-means-elm"])
+def test_emmc_starts_from_exactly_the_labels_of_its_scheme(init):
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.normal(0, 1, (30, 4)), rng.normal(3, 1, (30, 4))])
+    alone = StartThenEMMC(init, random_state=5).fit(X)
+    then = StartThenEMMC(init, C=2.0**-6, random_state=5).fit(X)
+    np.testing.assert_array_equal(then.estimator_.init, alone.labels_)
+    assert then.estimator_.n_hidden == len(X) and then.n_iter_ == then.estimator_.n_iter_
+    np.testing.assert_array_equal(then.labels_, then.estimator_.labels_)
 
 
 def test_reachability_slmc_table_runs_only_slmc_cases():
-    load_protocols()
     table = TABLES["reachability-slmc"]
     assert set(table.methods) == {"slmc-glass", "slmc-pendigits39", "slmc-segmentation"}
+
+
+def test_table4_report_picks_c_per_pair_and_once_for_all_pairs():
+    from marginclust.bench.protocols.emmc import PAPER_C, report_table4
+
+    # error %: pair 0,1 is best at C=1 (10 vs 30), pair 0,2 at C=2 (20 vs 36);
+    # over both pairs C=1 (mean 23) beats C=2 (mean 25)
+    errors = {("optdigits:0,1", 1.0): 10.0, ("optdigits:0,1", 2.0): 30.0,
+              ("optdigits:0,2", 1.0): 36.0, ("optdigits:0,2", 2.0): 20.0,
+              ("optdigits:0,1", PAPER_C): 50.0, ("optdigits:0,2", PAPER_C): 50.0}
+    rows = [
+        dict(dataset=ds, method="emmc-from-start", run=0, fit_time=1.0, n_iter=2, status="ok",
+             ca_hungarian=1 - e / 100, params=json.dumps({"init": "k-means", "C": C}))
+        for (ds, C), e in errors.items()
+    ] + [
+        dict(dataset=ds, method="emmc-start", run=0, fit_time=0.5, n_iter=None, status="ok",
+             ca_hungarian=0.9, params=json.dumps({"init": "k-means"}))
+        for ds in ("optdigits:0,1", "optdigits:0,2")
+    ]
+    text = report_table4(rows, TABLES["emmc-table4"])
+    assert "| Standard KM + EMMC | per pair, best of 2 | 15.00 |" in text
+    assert "| Standard KM + EMMC | one for all pairs, best of 2: 1 | 23.00 |" in text
+    assert "| Standard KM + EMMC | 500 | 50.00 |" in text
+    assert "| Standard KM | - | 10.00 |" in text and "2 pairs x 1 repetitions" in text
+
+
+def test_a_failed_fit_is_named_under_the_report_not_averaged():
+    from marginclust.bench.protocols.emmc import report_table3
+
+    ok = dict(dataset="optdigits:3,9", method="emmc", run=0, fit_time=1.0, n_iter=2,
+              status="ok", error=None, ca_hungarian=0.9, params=json.dumps({"C": 1.0}))
+    failed = {**ok, "run": 1, "status": "failed", "ca_hungarian": None,
+              "error": "ValueError: boom"}
+    text = report_table3([ok, failed], TABLES["emmc-table3"])
+    assert "| EMMC | ours | - | - | - | - | - | 10.00 | - |" in text
+    assert "Fits without a result: 1 (ValueError: boom)." in text

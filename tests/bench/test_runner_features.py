@@ -10,6 +10,7 @@ import numpy as np
 from marginclust.bench import TABLES, Table, register_table
 from marginclust.bench._report import format_report, summarize
 from marginclust.bench._runner import expand_jobs, load_data, row_status, run_table
+from marginclust.bench._seeds import derive_seed
 
 from .test_harness import FITS, TINY, _register_once  # registers the test methods / data
 
@@ -37,6 +38,8 @@ TIMED = _table("test-timed", timing_repeats=3, n_runs=1,
                grids={"test-threshold": {"threshold": [0.0]}})
 SOURCE = _table("test-source", measures=["ca_majority"], also_measures=["nmi"], n_runs=1)
 VIEW = _table("test-view", measures=["nmi"], rows_from="test-source", n_runs=1)
+SEEDED = _table("test-seed-key", seed_key=lambda job: ("old-code", job.params["threshold"],
+                                                      job.run))
 
 
 def test_dataset_params_reach_every_setting_and_the_row():
@@ -163,3 +166,18 @@ def test_a_custom_table_that_raises_gives_a_failed_row_and_a_report():
     rows = run_table(table, progress=False)
     assert len(rows) == 1 and rows[0]["status"] == "failed"
     assert "RuntimeError: no solver" in format_report(rows, table)
+
+
+def test_seed_key_derives_each_jobs_seed_from_the_tables_keys():
+    default = expand_jobs(CURVE, seed=7)
+    assert {j.seed for j in default if j.run == 1} == {derive_seed(7, "test-tiny",
+                                                                  "test-threshold", 1)}
+    jobs = expand_jobs(SEEDED, seed=7)
+    assert [j.seed for j in jobs] == [
+        derive_seed(7, "old-code", j.params["threshold"], j.run) for j in jobs
+    ]
+    assert len({j.seed for j in jobs}) == len(jobs)  # per setting here, not per run
+    FITS.clear()
+    rows = run_table(SEEDED, seed=7, progress=False)
+    assert sorted(f["seed"] for f in FITS) == sorted(j.seed for j in jobs)
+    assert [r["seed"] for r in rows] == [j.seed for j in jobs]

@@ -27,3 +27,11 @@ def test_every_table_runs_in_tiny_mode(name, shared_data_dir):
         assert not failed, f"{name}: {failed[:3]}"
     report = format_report(rows, table, seed=0, quick=True)
     assert name in report or table.title in report
+
+
+def test_a_figure_table_writes_its_figure(shared_data_dir, tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = run_table("slmc-fig2", tiny=True, progress=False, out_dir=tmp_path,
+                     data_home=str(shared_data_dir))
+    assert {row_status(r) for r in rows} == {"ok"}
+    assert (tmp_path / "slmc_fig2.png").stat().st_size > 0

@@ -84,7 +84,7 @@ def load_published() -> tuple[Published, ...]:
     published : tuple of Published
         The lines of every ``bench/published/*.csv`` file, papers in name order.
     """
-    out = []
+    out: list[Published] = []
     folder = resources.files("marginclust.bench") / "published"
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".csv"):
@@ -92,19 +92,12 @@ def load_published() -> tuple[Published, ...]:
         reader = csv.DictReader(io.StringIO(entry.read_text(encoding="utf-8"), newline=""))
         if tuple(reader.fieldnames or ()) != FIELDS:
             raise ValueError(f"{entry.name}: columns must be {', '.join(FIELDS)}.")
-        for line in reader:
-            out.append(
-                Published(
-                    table=line["table"],
-                    dataset=line["dataset"],
-                    method=line["method"],
-                    measure=line["measure"],
-                    value=float(line["value"]),
-                    spread=float(line["spread"]) if line["spread"] else None,
-                    note=line["note"],
-                    paper=entry.name[:-4],
-                )
-            )
+        out += [
+            Published(line["table"], line["dataset"], line["method"], line["measure"],
+                      float(line["value"]), float(line["spread"]) if line["spread"] else None,
+                      line["note"], paper=entry.name[:-4])
+            for line in reader
+        ]
     return tuple(out)
 
 

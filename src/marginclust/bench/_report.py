@@ -1,15 +1,13 @@
 """Markdown reports of a table's rows: ours beside the published numbers, gaps shown.
 
-For every measure of a table, one Markdown table with a row per data set and,
-per method, four columns: ours under the paper protocol (mean +- std over runs
-of the per-run best setting), ours under the default protocol (no tuning), the
-published number, and the gap (ours, paper protocol, minus published; signed so
-that a negative gap is always a shortfall). Methods with published numbers but
-no implementation yet get a "published" column only.
+Per measure, a row per data set and per method: ours under each protocol (mean
++- std over runs of the per-run best setting), the published number and the gap
+(signed so that a negative gap is always a shortfall).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from collections import Counter, defaultdict
@@ -20,7 +18,7 @@ import numpy as np
 
 from ._registry import MEASURES, METHODS, Table
 from ._runner import row_status, select_best
-from .protocols._common import table_head
+from .protocols._common import md_table, table_head
 
 __all__ = ["format_report", "summarize"]
 
@@ -28,6 +26,14 @@ __all__ = ["format_report", "summarize"]
 def _finite(values: Sequence[Any]) -> np.ndarray:
     arr = np.array([np.nan if v is None else float(v) for v in values], dtype=np.float64)
     return arr[np.isfinite(arr)]
+
+
+def _by_variant(rows: Sequence[Mapping[str, Any]], table: Table) -> list[Mapping[str, Any]]:
+    """Paper-protocol rows renamed to their variant when settings are columns."""
+    if table.aggregate == "best" and not table.curve:
+        return list(rows)
+    return [{**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
+            else r for r in rows]
 
 
 def summarize(
@@ -61,12 +67,7 @@ def summarize(
             f"Table {table.name!r}: aggregate must be 'best', 'setting' or 'count'; "
             f"got {table.aggregate!r}."
         )
-    if table.aggregate != "best" or table.curve:
-        rows = [
-            {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
-            else r
-            for r in rows
-        ]
+    rows = _by_variant(rows, table)
     selection = table.measures[0] if table.measures else None
     kept = select_best(rows, selection) if selection and table.aggregate == "best" else list(rows)
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
@@ -74,30 +75,24 @@ def summarize(
         groups[(row["dataset"], row["method"], row["protocol"])].append(row)
     failed: Counter[tuple[str, str, str]] = Counter()
     warned: Counter[tuple[str, str, str]] = Counter()
+    fits: Counter[tuple[str, str, str]] = Counter()
     for row in rows:
         group = (row["dataset"], row["method"], row["protocol"])
         failed[group] += row_status(row) != "ok"
         warned[group] += int(row.get("n_convergence_warnings") or 0)
+        fits[group] += 1
     out = {}
     for group, members in groups.items():
         summary: dict[str, Any] = {
-            "n_runs": len(members),
-            "n_failed": failed[group],
-            "n_fits": sum(
-                1 for r in rows if (r["dataset"], r["method"], r["protocol"]) == group
-            ),
+            "n_runs": len(members), "n_failed": failed[group], "n_fits": fits[group],
             "n_convergence_warnings": warned[group],
         }
         for measure in table.measures:
             values = _finite([r.get(measure) for r in members])
             summary[measure] = {
-                "mean": float(values.mean()) if values.size else math.nan,
-                "std": float(values.std()) if values.size else math.nan,
-                "sum": float(values.sum()) if values.size else math.nan,
-                "min": float(values.min()) if values.size else math.nan,
-                "max": float(values.max()) if values.size else math.nan,
-                "n": int(values.size),
-            }
+                stat: float(getattr(values, stat)()) if values.size else math.nan
+                for stat in ("mean", "std", "sum", "min", "max")
+            } | {"n": int(values.size)}
         times = _finite([r.get("fit_time") for r in members])
         summary["fit_time"] = float(times.mean()) if times.size else math.nan
         summary["params"] = Counter(str(r.get("params")) for r in members).most_common(1)[0][0]
@@ -119,10 +114,8 @@ def shorten(text: str, width: int) -> str:
     return cut.rstrip(" ,;:") + "..."
 
 
-def _fmt(value: float | None, digits: int = 4) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    return f"{value:.{digits}f}"
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None or not math.isfinite(value) else f"{value:.4f}"
 
 
 def _cell(summary: Mapping[str, Any] | None, measure: str, count: bool = False) -> str:
@@ -150,34 +143,26 @@ def _cell(summary: Mapping[str, Any] | None, measure: str, count: bool = False) 
 
 def _published(table: Table, dataset: str, method: str, measure: str) -> str:
     value = table.published.get((dataset, method, measure))
+    spread = table.published_spread.get((dataset, method, measure))
     if value is None:
         return "-"
-    spread = table.published_spread.get((dataset, method, measure))
-    if spread is None or not spread > 0:  # a published scalar, not "± 0.0000"
-        return _fmt(value)
-    return f"{_fmt(value)} ± {_fmt(spread)}"
+    # a published scalar, not "± 0.0000"
+    return f"{_fmt(value)} ± {_fmt(spread)}" if spread is not None and spread > 0 else _fmt(value)
 
 
 def _gap(
     table: Table, summary: Mapping[str, Any] | None, dataset: str, method: str, measure: str
 ) -> tuple[str, float | None]:
     value = table.published.get((dataset, method, measure))
-    if value is None or summary is None or summary[measure]["n"] == 0:
+    # counts are out of different numbers of runs: no gap
+    if value is None or summary is None or summary[measure]["n"] == 0 or table.aggregate == (
+        "count"
+    ):
         return "-", None
-    if table.aggregate == "count":  # counts out of different numbers of runs
-        return "-", None
-    gap = summary[measure]["mean"] - float(value)
-    greater = MEASURES[measure].greater_is_better if measure in MEASURES else True
-    signed = gap if greater else -gap
+    signed = summary[measure]["mean"] - float(value)
+    if measure in MEASURES and not MEASURES[measure].greater_is_better:
+        signed = -signed
     return f"{signed:+.4f}", signed
-
-
-def _published_methods(table: Table, run_methods: Sequence[str]) -> list[str]:
-    names = []
-    for _, method, _ in table.published:
-        if method not in run_methods and method not in names:
-            names.append(method)
-    return names
 
 
 def format_report(
@@ -227,13 +212,7 @@ def format_report(
         return table.report(rows, table)
     if table.run is not None:
         return _generic_custom(rows, table)
-    fitted = rows
-    if table.aggregate != "best" or table.curve:  # settings (or curve points) as columns
-        rows = [
-            {**r, "method": r.get("variant") or r["method"]} if r.get("protocol") == "paper"
-            else r
-            for r in rows
-        ]
+    fitted, rows = rows, _by_variant(rows, table)
     count = table.aggregate == "count"
     run_methods = [m for m in dict.fromkeys(r["method"] for r in rows)]
     pooled_from: dict[str, str] = {}  # pooled label -> method whose published numbers apply
@@ -243,55 +222,40 @@ def format_report(
         if not present:
             continue
         pooled_from[label] = members[0]
-        augmented += [
-            {**r, "method": label}
-            for r in rows
-            if r["method"] in present and r["protocol"] == "paper"
-        ]
+        augmented += [{**r, "method": label} for r in rows
+                      if r["method"] in present and r["protocol"] == "paper"]
         run_methods.append(label)
     summaries = summarize(augmented, table)
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     # Data sets with published numbers that the table cannot run (no data here).
-    datasets += [
-        d for d in dict.fromkeys(k[0] for k in table.published)
-        if d not in table.datasets and d not in datasets
-    ]
+    datasets += [d for d in dict.fromkeys(k[0] for k in table.published)
+                 if d not in table.datasets and d not in datasets]
     protocols = [p for p in [*table.protocols, "label-free"]
                  if any(r["protocol"] == p for r in rows)]
-    extra = _published_methods(table, run_methods)
-    lines = [f"## {table.name}: {table.title}" + (" (quick)" if quick else ""), ""]
-    lines.append(f"Source: {table.source}.")
-    lines.append("")
+    extra = list(dict.fromkeys(m for _, m, _ in table.published if m not in run_methods))
+    lines = [f"## {table.name}: {table.title}" + (" (quick)" if quick else ""), "",
+             f"Source: {table.source}.", ""]
     n_short = n_cells = 0
     for measure in table.measures:
         has_published = any(k[2] == measure for k in table.published)
-        lines.append(f"### {measure}" + ("" if has_published else " (no published numbers)"))
-        lines.append("")
+        lines += [f"### {measure}" + ("" if has_published else " (no published numbers)"), ""]
         with_published = {m for (_, m, s) in table.published if s == measure}
         with_published |= {p for p, m in pooled_from.items() if m in with_published}
         # One record per (data set, method): ours per protocol, published, gap.
         records: list[tuple[str, str, dict[str, str]]] = []
         for dataset in datasets:
             for m in run_methods:
-                rec: dict[str, str] = {}
-                if "paper" in protocols:
-                    rec["ours (paper)"] = _cell(
-                        summaries.get((dataset, m, "paper")), measure, count
-                    )
-                if "default" in protocols and m not in pooled_from:
-                    rec["ours (default)"] = _cell(
-                        summaries.get((dataset, m, "default")), measure
-                    )
-                if "label-free" in protocols and m not in pooled_from:
-                    rec["ours (label-free)"] = _cell(
-                        summaries.get((dataset, m, "label-free")), measure
-                    )
+                rec = {
+                    f"ours ({p})": _cell(summaries.get((dataset, m, p)), measure,
+                                         count and p == "paper")
+                    for p in ("paper", "default", "label-free")
+                    if p in protocols and (p == "paper" or m not in pooled_from)
+                }
                 if m in with_published:
                     source = pooled_from.get(m, m)
                     rec["published"] = _published(table, dataset, source, measure)
                     ours = summaries.get((dataset, m, "paper")) or summaries.get(
-                        (dataset, m, "default")
-                    )
+                        (dataset, m, "default"))
                     text, signed = _gap(table, ours, dataset, source, measure)
                     if signed is not None:
                         n_cells += 1
@@ -302,25 +266,16 @@ def format_report(
                             text += " ▼"
                     rec["gap"] = text
                 records.append((dataset, m, rec))
-            if has_published:
-                for m in extra:
-                    records.append(
-                        (dataset, m, {"published": _published(table, dataset, m, measure)})
-                    )
-        if layout == "long":
-            lines += _long_table(records)
-        else:
-            lines += _wide_table(records, datasets)
+            records += [(dataset, m, {"published": _published(table, dataset, m, measure)})
+                        for m in (extra if has_published else [])]
+        lines += _long_table(records) if layout == "long" else _wide_table(records, datasets)
         lines.append("")
     lines += _footer(fitted, table, summaries, seed, n_short, n_cells, shortfall)
     for (dataset, method, measure), note in table.contradicted.items():
         lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
-    for label, source in pooled_from.items():
-        members = ", ".join(f"`{m}`" for m in table.pooled[label])
-        lines.append(
-            f"- `{label}`: per run, the best paper-protocol setting over {members} pooled, "
-            f"compared with the published `{source}` column."
-        )
+    lines += [f"- `{label}`: per run, the best paper-protocol setting over "
+              f"{', '.join(f'`{m}`' for m in table.pooled[label])} pooled, compared with the "
+              f"published `{source}` column." for label, source in pooled_from.items()]
     return "\n".join(lines)
 
 
@@ -330,20 +285,12 @@ def _settings_per_run(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     A "best" column is only as honest as the number of label-picked
     candidates behind it, so reports print it.
     """
-    per_run: Counter[tuple[Any, ...]] = Counter()
-    for r in rows:
-        if r.get("protocol") == "paper":
-            per_run[(r["method"], r["dataset"], r.get("run"))] += 1
+    per_run = Counter((r["method"], r["dataset"], r.get("run")) for r in rows
+                      if r.get("protocol") == "paper")
     out: dict[str, int] = {}
     for (method, _, _), n in per_run.items():
         out[method] = max(out.get(method, 0), n)
     return out
-
-
-def _markdown(header: Sequence[str], body: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
-    return lines
 
 
 def _wide_table(records: Sequence[tuple[str, str, dict[str, str]]], datasets: Sequence[str]
@@ -354,7 +301,7 @@ def _wide_table(records: Sequence[tuple[str, str, dict[str, str]]], datasets: Se
         columns += [(m, q) for q in rec if (m, q) not in columns]
     cells = {(d, m, q): v for d, m, rec in records for q, v in rec.items()}
     body = [[d] + [cells.get((d, m, q), "-") for m, q in columns] for d in datasets]
-    return _markdown(["dataset"] + [f"{m} {q}" for m, q in columns], body)
+    return md_table(["dataset"] + [f"{m} {q}" for m, q in columns], body)
 
 
 def _long_table(records: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]:
@@ -364,7 +311,7 @@ def _long_table(records: Sequence[tuple[str, str, dict[str, str]]]) -> list[str]
     for d, m, rec in records:
         body.append([d if d != previous else "", m] + [rec.get(q, "-") for q in quantities])
         previous = d
-    return _markdown(["dataset", "method", *quantities], body)
+    return md_table(["dataset", "method", *quantities], body)
 
 
 def _footer(
@@ -376,14 +323,11 @@ def _footer(
     n_cells: int,
     shortfall: float,
 ) -> list[str]:
-    lines = []
-    if n_cells:
-        lines.append(
-            f"Shortfall: ours (paper protocol) is below the published number by more than "
-            f"{shortfall} on {n_short} of {n_cells} cells (marked ▼; gap = ours - published, "
-            "sign flipped for measures where smaller is better)."
-        )
-        lines.append("")
+    lines = [
+        f"Shortfall: ours (paper protocol) is below the published number by more than "
+        f"{shortfall} on {n_short} of {n_cells} cells (marked ▼; gap = ours - published, "
+        "sign flipped for measures where smaller is better).", "",
+    ] if n_cells else []
     selection = table.measures[0] if table.measures else "-"
     n_runs = sorted({s["n_runs"] for s in summaries.values()})
     lines.append(
@@ -396,18 +340,17 @@ def _footer(
     )
     lines.append(
         f"- Runs per cell: {', '.join(map(str, n_runs))}; seed: {seed}; each run's seed is "
-        "derive_seed(seed, dataset, method, run), shared by all settings of that run."
+        + ("derive_seed(seed, dataset, method, run), shared by all settings of that run."
+           if table.seed_key is None else "derived from the keys of the table's seed_key "
+           "(the seeds of the code the table replaced).")
     )
     if any(m.startswith("ca_") for m in table.measures):
         lines.append(
             "- CA mapping: `ca_majority` maps each cluster to its majority class (SLMC eq. 16); "
             "`ca_hungarian` uses the best one-to-one mapping."
         )
-    preps: Counter[tuple[str, Any]] = Counter()
-    for row in rows:
-        preps[(row["dataset"], row.get("preprocessing"))] += 1
     by_prep: dict[str, list[str]] = defaultdict(list)
-    for dataset, prep in preps:
+    for dataset, prep in dict.fromkeys((r["dataset"], r.get("preprocessing")) for r in rows):
         by_prep[str(prep)].append(dataset)
     lines.append(
         "- Preprocessing: "
@@ -453,39 +396,23 @@ def _grid_run(rows: Sequence[Mapping[str, Any]], method: str) -> dict[str, list[
     """The settings of ``method`` that the paper-protocol rows actually ran, per parameter."""
     grid: dict[str, list[Any]] = {}
     for row in rows:
+        params = row.get("params")
         if row["method"] != method or row.get("protocol") != "paper":
             continue
-        params = row.get("params")
-        if isinstance(params, str):
-            try:
-                params = json.loads(params)
-            except ValueError:
-                continue
-        for key, value in (params or {}).items():
-            values = grid.setdefault(key, [])
-            if value not in values:
-                values.append(value)
+        with contextlib.suppress(ValueError):
+            for key, value in (json.loads(params) if isinstance(params, str) else params
+                               or {}).items():
+                if value not in grid.setdefault(key, []):
+                    grid[key].append(value)
     for values in grid.values():
-        try:
+        with contextlib.suppress(TypeError):
             values.sort()
-        except TypeError:
-            pass
     return grid
 
 
 def _generic_custom(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = table_head(table)
-    if not rows:
-        return "\n".join(lines + ["(no rows)"])
     columns = [c for c in dict.fromkeys(k for r in rows for k in r) if c not in {"key", "table"}]
-    lines.append("| " + " | ".join(columns) + " |")
-    lines.append("|" + "---|" * len(columns))
-    for row in rows:
-        cells = []
-        for c in columns:
-            v = row.get(c)
-            cells.append(_fmt(v) if isinstance(v, float) else str(v if v is not None else "-"))
-        lines.append("| " + " | ".join(cells) + " |")
-    if table.notes:
-        lines += ["", f"Notes: {table.notes}"]
-    return "\n".join(lines)
+    body = [[_fmt(v) if isinstance(v := r.get(c), float) else str("-" if v is None else v)
+             for c in columns] for r in rows]
+    lines = table_head(table) + (md_table(columns, body) if rows else ["(no rows)"])
+    return "\n".join(lines + ([""] + [f"Notes: {table.notes}"] if table.notes and rows else []))

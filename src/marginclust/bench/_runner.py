@@ -1,35 +1,15 @@
 """Run a paper table: expand it into jobs, fit, score, and keep one tidy row per job.
 
-A :class:`~marginclust.bench.Table` is expanded into jobs
-(data set x method x protocol x parameter setting x run):
-
-* the ``"paper"`` protocol runs every setting of the method's grid in every run
-  (the report keeps, per run, the setting with the best value of the table's
-  first measure, chosen with the labels as the papers did);
-* the ``"default"`` protocol runs the method's label-free defaults only;
-* the ``"label-free"`` protocol (``label_free=True``) runs
-  :class:`~marginclust.model_selection.StabilitySearch` from the defaults over
-  the estimator's own label-free grid; the labels only score the refitted pick.
-
-All settings of one run share the seed ``derive_seed(seed, dataset, method, run)``.
-Only ``fit`` is timed (:func:`time.perf_counter`); measures are computed after.
-Warnings raised during a fit are counted in the row (``n_warnings``,
-``n_convergence_warnings``) instead of being shown once per fit, and a fit that
-raises is recorded with its error message and NaN measures. Every row has a
-``status``: ``"ok"``, ``"failed"``, ``"not-applicable"`` (a binary method on a
-multi-class set), ``"skipped"`` (the table's ``skip`` hook gave a reason) or
-``"no-data"``; reports read it instead of matching error strings.
-
-A table may fix parameters per data set (``dataset_params``), replace a method's
-grid (``grids``), report every setting instead of the best one (``aggregate``),
-time the best of k fits (``timing_repeats``) and report another table's fits
-(``rows_from``). ``tiny=True`` is the smoke-test mode: one data set, one run,
-one setting, a subsample of the rows.
-
-Rows are appended to ``<out_dir>/<table>.jsonl`` as jobs finish, so an
-interrupted run resumes where it stopped: a rerun skips jobs whose rows are
-already there without an error (the key includes the package version, the seed
-and the preprocessing); failed jobs are tried again.
+A grid :class:`~marginclust.bench.Table` expands into jobs (data set x method x
+protocol x setting x run); the ``"paper"`` protocol runs the grid (reports keep,
+per run, the setting with the best first measure, picked with the labels as the
+papers did), ``"default"`` the method's label-free defaults and ``"label-free"``
+a :class:`~marginclust.model_selection.StabilitySearch` from them. Every fit goes
+through :func:`fit_and_score` (custom tables reach it through
+:meth:`RunContext.fit <marginclust.bench.RunContext.fit>`): only ``fit`` is timed,
+warnings are counted, a raise is a row with a ``status``. Rows are appended to
+``<out_dir>/<table>.jsonl`` as jobs finish, so a rerun resumes (failed jobs are
+tried again).
 """
 
 from __future__ import annotations
@@ -41,8 +21,8 @@ import math
 import platform
 import time
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +49,8 @@ from ._registry import (
 from ._seeds import derive_seed
 
 __all__ = [
-    "Job",
-    "expand_jobs",
-    "get_table",
-    "load_data",
-    "parse_dataset",
-    "read_rows",
-    "run_table",
-    "select_best",
+    "Job", "expand_jobs", "fit_and_score", "get_table", "load_data", "parse_dataset",
+    "read_rows", "run_table", "select_best",
 ]
 
 NO_DATA = "data set not available"
@@ -88,27 +62,9 @@ _MEMO: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
 # Columns every grid row has (measures are added as further columns).
 ROW_FIELDS = (
-    "table",
-    "dataset",
-    "method",
-    "protocol",
-    "params",
-    "variant",
-    "run",
-    "seed",
-    "n_clusters",
-    "preprocessing",
-    "n_samples",
-    "n_features",
-    "fit_time",
-    "n_iter",
-    "converged",
-    "n_warnings",
-    "n_convergence_warnings",
-    "error",
-    "status",
-    "version",
-    "key",
+    "table", "dataset", "method", "protocol", "params", "variant", "run", "seed",
+    "n_clusters", "preprocessing", "n_samples", "n_features", "fit_time", "n_iter",
+    "converged", "n_warnings", "n_convergence_warnings", "error", "status", "version", "key",
 )
 
 
@@ -154,47 +110,23 @@ def parse_dataset(spec: str) -> tuple[str, int | None]:
     return name, int(value)
 
 
-def _preprocessing_for(table: Table, spec: str) -> str:
-    how = table.preprocessing
-    if isinstance(how, Mapping):
-        name = parse_dataset(spec)[0]
-        return str(how.get(spec, how.get(name, how.get("*", "raw"))))
-    return str(how)
-
-
-def _n_clusters_for(table: Table, spec: str, y: np.ndarray) -> int:
-    name, k = parse_dataset(spec)
-    if k is not None:
-        return k
-    if isinstance(table.n_clusters, Mapping):
-        if spec in table.n_clusters:
-            return int(table.n_clusters[spec])
-        if name in table.n_clusters:
-            return int(table.n_clusters[name])
-    elif table.n_clusters is not None:
-        return int(table.n_clusters)
-    return int(np.unique(y).size)
+def _per_dataset(value: Any, spec: str, default: Any) -> Any:
+    """``value`` itself, or its entry for ``spec``, its base name or ``"*"``."""
+    if not isinstance(value, Mapping):
+        return default if value is None else value
+    name = parse_dataset(spec)[0]
+    return value.get(spec, value.get(name, value.get("*", default)))
 
 
 def load_data(
     spec: str, how: str, *, data_home: str | None = None, max_samples: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """Load a data set by name, impute missing cells, and apply a named preprocessing.
+    """``(X, y, steps)``: a data set by name, rows without a label dropped, missing cells
+    mean-imputed, at most ``max_samples`` rows (a seeded subsample), preprocessed by ``how``.
 
-    Names registered with :func:`~marginclust.bench.register_dataset` come first,
-    then :func:`marginclust.datasets.load_dataset`.
-
-    Rows without a label are dropped; missing feature cells are replaced by their
-    column mean (the papers treat such sets as complete numeric tables). With
-    ``max_samples``, a seeded subsample of that many rows is kept (the smoke-test
-    mode). What was done is returned as a string recorded in every row, e.g.
-    ``"mean-impute+raw"``.
-
-    Returns
-    -------
-    X : ndarray of shape (n_samples, n_features)
-    y : ndarray of shape (n_samples,)
-    preprocessing : str
+    Registered data sets (:func:`~marginclust.bench.register_dataset`) come first, then
+    :func:`marginclust.datasets.load_dataset`; ``steps`` (e.g. ``"mean-impute+raw"``)
+    is recorded in every row.
     """
     name, _ = parse_dataset(spec)
     steps = []
@@ -206,12 +138,9 @@ def load_data(
         X, y, meta = load_dataset(name, data_home=data_home, return_meta=True)
         if meta.get("n_unlabeled_dropped"):
             steps.append(f"drop-{meta['n_unlabeled_dropped']}-unlabelled")
-        if meta.get("imputed_cells"):
-            steps.append("mean-impute")
-        if meta.get("encoded_columns"):
-            steps.append("ordinal-encode")
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
+        steps += [s for k, s in (("imputed_cells", "mean-impute"),
+                                 ("encoded_columns", "ordinal-encode")) if meta.get(k)]
+    X, y = np.asarray(X, dtype=np.float64), np.asarray(y)
     if y.dtype.kind == "f":
         keep = np.isfinite(y)
         if not keep.all():
@@ -223,16 +152,14 @@ def load_data(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             means = np.nanmean(np.where(missing, np.nan, X), axis=0)
-        means = np.where(np.isfinite(means), means, 0.0)
-        X = np.where(missing, means[None, :], X)
+        X = np.where(missing, np.where(np.isfinite(means), means, 0.0)[None, :], X)
         if "mean-impute" not in steps:
             steps.append("mean-impute")
     if max_samples is not None and X.shape[0] > max_samples:
         keep = np.sort(np.random.RandomState(0).choice(X.shape[0], max_samples, replace=False))
         X, y = X[keep], y[keep]
         steps.append(f"subsample-{max_samples}")
-    steps.append(how)
-    return preprocess(X, how), y, "+".join(steps)
+    return preprocess(X, how), y, "+".join([*steps, how])
 
 
 @dataclass(frozen=True)
@@ -254,19 +181,8 @@ class Job:
 
     def key(self, preprocessing: str, version: str) -> str:
         """Identity of the job's row in the cache."""
-        return "|".join(
-            [
-                self.table,
-                self.dataset,
-                self.method,
-                self.protocol,
-                self.params_json,
-                str(self.run),
-                str(self.seed),
-                preprocessing,
-                version,
-            ]
-        )
+        return "|".join([self.table, self.dataset, self.method, self.protocol, self.params_json,
+                         str(self.run), str(self.seed), preprocessing, version])
 
 
 def _thin(values: Sequence[Any], k: int) -> list[Any]:
@@ -279,9 +195,9 @@ def _thin(values: Sequence[Any], k: int) -> list[Any]:
     return [values[i] for i in idx]
 
 
-def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
-    if not grid:
-        return [{}]
+def _settings(grid: Any) -> list[dict[str, Any]]:
+    if not isinstance(grid, Mapping):  # an explicit list of settings
+        return [dict(setting) for setting in grid]
     names = list(grid)
     return [dict(zip(names, combo)) for combo in itertools.product(*(grid[n] for n in names))]
 
@@ -289,86 +205,67 @@ def _settings(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
 def _effective(table: Table, quick: bool, tiny: bool = False) -> dict[str, Any]:
     """Data sets, methods, runs and grids after the ``--quick`` (or tiny) overrides."""
     quick = quick or tiny
-    quick_cfg = dict(table.quick) if quick else {}
+    cfg = dict(table.quick) if quick else {}
     if tiny:
-        first = list(quick_cfg.get("datasets", table.datasets))[:1]
-        quick_cfg.update(
-            {"datasets": first, "n_runs": 1, "grid_points": 1, "grid": {}}, **table.tiny
-        )
-    methods = list(quick_cfg.get("methods", table.methods))
-    grids: dict[str, Mapping[str, Sequence[Any]]] = {}
+        first = list(cfg.get("datasets", table.datasets))[:1]
+        cfg.update({"datasets": first, "n_runs": 1, "grid_points": 1, "grid": {}}, **table.tiny)
+    methods = list(cfg.get("methods", table.methods))
+    grids: dict[str, Any] = {}
     for name in methods:
         if name not in METHODS:
-            raise ValueError(
-                f"Table {table.name!r} names method {name!r}, which is not registered."
-            )
-        grid = dict(table.grids.get(name, METHODS[name].grid))
-        if quick:
-            override = dict(quick_cfg.get("grid", {}))
-            if name in override:
-                grid = dict(override[name])
-            else:
-                k = int(quick_cfg.get("grid_points", 2))
-                grid = {p: _thin(v, k) for p, v in grid.items()}
+            raise ValueError(f"Table {table.name!r} names method {name!r}, which is not "
+                             "registered.")
+        grid = table.grids.get(name, METHODS[name].grid)
+        k = int(cfg.get("grid_points", 2))
+        if quick and name in cfg.get("grid", {}):
+            grid = cfg["grid"][name]
+        elif quick:
+            grid = {p: _thin(v, k) for p, v in grid.items()} if isinstance(grid, Mapping) else (
+                _thin(grid, k))
         grids[name] = grid
     return {
-        "datasets": list(quick_cfg.get("datasets", table.datasets)),
+        "datasets": list(cfg.get("datasets", table.datasets)),
         "methods": methods,
-        "n_runs": quick_cfg.get("n_runs", 2 if quick else table.n_runs),
+        "n_runs": cfg.get("n_runs", 2 if quick else table.n_runs),
         "grids": grids,
-        "max_samples": quick_cfg.get("max_samples", TINY_MAX_SAMPLES) if tiny else None,
+        "max_samples": cfg.get("max_samples", TINY_MAX_SAMPLES) if tiny else None,
     }
 
 
 def expand_jobs(
-    table: Table,
-    *,
-    quick: bool = False,
-    seed: int = 0,
-    label_free: bool = False,
+    table: Table, *, quick: bool = False, seed: int = 0, label_free: bool = False,
     tiny: bool = False,
 ) -> list[Job]:
     """Every job of a grid table, in a deterministic order.
 
-    ``label_free=True`` adds the ``"label-free"`` protocol (one search per run).
-    A job's ``params`` are the table's data-set parameters under the setting;
-    its ``variant`` names the column it is reported in, ``method[param=value,...]``
-    (the whole setting, or with ``aggregate="best"`` only the ``curve`` parameters).
+    A job's ``params`` are the table's data-set parameters under the setting; its
+    ``variant`` names its report column, ``method[param=value,...]`` (the setting,
+    or with ``aggregate="best"`` its ``curve`` parameters); its seed is
+    ``derive_seed(seed, *keys)``, keys ``table.seed_key(job)`` or (data set, method, run).
     """
     from ._published import method_key
 
     eff = _effective(table, quick, tiny)
-    protocols = list(table.protocols)
-    if label_free and LABEL_FREE not in protocols:
-        protocols.append(LABEL_FREE)
+    protocols = [*table.protocols, *([LABEL_FREE] if label_free else [])]
     jobs = []
-    for dataset in eff["datasets"]:
-        for name in eff["methods"]:
-            method: Method = METHODS[name]
-            for protocol in protocols:
-                if protocol == "paper":
-                    settings = _settings(eff["grids"][name])
-                elif protocol in ("default", LABEL_FREE):
-                    settings = [dict(method.defaults)]
-                else:
-                    raise ValueError(
-                        f"Table {table.name!r}: unknown protocol {protocol!r} "
-                        "(use 'paper', 'default' or 'label-free')."
-                    )
-                fixed = table.params_for(dataset, name)
-                for run in range(runs_for(eff["n_runs"], name)):
-                    run_seed = derive_seed(seed, dataset, name, run)
-                    for setting in settings:
-                        shown = (
-                            {k: v for k, v in setting.items() if k in table.curve}
-                            if table.aggregate == "best" else setting
-                        )
-                        variant = method_key(name, shown) if protocol == "paper" else name
-                        params = {**fixed, **setting}
-                        jobs.append(
-                            Job(table.name, dataset, name, protocol, params, run, run_seed,
-                                variant)
-                        )
+    for dataset, name, protocol in itertools.product(
+        eff["datasets"], eff["methods"], dict.fromkeys(protocols)
+    ):
+        if protocol == "paper":
+            settings = _settings(eff["grids"][name])
+        elif protocol in ("default", LABEL_FREE):
+            settings = [dict(METHODS[name].defaults)]
+        else:
+            raise ValueError(f"Table {table.name!r}: unknown protocol {protocol!r} "
+                             "(use 'paper', 'default' or 'label-free').")
+        fixed = table.params_for(dataset, name)
+        for run, setting in itertools.product(range(runs_for(eff["n_runs"], name)), settings):
+            shown = setting if table.aggregate != "best" else {
+                k: v for k, v in setting.items() if k in table.curve}
+            variant = method_key(name, shown) if protocol == "paper" else name
+            job = Job(table.name, dataset, name, protocol, {**fixed, **setting}, run, 0, variant)
+            keys = (dataset, name, run) if table.seed_key is None else table.seed_key(job)
+            jobs.append(replace(job, seed=derive_seed(seed, *keys)))
     return jobs
 
 
@@ -379,10 +276,97 @@ def _attribute(estimator: Any, name: str) -> Any:
         return None
 
 
-def _finite_or_none(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+def fit_and_score(
+    make: Callable[[], Any],
+    X: Any,
+    y: Any,
+    measures: Sequence[str] = (),
+    *,
+    repeats: int = 1,
+    fit_params: Mapping[str, Any] | None = None,
+    measure_objs: Mapping[str, Measure] | None = None,
+    finish: Callable[[Any], tuple[Any, Any]] | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Fit ``make()`` on ``X`` (timed), score it (untimed): the row fields and the estimator.
+
+    The one fit loop of the harness, used by grid jobs and custom tables alike.
+    Only ``fit`` is timed; with ``repeats > 1`` a fresh ``make()`` is fitted that
+    many times under one BLAS thread and the fastest time kept (the last fit is
+    scored). Warnings are counted, not shown; an exception (in ``make`` or
+    ``fit``) becomes ``status`` ``"failed"`` (``"not-applicable"`` when its message
+    starts so) with the message in ``error``, the measures NaN and the estimator
+    None. ``finish(estimator) -> (estimator, params)`` post-processes a fit (the
+    label-free search). Returns ``(fields, estimator)``; ``fields`` holds
+    ``fit_time, n_iter, converged, n_warnings, n_convergence_warnings, error,
+    status`` and one value per measure.
+    """
+    measure_objs = MEASURES if measure_objs is None else measure_objs
+    row: dict[str, Any] = {"fit_time": None, "n_iter": None, "converged": None,
+                           "error": None, "status": "ok"}
+    estimator = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            times = []
+            # timing tables (repeats > 1) measure one BLAS thread, as the papers' CPUs did
+            limit = threadpool_limits(1) if repeats > 1 else contextlib.nullcontext()
+            for _ in range(max(1, int(repeats))):
+                estimator = make()
+                with limit:
+                    start = time.perf_counter()
+                    estimator.fit(X, **dict(fit_params or {}))
+                    times.append(time.perf_counter() - start)
+            row["fit_time"] = min(times)
+            if finish is not None:
+                estimator, row["params"] = finish(estimator)
+        except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
+            row["error"] = f"{type(exc).__name__}: {exc}"
+            row["status"] = "not-applicable" if str(exc).startswith(NOT_APPLICABLE) else "failed"
+            estimator = None
+    row["n_warnings"] = len(caught)
+    row["n_convergence_warnings"] = sum(issubclass(w.category, ConvergenceWarning)
+                                        for w in caught)
+    labels = _attribute(estimator, "labels_") if estimator is not None else None
+    if labels is None and row["error"] is None:
+        row["error"], row["status"] = "the fitted estimator has no labels_", "failed"
+    memberships = _attribute(estimator, "memberships_") if estimator is not None else None
+    if estimator is not None:
+        n_iter = _attribute(estimator, "n_iter_")
+        if n_iter is not None:
+            row["n_iter"] = int(np.max(n_iter))
+        converged = _attribute(estimator, "converged_")
+        max_iter = _attribute(estimator, "max_iter")
+        if converged is None and row["n_iter"] is not None and isinstance(
+            max_iter, int | np.integer
+        ):
+            converged = row["n_iter"] < max_iter
+        row["converged"] = None if converged is None else bool(converged)
+    for name in measures:
+        value = float("nan")
+        if labels is not None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    measure = measure_objs[name]
+                    extra = {"estimator": estimator} if measure.needs_estimator else {}
+                    value = float(measure.func(y, np.asarray(labels), memberships, X, **extra))
+            except Exception as exc:  # noqa: BLE001
+                row["error"] = row["error"] or f"measure {name}: {type(exc).__name__}: {exc}"
+                row["status"] = "failed"
+        row[name] = value if math.isfinite(value) else None
+    return row, estimator
+
+
+def _applicable(estimator: Any, n_clusters: int) -> Any:
+    """``estimator``, or a ``not applicable`` error for a binary method on more clusters."""
+    final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator  # Pipeline
+    for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
+        final = getattr(final, "estimator", final)
+    max_clusters = getattr(final, "_max_clusters", None)
+    if max_clusters is not None and n_clusters > max_clusters:
+        raise ValueError(f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
+                         f"and this data set has {n_clusters} clusters")
+    return estimator
 
 
 def run_job(
@@ -398,111 +382,32 @@ def run_job(
     measure_objs: Mapping[str, Measure] | None = None,
     repeats: int = 1,
 ) -> dict[str, Any]:
-    """Fit one job (timed), score it (untimed) and return its tidy row.
+    """Fit one job with :func:`fit_and_score` and return its tidy row.
 
     ``method`` and ``measure_objs`` default to the registry entries; the runner
-    passes them explicitly so that worker processes need no registry. With
-    ``repeats > 1`` the job is fitted that many times from the same seed and
-    the fastest fit time is kept (the last fit is scored).
+    passes them explicitly so that worker processes need no registry.
     """
     method = METHODS[job.method] if method is None else method
-    measure_objs = MEASURES if measure_objs is None else measure_objs
-    row: dict[str, Any] = {
-        "table": job.table,
-        "dataset": job.dataset,
-        "method": job.method,
-        "protocol": job.protocol,
-        "params": job.params_json,
-        "variant": job.variant or job.method,
-        "run": job.run,
-        "seed": job.seed,
-        "n_clusters": int(n_clusters),
-        "preprocessing": preprocessing,
-        "n_samples": int(X.shape[0]),
-        "n_features": int(X.shape[1]),
-        "fit_time": None,
-        "n_iter": None,
-        "converged": None,
-        "n_warnings": 0,
-        "n_convergence_warnings": 0,
-        "error": None,
-        "status": "ok",
-        "version": version,
-        "key": job.key(preprocessing, version),
-    }
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            estimator = method.factory(
-                n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
-            )
-            final = estimator
-            if hasattr(final, "steps"):  # a Pipeline: its last step clusters
-                final = final.steps[-1][1]
-            for _ in range(5):  # wrappers such as Standardized(Sigma0Width(est))
-                final = getattr(final, "estimator", final)
-            max_clusters = getattr(final, "_max_clusters", None)
-            if max_clusters is not None and n_clusters > max_clusters:
-                raise ValueError(
-                    f"{NOT_APPLICABLE}: {type(final).__name__} is a binary method "
-                    f"and this data set has {n_clusters} clusters"
-                )
-            if job.protocol == LABEL_FREE:  # X only; y reaches the measures after the pick
-                estimator = label_free_search(estimator, job.seed)
-            times = []
-            # timing tables (repeats > 1) measure one BLAS thread, as the papers' CPUs did
-            limit = threadpool_limits(1) if repeats > 1 else contextlib.nullcontext()
-            for attempt in range(max(1, int(repeats))):
-                if attempt:  # a fresh estimator from the same seed
-                    estimator = method.factory(
-                        n_clusters=int(n_clusters), random_state=job.seed, **dict(job.params)
-                    )
-                with limit:
-                    start = time.perf_counter()
-                    estimator.fit(X)
-                    times.append(time.perf_counter() - start)
-            row["fit_time"] = min(times)
-            if job.protocol == LABEL_FREE:
-                estimator, row["params"] = searched_estimator(estimator)
-        except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash
-            row["error"] = f"{type(exc).__name__}: {exc}"
-            row["status"] = (
-                "not-applicable" if str(exc).startswith(NOT_APPLICABLE) else "failed"
-            )
-            estimator = None
-    row["n_warnings"] = len(caught)
-    row["n_convergence_warnings"] = sum(
-        issubclass(w.category, ConvergenceWarning) for w in caught
+    k = int(n_clusters)
+
+    def make() -> Any:
+        est = _applicable(method.factory(n_clusters=k, random_state=job.seed, **job.params), k)
+        # X only; y reaches the measures after the pick
+        return label_free_search(est, job.seed) if job.protocol == LABEL_FREE else est
+
+    fields, _ = fit_and_score(
+        make, X, y, measures, repeats=repeats, measure_objs=measure_objs,
+        finish=searched_estimator if job.protocol == LABEL_FREE else None,
     )
-    labels = _attribute(estimator, "labels_") if estimator is not None else None
-    if labels is None and row["error"] is None:
-        row["error"] = "the fitted estimator has no labels_"
-        row["status"] = "failed"
-    memberships = _attribute(estimator, "memberships_") if estimator is not None else None
-    if estimator is not None:
-        n_iter = _attribute(estimator, "n_iter_")
-        if n_iter is not None:
-            row["n_iter"] = int(np.max(n_iter))
-        converged = _attribute(estimator, "converged_")
-        if converged is None and row["n_iter"] is not None:
-            max_iter = _attribute(estimator, "max_iter")
-            if isinstance(max_iter, int | np.integer):
-                converged = row["n_iter"] < max_iter
-        row["converged"] = None if converged is None else bool(converged)
-    for name in measures:
-        value = float("nan")
-        if labels is not None:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    measure = measure_objs[name]
-                    extra = {"estimator": estimator} if measure.needs_estimator else {}
-                    value = float(measure.func(y, np.asarray(labels), memberships, X, **extra))
-            except Exception as exc:  # noqa: BLE001
-                row["error"] = row["error"] or f"measure {name}: {type(exc).__name__}: {exc}"
-                row["status"] = "failed"
-        row[name] = _finite_or_none(value)
-    return row
+    row = {
+        "table": job.table, "dataset": job.dataset, "method": job.method,
+        "protocol": job.protocol, "params": job.params_json,
+        "variant": job.variant or job.method, "run": job.run, "seed": job.seed,
+        "n_clusters": k, "preprocessing": preprocessing,
+        "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+        **fields, "version": version, "key": job.key(preprocessing, version),
+    }
+    return {f: row.get(f) for f in ROW_FIELDS} | {m: row[m] for m in measures}
 
 
 def read_rows(path: str | Path) -> list[dict[str, Any]]:
@@ -516,20 +421,14 @@ def read_rows(path: str | Path) -> list[dict[str, Any]]:
     Returns
     -------
     rows : list of dict
-        The rows that parse, in file order.
+        The rows that parse, in file order (a line cut by an interrupted write is skipped).
     """
     path = Path(path)
-    if not path.is_file():
-        return []
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # a line cut by an interrupted write
+    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+        with contextlib.suppress(json.JSONDecodeError):
+            if line.strip():
+                rows.append(json.loads(line))
     return rows
 
 
@@ -541,15 +440,11 @@ def _append(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
 
 
 def _json_default(value: Any) -> Any:
-    if isinstance(value, np.integer):
-        return int(value)
+    if isinstance(value, np.integer | np.bool_):
+        return value.item()
     if isinstance(value, np.floating):
-        return None if not np.isfinite(value) else float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
+        return float(value) if np.isfinite(value) else None
+    return value.tolist() if isinstance(value, np.ndarray) else str(value)
 
 
 def _progress(iterable: Iterable[Any], total: int, enabled: bool, desc: str) -> Iterator[Any]:
@@ -571,13 +466,9 @@ def system_info() -> dict[str, str]:
     import sklearn
 
     return {
-        "marginclust": _version(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
-        "machine": platform.machine(),
-        "system": platform.system(),
+        "marginclust": _version(), "python": platform.python_version(),
+        "numpy": np.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__,
+        "machine": platform.machine(), "system": platform.system(),
     }
 
 
@@ -606,7 +497,7 @@ def run_table(
     n_jobs : int, default=1
         Number of joblib workers.
     out_dir : str or Path, default=None
-        Directory of the resumable cache ``<table>.jsonl``; None keeps nothing.
+        Directory of the resumable cache ``<table>.jsonl`` (and figures); None keeps nothing.
     data_home : str, default=None
         Directory of the shared CSV data sets (None: ``MARGINCLUST_DATA``).
     progress : bool, default=True
@@ -623,166 +514,115 @@ def run_table(
     rows : list of dict
         One row per job of this configuration (cached rows included).
     """
-    if isinstance(table, str):
-        table = get_table(table)
-    else:
-        load_protocols()
+    table = get_table(table) if isinstance(table, str) else table
+    load_protocols()
     if table.rows_from is not None:  # another table's fits, reported differently
-        source = get_table(table.rows_from)
-        memo_key = (source.name, quick, tiny, seed, label_free, data_home)
-        if memo_key in _MEMO:
-            return [dict(r) for r in _MEMO[memo_key]]
-        table = source
-    rows = _run_table(table, quick, seed, n_jobs, out_dir, data_home, progress, label_free,
-                      tiny)
-    _MEMO[(table.name, quick, tiny, seed, label_free, data_home)] = rows
-    return rows
-
-
-def _run_table(
-    table: Table,
-    quick: bool,
-    seed: int,
-    n_jobs: int,
-    out_dir: str | Path | None,
-    data_home: str | None,
-    progress: bool,
-    label_free: bool,
-    tiny: bool,
-) -> list[dict[str, Any]]:
-    version = _version()
+        table = get_table(table.rows_from)
+        memo = _MEMO.get((table.name, quick, tiny, seed, label_free, data_home))
+        if memo is not None:
+            return [dict(r) for r in memo]
+    context = RunContext(quick or tiny, tiny, seed, n_jobs, data_home,
+                         None if out_dir is None else str(out_dir))
     out_path = None
     if out_dir is not None:
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         out_path = Path(out_dir) / f"{table.name}.jsonl"
     if table.run is not None:
-        return _run_custom(table, quick, tiny, seed, n_jobs, out_dir, data_home, out_path,
-                           version)
+        rows = _run_custom(table, context, quick, out_path)
+    else:
+        rows = _run_grid(table, context, quick, out_path, progress, label_free)
+    if table.figure is not None and out_dir is not None:
+        table.figure(rows, table, context)
+    _MEMO[(table.name, quick, tiny, seed, label_free, data_home)] = rows
+    return rows
 
-    jobs = expand_jobs(table, quick=quick, seed=seed, label_free=label_free, tiny=tiny)
+
+def _run_grid(
+    table: Table, context: RunContext, quick: bool, out_path: Path | None, progress: bool,
+    label_free: bool,
+) -> list[dict[str, Any]]:
+    version, tiny = _version(), context.tiny
+    jobs = expand_jobs(table, quick=quick, seed=context.seed, label_free=label_free, tiny=tiny)
     max_samples = _effective(table, quick, tiny)["max_samples"]
-    measures = list(dict.fromkeys([*table.measures, *table.also_measures]))
+    # a row field (fit_time, n_iter) may be reported as a measure; the others are computed
+    measures = [m for m in dict.fromkeys([*table.measures, *table.also_measures])
+                if m not in ROW_FIELDS]
     for name in measures:
         if name not in MEASURES:
             raise ValueError(f"Table {table.name!r} names measure {name!r}, not registered.")
     # Failed rows are retried on a rerun (the failure may have been fixed since).
-    cached = {
-        row.get("key"): row
-        for row in (read_rows(out_path) if out_path else [])
-        if row.get("error") is None
-    }
-
+    cached = {r.get("key"): r for r in (read_rows(out_path) if out_path else [])
+              if r.get("error") is None}
     data: dict[str, tuple[np.ndarray, np.ndarray, str, int]] = {}
     todo: list[tuple[Job, str]] = []
-    keys: list[str] = []
-    missing: dict[str, str] = {}
-    skipped: dict[tuple[str, str], str] = {}
-    placeholders: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, Any]] = {}  # key -> row in job order, placeholders last
+    holes: dict[str, dict[str, Any]] = {}
     for job in jobs:
-        if job.dataset in missing:
-            continue
         if job.dataset not in data:
-            how = _preprocessing_for(table, job.dataset)
+            how = str(_per_dataset(table.preprocessing, job.dataset, "raw"))
             try:
-                X, y, prep = load_data(
-                    job.dataset, how, data_home=data_home, max_samples=max_samples
-                )
+                X, y, prep = load_data(job.dataset, how, data_home=context.data_home,
+                                       max_samples=max_samples)
             except (FileNotFoundError, OSError) as exc:
-                missing[job.dataset] = f"{NO_DATA}: {exc}"
-                continue
-            data[job.dataset] = (X, y, prep, _n_clusters_for(table, job.dataset, y))
-        if table.skip is not None and (job.dataset, job.method) not in skipped:
-            reason = table.skip(job.dataset, job.method, data[job.dataset][0])
-            skipped[(job.dataset, job.method)] = reason or ""
-        if skipped.get((job.dataset, job.method)):
+                data[job.dataset] = (None, None, f"{NO_DATA}: {exc}", 0)  # type: ignore[assignment]
+            else:
+                k = parse_dataset(job.dataset)[1] or _per_dataset(
+                    table.n_clusters, job.dataset, None) or np.unique(y).size
+                data[job.dataset] = (X, y, prep, int(k))
+        X, _, prep, _ = data[job.dataset]
+        reason = f"{prep}" if X is None else (
+            table.skip(job.dataset, job.method, X) if table.skip is not None else None)
+        if reason:
+            # one placeholder row per (data set, method, protocol): the report shows the hole
+            status = "no-data" if X is None else "skipped"
+            key = f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}"
+            holes.setdefault(key, _placeholder(job, str(reason), measures, version, status))
             continue
-        prep = data[job.dataset][2]
         key = job.key(prep, version)
-        keys.append(key)
+        rows[key] = cached.get(key)  # type: ignore[assignment]
         if key not in cached:
             todo.append((job, prep))
-
-    for job in jobs:
-        # One placeholder row per (data set, method, protocol) whose data is missing
-        # or that the table skips, so the report shows the hole and its reason.
-        reason = skipped.get((job.dataset, job.method))
-        if job.dataset in missing or reason:
-            status = "no-data" if job.dataset in missing else "skipped"
-            key = f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}"
-            if key not in placeholders:
-                message = missing[job.dataset] if status == "no-data" else str(reason)
-                placeholders[key] = _placeholder(job, message, measures, version, status)
-                keys.append(key)
-    new_rows: dict[str, dict[str, Any]] = dict(placeholders)
-    if todo:
-        calls = (
-            delayed(run_job)(
-                job, data[job.dataset][0], data[job.dataset][1], data[job.dataset][3], prep,
-                measures, version, method=METHODS[job.method],
-                measure_objs={m: MEASURES[m] for m in measures},
-                repeats=table.timing_repeats,
-            )
-            for job, prep in todo
+    calls = (
+        delayed(run_job)(
+            job, *data[job.dataset][:2], data[job.dataset][3], prep, measures, version,
+            method=METHODS[job.method], measure_objs={m: MEASURES[m] for m in measures},
+            repeats=(table.timing_repeats(job, data[job.dataset][0])
+                     if callable(table.timing_repeats) else table.timing_repeats),
         )
+        for job, prep in todo
+    )
+    if todo:
         try:
-            results = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(calls)
+            results = Parallel(n_jobs=context.n_jobs, return_as="generator_unordered")(calls)
         except (TypeError, ValueError):  # joblib < 1.4: rows arrive all at once
-            results = Parallel(n_jobs=n_jobs)(calls)
+            results = Parallel(n_jobs=context.n_jobs)(calls)
         for row in _progress(results, len(todo), progress, table.name):
-            new_rows[row["key"]] = row
+            rows[row["key"]] = row
             if out_path is not None:
                 _append(out_path, [row])
-    return [new_rows[k] if k in new_rows else cached[k] for k in keys]
+    return [*rows.values(), *holes.values()]
 
 
 def _placeholder(
     job: Job, message: str, measures: Sequence[str], version: str, status: str = "no-data"
 ) -> dict[str, Any]:
-    row: dict[str, Any] = {f: None for f in ROW_FIELDS}
-    row.update(
-        table=job.table,
-        dataset=job.dataset,
-        method=job.method,
-        protocol=job.protocol,
-        params=job.params_json,
-        variant=job.method,
-        run=job.run,
-        seed=job.seed,
-        error=message,
-        status=status,
-        version=version,
-        n_warnings=0,
-        n_convergence_warnings=0,
-        key=f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}",
-    )
-    row.update({m: None for m in measures})
+    row: dict[str, Any] = dict.fromkeys([*ROW_FIELDS, *measures])
+    row.update(table=job.table, dataset=job.dataset, method=job.method, protocol=job.protocol,
+               params=job.params_json, variant=job.method, run=job.run, seed=job.seed,
+               error=message, status=status, version=version, n_warnings=0,
+               n_convergence_warnings=0,
+               key=f"{job.table}|{job.dataset}|{job.method}|{job.protocol}|{status}")
     return row
 
 
 def _run_custom(
-    table: Table,
-    quick: bool,
-    tiny: bool,
-    seed: int,
-    n_jobs: int,
-    out_dir: str | Path | None,
-    data_home: str | None,
-    out_path: Path | None,
-    version: str,
+    table: Table, context: RunContext, quick: bool, out_path: Path | None
 ) -> list[dict[str, Any]]:
-    key = f"{table.name}|custom|quick={quick}|tiny={tiny}|seed={seed}|{version}"
-    if out_path is not None:
-        cached = [row for row in read_rows(out_path) if row.get("key") == key]
-        if cached:
-            return cached
-    context = RunContext(
-        quick=quick or tiny,
-        tiny=tiny,
-        seed=seed,
-        n_jobs=n_jobs,
-        data_home=data_home,
-        out_dir=None if out_dir is None else str(out_dir),
-    )
+    version = _version()
+    key = f"{table.name}|custom|quick={quick}|tiny={context.tiny}|seed={context.seed}|{version}"
+    cached = [r for r in (read_rows(out_path) if out_path else []) if r.get("key") == key]
+    if cached:
+        return cached
     assert table.run is not None
     try:
         rows = [dict(row) for row in table.run(table, context)]
@@ -802,15 +642,12 @@ def row_status(row: Mapping[str, Any]) -> str:
     """A row's status; rows cached before the column existed get it from ``error``."""
     if row.get("status") in STATUSES:
         return str(row["status"])
-    error = row.get("error")
-    if error is None:
+    text = row.get("error")
+    if text is None:
         return "ok"
-    text = str(error)
-    if text.startswith(NO_DATA) or text == "no-data":
+    if str(text).startswith(NO_DATA) or text == "no-data":
         return "no-data"
-    if text.startswith(f"ValueError: {NOT_APPLICABLE}"):
-        return "not-applicable"
-    return "failed"
+    return "not-applicable" if str(text).startswith(f"ValueError: {NOT_APPLICABLE}") else "failed"
 
 
 def select_best(rows: Sequence[Mapping[str, Any]], measure: str) -> list[Mapping[str, Any]]:
@@ -819,26 +656,16 @@ def select_best(rows: Sequence[Mapping[str, Any]], measure: str) -> list[Mapping
     NaN (failed fits) ranks last; ties keep the first setting in grid order.
     Rows of other protocols are returned unchanged.
     """
-    greater = MEASURES[measure].greater_is_better if measure in MEASURES else True
-    best: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    others = []
-    for row in rows:
-        if row.get("protocol") != "paper":
-            others.append(row)
-            continue
-        group = (row["dataset"], row["method"], row["run"])
+    sign = -1.0 if measure in MEASURES and not MEASURES[measure].greater_is_better else 1.0
+
+    def score(row: Mapping[str, Any]) -> float:
         value = row.get(measure)
-        score = -math.inf if value is None or not math.isfinite(value) else float(value)
-        if not greater and math.isfinite(score):
-            score = -score
-        current = best.get(group)
-        if current is None:
-            best[group] = row
-            continue
-        cur_value = current.get(measure)
-        cur = -math.inf if cur_value is None or not math.isfinite(cur_value) else float(cur_value)
-        if not greater and math.isfinite(cur):
-            cur = -cur
-        if score > cur:
-            best[group] = row
-    return list(best.values()) + others
+        return -math.inf if value is None or not math.isfinite(value) else sign * float(value)
+
+    best: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    for row in rows:
+        if row.get("protocol") == "paper":
+            group = (row["dataset"], row["method"], row["run"])
+            if group not in best or score(row) > score(best[group]):
+                best[group] = row
+    return list(best.values()) + [r for r in rows if r.get("protocol") != "paper"]

@@ -293,7 +293,7 @@ def _worst_block(
 def _reseeded_memberships(X: da.Array, kctx: KernelContext, W: Any, K: int, m: float) -> da.Array:
     """One-hot memberships with the empty clusters re-seeded at the worst-fitted rows.
 
-    As :func:`marginclust.estimators._slmc.reseed_memberships` (centres: cluster
+    As :func:`marginclust.solvers._lloyd.reseed_memberships` (centres: cluster
     means in centred data space; each empty cluster, in turn, takes the row
     farthest from its centre), with one pass for the means and one for the
     ``#empty`` farthest rows of each block. The means are block sums (equal to

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
@@ -15,7 +16,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
-    initial_labels,
     linear_result,
     one_cluster_result,
 )
@@ -233,6 +233,7 @@ class BMMC(LinearMMCBase):
         X, obj = context.X, context.objective
         if obj is None:  # n_clusters=1
             return one_cluster_result(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
+        obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs
         )

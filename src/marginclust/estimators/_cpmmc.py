@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..objectives._mmc import MMCObjective
+from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
@@ -16,7 +17,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
-    initial_labels,
     linear_result,
     one_cluster_result,
 )
@@ -194,6 +194,7 @@ class CPMMC(LinearMMCBase):
                 X, {"n_cccp_iter_": np.zeros(0, dtype=np.intp), "n_constraints_": 0}
             )
         k = self._n_clusters
+        obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(X, k, context.init, random_state, obj.data)
         return self._solve(obj, labels0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,13 +15,15 @@ from ..feature_maps import location_scale
 from ..feature_maps._elm import ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
+    elm_outputs,
     emmc_objective,
-    hidden_by_blocks,
+    hidden_layer,
     labels_to_targets,
     relabel,
     resolve_balance_count,
 )
-from ..solvers import LabelAlternation, SolverResult, kmeans_labels
+from ..solvers import LabelAlternation, SolverResult
+from ..solvers._label_alternation import start_labels
 from ..utils import (
     check_label_init,
     check_max_iter,
@@ -40,40 +43,6 @@ _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 
 resolve_balance = resolve_balance_count
 
 
-def initial_labels(
-    init: Any,
-    X: Any,
-    n_clusters: int,
-    random_state: np.random.RandomState,
-    features: Any = None,
-) -> npt.NDArray[np.intp]:
-    """Initial labels of EMMC.
-
-    ``"k-means-elm"``: k-means on the ELM features ``h(x)`` in float32
-    (``features``: the cached layer, or a callable mapping rows of ``X`` to it;
-    the paper's best scheme); ``"k-means"``: k-means on ``X``; ``"random"``:
-    uniform random labels; an array: given labels. k-means is
-    :func:`marginclust.solvers.kmeans_labels`: centres from the best of five runs
-    on a 2000-row subsample (run on a random projection of its rows to
-    ``O(log K)`` dimensions, which preserves every K-partition's k-means cost, so
-    the seeding's cost does not grow with the layer's width L), polished by at
-    most 10 Lloyd iterations on all rows in the full layer. On USPS (L = 1000)
-    that gives the start accuracy of ``KMeans(n_init=10)`` on the layer
-    (66.2-67.4 % over 5 seeds) at about a twentieth of its cost; restarts come
-    from EMMC's own ``n_init``.
-    """
-    n = X.shape[0]
-    if not isinstance(init, str):
-        return np.asarray(init, dtype=np.intp).copy()
-    if init == "random":
-        return random_state.randint(n_clusters, size=n).astype(np.intp)
-    if init == "k-means":
-        return kmeans_labels(X, n_clusters, random_state)
-    if callable(features):
-        return kmeans_labels(X, n_clusters, random_state, transform=features)
-    return kmeans_labels(features, n_clusters, random_state)
-
-
 class EMMC(BaseClusterer):
     """Extreme maximum margin clustering (Zhang, Xia, Liu & Zhang, IEICE 2013).
 
@@ -87,14 +56,9 @@ class EMMC(BaseClusterer):
     :class:`marginclust.solvers.LabelAlternation`, the maths
     :class:`marginclust.objectives._elm_ridge.ELMRidgeProblem`).
 
-    Two clusters use targets ``+-1`` and the sign rule. More clusters use either
-    ``output="single"`` (one output, targets ``1..m``, nearest-index rule) or
-    ``output="multi"`` (one-hot targets, argmax rule). A single output cannot
-    represent a many-cluster labelling well: its targets ``1..m`` put the clusters
-    on a line in an arbitrary order, so clusters that are not neighbours in that
-    order cannot be separated by one output (USPS, 10 clusters, L = 1000, C = 500:
-    single output 37.9 % from a 66.5 % start, multi-output 68.1 %); keep
-    ``output="auto"`` (multi for more than two clusters).
+    Two clusters use targets ``+-1`` and the sign rule; more clusters one output
+    (targets ``1..m``, nearest index) or one output per cluster (one-hot, argmax):
+    see ``output``.
 
     Parameters
     ----------
@@ -358,15 +322,9 @@ class EMMC(BaseClusterer):
         if m == 1:
             return _one_cluster(n, L, fmap, self._balance, self._C)
         dual = L > n
-        cache = dual or n * L * 8 <= self._max_cache_bytes
-        H = hidden_by_blocks(fmap._transform, X, self._block_rows) if cache else None
-        # when H is recomputed block by block in every pass, do it in _stream_dtype
-        # (float32: half the time of the exp and the products; Gram accumulated in float64)
-        sdt = self._stream_dtype
-
-        def hidden(rows: Any) -> Any:
-            return fmap._transform(X[rows], dtype=sdt)
-
+        H, hidden = hidden_layer(
+            fmap._transform, X, L, self._block_rows, self._max_cache_bytes, self._stream_dtype
+        )
         if isinstance(self._init, str) and self._init == "k-means-elm":
             feats: Any = (
                 H.astype(np.float32)
@@ -375,7 +333,7 @@ class EMMC(BaseClusterer):
             )
         else:
             feats = None
-        init_labels = initial_labels(self._init, X, m, random_state, feats)
+        init_labels = start_labels(self._init, X, m, random_state, feats)
         l_max = self._balance
         if isinstance(self.balance, str):  # "auto": the start's own size spread, floored
             counts = np.bincount(init_labels, minlength=m)
@@ -417,15 +375,7 @@ class EMMC(BaseClusterer):
             "init_labels_": init_labels,
             "effective_dof_": dof,
         }
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=message,
-        )
+        return replace(res, x=x, message=message, info={})
 
     @staticmethod
     def _stop_outcome(res: SolverResult, dof: float, n: int) -> tuple[bool, str]:
@@ -487,12 +437,7 @@ class EMMC(BaseClusterer):
         return self._decision(X)
 
     def _decision(self, X: Any) -> npt.NDArray[np.float64]:
-        n = X.shape[0]
-        F = np.empty((n,) + self.coef_.shape[1:])
-        for start in range(0, n, self._block_rows):
-            sl = slice(start, min(start + self._block_rows, n))
-            F[sl] = self.feature_map_._transform(X[sl]) @ self.coef_
-        return F
+        return elm_outputs(self.feature_map_._transform, X, self.coef_, self._block_rows)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         """Optimal labels of the outputs (no balance repair for new samples)."""

@@ -1,19 +1,13 @@
 """IterSVR and IterSVM: alternating maximum margin clustering (Zhang, Tsang & Kwok 2007/2009).
 
-Both alternate a supervised fit on the current labels ``y`` in {-1, +1} with a
-relabelling ``y_i = sign(f(x_i))`` under the class balance constraint
-``|sum_i y_i| <= l`` (the least confident samples of the larger class are moved,
-which is the same as moving the threshold; see
-:func:`marginclust.objectives._elm_ridge.repair_balance`). IterSVR fits a
-support vector *regression* of the labels (the Laplacian loss ``|y - f|`` with the
-default ``epsilon=0``, as in Zhang et al.), IterSVM a hinge-loss SVM, which tends
-to reproduce its own labels and stop early (the premature convergence the EMMC
-paper's Table 3 shows). The supervised fits are scikit-learn's ``SVR`` /
-``LinearSVR`` and ``SVC`` / ``LinearSVC``.
+The model is :mod:`marginclust.objectives._supervised_labels`, the loop
+:class:`marginclust.solvers.LabelAlternation`; the supervised fits are
+scikit-learn's ``SVR`` / ``LinearSVR`` and ``SVC`` / ``LinearSVC``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,8 +17,15 @@ from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer
 from ..feature_maps import location_scale, resolve_gamma
-from ..objectives._elm_ridge import is_balanced, repair_balance, resolve_balance_count
-from ..solvers import LabelAlternation, SolverResult, kmeans_labels
+from ..objectives._elm_ridge import resolve_balance_count
+from ..objectives._supervised_labels import (
+    SupervisedLabelProblem,
+    epsilon_insensitive_loss,
+    hinge_loss,
+    svm_weight_norm_sq,
+)
+from ..solvers import LabelAlternation, SolverResult
+from ..solvers._label_alternation import start_labels
 from ..utils import (
     check_label_init,
     check_max_iter,
@@ -37,48 +38,6 @@ __all__ = ["IterSVM", "IterSVR"]
 
 _INITS = ("k-means", "random")
 _INIT_ALIASES = {"kmeans": "k-means"}
-
-
-class _SupervisedLabelProblem:
-    """IterSVR / IterSVM alternation for :class:`marginclust.solvers.LabelAlternation`.
-
-    ``fit_labels`` fits the supervised model to the labels ``+-1``; ``assign`` is
-    the sign of its output; ``repair`` the binary balance repair (exact for both
-    losses: the cost of moving a sample grows with its output's distance to the
-    boundary); ``objective`` is ``1/2 ||w||^2 + C * loss``.
-    """
-
-    def __init__(self, est: _IterBase, X: Any, random_state: np.random.RandomState) -> None:
-        self.est, self.X, self.random_state = est, X, random_state
-        self.n = X.shape[0]
-
-    def fit_labels(self, labels: npt.NDArray[np.intp]) -> tuple[Any, npt.NDArray[np.float64]]:
-        est = self.est
-        if np.unique(labels).size < 2:
-            # a one-class start: no model to fit; the repair then splits it by index
-            return None, np.zeros(self.n)
-        y = np.where(labels == 1, 1.0, -1.0)
-        model = est._make_model(self.random_state)
-        model.fit(self.X, y if est._regression else labels)
-        f = np.asarray(
-            model.predict(self.X) if est._regression else model.decision_function(self.X),
-            dtype=np.float64,
-        ).ravel()
-        return model, f
-
-    def objective(self, model: tuple[Any, npt.NDArray[np.float64]], labels: Any) -> float:
-        m, f = model
-        y = np.where(labels == 1, 1.0, -1.0)
-        return 0.5 * self.est._w_norm_sq(m, f) + float(self.est.C) * self.est._loss(f, y)
-
-    def assign(self, model: tuple[Any, npt.NDArray[np.float64]]) -> npt.NDArray[np.intp]:
-        return (model[1] > 0).astype(np.intp)
-
-    def repair(self, labels: Any, model: tuple[Any, npt.NDArray[np.float64]]) -> Any:
-        return repair_balance(labels, model[1], 2, self.est._balance, "binary")[0]
-
-    def is_feasible(self, labels: Any) -> bool:
-        return is_balanced(labels, 2, self.est._balance)
 
 
 class _IterBase(BaseClusterer):
@@ -141,15 +100,6 @@ class _IterBase(BaseClusterer):
     def _loss(self, f: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
         raise NotImplementedError  # pragma: no cover
 
-    def _w_norm_sq(self, model: Any, f: npt.NDArray[np.float64]) -> float:
-        """``||w||^2`` of the fitted model; kernel case via ``a^T K a = a^T (f_SV - b)``."""
-        if self.kernel == "linear":
-            return float(np.sum(np.asarray(model.coef_) ** 2))
-        a = model.dual_coef_
-        a = (a.toarray() if hasattr(a, "toarray") else np.asarray(a)).ravel()
-        b = float(np.asarray(model.intercept_).ravel()[0])
-        return float(a @ (f[model.support_] - b))
-
     def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
         """One restart from the context of :meth:`_prepare` (the base's contract)."""
         X = context["X"]
@@ -157,19 +107,17 @@ class _IterBase(BaseClusterer):
         common = {"x_mean_": context["mean"], "x_scale_": context["scale"]}
         if self._n_clusters == 1:
             return _trivial_result(n, self._balance, common)
-        init = self._init
-        if not isinstance(init, str):
-            labels0 = np.asarray(init, dtype=np.intp).copy()
-        elif init == "random":
-            labels0 = random_state.randint(2, size=n).astype(np.intp)
-        else:
-            labels0 = kmeans_labels(X, 2, random_state)
+        labels0 = start_labels(self._init, X, 2, random_state)
         solver = LabelAlternation(
             max_iter=int(self.max_iter),
             verbose=int(self.verbose),
             name=type(self).__name__,
         )
-        res = solver.solve(_SupervisedLabelProblem(self, X, random_state), labels0)
+        problem = SupervisedLabelProblem(
+            X, self._make_model, self._regression, self._loss, float(self.C), self._balance,
+            self.kernel == "linear", random_state,
+        )
+        res = solver.solve(problem, labels0)
         model, f = res.info["model"]
         labels = res.x
         message = res.message
@@ -182,18 +130,10 @@ class _IterBase(BaseClusterer):
             "balance_moved_": np.flatnonzero((f > 0).astype(np.intp) != labels),
             "stop_reason_": res.info["stop_reason"],
             "init_labels_": labels0,
-            "_w_sq": self._w_norm_sq(model, f),
+            "_w_sq": svm_weight_norm_sq(model, f, self.kernel == "linear"),
             **common,
         }
-        return SolverResult(
-            x=x,
-            objective=res.objective,
-            objective_history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=res.converged,
-            stop_crit=res.stop_crit,
-            message=message,
-        )
+        return replace(res, x=x, message=message, info={})
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C on a log grid and the RBF width around gamma='scale'."""
@@ -407,7 +347,7 @@ class IterSVR(_IterBase):
         return SVR(kernel="rbf", C=self.C, epsilon=self.epsilon, gamma=self._gamma)
 
     def _loss(self, f: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
-        return float(np.sum(np.maximum(np.abs(f - y) - self.epsilon, 0.0)))
+        return epsilon_insensitive_loss(f, y, float(self.epsilon))
 
 
 class IterSVM(_IterBase):
@@ -426,9 +366,7 @@ class IterSVM(_IterBase):
     C : float, default=1.0
         SVM trade-off.
     gamma : float or {"scale", "sigma0"}, default="scale"
-        RBF width, ``k(x, y) = exp(-gamma ||x - y||^2)`` in the units of ``X``
-        (see :func:`marginclust.feature_maps.resolve_gamma`; ``"auto"``, scikit-learn's
-        ``1 / n_features``, is still accepted).
+        RBF width (see :class:`IterSVR`).
     balance : float or int, default=0.03
         Class balance ``l`` (see :class:`IterSVR`).
     init : {"k-means", "random"} or array-like, default="k-means"
@@ -443,41 +381,13 @@ class IterSVM(_IterBase):
 
     Attributes
     ----------
-    labels_ : ndarray of shape (n_samples,)
-        Cluster (0 or 1) of each training sample.
     model_ : SVC or LinearSVC
         The last fitted classifier.
-    balance_ : int
-        Resolved balance ``l``.
-    balance_moved_ : ndarray of int
-        Training rows whose ``labels_`` differ from ``predict(X_train)``: the rows the
-        class-balance repair moved against the sign of the final model's output.
-        ``fit_predict`` returns ``labels_`` (balanced); ``predict`` applies the sign
-        rule alone, as for any new sample.
-    x_mean_ : ndarray of shape (n_features_in_,)
-        Feature means subtracted before the supervised fits (zeros for sparse X).
-    x_scale_ : float
-        The global scale X is divided by (the root-mean-square feature spread), so
-        the models see centred data of unit spread: ``C`` and the defaults mean the
-        same for any offset and any uniform rescaling of X, and libsvm stays finite
-        on ``X + 1e10`` or ``X * 1e150``.
-    stop_reason_ : {"converged", "cycle", "max_iter"}
-        Why the alternation stopped (:class:`marginclust.solvers.LabelAlternation`).
-    init_labels_ : ndarray of shape (n_samples,)
-        Initial labels (an initialisation that violates the balance is first
-        repaired by the outputs of a fit to it).
     objective_ : float
         ``1/2 ||w||^2 + C sum_i max(0, 1 - y_i f_i)`` of the last fit.
-    objective_history_ : ndarray of shape (n_iter_,)
-        Objective of every fit, from the first labelling that meets the balance.
-    n_iter_ : int
-        Number of fits.
-    converged_ : bool
-        Whether the labels stopped changing.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Feature names, when ``X`` has string column names.
+    labels_, balance_, balance_moved_, x_mean_, x_scale_, stop_reason_, init_labels_, \
+objective_history_, n_iter_, converged_, n_features_in_, feature_names_in_
+        As in :class:`IterSVR`.
 
     References
     ----------
@@ -528,4 +438,4 @@ class IterSVM(_IterBase):
         return SVC(kernel="rbf", C=self.C, gamma=self._gamma)
 
     def _loss(self, f: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> float:
-        return float(np.sum(np.maximum(1.0 - y * f, 0.0)))
+        return hinge_loss(f, y)

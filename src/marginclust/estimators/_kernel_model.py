@@ -1,44 +1,30 @@
-"""Kernel handling shared by SLMC and IterativeLSSVM: exact kernel or low-rank features.
+"""Kernel parameters shared by SLMC and IterativeLSSVM: validation, mode, per-fit context.
 
-One per-fit :class:`KernelContext` holds everything both estimators compute once
-per fit (centring, the resolved ``gamma``, the kernel matrix or the feature map
-and its features); restarts only read it.
+The context itself (centring, kernel matrix or low-rank features) is built by
+:func:`marginclust.feature_maps._kernel_context.build_kernel_context`; restarts
+only read it.
 
-- **Centring.** ``kernel="rbf"`` and ``kernel="linear"`` work on ``X - mean``
-  (the training mean, also subtracted in ``predict``). The RBF kernel is
-  translation invariant, so nothing changes except that squared distances of
-  data with a large common offset (timestamps near 1.7e9) no longer cancel
-  catastrophically; the linear kernel becomes ``(x - mu)^T (y - mu) + 1``, so
-  the implicit threshold is regularised around the data's centre, not the
-  origin.
 - **Mode.** ``n_components="auto"`` keeps the exact n x n kernel up to
   :data:`EXACT_MAX_SAMPLES` rows and switches to a rank-:data:`AUTO_COMPONENTS`
   Nystroem map above (linear kernel: its exact ``d + 1`` features), printing
   the choice when ``verbose > 0``; ``n_components_`` records it.
-- **dtype.** Low-rank features are float32 when ``X`` is float32 or
-  ``dtype="float32"``; the exact kernel matrix is always float64 (its Cholesky
-  factorisation needs the precision).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..feature_maps import resolve_gamma
-from ..feature_maps._low_rank import (
-    LowRankKernelMap,
-    TrainingFeatures,
-    check_dtype,
-    linear_kernel_with_bias,
-    rbf_kernel_gamma,
+from ..feature_maps._kernel_context import (
+    KernelContext,
+    build_kernel_context,
+    kernel_decision_values,
 )
-from ..solvers._blocks import column_mean
+from ..feature_maps._low_rank import check_dtype
 from ..utils import check_finite_scale, check_positive, report
 
 __all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KernelContext", "KernelModelMixin",
@@ -55,9 +41,6 @@ AUTO_COMPONENTS = 500
 # Exact mode holds the kernel matrix and one factorised copy (~2-3 n x n float64).
 _EXACT_COPIES = 3
 _FALLBACK_MEMORY = 4 * 2**30
-# Linear kernel values are squared norms; the solves square them again, so keep them
-# far below the float64 overflow threshold (1.8e308).
-_LINEAR_MAX_SQNORM = 1e100
 
 
 def _available_memory() -> int:
@@ -71,43 +54,6 @@ def _available_memory() -> int:
 def exact_memory_limit() -> int:
     """Largest number of bytes the exact mode may use: half the available memory."""
     return _available_memory() // 2
-
-
-@dataclass
-class KernelContext:
-    """Once-per-fit kernel state (see the module docstring).
-
-    Attributes
-    ----------
-    X : ndarray
-        The data the inits run on: centred ``X`` (rbf / linear), ``X`` as given
-        (callable kernel) or the kernel matrix (precomputed).
-    mean : ndarray or None
-        Training mean subtracted before the kernel (rbf / linear).
-    gamma : float or None
-        Resolved RBF ``gamma``.
-    Kmat : ndarray of shape (n, n) or None
-        Exact kernel matrix (exact mode).
-    Phi : ndarray of shape (n, L) or None
-        Features of the training data (low-rank mode).
-    fmap : LowRankKernelMap or None
-        The fitted feature map (low-rank mode).
-    n_components : int or None
-        Rank actually used (None: exact).
-    features : TrainingFeatures or None
-        Row blocks of the training features, cached in memory when they fit
-        in ``FEATURE_CACHE_BYTES`` and recomputed per pass otherwise (low-rank
-        mode of estimators that ask for them instead of ``Phi``).
-    """
-
-    X: Any
-    mean: Any
-    gamma: float | None
-    Kmat: Any = None
-    Phi: Any = None
-    fmap: Any = None
-    n_components: int | None = None
-    features: Any = None
 
 
 class KernelModelMixin:
@@ -214,7 +160,7 @@ class KernelModelMixin:
                 f"{type(self).__name__}({names}=...) is deprecated and will be removed in 0.3; "
                 "use gamma (exp(-gamma ||x - y||^2); gamma = 1 / (2 sigma^2)) instead.",
                 FutureWarning,
-                stacklevel=5,
+                stacklevel=6,  # fit > _fit > _prepare > _prepare_kernel > build_kernel_context
             )
         if self.kernel != "rbf":
             return None
@@ -246,61 +192,15 @@ class KernelModelMixin:
             report(self.verbose, "%s: exact kernel on n_samples=%d: one %d x %d Cholesky "
                    "factorisation per sweep; n_components=500 is much faster.",
                    type(self).__name__, n, n, n)
-        if self.kernel == "precomputed":
-            return KernelContext(X=np.asarray(X, dtype=np.float64), mean=None, gamma=None,
-                                 Kmat=np.asarray(X, dtype=np.float64))
-        mean = None
-        Xw = X
-        if self.kernel in ("rbf", "linear"):
-            mean = column_mean(X)  # block sums in block order (as a Dask pass)
-            Xw = X - mean.astype(X.dtype)
-        gamma = self._resolve_width(Xw)
-        if self.kernel == "linear":
-            sq = float(np.max(np.einsum("ij,ij->i", Xw, Xw, dtype=np.float64)))
-            if not sq < _LINEAR_MAX_SQNORM:
-                raise ValueError(
-                    f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
-                    "kernel's products would overflow. Rescale your features (e.g. "
-                    "sklearn.preprocessing.StandardScaler)."
-                )
-        if L is None:
-            Xf = np.asarray(Xw, dtype=np.float64)
-            return KernelContext(X=Xw, mean=mean, gamma=gamma,
-                                 Kmat=self._kernel_matrix(Xf, Xf, gamma))
         from sklearn.utils import check_random_state
 
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        kind: Any = self.kernel if callable(self.kernel) else self.kernel
-        fmap = LowRankKernelMap(
-            kernel=kind,
-            gamma=gamma if gamma is not None else 1.0,
-            n_components=int(L),
-            method=self.low_rank,
-            dtype=self.dtype,
-            random_state=seed,
-        ).fit(Xw)
-        if stream:
-            return KernelContext(X=Xw, mean=mean, gamma=gamma, fmap=fmap, n_components=int(L),
-                                 features=TrainingFeatures(fmap, Xw))
-        return KernelContext(X=Xw, mean=mean, gamma=gamma, Phi=fmap.transform(Xw), fmap=fmap,
-                             n_components=int(L))
-
-    def _kernel_matrix(self, X: Any, Y: Any, gamma: float | None) -> npt.NDArray[np.float64]:
-        """Kernel between (centred) ``X`` and the (centred) training data ``Y``."""
-        if self.kernel == "precomputed":
-            return np.asarray(X, dtype=np.float64)
-        if self.kernel == "linear":
-            return linear_kernel_with_bias(X, Y)
-        if callable(self.kernel):
-            kernel: Callable[..., Any] = self.kernel
-            K = np.asarray(kernel(X, Y), dtype=np.float64)
-            if K.shape != (X.shape[0], Y.shape[0]):
-                raise ValueError(
-                    f"The kernel callable returned shape {K.shape}; expected "
-                    f"{(X.shape[0], Y.shape[0])}."
-                )
-            return K
-        return np.asarray(rbf_kernel_gamma(X, Y, float(gamma), dtype=np.float64))  # type: ignore[arg-type]
+        seed = 0 if L is None else check_random_state(self.random_state).randint(
+            np.iinfo(np.int32).max
+        )
+        return build_kernel_context(
+            X, self.kernel, self._resolve_width, L, low_rank=self.low_rank, dtype=self.dtype,
+            seed=int(seed), stream=stream,
+        )
 
     def _fitted_model(self, ctx: KernelContext, coef: Any) -> dict[str, Any]:
         """Fitted attributes that :meth:`_decision_values` needs."""
@@ -318,17 +218,8 @@ class KernelModelMixin:
         return x
 
     def _decision_values(self, X: Any) -> npt.NDArray[np.float64]:
-        mean = getattr(self, "mean_", None)
-        if mean is not None:
-            X = X - mean.astype(X.dtype)
-        fmap = getattr(self, "feature_map_", None)
-        if fmap is not None:
-            out = np.empty((X.shape[0],) + np.shape(self.coef_)[1:], dtype=np.float64)
-            W = np.asarray(self.coef_)
-            for start, block in fmap.transform_blocks(X):
-                out[start : start + block.shape[0]] = block @ W.astype(block.dtype, copy=False)
-            return out
-        Y = getattr(self, "X_fit_", None)
-        return self._kernel_matrix(np.asarray(X, dtype=np.float64),
-                                   None if Y is None else np.asarray(Y, dtype=np.float64),
-                                   getattr(self, "gamma_", None)) @ self.dual_coef_
+        return kernel_decision_values(
+            X, self.kernel, mean=getattr(self, "mean_", None), gamma=getattr(self, "gamma_", None),
+            feature_map=getattr(self, "feature_map_", None), coef=getattr(self, "coef_", None),
+            X_fit=getattr(self, "X_fit_", None), dual_coef=getattr(self, "dual_coef_", None),
+        )

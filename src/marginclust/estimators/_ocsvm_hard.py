@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
@@ -19,13 +17,15 @@ from ..objectives._wocsvm import (
     WOCSVMObjective,
     check_decision_scale,
     check_ocsvm_params,
+    kmeans_partition,
+    one_class_label_free_grid,
     prepare_one_class_data,
     random_partition,
     score_models,
 )
 from ..solvers._label_alternation import LabelAlternation
 from ..solvers._result import SolverResult
-from ..utils import check_positive, report, resolve_alias
+from ..utils import check_label_init, check_positive, report, resolve_alias
 
 __all__ = ["OCSVMHardClustering"]
 
@@ -171,17 +171,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.svm_tol, "svm_tol")
         check_decision_scale(self.decision_scale)
-        self._init = init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
-        if not isinstance(init, str):
-            self._check_init_labels(X.shape[0])
-
-    def _check_init_labels(self, n: int) -> npt.NDArray[np.intp]:
-        lab = np.asarray(self.init)
-        if lab.shape != (n,) or not np.issubdtype(lab.dtype, np.integer):
-            raise ValueError(f"init labels must be an integer array of shape ({n},).")
-        if lab.min() < 0 or lab.max() >= self._n_clusters:
-            raise ValueError(f"init labels must lie in 0 .. {self._n_clusters - 1}.")
-        return lab.astype(np.intp)
+        self._init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
+        self._init_labels = check_label_init(self._init, X.shape[0], self._n_clusters, INITS)
 
     def _prepare(self, X: npt.NDArray[np.float64], **fit_params: Any) -> OneClassData:
         return prepare_one_class_data(
@@ -194,26 +185,17 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-        if self.kernel == "linear":
-            return {"nu": [0.8, 0.9, 0.95]}
-        g = prepare_one_class_data(
-            np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0",
-            n_components=None, random_state=0, cache_kernel=False,
-        ).gamma_user
-        return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
+        return one_class_label_free_grid(self.kernel, X)
 
     def _initial_labels(
         self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
     ) -> npt.NDArray[np.intp]:
         n, K = Z.shape[0], self._n_clusters
         init = self._init
-        if not isinstance(init, str):
-            return self._check_init_labels(n)
+        if self._init_labels is not None:
+            return self._init_labels.copy()
         if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return km.fit(Z).labels_.astype(np.intp)
+            return kmeans_partition(Z, K, rng)
         return random_partition(n, K, rng)
 
     def _fit_one(

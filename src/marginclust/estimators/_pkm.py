@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -12,10 +13,10 @@ from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..objectives._pkm import PKMObjective
+from ..objectives._pkm import PKMObjective, frame_sq_distances, initial_memberships
 from ..solvers import SolverResult
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
-from ..solvers._lloyd import chunk_rows_for, lloyd
+from ..solvers._lloyd import chunk_rows_for, lloyd, lloyd_from_memberships
 from ..utils import (
     Frame,
     centred_frame,
@@ -32,16 +33,6 @@ _INITS = ("k-means++", "k-means++-soft", "dirichlet", "uniform-perturbed")
 _INIT_ALIASES = {"kmeans++": "k-means++", "kmeans++-soft": "k-means++-soft"}
 # Above this many samples the faithful solvers (n (K - 1) + r steps of O(n K d)) are slow.
 _FAITHFUL_WARN_SAMPLES = 2000
-
-
-def _sq_distances(Z: npt.NDArray[np.floating], C: npt.NDArray[np.float64]) -> npt.NDArray:
-    """Squared distances (n x K, float64) of rows of the working frame to centres in it."""
-    D = Z @ (-2.0 * C.T).astype(Z.dtype)
-    D = D.astype(np.float64, copy=False)
-    D += np.einsum("ij,ij->i", Z, Z, dtype=np.float64)[:, None]
-    D += np.einsum("kd,kd->k", C, C)[None, :]
-    np.maximum(D, 0.0, out=D)
-    return D
 
 
 class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
@@ -301,34 +292,21 @@ array-like, default="k-means++"
         frame: Frame = context["frame"]
         Z, k = frame.Z, self._n_clusters
         init = self._init
+        common = {"thr": context["thr"], "callback": self._callback(), "total_sq": frame.sq_total}
         if self._lloyd_path():
-            if not isinstance(init, str) and init[0] == "memberships":
-                res = lloyd(
-                    Z,
-                    np.zeros((k, Z.shape[1])),
-                    labels=np.argmax(init[1], axis=1),
-                    thr=context["thr"],
-                    max_iter=self._max_iter,
-                    chunk_rows=self._chunk_rows(Z),
-                    callback=self._callback(),
-                    total_sq=frame.sq_total,
-                )
-            else:
-                res = lloyd(
-                    Z,
-                    self._seeds(frame, random_state),
-                    thr=context["thr"],
-                    max_iter=self._max_iter,
-                    chunk_rows=self._chunk_rows(Z),
-                    callback=self._callback(),
-                    total_sq=frame.sq_total,
-                )
-            labels = res.x[0]
-            P = np.zeros((Z.shape[0], k))
-            P[np.arange(Z.shape[0]), labels] = 1.0
-            return self._lloyd_result(res, frame, P)
+            given = not isinstance(init, str) and init[0] == "memberships"
+            res = lloyd(
+                Z,
+                np.zeros((k, Z.shape[1])) if given else self._seeds(frame, random_state),
+                labels=np.argmax(init[1], axis=1) if given else None,
+                max_iter=self._max_iter,
+                chunk_rows=self._chunk_rows(Z),
+                **common,
+            )
+            return self._lloyd_result(res, frame, _one_hot(res.x[0], k))
         obj: PKMObjective = context["objective"]
-        P0 = self._initial_memberships(obj, frame, random_state)
+        seeds = lambda: self._seeds(frame, random_state)  # noqa: E731
+        P0 = initial_memberships(init, obj, k, random_state, seeds)
         res = active_gradient_projection(
             obj,
             P0,
@@ -338,80 +316,36 @@ array-like, default="k-means++"
             max_iter=self._max_iter,
             callback=self._callback(),
         )
-        P = res.x
-        n_released = int(res.info["n_released"])
-        n_relocated = 0
-        objective, history = res.objective, res.objective_history
-        n_iter, converged, stop_crit = res.n_iter, res.converged, res.stop_crit
+        P, n_released, n_relocated = res.x, int(res.info["n_released"]), 0
         if res.info.get("emptied"):
-            # A cluster lost all membership. Harden: every point to its nearest live
-            # centre (J is concave, so this does not increase it), then Lloyd steps,
-            # which first re-seed the empty cluster with the worst-fitted point.
-            mass = P.sum(axis=0)
-            alive = np.flatnonzero(mass > 1e-300)
-            C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
-            labels0 = alive[np.argmin(_sq_distances(Z, C_alive), axis=1)]
-            res = lloyd(
-                Z,
-                np.zeros((k, Z.shape[1])),
-                labels=labels0,
-                thr=context["thr"],
-                max_iter=max(1, self._max_iter - n_iter),
-                callback=self._callback(),
-                total_sq=frame.sq_total,
+            # a cluster lost all membership: harden, then Lloyd steps that re-seed it
+            hard = lloyd_from_memberships(
+                Z, P, max_iter=max(1, self._max_iter - res.n_iter), **common
             )
-            labels_h, C_h = res.x
-            P = np.zeros((Z.shape[0], k))
-            P[np.arange(Z.shape[0]), labels_h] = 1.0
-            n_relocated = int(res.info["n_relocated"])
-            history = np.concatenate([history, res.objective_history])
-            objective, n_iter = res.objective, n_iter + res.n_iter
-            converged, stop_crit = res.converged, res.stop_crit
-        C = obj.centers(P)
-        labels_out = np.argmax(P, axis=1)
-        message = "" if converged else (
+            P, n_relocated = _one_hot(hard.x[0], k), int(hard.info["n_relocated"])
+            res = replace(
+                hard,
+                objective_history=np.concatenate([res.objective_history, hard.objective_history]),
+                n_iter=res.n_iter + hard.n_iter,
+            )
+        message = "" if res.converged else (
             f"PKM ({self.solver}) stopped after max_iter={self._max_iter} steps before "
             "reaching a KKT point; increase max_iter"
             + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
         )
-        return self._result(
-            frame,
-            P,
-            C,
-            labels_out,
-            n_released=n_released,
-            n_relocated=n_relocated,
-            objective=objective,
-            history=history,
-            n_iter=n_iter,
-            converged=converged,
-            stop_crit=stop_crit,
-            message=message,
-            info=res.info,
-        )
+        labels = np.argmax(P, axis=1)
+        return self._result(frame, P, obj.centers(P), labels, res, n_released, n_relocated, message)
 
     def _lloyd_result(self, res: SolverResult, frame: Frame, P: Any) -> SolverResult:
         """A restart's attributes from a Lloyd run (``P``, its labels may be lazy)."""
         labels, C = res.x
-        converged = res.converged
-        message = "" if converged else (
+        message = "" if res.converged else (
             f"PKM stopped after max_iter={self._max_iter} Lloyd steps with points still "
             "moving; increase max_iter."
         )
         return self._result(
-            frame,
-            P,
-            C,
-            labels,
-            n_released=int(res.info["n_moved"]),
-            n_relocated=int(res.info["n_relocated"]),
-            objective=res.objective,
-            history=res.objective_history,
-            n_iter=res.n_iter,
-            converged=converged,
-            stop_crit=res.stop_crit,
-            message=message,
-            info=res.info,
+            frame, P, C, labels, res, int(res.info["n_moved"]), int(res.info["n_relocated"]),
+            message,
         )
 
     def _result(
@@ -420,17 +354,12 @@ array-like, default="k-means++"
         P: Any,
         C: Any,
         labels: Any,
-        *,
+        res: SolverResult,
         n_released: int,
         n_relocated: int,
-        objective: float,
-        history: Any,
-        n_iter: int,
-        converged: bool,
-        stop_crit: float,
         message: str,
-        info: Any,
     ) -> SolverResult:
+        """Attributes in data units; objective, history and stopping state from ``res``."""
         dtype = frame.Z.dtype
         attrs = {
             "memberships_": P.astype(dtype, copy=False),
@@ -445,41 +374,11 @@ array-like, default="k-means++"
         # range (features near 1e154 or more) the sum of squares is inf, the partition exact
         sc = frame.scale
         with np.errstate(over="ignore"):
-            hist = np.asarray(history, dtype=np.float64) / sc / sc
-        return SolverResult(
-            x=attrs,
-            objective=float(objective) / sc / sc,
-            objective_history=hist,
-            n_iter=n_iter,
-            converged=converged,
-            stop_crit=stop_crit,
+            hist = np.asarray(res.objective_history, dtype=np.float64) / sc / sc
+        return replace(
+            res, x=attrs, objective=float(res.objective) / sc / sc, objective_history=hist,
             message=message,
-            info=info,
         )
-
-    def _initial_memberships(
-        self, obj: PKMObjective, frame: Frame, random_state: np.random.RandomState
-    ) -> npt.NDArray[np.float64]:
-        n, k = frame.Z.shape[0], self._n_clusters
-        init = self._init
-        if not isinstance(init, str):
-            if init[0] == "memberships":
-                return np.array(init[1], dtype=np.float64)
-            D = obj.sq_distances(frame.centers_to_frame(init[1]) - obj.mean_)
-        elif init == "dirichlet":
-            return random_state.dirichlet(np.ones(k), size=n)
-        elif init == "uniform-perturbed":
-            P = 1.0 + 0.1 * random_state.uniform(-1.0, 1.0, size=(n, k))
-            return P / P.sum(axis=1, keepdims=True)
-        else:
-            D = obj.sq_distances(self._seeds(frame, random_state) - obj.mean_)
-        if isinstance(init, str) and init == "k-means++-soft":
-            P = 1.0 / (D + 1e-12 * obj.scale)
-            return P / P.sum(axis=1, keepdims=True)
-        # hard start (k-means++ or given centres) for the faithful solvers
-        P = np.zeros((n, k))
-        P[np.arange(n), np.argmin(D, axis=1)] = 1.0
-        return P
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """PKM has no width or penalty to choose: only the start varies."""
@@ -493,7 +392,7 @@ array-like, default="k-means++"
         if scale != 1.0:
             Z *= X.dtype.type(scale)
         C = (np.asarray(self.cluster_centers_, dtype=np.float64) - mean) * scale
-        return _sq_distances(Z, C)
+        return frame_sq_distances(Z, C)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return np.argmin(self._frame_distances(X), axis=1).astype(np.intp)
@@ -542,3 +441,9 @@ array-like, default="k-means++"
         X = self._validate_predict_data(X)
         sc = self._frame_scale
         return -float(self._frame_distances(X).min(axis=1).sum()) / sc / sc
+
+
+def _one_hot(labels: Any, k: int) -> npt.NDArray[np.float64]:
+    P = np.zeros((labels.shape[0], k))
+    P[np.arange(labels.shape[0]), labels] = 1.0
+    return P

@@ -18,11 +18,12 @@ from ..feature_maps import resolve_gamma
 from ..objectives._slmc import (
     SLMCFeatureProblem,
     SLMCProblem,
-    squared_code_distances,
+    code_loss,
     u_step,
 )
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
+from ..solvers._lloyd import reseed_memberships
 from ..utils import check_memberships, check_positive, resolve_alias
 from ._kernel_model import (  # noqa: F401  (exact_memory_limit: re-exported for tests)
     EXACT_MAX_SAMPLES,
@@ -37,45 +38,6 @@ _INITS = ("fcm", "fcm-sharp", "k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++", "fcm_sharp": "fcm-sharp"}
 _SHARP_M = 1.2
 _MAX_RESEEDS = 3
-
-
-def reseed_memberships(
-    X: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int
-) -> npt.NDArray[np.float64]:
-    """One-hot memberships with every empty cluster re-seeded at the worst-fitted point.
-
-    The centres of the non-empty clusters are their means in (centred) data
-    space; each empty cluster takes, in turn, the point farthest from its
-    centre as its new centre (that point's distance is then set to zero), and
-    every point goes to its nearest centre.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Data the initialisations use (the kernel rows if precomputed).
-    labels : ndarray of shape (n_samples,)
-        Current (collapsed) labels.
-    n_clusters : int
-
-    Returns
-    -------
-    U : ndarray of shape (n_samples, n_clusters)
-        One-hot rows.
-    """
-    Xd = np.asarray(X, dtype=np.float64)
-    centers = np.zeros((n_clusters, Xd.shape[1]))
-    sizes = np.bincount(labels, minlength=n_clusters)
-    for k in np.flatnonzero(sizes):
-        centers[k] = Xd[labels == k].mean(axis=0)
-    dist = np.einsum("ij,ij->i", Xd - centers[labels], Xd - centers[labels])
-    for k in np.flatnonzero(sizes == 0):
-        i = int(np.argmax(dist))
-        centers[k] = Xd[i]
-        dist[i] = 0.0
-    sq = (np.einsum("ij,ij->i", Xd, Xd)[:, None] - 2.0 * Xd @ centers.T
-          + np.einsum("ij,ij->i", centers, centers)[None, :])
-    new = np.argmin(sq, axis=1)
-    return np.eye(n_clusters)[new]
 
 
 class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
@@ -492,8 +454,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         X = self._validate_predict_data(X)
         F = self._decision_values(X)
         m = float(self.m)
-        U = u_step(F, m)
-        loss = float(np.einsum("ik,ik->", U**m, squared_code_distances(F)))
+        loss = code_loss(F, u_step(F, m), m)
         if self.coef_ is not None:
             reg = float(np.sum(np.asarray(self.coef_, dtype=np.float64) ** 2))
         else:

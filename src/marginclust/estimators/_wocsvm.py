@@ -9,8 +9,6 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans
-from sklearn.mixture import GaussianMixture
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -21,8 +19,9 @@ from ..objectives._wocsvm import (
     check_decision_scale,
     check_ocsvm_params,
     e_step,
+    initial_weights,
+    one_class_label_free_grid,
     prepare_one_class_data,
-    random_partition,
     score_models,
 )
 from ..solvers._em import FixedPointEM, annealing_schedule
@@ -336,43 +335,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-        if self.kernel == "linear":
-            return {"nu": [0.8, 0.9, 0.95]}
-        Xa = np.asarray(X, dtype=np.float64)
-        g = prepare_one_class_data(
-            Xa, kernel="rbf", gamma="sigma0", n_components=None, random_state=0,
-            cache_kernel=False,
-        ).gamma_user
-        return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
-
-    # ---------------------------------------------------------------- init
-    def _initial_weights(
-        self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
-    ) -> npt.NDArray[np.float64]:
-        n, K = Z.shape[0], self._n_clusters
-        init = self._init
-        if not isinstance(init, str):
-            return check_memberships(init, n, K)
-        if init == "gmm":
-            # Z is centred with unit peak, so GaussianMixture's absolute reg_covar
-            # (1e-6) is relative to the data's spread: the init is scale-free.
-            gmm = GaussianMixture(n_components=K, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                gmm.fit(Z)
-            return gmm.predict_proba(Z)
-        if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=rng)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                lab = km.fit(Z).labels_
-            return np.eye(K)[lab]
-        if init == "random-weights":
-            return rng.uniform(size=(n, K))
-        # random-points: disjoint random subsets of equal size
-        W = np.zeros((n, K))
-        W[np.arange(n), random_partition(n, K, rng)] = 1.0
-        return W
+        return one_class_label_free_grid(self.kernel, X)
 
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:
@@ -396,7 +359,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     ) -> SolverResult:
         data = context.data
         objective = self._objective(data)
-        W0 = self._initial_weights(data.X, random_state)
+        K, init = self._n_clusters, self._init
+        if not isinstance(init, str):
+            init = check_memberships(init, data.X.shape[0], K)
+        W0 = initial_weights(init, data.X, K, random_state)
 
         def callback(it: int, f_ll: float, temperature: float) -> None:
             report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",
@@ -443,24 +409,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "n_fits_": int(res.info["n_fits"]),
         }
         return replace(res, x=x)
-
-    def fit(self, X: Any, y: Any = None) -> WOCSVMClustering:
-        """Fit the WOC-SVM mixture to ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data (dense).
-        y : Ignored
-            Not used, present for API consistency by convention.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        self._fit(X)
-        return self
 
     # -------------------------------------------------------------- predict
     def _scores(self, X: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

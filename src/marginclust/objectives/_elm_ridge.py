@@ -46,8 +46,10 @@ from scipy.linalg.blas import dsyrk, ssyrk
 
 __all__ = [
     "ELMRidgeProblem",
+    "elm_outputs",
     "gram_block",
     "hidden_by_blocks",
+    "hidden_layer",
     "output_block",
     "target_update_block",
     "balance_feasible",
@@ -506,6 +508,36 @@ class ELMRidgeProblem:
     def is_feasible(self, labels: IntArray) -> bool:
         """:func:`is_balanced`."""
         return is_balanced(labels, self.m, self.l_max)
+
+
+def hidden_layer(
+    transform: Any, X: Any, n_hidden: int, block_rows: int, max_bytes: int, stream_dtype: Any
+) -> tuple[Array | None, Any]:
+    """The hidden layer of the rows of ``X``: ``H`` in memory, or None, and ``hidden(rows)``.
+
+    ``H`` (float64) is kept when the dual is used (``n_hidden > n``) or it takes at
+    most ``max_bytes``; otherwise every pass recomputes its rows with
+    ``hidden(rows)`` in ``stream_dtype`` (float32: half the time of the exp and the
+    products; the Gram matrix is still accumulated in float64).
+    """
+    n = X.shape[0]
+    cache = n_hidden > n or n * n_hidden * 8 <= max_bytes
+    H = hidden_by_blocks(transform, X, block_rows) if cache else None
+
+    def hidden(rows: Any) -> Any:
+        return transform(X[rows], dtype=stream_dtype)
+
+    return H, hidden
+
+
+def elm_outputs(transform: Any, X: Any, beta: Array, block_rows: int) -> Array:
+    """Outputs ``h(x) beta`` of the rows of ``X``, ``block_rows`` rows of ``h`` at a time."""
+    n = X.shape[0]
+    F = np.empty((n,) + beta.shape[1:])
+    for start in range(0, n, block_rows):
+        sl = slice(start, min(start + block_rows, n))
+        F[sl] = transform(X[sl]) @ beta
+    return F
 
 
 def hidden_by_blocks(transform: Any, X: Any, block_rows: int) -> Array:

@@ -38,6 +38,7 @@ for the subgradient: ``O(q nnz(X))`` per plane (eqs. 14-18 and 31-34).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -295,6 +296,14 @@ class MMCObjective:
         self._last: tuple[Array, Array, list[Any], int, Any] | None = None
 
     # ------------------------------------------------------------ helpers
+    def fresh(self) -> MMCObjective:
+        """A copy for one restart: shares the data, owns its caches (thread-safe restarts)."""
+        new = copy.copy(self)
+        new.data = copy.copy(self.data)
+        new.data._cache = []
+        new._states, new._last = None, None
+        return new
+
     def zero(self) -> Params:
         """The all-zero parameter."""
         return np.zeros((self.q, self.data.d)), np.zeros(self.q)

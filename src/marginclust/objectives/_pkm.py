@@ -13,12 +13,15 @@ throughout this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
 from ..exceptions import EmptyClusterError
 
-__all__ = ["PKMObjective"]
+__all__ = ["PKMObjective", "frame_sq_distances", "initial_memberships"]
 
 Array = npt.NDArray[np.float64]
 
@@ -123,3 +126,47 @@ def kkt_violation(P: Array, G: Array) -> float:
     lam = G.min(axis=1, keepdims=True)
     slack = np.where(P > 0, G - lam, 0.0)
     return float(slack.max(initial=0.0))
+
+
+def frame_sq_distances(Z: npt.NDArray[np.floating], C: Array) -> Array:
+    """Squared distances (n x K, float64) of rows of the working frame to centres in it.
+
+    The product runs in the dtype of ``Z`` (float32 stays float32), the sums in float64.
+    """
+    D: Array = (Z @ (-2.0 * C.T).astype(Z.dtype)).astype(np.float64, copy=False)
+    D += np.einsum("ij,ij->i", Z, Z, dtype=np.float64)[:, None]
+    D += np.einsum("kd,kd->k", C, C)[None, :]
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def initial_memberships(
+    init: Any,
+    obj: PKMObjective,
+    n_clusters: int,
+    random_state: np.random.RandomState,
+    seeds: Callable[[], Array],
+) -> Array:
+    """Start of the gradient projection solvers.
+
+    ``init``: ``"dirichlet"`` (flat Dirichlet rows), ``"uniform-perturbed"``
+    (``1/K`` plus 10 % noise), ``"k-means++-soft"`` (``p_ij`` proportional to
+    ``1 / ||x_i - c_j||^2`` for the centres ``seeds()``), ``("memberships", P)``
+    (``P`` itself); otherwise (``"k-means++"``, ``("centres", C)``) the hard
+    partition by the nearest of the centres ``seeds()`` (given in the working frame).
+    """
+    n, k = obj.n_samples, n_clusters
+    if not isinstance(init, str) and init[0] == "memberships":
+        return np.array(init[1], dtype=np.float64)
+    if isinstance(init, str) and init == "dirichlet":
+        return random_state.dirichlet(np.ones(k), size=n)
+    if isinstance(init, str) and init == "uniform-perturbed":
+        P = 1.0 + 0.1 * random_state.uniform(-1.0, 1.0, size=(n, k))
+        return P / P.sum(axis=1, keepdims=True)
+    D = obj.sq_distances(seeds() - obj.mean_)
+    if isinstance(init, str) and init == "k-means++-soft":
+        P = 1.0 / (D + 1e-12 * obj.scale)
+        return P / P.sum(axis=1, keepdims=True)
+    P = np.zeros((n, k))
+    P[np.arange(n), np.argmin(D, axis=1)] = 1.0
+    return P

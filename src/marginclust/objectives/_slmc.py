@@ -117,7 +117,7 @@ def squared_code_distances(F: Array) -> Array:
     return dist
 
 
-def _code_loss(F: Array, U: Array, m: float) -> float:
+def code_loss(F: Array, U: Array, m: float) -> float:
     """The data term ``sum_ik u_ik^m ||f_i - e_k||^2`` shared by both objectives."""
     Um, _ = membership_weights(U, m)
     return float(np.einsum("ik,ik->", Um, squared_code_distances(F)))
@@ -150,7 +150,7 @@ def objective(
     if F is None:
         F = Kmat @ A
     reg = float(np.einsum("ik,ik->", A, F))
-    return reg + lam * _code_loss(F, U, m)
+    return reg + lam * code_loss(F, U, m)
 
 
 def objective_features(W: Array, F: Array, U: Array, lam: float, m: float) -> float:
@@ -173,7 +173,7 @@ def objective_features(W: Array, F: Array, U: Array, lam: float, m: float) -> fl
     -------
     J : float
     """
-    return float(np.sum(W * W)) + lam * _code_loss(F, U, m)
+    return float(np.sum(W * W)) + lam * code_loss(F, U, m)
 
 
 def gradient_alpha(Kmat: Array, A: Array, U: Array, lam: float, m: float) -> Array:
@@ -334,7 +334,7 @@ def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array,
     """
     F_b = decision_features(Phi_b, W)
     U_b = u_step(F_b, m)
-    return F_b, U_b, _code_loss(F_b, U_b, m)
+    return F_b, U_b, code_loss(F_b, U_b, m)
 
 
 def row_blocks(n: int) -> list[slice]:

@@ -54,6 +54,9 @@ __all__ = [
     "check_ocsvm_params",
     "e_step",
     "kernel_dots",
+    "initial_weights",
+    "kmeans_partition",
+    "one_class_label_free_grid",
     "prepare_one_class_data",
     "random_partition",
     "score_models",
@@ -554,6 +557,59 @@ def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt
     for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
         lab[part] = k
     return lab
+
+
+def kmeans_partition(Z: Any, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
+    """Labels of one scikit-learn KMeans run (k-means++ seeding) on the scaled data ``Z``."""
+    from sklearn.cluster import KMeans
+
+    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return km.fit(Z).labels_.astype(np.intp)
+
+
+def initial_weights(
+    init: Any, Z: npt.NDArray[np.float64], n_clusters: int, rng: np.random.RandomState
+) -> npt.NDArray[np.float64]:
+    """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
+
+    ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
+    peak, so GaussianMixture's absolute ``reg_covar`` is relative to the data's
+    spread: the start is scale-free); ``"k-means"``: the one-hot
+    :func:`kmeans_partition`; ``"random-weights"``: independent uniform weights;
+    ``"random-points"``: the one-hot :func:`random_partition`; an array: given
+    (validated) weights.
+    """
+    n, K = Z.shape[0], n_clusters
+    if not isinstance(init, str):
+        return np.asarray(init, dtype=np.float64)
+    if init == "gmm":
+        from sklearn.mixture import GaussianMixture
+
+        gmm = GaussianMixture(n_components=K, random_state=rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gmm.fit(Z)
+        return gmm.predict_proba(Z)
+    if init == "k-means":
+        return np.eye(K)[kmeans_partition(Z, K, rng)]
+    if init == "random-weights":
+        return rng.uniform(size=(n, K))
+    W = np.zeros((n, K))
+    W[np.arange(n), random_partition(n, K, rng)] = 1.0
+    return W
+
+
+def one_class_label_free_grid(kernel: str, X: Any) -> dict[str, list[Any]]:
+    """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
+    if kernel == "linear":
+        return {"nu": [0.8, 0.9, 0.95]}
+    g = prepare_one_class_data(
+        np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0", n_components=None,
+        random_state=0, cache_kernel=False,
+    ).gamma_user
+    return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
 
 
 def prepare_one_class_data(

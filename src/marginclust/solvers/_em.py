@@ -191,7 +191,7 @@ class FixedPointEM:
                 )
             else:
                 message = (
-                    f"WOC-SVM clustering did not converge in max_iter={self.max_iter} "
+                    f"The fixed-point EM did not converge in max_iter={self.max_iter} "
                     f"iterations at temperature={last:.4g}; increase max_iter or tol."
                 )
         return SolverResult(

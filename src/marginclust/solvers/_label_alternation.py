@@ -380,3 +380,35 @@ def kmeans_on_sample(
         else:
             km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z)
     return km
+
+
+def start_labels(
+    init: Any,
+    X: Any,
+    n_clusters: int,
+    random_state: np.random.RandomState,
+    features: Any = None,
+) -> npt.NDArray[np.intp]:
+    """Initial labels of a label alternation (``init`` validated by the caller).
+
+    ``"random"``: uniform random labels; ``"k-means"``: :func:`kmeans_labels` on
+    ``X``; any other method name (e.g. ``"k-means-elm"``): :func:`kmeans_labels`
+    on ``features`` (the features of ``X``, or a callable mapping rows of ``X``
+    to them, applied to the sampled rows only); an array: the given labels.
+    :func:`kmeans_labels` runs the best of five k-means on a 2000-row subsample
+    (on a random projection to ``O(log K)`` dimensions, which preserves every
+    K-partition's k-means cost, so the seeding's cost does not grow with the
+    feature width), polished by at most 10 Lloyd iterations on all rows (on
+    USPS's 1000-node ELM layer: the start accuracy of ``KMeans(n_init=10)`` at
+    about a twentieth of its cost).
+    """
+    n = X.shape[0]
+    if not isinstance(init, str):
+        return np.asarray(init, dtype=np.intp).copy()
+    if init == "random":
+        return random_state.randint(n_clusters, size=n).astype(np.intp)
+    if init == "k-means":
+        return kmeans_labels(X, n_clusters, random_state)
+    if callable(features):
+        return kmeans_labels(X, n_clusters, random_state, transform=features)
+    return kmeans_labels(features, n_clusters, random_state)

@@ -44,6 +44,7 @@ __all__ = [
     "plan_relocation",
     "reduce_lloyd_partials",
     "relocation_candidates",
+    "reseed_memberships",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -415,3 +416,75 @@ def _relocate_empty(
     for i, j in moves:
         lab[i] = j
     return len(moves)
+
+
+def lloyd_from_memberships(
+    Z: npt.NDArray[np.floating],
+    P: Array,
+    *,
+    thr: float,
+    max_iter: int,
+    callback: Callable[[int, float], bool | None] | None = None,
+    total_sq: float | None = None,
+) -> SolverResult:
+    """Lloyd from soft memberships ``P`` in which a cluster may have emptied.
+
+    Every point goes to the nearest centre of a cluster that kept some membership
+    (for a concave objective such as PKM's this does not increase it), then
+    :func:`lloyd` runs, which first re-seeds an empty cluster with the point
+    farthest from its centre.
+    """
+    from ..objectives._pkm import frame_sq_distances
+
+    mass = P.sum(axis=0)
+    alive = np.flatnonzero(mass > 1e-300)
+    C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
+    labels0 = alive[np.argmin(frame_sq_distances(Z, C_alive), axis=1)]
+    return lloyd(
+        Z,
+        np.zeros((P.shape[1], Z.shape[1])),
+        labels=labels0,
+        thr=thr,
+        max_iter=max_iter,
+        callback=callback,
+        total_sq=total_sq,
+    )
+
+
+def reseed_memberships(
+    X: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int
+) -> npt.NDArray[np.float64]:
+    """One-hot memberships with every empty cluster re-seeded at the worst-fitted point.
+
+    The centres of the non-empty clusters are their means in (centred) data
+    space; each empty cluster takes, in turn, the point farthest from its
+    centre as its new centre (that point's distance is then set to zero), and
+    every point goes to its nearest centre.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Data the initialisations use (the kernel rows if precomputed).
+    labels : ndarray of shape (n_samples,)
+        Current (collapsed) labels.
+    n_clusters : int
+
+    Returns
+    -------
+    U : ndarray of shape (n_samples, n_clusters)
+        One-hot rows.
+    """
+    Xd = np.asarray(X, dtype=np.float64)
+    centers = np.zeros((n_clusters, Xd.shape[1]))
+    sizes = np.bincount(labels, minlength=n_clusters)
+    for k in np.flatnonzero(sizes):
+        centers[k] = Xd[labels == k].mean(axis=0)
+    dist = np.einsum("ij,ij->i", Xd - centers[labels], Xd - centers[labels])
+    for k in np.flatnonzero(sizes == 0):
+        i = int(np.argmax(dist))
+        centers[k] = Xd[i]
+        dist[i] = 0.0
+    sq = (np.einsum("ij,ij->i", Xd, Xd)[:, None] - 2.0 * Xd @ centers.T
+          + np.einsum("ij,ij->i", centers, centers)[None, :])
+    new = np.argmin(sq, axis=1)
+    return np.eye(n_clusters)[new]

@@ -1,14 +1,8 @@
 """Baseline methods every paper compares against: K-means, FCM and their kernel versions.
 
-Kernel widths follow the SLMC paper (Sec. 4.1): ``sigma`` is searched over
-``{0.25, 0.5, 1, 2, 4} x sigma0``, where ``sigma0`` is the mean distance between
-all pairs of samples. That width depends on the data, so the kernel factories
-return a :class:`Sigma0Scaled` wrapper that measures ``sigma0`` inside ``fit``
-(part of the timed fit, as it would be for a user) and passes the resulting
-width to the kernel estimator.
-
-Estimators are imported inside the factories, so registering the methods never
-needs a module that is still being written.
+Kernel widths follow the SLMC paper (Sec. 4.1): ``sigma`` in ``{0.25, 0.5, 1, 2, 4} x
+sigma0`` (the mean pairwise distance), measured inside the timed ``fit`` by the
+:class:`Sigma0Scaled` wrapper the kernel factories return.
 """
 
 from __future__ import annotations
@@ -18,7 +12,10 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
+from marginclust.feature_maps import mean_pairwise_distance
+
 from .._registry import Method, register_method
+from ._common import Delegating
 
 __all__ = ["SIGMA_MULTIPLES", "Sigma0Scaled", "mean_pairwise_distance"]
 
@@ -26,35 +23,7 @@ __all__ = ["SIGMA_MULTIPLES", "Sigma0Scaled", "mean_pairwise_distance"]
 SIGMA_MULTIPLES = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
-def mean_pairwise_distance(
-    X: np.ndarray, *, max_samples: int = 2000, random_state: int | None = 0
-) -> float:
-    """Mean Euclidean distance over all pairs of distinct samples (``sigma0``).
-
-    Above ``max_samples`` samples the mean is taken over a seeded random subset of
-    that size (an unbiased estimate; the full n x n matrix is never formed).
-    """
-    X = np.asarray(X, dtype=np.float64)
-    n = X.shape[0]
-    if n > max_samples:
-        idx = np.random.RandomState(random_state).choice(n, max_samples, replace=False)
-        X = X[idx]
-        n = max_samples
-    if n < 2:
-        raise ValueError("sigma0 needs at least two samples.")
-    sq = np.einsum("ij,ij->i", X, X)
-    total = 0.0
-    block = 512
-    for start in range(0, n, block):
-        rows = X[start : start + block]
-        d2 = np.maximum(sq[start : start + block, None] - 2.0 * rows @ X.T + sq[None, :], 0.0)
-        # The diagonal is exactly zero; round-off there would add sqrt(eps)-sized terms.
-        d2[np.arange(rows.shape[0]), np.arange(start, start + rows.shape[0])] = 0.0
-        total += float(np.sqrt(d2).sum())
-    return total / (n * (n - 1))
-
-
-class Sigma0Scaled(ClusterMixin, BaseEstimator):
+class Sigma0Scaled(Delegating, ClusterMixin, BaseEstimator):
     """Fit a kernel clusterer with RBF width ``sigma_factor * sigma0(X)``.
 
     Parameters
@@ -68,8 +37,7 @@ class Sigma0Scaled(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     estimator_ : estimator
-        The fitted copy; its fitted attributes (``labels_``,
-        ``memberships_``, ...) are readable on the wrapper.
+        The fitted copy (its fitted attributes are readable on the wrapper).
     sigma_ : float
         The width used.
     """
@@ -81,7 +49,7 @@ class Sigma0Scaled(ClusterMixin, BaseEstimator):
     def fit(self, X: Any, y: Any = None) -> Sigma0Scaled:
         """Measure ``sigma0`` on ``X``, set the width and fit a copy of the estimator."""
         X = np.asarray(X, dtype=np.float64)
-        self.sigma_ = float(self.sigma_factor) * mean_pairwise_distance(X)
+        self.sigma_ = float(self.sigma_factor) * mean_pairwise_distance(X, random_state=0)
         estimator = clone(self.estimator)
         params = estimator.get_params(deep=False)
         if "gamma" in params:
@@ -95,90 +63,50 @@ class Sigma0Scaled(ClusterMixin, BaseEstimator):
         self.estimator_ = estimator.fit(X)
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Cluster labels from the fitted estimator."""
-        return self.estimator_.predict(X)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.endswith("_") and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
-
 
 def make_kmeans(*, n_clusters: int, random_state: int | None, **params: Any) -> Any:
-    """scikit-learn :class:`~sklearn.cluster.KMeans` (k-means++ unless ``init`` given)."""
+    """scikit-learn :class:`~sklearn.cluster.KMeans` (k-means++; ``n_init=10`` unless given)."""
     from sklearn.cluster import KMeans
 
-    params.setdefault("n_init", 10)
-    return KMeans(n_clusters=n_clusters, random_state=random_state, **params)
+    return KMeans(n_clusters=n_clusters, random_state=random_state, **{"n_init": 10, **params})
 
 
 def make_fcm(*, n_clusters: int, random_state: int | None, **params: Any) -> Any:
     """:class:`marginclust.FuzzyCMeans` (m = 2 unless given)."""
     from marginclust import FuzzyCMeans
 
-    params.setdefault("m", 2.0)
-    return FuzzyCMeans(n_clusters=n_clusters, random_state=random_state, **params)
+    return FuzzyCMeans(n_clusters=n_clusters, random_state=random_state, **{"m": 2.0, **params})
 
 
-def _kernel(cls_name: str, n_clusters: int, random_state: int | None, params: dict) -> Any:
-    import marginclust
+def _kernel(cls_name: str, defaults: dict[str, Any]) -> Any:
+    def make(*, n_clusters: int, random_state: int | None, **params: Any) -> Any:
+        import marginclust
 
-    factor = params.pop("sigma_factor", 1.0)
-    estimator = getattr(marginclust, cls_name)(
-        n_clusters=n_clusters, random_state=random_state, **params
-    )
-    return Sigma0Scaled(estimator, sigma_factor=factor)
+        params = {**defaults, **params}
+        factor = params.pop("sigma_factor", 1.0)
+        est = getattr(marginclust, cls_name)(n_clusters=n_clusters, random_state=random_state,
+                                             **params)
+        return Sigma0Scaled(est, sigma_factor=factor)
 
-
-def make_kernel_kmeans(*, n_clusters: int, random_state: int | None, **params: Any) -> Any:
-    """:class:`marginclust.KernelKMeans` with RBF width ``sigma_factor * sigma0``."""
-    return _kernel("KernelKMeans", n_clusters, random_state, dict(params))
-
-
-def make_kernel_fcm(*, n_clusters: int, random_state: int | None, **params: Any) -> Any:
-    """:class:`marginclust.KernelFuzzyCMeans` (m = 2) with width ``sigma_factor * sigma0``."""
-    params = dict(params)
-    params.setdefault("m", 2.0)
-    return _kernel("KernelFuzzyCMeans", n_clusters, random_state, params)
+    make.__doc__ = f":class:`marginclust.{cls_name}` with RBF width ``sigma_factor * sigma0``."
+    return make
 
 
-register_method(
-    Method(
-        "kmeans",
-        make_kmeans,
-        grid={"n_init": [1]},
-        defaults={"n_init": 10},
-        notes="scikit-learn KMeans, k-means++; paper protocol: one initialisation per run "
-        "(the papers' 20 independent runs); default: best of 10 initialisations",
-    )
-)
-register_method(
-    Method(
-        "fcm",
-        make_fcm,
-        grid={"m": [2.0], "n_init": [1]},
-        defaults={"m": 2.0},
-        notes="marginclust FuzzyCMeans, m = 2 as in SLMC Sec. 4.1; paper protocol: one "
-        "initialisation per run",
-    )
-)
-register_method(
-    Method(
-        "kernel-kmeans",
-        make_kernel_kmeans,
-        grid={"sigma_factor": list(SIGMA_MULTIPLES)},
-        defaults={"sigma_factor": 1.0},
-        notes="RBF width sigma = sigma_factor x sigma0 (mean pairwise distance), SLMC Sec. 4.1",
-    )
-)
-register_method(
-    Method(
-        "kernel-fcm",
-        make_kernel_fcm,
-        grid={"sigma_factor": list(SIGMA_MULTIPLES)},
-        defaults={"sigma_factor": 1.0},
-        notes="kernel FCM with data-space centres (SLMC eq. 15), m = 2, RBF width "
-        "sigma = sigma_factor x sigma0",
-    )
-)
+make_kernel_kmeans = _kernel("KernelKMeans", {})
+make_kernel_fcm = _kernel("KernelFuzzyCMeans", {"m": 2.0})
+_WIDTHS = {"sigma_factor": list(SIGMA_MULTIPLES)}
+for _method in (
+    Method("kmeans", make_kmeans, grid={"n_init": [1]}, defaults={"n_init": 10},
+           notes="scikit-learn KMeans, k-means++; paper protocol: one initialisation per run "
+           "(the papers' 20 independent runs); default: best of 10 initialisations"),
+    Method("fcm", make_fcm, grid={"m": [2.0], "n_init": [1]}, defaults={"m": 2.0},
+           notes="marginclust FuzzyCMeans, m = 2 as in SLMC Sec. 4.1; paper protocol: one "
+           "initialisation per run"),
+    Method("kernel-kmeans", make_kernel_kmeans, grid=_WIDTHS, defaults={"sigma_factor": 1.0},
+           notes="RBF width sigma = sigma_factor x sigma0 (mean pairwise distance), SLMC Sec. "
+           "4.1"),
+    Method("kernel-fcm", make_kernel_fcm, grid=_WIDTHS, defaults={"sigma_factor": 1.0},
+           notes="kernel FCM with data-space centres (SLMC eq. 15), m = 2, RBF width "
+           "sigma = sigma_factor x sigma0"),
+):
+    register_method(_method)

@@ -36,8 +36,7 @@ import numpy as np
 
 from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from .._seeds import derive_seed
-from ._common import fmt_value, load_xy, md_table, table_head, timed_fit
+from ._common import Delegating, fmt_value, md_table, mean_table, table_head
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -50,14 +49,12 @@ NEWS = "20news-rec4"  # not available offline
 
 
 # ------------------------------------------------------------------ methods
-class PaperUnitsC:
+class PaperUnitsC(Delegating):
     """Fit a linear MMC estimator whose ``C`` (and ``C_pairs``) are in the paper's units.
 
     marginclust's BMMC/CPMMC divide the centred data by their root mean feature
-    variance ``s`` so that one ``C`` means the same at any scale; the objective
-    is then ``s^2`` times the paper's with ``C_paper = C / s^2``. The paper's grids
-    are therefore run with ``C = C_paper * s^2`` (same partition as the paper's
-    model on the same data).
+    variance ``s`` (one ``C`` means the same at any scale), so the paper's grids
+    run with ``C = C_paper * s^2``: the same partition as the paper's model.
 
     Parameters
     ----------
@@ -83,32 +80,20 @@ class PaperUnitsC:
         self.estimator_ = est.fit(X, **fit_params)
         return self
 
-    def __getattr__(self, name: str) -> Any:
-        # fitted attributes (labels_, n_iter_, ...) are the wrapped estimator's
-        fitted = self.__dict__.get("estimator_")
-        if fitted is not None and name.endswith("_") and not name.startswith("__"):
-            return getattr(fitted, name)
-        raise AttributeError(name)
+
+def _linear_mmc(cls_name: str) -> Any:
+    def make(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
+        import marginclust
+
+        params = {k: float(v) if k in ("C", "C_pairs") else v for k, v in params.items()}
+        est = getattr(marginclust, cls_name)(n_clusters, random_state=random_state, **params)
+        return PaperUnitsC(est) if "C" in params else est
+
+    make.__doc__ = f":class:`marginclust.{cls_name}`; a given ``C`` is in the paper's units."
+    return make
 
 
-def _paper_units(est: Any, params: dict[str, Any]) -> Any:
-    return PaperUnitsC(est) if "C" in params else est
-
-
-def make_bmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.BMMC`; a given ``C`` is in the paper's units."""
-    from marginclust import BMMC
-
-    params = {k: float(v) if k in ("C", "C_pairs") else v for k, v in params.items()}
-    return _paper_units(BMMC(n_clusters, random_state=random_state, **params), params)
-
-
-def make_cpmmc(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.CPMMC` (binary and multiclass); a given ``C`` in the paper's units."""
-    from marginclust import CPMMC
-
-    params = {k: float(v) if k == "C" else v for k, v in params.items()}
-    return _paper_units(CPMMC(n_clusters, random_state=random_state, **params), params)
+make_bmmc, make_cpmmc = _linear_mmc("BMMC"), _linear_mmc("CPMMC")
 
 
 class NormalizedCut:
@@ -155,42 +140,6 @@ class NormalizedCut:
         return self
 
 
-def make_ncut(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`NormalizedCut`."""
-    return NormalizedCut(n_clusters, random_state=random_state, **params)
-
-
-register_method(
-    Method(
-        "bmmc",
-        make_bmmc,
-        grid={"C": C_GRID, "balance": L_GRID},
-        defaults={},
-        notes="BMMC (CCCP + bundle method), linear, tol = 0.01, K-means init; grid "
-        "C in 2^[-8..6], l in 0..20 (absolute)",
-    )
-)
-register_method(
-    Method(
-        "cpmmc",
-        make_cpmmc,
-        grid={"C": C_GRID, "balance": L_GRID},
-        defaults={},
-        notes="CPMMC (cutting plane + CCCP + QP), violation tol 0.01",
-    )
-)
-register_method(
-    Method(
-        "bmmc-coarse",
-        make_bmmc,
-        grid={"C": [1.0, 16.0], "balance": [0, 20]},
-        defaults={},
-        notes="BMMC on a coarse corner of the paper's grid (C in {2^0, 2^4}, l in {0, 20}), "
-        "for the 10-cluster MNIST table where one fit takes seconds",
-    )
-)
-
-
 def make_itersvr(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     """:class:`marginclust.IterSVR` (binary only)."""
     from marginclust import IterSVR
@@ -198,35 +147,27 @@ def make_itersvr(*, n_clusters: int, random_state: Any = None, **params: Any) ->
     return IterSVR(n_clusters, random_state=random_state, **params)
 
 
-register_method(
-    Method(
-        "itersvr-small-c",
-        make_itersvr,
-        grid={"C": [2.0**-10, 2.0**-6, 2.0**-2, 1.0]},
-        defaults={"C": 1.0},
-        notes="IterSVR (marginclust, RBF SVR, gamma='scale', balance 0.03 n) on C in "
-        "{2^-10, 2^-6, 2^-2, 1}: fits with C >= 4 took 3-7 minutes each on the loaded "
-        "machine, so the EMMC protocol's full grid was cut",
-    )
-)
-register_method(
-    Method(
-        "ncut-coarse",
-        make_ncut,
-        grid={"sigma_factor": [0.2, 0.5, 1.0]},
-        defaults={"sigma_factor": 0.5},
-        notes="NCut with sigma in {0.2, 0.5, 1.0} x sigma0 (coarse grid for MNIST)",
-    )
-)
-register_method(
-    Method(
-        "ncut",
-        make_ncut,
-        grid={"sigma_factor": SIGMA_FACTORS},
-        defaults={"sigma_factor": 0.5},
-        notes="SpectralClustering, RBF width sigma_factor x (range of pairwise distances)",
-    )
-)
+_PAPER_GRID: dict[str, list[Any]] = {"C": C_GRID, "balance": list(L_GRID)}
+for _method in (
+    Method("bmmc", make_bmmc, grid=_PAPER_GRID, notes="BMMC (CCCP + bundle method), linear, "
+           "tol = 0.01, K-means init; grid C in 2^[-8..6], l in 0..20 (absolute)"),
+    Method("cpmmc", make_cpmmc, grid=_PAPER_GRID,
+           notes="CPMMC (cutting plane + CCCP + QP), violation tol 0.01"),
+    Method("bmmc-coarse", make_bmmc, grid={"C": [1.0, 16.0], "balance": [0, 20]},
+           notes="BMMC on a coarse corner of the paper's grid (C in {2^0, 2^4}, l in {0, 20}), "
+           "for the 10-cluster MNIST table where one fit takes seconds"),
+    Method("itersvr-small-c", make_itersvr, grid={"C": [2.0**-10, 2.0**-6, 2.0**-2, 1.0]},
+           defaults={"C": 1.0}, notes="IterSVR (marginclust, RBF SVR, gamma='scale', balance "
+           "0.03 n) on C in {2^-10, 2^-6, 2^-2, 1}: fits with C >= 4 took 3-7 minutes each on "
+           "the loaded machine, so the EMMC protocol's full grid was cut"),
+    Method("ncut-coarse", NormalizedCut, grid={"sigma_factor": [0.2, 0.5, 1.0]},
+           defaults={"sigma_factor": 0.5},
+           notes="NCut with sigma in {0.2, 0.5, 1.0} x sigma0 (coarse grid for MNIST)"),
+    Method("ncut", NormalizedCut, grid={"sigma_factor": SIGMA_FACTORS},
+           defaults={"sigma_factor": 0.5},
+           notes="SpectralClustering, RBF width sigma_factor x (range of pairwise distances)"),
+):
+    register_method(_method)
 
 
 register_table(
@@ -256,13 +197,12 @@ register_table(
 )
 
 
-class RandomPointsBMMC:
+class RandomPointsBMMC(Delegating):
     """BMMC started from ``n_clusters`` random data points, as Li et al. start it.
 
-    The points are drawn with a seed derived from ``random_state`` and
-    ``start``, every sample takes the label of its nearest point, and BMMC runs
-    from those labels. Searching ``start`` in the paper protocol reproduces the
-    paper's "best of R random starts" (picked with the labels).
+    The points are drawn with the seed ``derive_seed(random_state, start)``, every
+    sample takes its nearest point's label and BMMC runs from there; searching
+    ``start`` gives the paper's "best of R random starts" (picked with the labels).
 
     Parameters
     ----------
@@ -288,8 +228,6 @@ class RandomPointsBMMC:
         """Draw the start, then fit BMMC from it."""
         from sklearn.metrics import pairwise_distances_argmin
 
-        from marginclust import BMMC
-
         from .._seeds import derive_seed
 
         rng = np.random.RandomState(derive_seed(int(self.random_state or 0), self.start))
@@ -301,24 +239,16 @@ class RandomPointsBMMC:
             if np.unique(labels).size == self.n_clusters:
                 break
         self.init_labels_ = labels
-        params = {k: float(v) if k == "C" else v for k, v in self.params.items()}
-        est = BMMC(self.n_clusters, init=labels, random_state=self.random_state, **params)
-        self.estimator_ = _paper_units(est, params).fit(X)
-        self.labels_ = self.estimator_.labels_
-        self.n_iter_ = self.estimator_.n_iter_
+        self.estimator_ = make_bmmc(n_clusters=self.n_clusters, random_state=self.random_state,
+                                    init=labels, **self.params).fit(X)
         return self
-
-
-def make_bmmc_random_points(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`RandomPointsBMMC`."""
-    return RandomPointsBMMC(n_clusters, random_state=random_state, **params)
 
 
 N_RANDOM_STARTS = 40
 register_method(
     Method(
         "bmmc-random-starts",
-        make_bmmc_random_points,
+        RandomPointsBMMC,
         grid={"C": C_GRID, "balance": L_GRID, "start": list(range(N_RANDOM_STARTS))},
         defaults={"start": 0},
         notes=f"BMMC from {N_RANDOM_STARTS} random-point starts per grid setting, as the "
@@ -372,35 +302,20 @@ register_table(
 
 
 # ----------------------------------------------------------- custom tables
-def _data(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    return load_xy(name, context, PREPROCESSING)
-
-
-def _ca(y: np.ndarray, labels: np.ndarray) -> float:
-    from marginclust.metrics import clustering_accuracy
-
-    return float(clustering_accuracy(y, labels, mapping="majority"))
-
-
 def report_table7(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: our seconds (best of k fits) beside the paper's, per data set and method."""
-    lines = table_head(table)
     body = []
     for (ds, method, _), summary in summarize(rows, table).items():
-        ours = summary["fit_time"] if summary["status"] == "ok" else None
-        paper = table.published.get((ds, method, "fit_time"))
-        ratio = None if ours is None or paper is None else ours / paper
-        ca = summary["ca_majority"]["mean"] if summary["status"] == "ok" else None
+        ok = summary["status"] == "ok"
+        ours, paper = summary["fit_time"] if ok else None, table.published.get(
+            (ds, method, "fit_time"))
         body.append([ds, method, fmt_value(ours, ".3f"), fmt_value(paper, ".3f"),
-                     fmt_value(ratio, ".2f"), fmt_value(ca, ".4f")])
-    for (ds, m, _), v in table.published.items():
-        if ds == NEWS or m in ("mmc-sdp", "gmmc"):
-            body.append([ds, m, "-", f"{v:.3f}", "-", "-"])
-    lines += md_table(
-        ["data set", "method", "ours (s)", "paper (s)", "ours / paper", "CA (ours)"], body
-    )
-    lines += ["", table.notes]
-    return "\n".join(lines)
+                     fmt_value(None if ours is None or paper is None else ours / paper, ".2f"),
+                     fmt_value(summary["ca_majority"]["mean"] if ok else None, ".4f")])
+    body += [[ds, m, "-", f"{v:.3f}", "-", "-"] for (ds, m, _), v in table.published.items()
+             if ds == NEWS or m in ("mmc-sdp", "gmmc")]
+    header = ["data set", "method", "ours (s)", "paper (s)", "ours / paper", "CA (ours)"]
+    return "\n".join([*table_head(table), *md_table(header, body), "", table.notes])
 
 
 register_table(
@@ -420,7 +335,11 @@ register_table(
             "bmmc": {},
         },
         n_runs=1,
+        preprocessing=PREPROCESSING,
         timing_repeats=3,
+        # the custom loop this table replaced seeded repetition r by (table, set, method, r);
+        # the runner's repeats share the first one
+        seed_key=lambda job: ("bmmc-table7", job.dataset, job.method, 0),
         quick={"datasets": ["ionosphere", "letter:A,B"], "n_runs": 1},
         published_only=[NEWS, "mmc-sdp", "gmmc"],
         report=report_table7,
@@ -450,52 +369,28 @@ FIG4_COUNTS = [0, 10, 20, 50, 100, 200, 400]
 
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Semi-supervised BMMC: CA vs number of random pairwise constraints."""
-    rows = []
-    datasets = context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"])
-    counts = context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20])
-    reps = context.pick(5, 2, 1)
     from marginclust import BMMC
 
-    for ds in datasets:
-        X, y = _data(ds, context)
+    rows = []
+    for ds in context.pick(["letter:A,B", "satimage:1,2", "usps:1,2,3,4"], ["letter:A,B"]):
+        X, y = context.load(ds, PREPROCESSING)
         k = int(np.unique(y).size)
-        for count in counts:
-            cas = []
-            for rep in range(reps):
-                seed = derive_seed(context.seed, table.name, ds, count, rep)
-                rng = np.random.RandomState(seed)
-                ml, cl = _random_pairs(y, count, rng)
+        for count in context.pick(FIG4_COUNTS, [0, 50, 200], [0, 20]):
+            for rep in range(context.pick(5, 2, 1)):
+                seed = context.seed_for(table.name, ds, count, rep)
+                ml, cl = _random_pairs(y, count, np.random.RandomState(seed))
                 est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, random_state=seed))
-                est, _, _ = timed_fit(est, X, must_link=ml, cannot_link=cl)
-                cas.append(_ca(y, est.labels_))
-            rows.append(
-                {
-                    "dataset": ds,
-                    "method": "bmmc",
-                    "n_constraints": count,
-                    "ca_mean": float(np.mean(cas)),
-                    "ca_std": float(np.std(cas)),
-                    "n_reps": reps,
-                }
-            )
+                fields, _ = context.fit(est, X, y, fit_params={"must_link": ml,
+                                                               "cannot_link": cl})
+                rows.append({"dataset": ds, "method": "bmmc", "n_constraints": count,
+                             "run": rep, "seed": seed, **fields})
     return rows
 
 
 def report_fig4(rows: list[dict[str, Any]], table: Table) -> str:
-    """Markdown: CA (mean +- std) per number of constraints."""
-    lines = [
-        f"### {table.title}",
-        "",
-        "| data set | constraints | CA mean | CA std | reps |",
-        "|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['dataset']} | {r['n_constraints']} | {r['ca_mean']:.4f} | {r['ca_std']:.4f} "
-            f"| {r['n_reps']} |"
-        )
-    lines += ["", table.notes]
-    return "\n".join(lines)
+    """Markdown: CA (mean +- std over repetitions) per number of constraints."""
+    lines = mean_table(rows, ("dataset", "n_constraints"), ("ca_majority",))
+    return "\n".join([*table_head(table), *lines, "", table.notes])
 
 
 register_table(
@@ -528,65 +423,41 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
 
     from marginclust import BMMC
 
-    rows = []
-    rng = np.random.RandomState(derive_seed(context.seed, table.name, "data"))
+    rng = np.random.RandomState(context.seed_for(table.name, "data"))
     nb = max(FIG56_BINARY[1])
     yb = rng.randint(2, size=nb)
     Xb = rng.standard_normal((nb, 100))
     Xb[:, 0] += 3.0 * (2 * yb - 1)  # two unit Gaussians 6 apart along one axis
-    Xm, ym = _data("mnist_5k", context)
-    setups = [
-        (FIG56_BINARY[0], Xb, yb, 2, FIG56_BINARY[1]),
-        ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1]),
-    ]
-    if context.quick:
-        setups = [(a, X, y, k, ns[: context.pick(None, 2, 1)]) for a, X, y, k, ns in setups]
+    Xm, ym = context.load("mnist_5k", PREPROCESSING)
+    setups = [(FIG56_BINARY[0], Xb, yb, 2, FIG56_BINARY[1]),
+              ("mnist_5k", Xm, ym, 10, FIG56_MULTI[1])]
+    rows = []
     with threadpool_limits(1):
         for name, X, y, k, sizes in setups:
-            for n in sizes:
-                seed = derive_seed(context.seed, table.name, name, n)
-                rng = np.random.RandomState(seed)
-                idx = rng.choice(len(X), size=min(n, len(X)), replace=False)
-                est, dt, _ = timed_fit(BMMC(k, random_state=seed), X[idx])
-                rows.append(
-                    {
-                        "dataset": name,
-                        "n_samples": int(idx.size),
-                        "n_clusters": k,
-                        "cccp_iter": int(est.n_iter_),
-                        "bundle_iter": int(np.sum(est.n_inner_iter_)),
-                        "fit_time": dt,
-                        "ca_majority": _ca(y[idx], est.labels_),
-                    }
-                )
+            for n in sizes[: context.pick(None, 2, 1)]:
+                seed = context.seed_for(table.name, name, n)
+                idx = np.random.RandomState(seed).choice(len(X), size=min(n, len(X)),
+                                                         replace=False)
+                fields, est = context.fit(BMMC(k, random_state=seed), X[idx], y[idx])
+                bundle = None if est is None else int(np.sum(est.n_inner_iter_))
+                rows.append({"dataset": name, "n_samples": int(idx.size), "n_clusters": k,
+                             "seed": seed, **fields, "bundle_iter": bundle})
     return rows
 
 
 def report_fig56(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: iterations and time vs n, and the fitted log-log slope of time."""
-    lines = [
-        f"### {table.title}",
-        "",
-        "| data set | n | k | CCCP iter | bundle iter | time (s) | CA |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['dataset']} | {r['n_samples']} | {r['n_clusters']} | {r['cccp_iter']} | "
-            f"{r['bundle_iter']} | {r['fit_time']:.3f} | {r['ca_majority']:.4f} |"
-        )
-    lines.append("")
+    lines = table_head(table) + mean_table(
+        rows, ("dataset", "n_samples", "n_clusters"),
+        ("n_iter", "bundle_iter", "fit_time", "ca_majority"),
+    ) + [""]
     for name in dict.fromkeys(r["dataset"] for r in rows):
-        sel = [r for r in rows if r["dataset"] == name]
+        sel = [r for r in rows if r["dataset"] == name and r.get("fit_time") is not None]
         if len(sel) >= 2:
-            slope = np.polyfit(
-                np.log([r["n_samples"] for r in sel]),
-                np.log([max(r["fit_time"], 1e-6) for r in sel]),
-                1,
-            )[0]
+            slope = np.polyfit(np.log([r["n_samples"] for r in sel]),
+                               np.log([max(r["fit_time"], 1e-6) for r in sel]), 1)[0]
             lines.append(f"- {name}: log-log slope of time vs n = {slope:.2f}")
-    lines += ["", table.notes]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", table.notes])
 
 
 register_table(

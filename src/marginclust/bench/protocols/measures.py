@@ -2,18 +2,15 @@
 
 Every measure is called as ``func(y_true, labels, memberships, X)`` and returns a
 float. ``memberships`` (samples as rows) is None for hard methods; the fuzzy
-indices (PC, PE, XB) are then undefined and return NaN rather than the trivial
-values of a one-hot partition. Cluster centres for the Xie-Beni indices are the
-membership-weighted means ``v_k = sum_i u_ki^m x_i / sum_i u_ki^m`` with ``m = 2``
-(the FCM centre update, so FCM's own centres at convergence), which is how the
-SLMC paper evaluates methods that have no data-space centres of their own.
-
-:mod:`marginclust.metrics` is imported inside each function, so importing this
-module never fails even while the metrics are being built.
+indices (PC, PE, XB) are then NaN rather than the trivial values of a one-hot
+partition. Xie-Beni centres are the membership-weighted means with ``m = 2`` (the
+FCM centre update), as the SLMC paper evaluates methods without data-space centres.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,6 +18,7 @@ import numpy as np
 from .._registry import Measure, register_measure
 
 __all__: list[str] = []
+NAN = float("nan")
 
 
 def _metrics() -> Any:
@@ -30,49 +28,47 @@ def _metrics() -> Any:
 
 
 def _soft(memberships: Any) -> np.ndarray | None:
-    if memberships is None:
-        return None
-    U = np.asarray(memberships, dtype=np.float64)
-    if U.ndim != 2:
-        return None
-    return U
+    U = None if memberships is None else np.asarray(memberships, dtype=np.float64)
+    return U if U is not None and U.ndim == 2 else None
 
 
 def _weighted_centers(X: np.ndarray, U: np.ndarray, m: float = 2.0) -> np.ndarray:
     W = U**m
     totals = W.sum(axis=0)
-    totals = np.where(totals > 0, totals, 1.0)
-    return (W.T @ np.asarray(X, dtype=np.float64)) / totals[:, None]
+    return (W.T @ np.asarray(X, dtype=np.float64)) / np.where(totals > 0, totals, 1.0)[:, None]
 
 
-def ca_majority(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Clustering accuracy, each cluster mapped to its majority class (SLMC eq. 16)."""
-    return float(_metrics().clustering_accuracy(y_true, labels, mapping="majority"))
+# Measures are module-level functions or partials of them (picklable for joblib workers).
+def _labels(name: str, kw: dict[str, Any], y_true: Any, labels: Any, U: Any, X: Any) -> float:
+    """A measure of the partition alone: ``marginclust.metrics.<name>(y_true, labels)``."""
+    return float(getattr(_metrics(), name)(y_true, labels, **kw))
 
 
-def ca_hungarian(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Clustering accuracy under the best one-to-one cluster/class mapping (EMMC eq. 15)."""
-    return float(_metrics().clustering_accuracy(y_true, labels, mapping="hungarian"))
+def _fuzzy(name: str, y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """A fuzzy index ``marginclust.metrics.<name>(U)`` (SLMC eqs. 17-18); NaN for hard methods."""
+    U = _soft(memberships)
+    return NAN if U is None else float(getattr(_metrics(), name)(U))
 
 
-def nmi(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Normalised mutual information (arithmetic averaging, scikit-learn's default)."""
-    return float(_metrics().normalized_mutual_info(y_true, labels))
+def _attribute(name: str, y_true: Any, labels: Any, U: Any, X: Any, *, estimator: Any) -> float:
+    """The fitted estimator's ``name`` (e.g. ``objective_``), NaN without one."""
+    value = getattr(estimator, name, None)
+    return NAN if value is None else float(value)
 
 
-def ari(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Adjusted Rand index."""
-    return float(_metrics().adjusted_rand_index(y_true, labels))
+def n_clusters_found(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """Number of non-empty clusters (detects collapsed solutions)."""
+    return float(np.unique(np.asarray(labels)).size)
 
 
-def rand(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Rand index (EMMC eq. 16)."""
-    return float(_metrics().rand_index(y_true, labels))
+def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """1 if the partition is the true one up to relabelling (ARI = 1): summed, a count."""
+    return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
 
 
-def v_measure(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """V-measure."""
-    return float(_metrics().v_measure(y_true, labels))
+def error(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
+    """Clustering error, ``1 - ca_hungarian`` (EMMC's Tables 3-4, printed in %)."""
+    return 1.0 - _labels("clustering_accuracy", {"mapping": "hungarian"}, y_true, labels, None, X)
 
 
 def sse(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
@@ -83,27 +79,15 @@ def sse(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
 def dbi(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
     """Davies-Bouldin index of the hard partition (NaN with fewer than two clusters)."""
     if np.unique(np.asarray(labels)).size < 2:
-        return float("nan")
+        return NAN
     return float(_metrics().davies_bouldin(X, labels))
-
-
-def pc(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Partition coefficient (SLMC eq. 17); NaN for hard methods."""
-    U = _soft(memberships)
-    return float("nan") if U is None else float(_metrics().partition_coefficient(U))
-
-
-def pe(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Partition entropy with log base 2 (SLMC eq. 18); NaN for hard methods."""
-    U = _soft(memberships)
-    return float("nan") if U is None else float(_metrics().partition_entropy(U))
 
 
 def xb(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
     """Xie-Beni index in data space (SLMC eq. 19) with m = 2; NaN for hard methods."""
     U = _soft(memberships)
     if U is None:
-        return float("nan")
+        return NAN
     X = np.asarray(X, dtype=np.float64)
     return float(_metrics().xie_beni(X, U, _weighted_centers(X, U), m=2))
 
@@ -113,13 +97,12 @@ def xb_kernel(
 ) -> float:
     """Xie-Beni index in RBF kernel space (SLMC eq. 21) with the fitted width ``sigma_``.
 
-    Centres are the u^2-weighted means in data space (SLMC eq. 15). An estimator
-    without a fitted RBF width (``sigma_`` missing or None, e.g. a linear kernel)
-    gets the data-space index (eq. 19). NaN for hard methods.
+    Centres are the u^2-weighted means in data space (SLMC eq. 15); without a
+    fitted RBF width (a linear kernel) the data-space index (eq. 19).
     """
     U = _soft(memberships)
     if U is None:
-        return float("nan")
+        return NAN
     X = np.asarray(X, dtype=np.float64)
     sigma = getattr(estimator, "sigma_", None) if estimator is not None else None
     centers = _weighted_centers(X, U)
@@ -128,27 +111,11 @@ def xb_kernel(
     return float(_metrics().kernel_xie_beni(X, U, centers, float(sigma), m=2))
 
 
-def n_clusters_found(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Number of non-empty clusters (detects collapsed solutions)."""
-    return float(np.unique(np.asarray(labels)).size)
-
-
-def correct(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """1.0 if the partition is the true one up to relabelling (ARI = 1), else 0.0.
-
-    Summed over runs it counts the starts that found the true partition.
-    """
-    return float(_metrics().adjusted_rand_index(y_true, labels) == 1.0)
-
-
 def xb_own_m(
     y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
 ) -> float:
-    """Xie-Beni (eq. 19) with the estimator's own data-space centres and fuzzifier ``m``.
-
-    For FCM at any ``m`` (its centres are the u^m-weighted means); an estimator
-    without data-space centres (SLMC) gets :func:`xb` (u^2-weighted centres).
-    """
+    """Xie-Beni (eq. 19) with the estimator's own centres and ``m`` (FCM's u^m-weighted
+    means); an estimator without data-space centres (SLMC) gets :func:`xb`."""
     U = _soft(memberships)
     centers = getattr(estimator, "cluster_centers_", None)
     m = getattr(estimator, "m", None)
@@ -157,36 +124,30 @@ def xb_own_m(
     return float(_metrics().xie_beni(X, U, np.asarray(centers), m=float(m)))
 
 
-def error(y_true: Any, labels: Any, memberships: Any, X: Any) -> float:
-    """Clustering error, ``1 - ca_hungarian`` (EMMC's Tables 3-4, printed in %)."""
-    return 1.0 - ca_hungarian(y_true, labels, memberships, X)
-
-
-def objective(
-    y_true: Any, labels: Any, memberships: Any, X: Any, *, estimator: Any = None
-) -> float:
-    """The fitted estimator's final objective (``objective_``), NaN without one."""
-    value = getattr(estimator, "objective_", None)
-    return float("nan") if value is None else float(value)
-
-
-for _name, _func, _greater in [
-    ("ca_majority", ca_majority, True),
-    ("ca_hungarian", ca_hungarian, True),
-    ("nmi", nmi, True),
-    ("ari", ari, True),
-    ("rand", rand, True),
-    ("v_measure", v_measure, True),
+_MEASURES: list[tuple[str, Callable[..., float], bool]] = [
+    # SLMC eq. 16: each cluster mapped to its majority class
+    ("ca_majority", partial(_labels, "clustering_accuracy", {"mapping": "majority"}), True),
+    # the best one-to-one cluster/class mapping (EMMC eq. 15)
+    ("ca_hungarian", partial(_labels, "clustering_accuracy", {"mapping": "hungarian"}), True),
+    ("nmi", partial(_labels, "normalized_mutual_info", {}), True),
+    ("ari", partial(_labels, "adjusted_rand_index", {}), True),
+    ("rand", partial(_labels, "rand_index", {}), True),  # EMMC eq. 16
+    ("v_measure", partial(_labels, "v_measure", {}), True),
     ("sse", sse, False),
     ("dbi", dbi, False),
-    ("pc", pc, True),
-    ("pe", pe, False),
+    ("pc", partial(_fuzzy, "partition_coefficient"), True),
+    ("pe", partial(_fuzzy, "partition_entropy"), False),  # log base 2
     ("xb", xb, False),
     ("n_clusters_found", n_clusters_found, True),
     ("correct", correct, True),
     ("error", error, False),
-]:
+]
+for _name, _func, _greater in _MEASURES:
     register_measure(Measure(_name, _func, greater_is_better=_greater))
-register_measure(Measure("xb_kernel", xb_kernel, greater_is_better=False, needs_estimator=True))
-register_measure(Measure("objective", objective, greater_is_better=False, needs_estimator=True))
-register_measure(Measure("xb_own_m", xb_own_m, greater_is_better=False, needs_estimator=True))
+_WITH_ESTIMATOR: list[tuple[str, Callable[..., float]]] = [
+    ("xb_kernel", xb_kernel), ("objective", partial(_attribute, "objective_")),
+    ("xb_own_m", xb_own_m), ("n_released", partial(_attribute, "n_released_")),
+]
+for _name, _func in _WITH_ESTIMATOR:
+    register_measure(Measure(_name, _func, greater_is_better=_name == "n_released",
+                             needs_estimator=True))

@@ -1,11 +1,10 @@
 """PKM paper (probabilistic K-means, Sec. 4): Tables II, III, IV, V and VI.
 
-Tables III and IV are grid tables (one set of fits, reported twice); II, V and VI are
-custom tables (``run(table, context)`` + ``report``). Published numbers are
-transcribed in ``bench/published/pkm.csv`` from ``papers/pkm-probabilistic-kmeans.txt``
-as printed. Data sets the
-shared collection lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with
-their published numbers only. Deviations from the paper's data:
+All five are grid tables on the runner (III and IV report one set of fits). Published
+numbers are transcribed in ``bench/published/pkm.csv`` from
+``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the shared collection
+lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with their published
+numbers only. Deviations from the paper's data:
 
 - Segmentation: the paper's 210-sample set is UCI ``segmentation.data``, our first 210
   rows of ``segmentation``.
@@ -24,7 +23,7 @@ membership (MATLAB ``fcm`` in the paper).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,46 +31,76 @@ import numpy as np
 from .._registry import (
     Dataset,
     Method,
-    RunContext,
     Table,
     register_dataset,
     register_method,
     register_table,
 )
 from .._report import summarize
-from .._seeds import derive_seed
-from ._common import fmt_value, md_table, table_head, timed_fit
+from ._common import Delegating, fmt_value, md_table, table_head
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 
-# paper name -> (our loader name or None, rows kept or None, K, n x d as in the paper)
-DATASETS: dict[str, tuple[str | None, int | None, int]] = {
-    "Yale-faces-B": (None, None, 10),
-    "Iris": ("iris", None, 3),
-    "Parkinson": ("parkinsons", None, 2),
-    "Seeds": ("seeds", None, 3),
-    "Segmentation": ("segmentation", 210, 7),
-    "Glass": ("glass", None, 6),
-    "Ionosphere": ("ionosphere", None, 2),
-    "Dermatology": (None, None, 6),
-    "Breast-cancer": ("breast_cancer_wisconsin", None, 2),
-    "Natural": (None, None, 9),
-    "Yeast": ("yeast", None, 3),
-    "Waveform": ("waveform", None, 3),
-    "Satellite": ("satimage", None, 6),
-    "Epileptic": (None, None, 5),
+# The paper's data set names -> ours (None: not in the shared data; published numbers only).
+PAPER_NAMES: dict[str, str | None] = {
+    "Yale-faces-B": None, "Iris": "iris", "Parkinson": "parkinsons", "Seeds": "seeds",
+    "Segmentation": "segmentation-210", "Glass": "glass", "Ionosphere": "ionosphere",
+    "Dermatology": None, "Breast-cancer": "breast_cancer_wisconsin", "Natural": None,
+    "Yeast": "yeast", "Waveform": "waveform", "Satellite": "satimage", "Epileptic": None,
 }
+UNAVAILABLE = [name for name, ours in PAPER_NAMES.items() if ours is None]
+_OURS_TO_PAPER = {ours: paper for paper, ours in PAPER_NAMES.items() if ours}
+# K = the number of classes, except the paper's Yeast (3 classes; ours is UCI Yeast).
+N_CLUSTERS = {"yeast": 3}
 
 
-# Data sets of the paper that the shared collection lacks (published numbers only).
-UNAVAILABLE = [name for name, (loader, _, _) in DATASETS.items() if loader is None]
+def _ours(names: Sequence[str]) -> list[str]:
+    return [ours for name in names if (ours := PAPER_NAMES[name]) is not None]
 
 
 # ------------------------------------------------------------------ methods
-def make_pkm(*, n_clusters: int, random_state: Any = None, **params: Any) -> Any:
-    """:class:`marginclust.PKM` (defaults: k-means++ hard start, Lloyd-cost block solver)."""
+class SharedDirichletStart(Delegating):
+    """PKM from memberships drawn as ``RandomState(random_state).dirichlet(1, n)``.
+
+    Every solver given the same seed starts from the same random soft partition
+    (Tables V and VI compare solvers from one start per data set).
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of clusters.
+    random_state : int or None, default=None
+        Seed of the start (and of PKM).
+    **params : dict
+        Passed to :class:`marginclust.PKM` (``solver``, ``step``, ...).
+    """
+
+    def __init__(self, n_clusters: int = 2, *, random_state: Any = None, **params: Any):
+        self.n_clusters = n_clusters
+        self.random_state = random_state
+        self.params = params
+
+    def fit(self, X: Any, y: Any = None) -> SharedDirichletStart:
+        """Draw the start and fit PKM from it."""
+        from marginclust import PKM
+
+        rng = np.random.RandomState(self.random_state)
+        init = rng.dirichlet(np.ones(self.n_clusters), size=len(X))
+        self.estimator_ = PKM(
+            self.n_clusters, init=init, random_state=self.random_state, **self.params
+        ).fit(X)
+        return self
+
+
+def make_pkm(
+    *, n_clusters: int, random_state: Any = None, shared_start: bool = False, **params: Any
+) -> Any:
+    """:class:`marginclust.PKM` (defaults: k-means++ hard start, Lloyd-cost block solver);
+    ``shared_start=True``: from the seed's Dirichlet start (:class:`SharedDirichletStart`)."""
     from marginclust import PKM
 
+    if shared_start:
+        return SharedDirichletStart(n_clusters, random_state=random_state, **params)
     return PKM(n_clusters, random_state=random_state, **params)
 
 
@@ -106,23 +135,6 @@ register_method(Method("kmeans++", make_kmeanspp, notes="sklearn KMeans, one k-m
 register_method(Method("fcm-1.3", make_fcm13, notes="FuzzyCMeans m = 1.3, argmax labels"))
 
 
-# ------------------------------------------------------------------ helpers
-def _load(name: str, context: RunContext) -> tuple[np.ndarray, np.ndarray, int] | None:
-    from marginclust.datasets import load_dataset
-
-    loader, rows, k = DATASETS[name]
-    if loader is None:
-        return None
-    try:
-        X, y = load_dataset(loader, data_home=context.data_home)
-    except (FileNotFoundError, ValueError):
-        return None
-    if rows is not None:
-        X, y = X[:rows], y[:rows]
-    X, y = context.limit(np.asarray(X, dtype=np.float64), np.asarray(y))
-    return X, y, k
-
-
 # ------------------------------------------------------------------ Table II
 # A count table on the runner: every setting is a column ("count" aggregation), the
 # measure ``correct`` (ARI = 1) summed over the random starts.
@@ -150,6 +162,17 @@ def report_table2(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
     return "\n".join(lines)
 
 
+def _table2_seed(job: Any) -> tuple[object, ...]:
+    """The seeds of the custom loop this table replaced (its row labels as keys)."""
+    label = {
+        "pkm": f"PKM block, init={job.params.get('init')}",
+        "pkm-fmsagp": "PKM fmsagp, init=dirichlet",
+        "kmeans++": "KM++",
+        "fcm": f"FCM m={job.params.get('m', 0):g}",
+    }[job.method]
+    return ("pkm-table2", label, job.run)
+
+
 register_table(
     Table(
         name="pkm-table2",
@@ -170,6 +193,7 @@ register_table(
         quick={"n_runs": {"pkm-fmsagp": 10, "*": 30}, "grid_points": 9},
         aggregate="count",
         protocols=("paper",),
+        seed_key=_table2_seed,
         report=report_table2,
         notes="Correct = identical to the true partition (ARI = 1). Our pkm-310 is our own "
         "draw from the paper's sizes (150, 150, 5, 5); its geometry is easier than the "
@@ -177,7 +201,7 @@ register_table(
         "comparable across sets; the comparison that matters is PKM vs KM++ on the same set. "
         "The paper's PKM is FMSAGP from a random start (our pkm-fmsagp, 200 runs: it needs "
         "930 steps per run); pkm is our block solver from three random soft starts. Quick: "
-        "30 / 10 runs. All settings of one run share its seed.",
+        "30 / 10 runs.",
     )
 )
 
@@ -188,21 +212,6 @@ register_table(
 T34_METHODS = ["pkm", "pkm-fmsagp", "kmeans++", "fcm-1.3"]
 # Runs of the faithful solver on the largest sets take minutes (n (K-1) steps of O(nKd)).
 T34_FAITHFUL_MAX_N = 2500
-# The paper's data set names -> ours (the paper's Segmentation is our first 210 rows).
-T34_DATASETS = {
-    "Iris": "iris",
-    "Parkinson": "parkinsons",
-    "Seeds": "seeds",
-    "Segmentation": "segmentation-210",
-    "Glass": "glass",
-    "Ionosphere": "ionosphere",
-    "Breast-cancer": "breast_cancer_wisconsin",
-    "Yeast": "yeast",
-    "Waveform": "waveform",
-    "Satellite": "satimage",
-}
-
-
 def load_segmentation_210(data_home: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The first 210 rows of ``segmentation`` (UCI ``segmentation.data``, the paper's set)."""
     from marginclust.datasets import load_dataset
@@ -214,6 +223,11 @@ def load_segmentation_210(data_home: str | None = None) -> tuple[np.ndarray, np.
 register_dataset(
     Dataset("segmentation-210", load_segmentation_210, notes="first 210 rows of segmentation")
 )
+
+
+def _table34_seed(job: Any) -> tuple[object, ...]:
+    """The seeds of the custom loop this table replaced (keyed by the paper's set names)."""
+    return ("pkm-table34", _OURS_TO_PAPER[job.dataset], job.method, job.run)
 
 
 def _skip_faithful(dataset: str, method: str, X: np.ndarray) -> str | None:
@@ -242,15 +256,16 @@ for _name, _title, _meas, _also, _from in [
             name=_name,
             title=_title,
             source=f"{SOURCE}, Table {'III' if _name.endswith('3') else 'IV'}",
-            datasets=list(T34_DATASETS.values()),
+            datasets=_ours(list(PAPER_NAMES)),
             methods=T34_METHODS,
             measures=_meas,
             also_measures=_also,
             rows_from=_from,
             n_runs=5,
-            n_clusters={"yeast": 3},
+            n_clusters=N_CLUSTERS,
             protocols=("paper",),
             skip=_skip_faithful,
+            seed_key=_table34_seed,
             quick={"n_runs": 2, "datasets": ["iris", "seeds", "glass"]},
             published_only=UNAVAILABLE,
             notes=_T34_NOTES,
@@ -258,54 +273,19 @@ for _name, _title, _meas, _also, _from in [
     )
 
 
-# ------------------------------------------------------------------ Table V
-# Data sets of Table V in the paper's order (published numbers: bench/published/pkm.csv).
+# ------------------------------------------------------------------ Tables V and VI
+# Grid tables: per data set one random (Dirichlet) start shared by every solver (the
+# seed of the custom loops they replaced), each solver its own column.
 TABLE5_DATASETS = [
     "Segmentation", "Parkinson", "Dermatology", "Breast-cancer", "Seeds", "Glass",
     "Ionosphere", "Iris",
 ]  # fmt: skip
-TABLE5_SOLVERS = [("msagp", None), ("agp", 0.01), ("agp", 0.1), ("block", None)]
-
-
-def _solver_label(solver: str, step: float | None) -> str:
-    return f"agp t={step:g}" if solver == "agp" else solver
-
-
-def _solver_key(solver: str, step: float | None) -> str:
-    return f"pkm[solver=agp,step={step:g}]" if solver == "agp" else f"pkm[solver={solver}]"
-
-
-def run_table5(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Iterations and final J of MSAGP, AGP (t = 0.01, 0.1) and block from one random start."""
-    from marginclust import PKM
-
-    names = context.pick(list(TABLE5_DATASETS), ["Iris", "Seeds"], ["Iris"])
-    rows = []
-    for name in names:
-        data = _load(name, context)
-        if data is None:
-            continue
-        X, _, k = data
-        seed = derive_seed(context.seed, "pkm-table5", name)
-        init = np.random.RandomState(seed).dirichlet(np.ones(k), size=X.shape[0])
-        # tiny: without AGP at t = 0.01, which takes tens of thousands of steps
-        for solver, step in context.pick(TABLE5_SOLVERS, TABLE5_SOLVERS, TABLE5_SOLVERS[::2]):
-            est = PKM(k, solver=solver, step=step or 0.01, init=init)
-            est, t, nw = timed_fit(est, X)
-            rows.append(
-                dict(
-                    dataset=name,
-                    method=_solver_label(solver, step),
-                    n_iter=est.n_iter_,
-                    n_released=est.n_released_,
-                    n_steps_expected=X.shape[0] * (k - 1) + est.n_released_,
-                    objective=est.objective_,
-                    converged=est.converged_,
-                    time=t,
-                    n_warnings=nw,
-                )
-            )
-    return rows
+TABLE5_SOLVERS: list[dict[str, Any]] = [{"solver": "msagp"}, {"solver": "agp", "step": 0.01},
+                  {"solver": "agp", "step": 0.1}, {"solver": "block"}]
+TABLE6_DATASETS = [
+    "Parkinson", "Iris", "Seeds", "Glass", "Segmentation", "Breast-cancer", "Dermatology",
+    "Yeast", "Waveform",
+]  # fmt: skip
 
 
 def _printed(value: float | None) -> str:
@@ -315,150 +295,118 @@ def _printed(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+def _solver_cells(
+    rows: Sequence[Mapping[str, Any]], table: Table, names: Sequence[str]
+) -> Iterator[tuple[str, str, list[str], dict[str, Any]]]:
+    """Per paper data set: its name, ours, our variants and ``variant -> summary``."""
+    summaries = summarize(rows, table)
+    variants = list(dict.fromkeys(r["variant"] for r in rows if r.get("variant")))
+    for name in names:
+        ours = PAPER_NAMES[name] or name
+        yield name, ours, variants, {v: summaries.get((ours, v, "paper")) for v in variants}
+
+
+def _mean(summary: Mapping[str, Any] | None, measure: str) -> float | None:
+    if summary is None or summary["status"] != "ok":
+        return None
+    value = summary.get(measure)
+    return value["mean"] if isinstance(value, dict) else value
+
+
 def report_table5(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = table_head(table)
-    labels = [_solver_label(s, t) for s, t in TABLE5_SOLVERS]
-    header = ["data set"]
-    header += [f"iters {lab} (ours / paper)" for lab in labels]
-    header += [f"J {lab} (ours / paper)" for lab in labels]
-    header += ["msagp: n(K-1) + released"]
+    """Iterations and J per solver, ours / paper, and MSAGP's n(K-1) + released steps."""
     body = []
-    keys = [_solver_key(s, t) for s, t in TABLE5_SOLVERS]
-    for name in TABLE5_DATASETS:
-        by = {r["method"]: r for r in rows if r["dataset"] == name}
+    for name, ds, variants, by in _solver_cells(rows, table, TABLE5_DATASETS):
         cells: list[Any] = [name]
-        for lab, key in zip(labels, keys):
-            r = by.get(lab)
-            p = _printed(table.published.get((name, key, "n_iter")))
-            cells.append(f"{r['n_iter'] if r else '-'} / {p}")
-        for lab, key in zip(labels, keys):
-            r = by.get(lab)
-            p = _printed(table.published.get((name, key, "objective")))
-            o = f"{r['objective']:.7g}" if r else "-"
-            cells.append(f"{o} / {p}")
-        r = by.get("msagp")
-        cells.append(f"{r['n_steps_expected'] - r['n_released']} + {r['n_released']}" if r else "-")
+        for measure, spec in (("n_iter", ".0f"), ("objective", ".7g")):
+            for v in variants:
+                pub = _printed(table.published.get((ds, v, measure)))
+                cells.append(f"{fmt_value(_mean(by[v], measure), spec)} / {pub}")
+        msagp = next((r for r in rows if r["dataset"] == ds and r["variant"].endswith(
+            "=msagp]") and r.get("n_released") is not None), None)
+        cells.append("-" if msagp is None else f"{msagp['n_samples'] * (msagp['n_clusters'] - 1)}"
+                     f" + {int(msagp['n_released'])}")
         body.append(cells)
-    lines += md_table(header, body, fmt_value)
-    lines += ["", f"Notes: {table.notes}"]
-    return "\n".join(lines)
+    variants = list(dict.fromkeys(r["variant"] for r in rows if r.get("variant")))
+    header = ["data set", *[f"iters {v} (ours / paper)" for v in variants],
+              *[f"J {v} (ours / paper)" for v in variants], "msagp: n(K-1) + released"]
+    return "\n".join([*table_head(table), *md_table(header, body), "", f"Notes: {table.notes}"])
 
 
+def report_table6(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
+    """Fit time per solver beside the paper's, and the paper's FMSAGP over our block."""
+    body = []
+    for name, ds, variants, by in _solver_cells(rows, table, TABLE6_DATASETS):
+        cells: list[Any] = [name]
+        for v in variants:
+            cells += [fmt_value(_mean(by[v], "fit_time"), ".4f"),
+                      table.published.get((ds, v, "fit_time"), "-")]
+        block = _mean(by.get("pkm[solver=block]"), "fit_time")
+        paper = table.published.get((ds, "pkm[solver=fmsagp]", "fit_time"))
+        cells.append(f"{paper / block:,.0f}x" if block and paper else "-")
+        iters = [_mean(by.get(f"pkm[solver={s}]"), "n_iter") for s in ("fmsagp", "block")]
+        cells.append(" / ".join(fmt_value(i, ".0f") for i in iters))
+        body.append(cells)
+    variants = list(dict.fromkeys(r["variant"] for r in rows if r.get("variant")))
+    header = ["data set", *[f"{v} s ({w})" for v in variants for w in ("ours", "paper")],
+              "paper FMSAGP / our block", "iters fmsagp / block"]
+    return "\n".join([*table_head(table), *md_table(header, body), "", f"Notes: {table.notes}"])
+
+
+def _shared_start(dataset: str, method: str) -> dict[str, Any]:
+    return {"shared_start": True}
+
+
+_SOLVER_TABLE = dict(
+    methods=["pkm"],
+    n_runs=1,
+    n_clusters=N_CLUSTERS,
+    protocols=("paper",),
+    aggregate="setting",
+    dataset_params=_shared_start,
+    published_only=UNAVAILABLE,
+)
 register_table(
     Table(
         name="pkm-table5",
         title="Iterations to converge: MSAGP vs AGP (t = 0.01, 0.1), plus our block solver",
         source=f"{SOURCE}, Table V",
-        datasets=[d for d in TABLE5_DATASETS if DATASETS[d][0] is not None],
-        methods=["pkm"],
-        measures=["n_iter", "objective"],
-        n_runs=1,
-        published_only=UNAVAILABLE,
-        run=run_table5,
+        datasets=_ours(TABLE5_DATASETS),
+        measures=["n_iter", "objective", "n_released"],
+        grids={"pkm": TABLE5_SOLVERS},
+        seed_key=lambda job: ("pkm-table5", _OURS_TO_PAPER[job.dataset]),
+        quick={"datasets": ["iris", "seeds"], "n_runs": 1, "grid": {"pkm": TABLE5_SOLVERS}},
+        # tiny: without AGP at t = 0.01, which takes tens of thousands of steps
+        tiny={"datasets": ["iris"], "grid": {"pkm": TABLE5_SOLVERS[::2]}},
         report=report_table5,
         notes="One random (Dirichlet) start per data set, shared by all solvers; raw features. "
         "The paper does not say how its AGP step relates to the scale of the gradient; ours "
         "is the step on the raw projected gradient, capped at the largest feasible step. "
         "Dermatology is not in the shared data.",
+        **_SOLVER_TABLE,  # type: ignore[arg-type]
     )
 )
-
-
-# ------------------------------------------------------------------ Table VI
-# Data sets of Table VI in the paper's order (published numbers: bench/published/pkm.csv).
-TABLE6_DATASETS = [
-    "Parkinson", "Iris", "Seeds", "Glass", "Segmentation", "Breast-cancer", "Dermatology",
-    "Yeast", "Waveform",
-]  # fmt: skip
-TABLE6_SOLVERS = ["fmsagp", "msagp", "block"]
-
-
-def run_table6(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Fit time of FMSAGP, MSAGP and block from the same random start (one fit each)."""
-    from marginclust import PKM
-
-    names = context.pick(list(TABLE6_DATASETS), ["Parkinson", "Iris", "Seeds"], ["Iris"])
-    rows = []
-    for name in names:
-        data = _load(name, context)
-        if data is None:
-            continue
-        X, _, k = data
-        seed = derive_seed(context.seed, "pkm-table6", name)
-        init = np.random.RandomState(seed).dirichlet(np.ones(k), size=X.shape[0])
-        for solver in TABLE6_SOLVERS:
-            # Best of 3 fits (of 1 for the faithful solvers on large sets): the machine is
-            # shared and a single short fit is at the mercy of the scheduler.
-            repeats = 3 if (solver == "block" or X.shape[0] <= 1000) else 1
-            fits = [timed_fit(PKM(k, solver=solver, init=init), X) for _ in range(repeats)]
-            est, t, nw = min(fits, key=lambda f: f[1])
-            rows.append(
-                dict(
-                    dataset=name,
-                    method=solver,
-                    time=t,
-                    n_iter=est.n_iter_,
-                    objective=est.objective_,
-                    n_warnings=nw,
-                )
-            )
-    return rows
-
-
-def report_table6(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
-    lines = table_head(table)
-    body = []
-    for name in TABLE6_DATASETS:
-        pf = table.published[(name, "pkm[solver=fmsagp]", "fit_time")]
-        pm = table.published[(name, "pkm[solver=msagp]", "fit_time")]
-        by = {r["method"]: r for r in rows if r["dataset"] == name}
-        f, m, b = by.get("fmsagp"), by.get("msagp"), by.get("block")
-        body.append(
-            [
-                name,
-                f"{f['time']:.4f}" if f else "-",
-                pf,
-                f"{m['time']:.4f}" if m else "-",
-                pm,
-                f"{b['time']:.4f}" if b else "-",
-                f"{pf / b['time']:,.0f}x" if b else "-",
-                f"{f['n_iter']} / {b['n_iter']}" if f and b else "-",
-            ]
-        )
-    lines += md_table(
-        [
-            "data set",
-            "fmsagp s (ours)",
-            "FMSAGP s (paper)",
-            "msagp s (ours)",
-            "MSAGP s (paper)",
-            "block s (ours)",
-            "paper FMSAGP / our block",
-            "iters fmsagp / block",
-        ],
-        body,
-        fmt_value,
-    )
-    lines += ["", f"Notes: {table.notes}"]
-    return "\n".join(lines)
-
-
 register_table(
     Table(
         name="pkm-table6",
         title="Running time (s): FMSAGP vs MSAGP (paper: MATLAB), plus our block solver",
         source=f"{SOURCE}, Table VI",
-        datasets=[d for d in TABLE6_DATASETS if DATASETS[d][0] is not None],
-        methods=["pkm"],
-        measures=["time"],
-        n_runs=1,
-        published_only=UNAVAILABLE,
-        run=run_table6,
+        datasets=_ours(TABLE6_DATASETS),
+        measures=["fit_time", "n_iter", "objective"],
+        grids={"pkm": {"solver": ["fmsagp", "msagp", "block"]}},
+        seed_key=lambda job: ("pkm-table6", _OURS_TO_PAPER[job.dataset]),
+        # Best of 3 fits (of 1 for the faithful solvers on large sets): the machine is
+        # shared and a single short fit is at the mercy of the scheduler.
+        timing_repeats=lambda job, X: 3 if job.params["solver"] == "block" or len(X) <= 1000
+        else 1,
+        quick={"datasets": ["parkinsons", "iris", "seeds"], "n_runs": 1, "grid_points": 3},
+        tiny={"datasets": ["iris"], "grid_points": 3},
         report=report_table6,
         notes="Best of 3 fits per solver (1 for the faithful solvers when n > 1000) from the "
         "same Dirichlet start; wall-clock of fit only, "
         "including input validation; times on a shared machine are inflated. In block form "
         "MSAGP and FMSAGP do the same O(nK) projection work (the rank-one Lemma is a free-set "
         "update), so their times are alike; the paper's MSAGP rebuilt dense matrices.",
+        **_SOLVER_TABLE,  # type: ignore[arg-type]
     )
 )

@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._registry import RunContext, Table, register_table
-from .._seeds import derive_seed
-from ._common import UnitCache, load_xy, md_table, table_head, timed_fit
+from ._common import UnitCache, md_table, mean_of, table_head
 
 __all__ = ["CASES", "NOISE_LEVELS", "Case", "noisy_labels"]
 
@@ -75,68 +74,26 @@ def _slmc(k: int, init: Any, seed: int) -> Any:
 
 
 CASES: tuple[Case, ...] = (
-    Case(
-        "emmc-usps",
-        "usps",
-        "minmax",
-        0.9447,
-        "Zhang et al. 2013, Tables 6 and 9 (multi-output, L = 1000)",
-        _emmc,
-        mapping="hungarian",
-        notes="C = 500, balance 0.15 n, L = 1000, multi-output (the paper's setting).",
-    ),
-    Case(
-        "bmmc-mnist_5k",
-        "mnist_5k",
-        "minmax",
-        0.8234,
-        "Li et al. 2019, Table 5",
-        _bmmc(16.0),
-        notes="C = 16 in the paper's units, the label-picked setting of the coarse grid.",
-    ),
-    Case(
-        "bmmc-ionosphere",
-        "ionosphere",
-        "minmax",
-        0.788,
-        "Li et al. 2019, Table 4",
-        _bmmc(1.0),
-        quick=True,
-        notes="C = 1 in the paper's units; from K-means starts BMMC lands at .712 over "
-        "the whole grid.",
-    ),
-    Case(
-        "slmc-pendigits39",
-        "pendigits_train:3,9",
-        "raw",
-        0.9691,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        notes="SLMC at its defaults, raw features (the scaling under which the row is short: "
-        "raw .905 vs min-max 1.000).",
-    ),
-    Case(
-        "slmc-segmentation",
-        "segmentation",
-        "raw",
-        0.6473,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        notes="SLMC at its defaults (above 2000 rows: Nystroem-500), raw features (the "
-        "scaling under which the row is short: raw .499, standardised .658, min-max .750).",
-    ),
-    Case(
-        "slmc-glass",
-        "glass",
-        "standardize",
-        0.657,
-        "Wang & Chen 2013, Table 6",
-        _slmc,
-        quick=True,
-        notes="SLMC at its defaults with 6 clusters; .657 equals the best K-means "
-        "partition in 200 starts.",
-    ),
+    Case("emmc-usps", "usps", "minmax", 0.9447,
+         "Zhang et al. 2013, Tables 6 and 9 (multi-output, L = 1000)", _emmc,
+         mapping="hungarian",
+         notes="C = 500, balance 0.15 n, L = 1000, multi-output (the paper's setting)."),
+    Case("bmmc-mnist_5k", "mnist_5k", "minmax", 0.8234, "Li et al. 2019, Table 5", _bmmc(16.0),
+         notes="C = 16 in the paper's units, the label-picked setting of the coarse grid."),
+    Case("bmmc-ionosphere", "ionosphere", "minmax", 0.788, "Li et al. 2019, Table 4",
+         _bmmc(1.0), quick=True, notes="C = 1 in the paper's units; from K-means starts BMMC "
+         "lands at .712 over the whole grid."),
+    Case("slmc-pendigits39", "pendigits_train:3,9", "raw", 0.9691, "Wang & Chen 2013, Table 6",
+         _slmc, notes="SLMC at its defaults, raw features (the scaling under which the row is "
+         "short: raw .905 vs min-max 1.000)."),
+    Case("slmc-segmentation", "segmentation", "raw", 0.6473, "Wang & Chen 2013, Table 6",
+         _slmc, notes="SLMC at its defaults (above 2000 rows: Nystroem-500), raw features (the "
+         "scaling under which the row is short: raw .499, standardised .658, min-max .750)."),
+    Case("slmc-glass", "glass", "standardize", 0.657, "Wang & Chen 2013, Table 6", _slmc,
+         quick=True, notes="SLMC at its defaults with 6 clusters; .657 equals the best K-means "
+         "partition in 200 starts."),
 )
+CASES_BY_NAME = {case.name: case for case in CASES}
 
 
 def noisy_labels(y: np.ndarray, fraction: float, k: int, rng: np.random.RandomState) -> np.ndarray:
@@ -157,90 +114,59 @@ def noisy_labels(y: np.ndarray, fraction: float, k: int, rng: np.random.RandomSt
     return out
 
 
-def _ca(y: np.ndarray, labels: np.ndarray, mapping: str) -> float:
-    from marginclust.metrics import clustering_accuracy
-
-    return float(clustering_accuracy(y, labels, mapping=mapping))
-
-
 def run_reachability(table: Table, context: RunContext, prefix: str = "") -> list[dict[str, Any]]:
     """Fit every case (whose name starts with ``prefix``) from each start."""
-    cases = [c for c in CASES if c.name.startswith(prefix)]
-    cases = [c for c in cases if c.quick] if context.quick else cases
+    from marginclust.metrics import clustering_accuracy
+
+    cases = [c for c in CASES if c.name.startswith(prefix) and (c.quick or not context.quick)]
     levels: Sequence[float] = (0.0, 0.5) if context.quick else NOISE_LEVELS
-    n_runs = 1 if context.quick else table.runs()
     cache = UnitCache(table, context)
     data = {}
     rows: list[dict[str, Any]] = []
     # run-major, so an interrupted run has every case's first runs
-    for run in range(n_runs):
+    for run in range(1 if context.quick else table.runs()):
         for case in cases:
-            saved = cache.get(f"{case.name}|{run}")
-            if saved is not None:
-                rows.extend(saved)
-                continue
-            if case.name not in data:
-                data[case.name] = load_xy(case.dataset, context, case.preprocessing)
-            X, y = data[case.name]
-            k = int(np.unique(y).size)
-            # the seed does not depend on the table's name, so every table that runs
-            # a case (reachability, reachability-slmc) draws the same runs
-            seed = derive_seed(context.seed, "reachability", case.name, run)
-            starts: list[tuple[str, Any]] = [("label-free", None)]
-            rng = np.random.RandomState(seed)
-            starts += [(f"{p:.0%}", noisy_labels(y, p, k, rng)) for p in levels]
-            unit: list[dict[str, Any]] = []
-            for start, init in starts:
-                row: dict[str, Any] = {"case": case.name, "run": run, "start": start}
-                row["start_ca"] = None if init is None else _ca(y, init, case.mapping)
-                try:
-                    est, t, nw = timed_fit(case.factory(k, init, seed), X)
-                except Exception as exc:  # noqa: BLE001 - a failed fit is a row
-                    row.update(status=f"failed: {type(exc).__name__}: {exc}")
-                    unit.append(row)
-                    continue
-                row.update(
-                    status="ok",
-                    end_ca=_ca(y, est.labels_, case.mapping),
-                    time=t,
-                    n_iter=int(getattr(est, "n_iter_", -1)),
-                    n_warnings=nw,
-                )
-                unit.append(row)
-            cache.put(f"{case.name}|{run}", unit)
+            unit = cache.get(f"{case.name}|{run}")
+            if unit is None:
+                if case.name not in data:
+                    data[case.name] = context.load(case.dataset, case.preprocessing)
+                X, y = data[case.name]
+                k = int(np.unique(y).size)
+                # the seed does not depend on the table's name, so every table that runs
+                # a case (reachability, reachability-slmc) draws the same runs
+                seed = context.seed_for("reachability", case.name, run)
+                rng = np.random.RandomState(seed)
+                starts: list[tuple[str, Any]] = [("label-free", None)]
+                starts += [(f"{p:.0%}", noisy_labels(y, p, k, rng)) for p in levels]
+                unit = []
+                for start, init in starts:
+                    fields, _ = context.fit(case.factory(k, init, seed), X, y,
+                                            (f"ca_{case.mapping}",))
+                    unit.append({"case": case.name, "run": run, "start": start, **fields,
+                                 "end_ca": fields.pop(f"ca_{case.mapping}"),
+                                 "start_ca": None if init is None else float(
+                                     clustering_accuracy(y, init, mapping=case.mapping))})
+                cache.put(f"{case.name}|{run}", unit)
             rows.extend(unit)
     return rows
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    vals = [v for v in values if v is not None]
-    return float(np.mean(vals)) if vals else None
-
-
 def report_reachability(rows: Sequence[Mapping[str, Any]], table: Table) -> str:
     """One line per case: published, label-free, and start -> end per noise level."""
-    lines = table_head(table)
     starts = ["label-free"] + [f"{p:.0%}" for p in NOISE_LEVELS]
     present = [s for s in starts if any(r["start"] == s for r in rows)]
-    body = []
-    by_name = {c.name: c for c in CASES}
     names = list(dict.fromkeys(r["case"] for r in rows))
+    body = []
     for name in names:
-        case = by_name[name]
-        cells: list[Any] = [name, f"{case.published:.3f}"]
+        cells: list[Any] = [name, f"{CASES_BY_NAME[name].published:.3f}"]
         for s in present:
             sel = [r for r in rows if r["case"] == name and r["start"] == s]
-            end = _mean([r.get("end_ca") for r in sel])
-            begin = _mean([r.get("start_ca") for r in sel])
-            if end is None:
-                cells.append("failed")
-            elif begin is None:
-                cells.append(f"{end:.3f}")
-            else:
-                cells.append(f"{begin:.2f} -> {end:.3f}")
+            end, begin = mean_of(sel, "end_ca"), mean_of(sel, "start_ca")
+            cells.append("failed" if end is None else f"{end:.3f}" if begin is None
+                         else f"{begin:.2f} -> {end:.3f}")
         body.append(cells)
-    header = ["case", "published", *[f"start {s}" for s in present]]
-    lines += md_table(header, body)
+    lines = table_head(table)
+    lines += md_table(["case", "published", *[f"start {s}" for s in present]], body)
     n_runs = len({r["run"] for r in rows})
     lines += [
         "",

@@ -19,7 +19,6 @@ one line there.
 from __future__ import annotations
 
 import gzip
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,23 +40,12 @@ SOURCE = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
 # Our data set names for the paper's rows (Table 5 order). Ecoli is not among the
 # shared data sets, so it is listed in the published numbers only.
 DATASETS = {
-    "Lenses": "lenses",
-    "Soybean": "soybean_small",
-    "Echocardiogram": "slmc-echocardiogram",
-    "Hepatitis": "hepatitis",
-    "Wine": "wine",
-    "Glass": "glass",
-    "Heart": "heart_statlog",
-    "Ecoli": "ecoli",
-    "Ionosphere": "ionosphere",
-    "Optdigits89": "optdigits:8,9",
-    "Optdigits38": "optdigits:3,8",
-    "Optdigits39": "optdigits:3,9",
-    "Arrhythmia": "arrhythmia",
-    "Austra": "australian",
-    "Pendigits89": "pendigits_train:8,9",
-    "Pendigits38": "pendigits_train:3,8",
-    "Pendigits39": "pendigits_train:3,9",
+    "Lenses": "lenses", "Soybean": "soybean_small", "Echocardiogram": "slmc-echocardiogram",
+    "Hepatitis": "hepatitis", "Wine": "wine", "Glass": "glass", "Heart": "heart_statlog",
+    "Ecoli": "ecoli", "Ionosphere": "ionosphere", "Optdigits89": "optdigits:8,9",
+    "Optdigits38": "optdigits:3,8", "Optdigits39": "optdigits:3,9", "Arrhythmia": "arrhythmia",
+    "Austra": "australian", "Pendigits89": "pendigits_train:8,9",
+    "Pendigits38": "pendigits_train:3,8", "Pendigits39": "pendigits_train:3,9",
     "Image Segment": "segmentation",
 }
 UNAVAILABLE = ("ecoli",)
@@ -70,18 +58,14 @@ def _synthetic(k: int) -> str:
     return f"{SYNTHETIC}@k={k}"
 
 
-# ---------------------------------------------------------------------------
-# Data set variant: echocardiogram with the paper's class split.
-
-
 def _data_home(data_home: str | None) -> Path:
-    path = data_home or os.environ.get("MARGINCLUST_DATA")
-    if not path:
-        raise ValueError(
-            "The shared data sets are not found: set MARGINCLUST_DATA to the directory "
-            "holding the *.csv.gz files (or pass data_home)."
-        )
-    return Path(path)
+    from marginclust.datasets import resolve_data_home
+
+    path = resolve_data_home(data_home)
+    if path is None:
+        raise ValueError("The shared data sets are not found: set MARGINCLUST_DATA to the "
+                         "directory holding the *.csv.gz files (or pass data_home).")
+    return path
 
 
 def load_slmc_echocardiogram(data_home: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -111,6 +95,11 @@ register_dataset(
     )
 )
 
+_XB_NOTES = (
+    " `xb`: data space (eq. 19), centres the u^2-weighted means (reproduces the paper's FCM "
+    "values); `xb_kernel`: RBF kernel space (eq. 21) with the method's fitted sigma_ (data "
+    "space for linear fits), the form the paper uses for SLMC."
+)
 _PROTOCOL_NOTES = (
     "SLMC Sec. 4.1: 20 runs, per run the best setting by CA (majority mapping, eq. 16); "
     "the paper calls its +- figure a variance; we print mean ± std. Missing feature cells "
@@ -144,10 +133,7 @@ register_table(
         n_runs=20,
         preprocessing="raw",
         quick={"n_runs": 2, "datasets": [_synthetic(4)], "grid_points": 1},
-        notes=_PROTOCOL_NOTES + " `xb`: data space (eq. 19), centres the u^2-weighted means "
-        "(reproduces the paper's FCM values); `xb_kernel`: RBF kernel space (eq. 21) with the "
-        "method's fitted sigma_ (data space for linear fits), the form the paper uses for "
-        "SLMC.",
+        notes=_PROTOCOL_NOTES + _XB_NOTES,
     )
 )
 
@@ -212,13 +198,6 @@ register_table(
         n_runs=20,
         preprocessing="raw",
         quick={"n_runs": 2, "datasets": ["lenses", "wine"], "grid_points": 1},
-        notes=_PROTOCOL_NOTES + " `xb`: data space (eq. 19), centres the u^2-weighted means "
-        "(reproduces the paper's FCM values); `xb_kernel`: RBF kernel space (eq. 21) with the "
-        "method's fitted sigma_ (data space for linear fits), the form the paper uses for "
-        "SLMC.",
+        notes=_PROTOCOL_NOTES + _XB_NOTES,
     )
 )
-
-# ---------------------------------------------------------------------------
-# Methods of this paper (SLMC, iterative LS-SVM) are registered here with
-# register_method(Method("slmc", ...)) and added to the *_METHODS lists above.

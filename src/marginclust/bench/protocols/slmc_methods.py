@@ -11,48 +11,35 @@ Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
 - ``iterative-lssvm``: :class:`marginclust.IterativeLSSVM` (binary only), the same
   30 settings; 2-means initialisation as in Zhang, Tsang & Kwok (2009).
 
-Tables registered here:
-
-- ``slmc-table8``: Table 8, CA/PC/PE/XB on the optdigits pairs for m in {1.5, 2, 2.5}
-  (the printed numbers are FCM's; SLMC is run beside it). A grid table with a curve
-  over m (per run and m, SLMC's best setting by CA).
-- ``slmc-fig3``: Fig. 3, the same four measures for m in {1.5, ..., 5} on the
-  paper's data sets we have (means over data sets and per data set); a grid table
-  with a curve over m.
-
-Custom tables (trajectories and a figure):
-
-- ``slmc-fig4``: Fig. 4, objective and CA over the first 20 iterations.
-- ``slmc-fig2``: Fig. 2, SLMC on the synthetic four Gaussians with 3..6 clusters;
-  writes ``slmc_fig2.png`` into the output directory.
+Tables: ``slmc-table8`` (Table 8, m in {1.5, 2, 2.5} on the optdigits pairs; the
+printed numbers are FCM's, SLMC beside them) and ``slmc-fig3`` (Fig. 3, m in {1.5,
+..., 5}) are grids with a curve over m; ``slmc-fig2`` (Fig. 2, the four Gaussians with
+3..6 clusters) a grid that draws ``slmc_fig2.png``; ``slmc-fig4`` (Fig. 4, objective
+and CA over the first 20 iterations) a custom trajectory on the runner's fits.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
 from .._published import split_method
-from .._registry import MEASURES, Method, RunContext, Table, register_method, register_table
+from .._registry import Method, RunContext, Table, register_method, register_table
 from .._report import summarize
-from .._seeds import derive_seed
+from ._common import Delegating, md_table, table_head
+from .baselines import SIGMA_MULTIPLES
 
 __all__ = [
-    "PAPER_SETTINGS",
-    "SLMC_DEFAULTS",
-    "Sigma0Width",
-    "Standardized",
-    "make_iterative_lssvm",
-    "make_slmc",
-    "parse_setting",
+    "PAPER_SETTINGS", "SLMC_DEFAULTS", "Sigma0Width", "Standardized", "make_iterative_lssvm",
+    "make_slmc", "parse_setting",
 ]
 
 LAMS = (0.1, 0.5, 1.0, 5.0, 10.0)
-SIGMA_MULTIPLES = (0.25, 0.5, 1.0, 2.0, 4.0)
 # The paper's 30 settings, as readable strings (recorded in every row).
 PAPER_SETTINGS = [f"linear lam={lam:g}" for lam in LAMS] + [
     f"rbf lam={lam:g} sigma={s:g}x" for lam in LAMS for s in SIGMA_MULTIPLES
@@ -66,18 +53,8 @@ _FIG2_PARAMS: dict[str, Any] = {"lam": 1.0, "sigma_multiple": 0.25, "init": "fcm
 
 
 def parse_setting(setting: str) -> dict[str, Any]:
-    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``.
-
-    Parameters
-    ----------
-    setting : str
-        Kernel name followed by ``lam=<float>`` and, for RBF, ``sigma=<float>x``
-        (a multiple of sigma0).
-
-    Returns
-    -------
-    params : dict
-    """
+    """``"rbf lam=5 sigma=0.5x"`` -> ``{"kernel": "rbf", "lam": 5.0, "sigma_multiple": 0.5}``
+    (the width as a multiple of sigma0)."""
     kernel, *rest = setting.split()
     out: dict[str, Any] = {"kernel": kernel}
     for item in rest:
@@ -91,7 +68,7 @@ def parse_setting(setting: str) -> dict[str, Any]:
     return out
 
 
-class Standardized(ClusterMixin, BaseEstimator):
+class Standardized(Delegating, ClusterMixin, BaseEstimator):
     """Standardise the columns of X (zero mean, unit variance), then fit ``estimator``.
 
     Parameters
@@ -104,6 +81,8 @@ class Standardized(ClusterMixin, BaseEstimator):
     estimator_ : estimator
         The fitted copy; its fitted attributes are readable on the wrapper.
     """
+
+    _delegated = ("kernel", "max_iter")
 
     def __init__(self, estimator: Any = None) -> None:
         self.estimator = estimator
@@ -124,14 +103,8 @@ class Standardized(ClusterMixin, BaseEstimator):
         """Cluster labels of new data."""
         return self.estimator_.predict(self._scale(X))
 
-    def __getattr__(self, name: str) -> Any:
-        fitted = name.endswith("_") or name in ("kernel", "max_iter")
-        if fitted and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
 
-
-class Sigma0Width(ClusterMixin, BaseEstimator):
+class Sigma0Width(Delegating, ClusterMixin, BaseEstimator):
     """Fit ``estimator`` with the RBF width ``sigma = multiple * sigma0`` of the data it sees.
 
     The papers state widths as multiples of sigma0 (the mean pairwise
@@ -145,6 +118,8 @@ class Sigma0Width(ClusterMixin, BaseEstimator):
     multiple : float, default=1.0
         Width as a multiple of sigma0.
     """
+
+    _delegated = ("kernel", "max_iter")
 
     def __init__(self, estimator: Any = None, multiple: float = 1.0) -> None:
         self.estimator = estimator
@@ -160,16 +135,6 @@ class Sigma0Width(ClusterMixin, BaseEstimator):
             clone(self.estimator).set_params(gamma=g0 / float(self.multiple) ** 2).fit(Xa)
         )
         return self
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Cluster labels of new data."""
-        return self.estimator_.predict(X)
-
-    def __getattr__(self, name: str) -> Any:
-        fitted = name.endswith("_") or name in ("kernel", "max_iter")
-        if fitted and not name.startswith("__") and "estimator_" in self.__dict__:
-            return getattr(self.__dict__["estimator_"], name)
-        raise AttributeError(name)
 
 
 def _build(cls_name: str, n_clusters: int, random_state: Any, params: dict[str, Any]) -> Any:
@@ -225,17 +190,8 @@ register_method(
 # ---------------------------------------------------------------- custom tables
 OPTDIGITS_PAIRS = ("optdigits:8,9", "optdigits:3,8", "optdigits:3,9")
 FIG3_DATASETS = (
-    "lenses",
-    "soybean_small",
-    "hepatitis",
-    "wine",
-    "glass",
-    "heart_statlog",
-    "ionosphere",
-    "optdigits:8,9",
-    "optdigits:3,8",
-    "optdigits:3,9",
-    "australian",
+    "lenses", "soybean_small", "hepatitis", "wine", "glass", "heart_statlog", "ionosphere",
+    "optdigits:8,9", "optdigits:3,8", "optdigits:3,9", "australian",
 )
 FIG4_DATASETS = ("lenses", "hepatitis", "wine", "heart_statlog", "optdigits:3,8", "optdigits:3,9")
 TABLE8_M = (1.5, 2.0, 2.5)
@@ -243,61 +199,6 @@ FIG3_M = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0)
 QUICK_SETTINGS = ["rbf lam=1 sigma=0.5x", "rbf lam=10 sigma=0.5x", "rbf lam=10 sigma=1x"]
 
 _MEASURES4 = ("ca_majority", "pc", "pe", "xb")
-
-
-def _load(spec: str, context: RunContext) -> tuple[np.ndarray, np.ndarray]:
-    from .._runner import load_data
-
-    X, y, _ = load_data(spec, "raw", data_home=context.data_home,
-                        max_samples=context.max_samples)
-    return X, y
-
-
-def _loaded(
-    table: Table, context: RunContext, datasets: Sequence[str], rows: list[dict[str, Any]]
-) -> Iterator[tuple[str, np.ndarray, np.ndarray, int]]:
-    """Yield ``(spec, X, y, n_clusters)`` per data set; one that fails to load adds an error row."""
-    for spec in datasets:
-        try:
-            X, y = _load(spec, context)
-        except (FileNotFoundError, ValueError) as exc:
-            rows.append({"table": table.name, "dataset": spec, "error": str(exc)})
-            continue
-        yield spec, X, y, int(np.unique(y).size)
-
-
-def _fit_slmc(X: np.ndarray, K: int, seed: int, **params: Any) -> Any:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return make_slmc(n_clusters=K, random_state=seed, **params).fit(X)
-
-
-def _score(est: Any, X: np.ndarray, y: np.ndarray, names: Sequence[str]) -> dict[str, float]:
-    out = {}
-    for name in names:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                out[name] = float(MEASURES[name].func(y, est.labels_, est.memberships_, X))
-            except Exception:  # noqa: BLE001 - a measure that fails is reported as NaN
-                out[name] = float("nan")
-    return out
-
-
-def _best_setting(
-    X: np.ndarray, y: np.ndarray, K: int, seed: int, settings: Sequence[str], **params: Any
-) -> tuple[str, Any, float]:
-    """The grid setting with the best CA for this run (the paper's label-tuned protocol)."""
-    from marginclust.metrics import clustering_accuracy
-
-    best: tuple[str, Any, float] | None = None
-    for setting in settings:
-        est = _fit_slmc(X, K, seed, setting=setting, **params)
-        ca = clustering_accuracy(y, est.labels_, mapping="majority")
-        if best is None or ca > best[2]:
-            best = (setting, est, ca)
-    assert best is not None
-    return best
 
 
 def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tuple, float]:
@@ -308,7 +209,7 @@ def _mean_by(rows: Sequence[dict], keys: Sequence[str], value: str) -> dict[tupl
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
 
-def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
+def _by_m(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, float], Any]:
     """``(method, dataset, m) -> summary`` of a curve-over-m table's rows."""
     out = {}
     for (dataset, variant, _), summary in summarize(rows, table).items():
@@ -318,117 +219,59 @@ def _by_variant(rows: Sequence[dict], table: Table) -> dict[tuple[str, str, floa
     return out
 
 
-def report_table8(rows: Sequence[dict], table: Table) -> str:
-    """Markdown: FCM beside the published Table 8 values, SLMC beside them."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source}",
-        "",
-        "| method | data set | m | CA ours | CA paper | PC ours | PC paper | PE ours "
-        "| PE paper | XB ours | XB paper |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    published = table.published
-    summaries = _by_variant(rows, table)
-    for key in sorted(summaries):
-        cells = []
-        for name in table.measures:
-            pub = published.get((key[1], f"{key[0]}[m={key[2]:g}]", name), float("nan"))
-            cells += [f"{summaries[key][name]['mean']:.4f}", f"{pub:.4f}"]
-        lines.append(f"| {key[0]} | {key[1]} | {key[2]:g} | " + " | ".join(cells) + " |")
-    lines += ["", table.notes]
-    return "\n".join(lines)
-
-
 def report_fig3(rows: Sequence[dict], table: Table) -> str:
     """Markdown: per m, the mean over data sets of each measure, then CA per data set."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source} (a figure; no printed "
-        "numbers; the paper finds the best mean CA at m = 2)",
-        "",
-        "| m | CA | PC | PE | XB |",
-        "|---|---|---|---|---|",
-    ]
-    summaries = _by_variant(rows, table)
+    summaries = _by_m(rows, table)
     ms = sorted({m for _, _, m in summaries})
-    datasets = sorted({d for _, d, _ in summaries})
-    for m in ms:
-        means = [
-            np.nanmean([s[n]["mean"] for (_, _, mm), s in summaries.items() if mm == m])
-            for n in table.measures
-        ]
-        lines.append(f"| {m:g} | " + " | ".join(f"{v:.4f}" for v in means) + " |")
-    lines += [
-        "",
-        "CA per data set:",
-        "",
-        "| data set | " + " | ".join(f"m={m:g}" for m in ms) + " |",
-        "|---|" + "---|" * len(ms),
-    ]
-    for d in datasets:
-        cells = [summaries.get(("slmc", d, m)) for m in ms]
-        lines.append(
-            f"| {d} | "
-            + " | ".join("nan" if c is None else f"{c['ca_majority']['mean']:.4f}" for c in cells)
-            + " |"
-        )
-    return "\n".join(lines)
+    body = [[f"{m:g}", *(f"{v:.4f}" for v in (
+        np.nanmean([s[n]["mean"] for k, s in summaries.items() if k[2] == m])
+        for n in table.measures))] for m in ms]
+    per_set = [[d, *("nan" if (c := summaries.get(("slmc", d, m))) is None
+                     else f"{c['ca_majority']['mean']:.4f}" for m in ms)]
+               for d in sorted({d for _, d, _ in summaries})]
+    return "\n".join([
+        *table_head(table)[:2], f"Source: {table.source} (a figure; no printed numbers; the paper "
+        "finds the best mean CA at m = 2)", "", *md_table(["m", "CA", "PC", "PE", "XB"], body),
+        "", "CA per data set:", "", *md_table(["data set", *(f"m={m:g}" for m in ms)], per_set),
+    ])
+
+
+def _fit_fcm_init(
+    context: RunContext, X: np.ndarray, y: np.ndarray, seed: int, setting: str, **params: Any
+) -> tuple[dict[str, Any], Any]:
+    est = make_slmc(n_clusters=int(np.unique(y).size), random_state=seed, setting=setting,
+                    init="fcm", **params)
+    return context.fit(est, X, y)
 
 
 def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
     """Fig. 4: J and CA over the first 20 iterations, best setting per run."""
-    from marginclust.metrics import clustering_accuracy
-
     datasets = context.pick(FIG4_DATASETS, FIG4_DATASETS[:2], FIG4_DATASETS[:1])
     settings = context.pick(PAPER_SETTINGS, QUICK_SETTINGS, QUICK_SETTINGS[:1])
-    n_runs = context.pick(5, 1)
-    n_show = 20
     rows: list[dict[str, Any]] = []
-    for spec, X, y, K in _loaded(table, context, datasets, rows):
-        for run in range(n_runs):
-            seed = derive_seed(context.seed, spec, "slmc", run)
-            setting, est, _ = _best_setting(X, y, K, seed, settings, init="fcm")
+    for spec in datasets:
+        try:
+            X, y = context.load(spec)
+        except (FileNotFoundError, ValueError) as exc:
+            rows.append({"dataset": spec, "status": "no-data", "error": str(exc)})
+            continue
+        for run in range(context.pick(5, 1)):
+            seed = context.seed_for(spec, "slmc", run)
+            fit = partial(_fit_fcm_init, context, X, y, seed)
+            # per run, the setting with the best CA (first of equals), as the paper tuned
+            fits = [fit(setting)[0] for setting in settings]
+            best = max(range(len(settings)), key=lambda i: fits[i]["ca_majority"] or -1.0)
             # The fit is deterministic given the seed, so max_iter = t reproduces the
             # first t sweeps of one trajectory (tol = 0: no early stop).
-            full = _fit_slmc(
-                X,
-                K,
-                seed,
-                setting=setting,
-                init="fcm",
-                tol=0.0,
-                tol_memberships=0.0,
-                max_iter=n_show,
-            )
-            history = full.objective_history_
-            for t in range(1, history.size + 1):
-                part = _fit_slmc(
-                    X,
-                    K,
-                    seed,
-                    setting=setting,
-                    init="fcm",
-                    tol=0.0,
-                    tol_memberships=0.0,
-                    max_iter=t,
-                )
-                rows.append(
-                    {
-                        "table": table.name,
-                        "dataset": spec,
-                        "method": "slmc",
-                        "run": run,
-                        "seed": seed,
-                        "setting": setting,
-                        "iteration": t,
-                        "objective": float(history[t - 1]),
-                        "ca_majority": clustering_accuracy(y, part.labels_, mapping="majority"),
-                        "n_iter_default_rule": int(est.n_iter_),
-                    }
-                )
+            exact: dict[str, Any] = {"tol": 0.0, "tol_memberships": 0.0}
+            _, full = fit(settings[best], max_iter=20, **exact)
+            for t, objective in enumerate(full.objective_history_, start=1):
+                part, _ = fit(settings[best], max_iter=t, **exact)
+                rows.append({"dataset": spec, "method": "slmc", "run": run, "seed": seed,
+                             "setting": settings[best], "iteration": t,
+                             "objective": float(objective), "ca_majority": part["ca_majority"],
+                             "status": part["status"],
+                             "n_iter_default_rule": fits[best]["n_iter"]})
     return rows
 
 
@@ -437,7 +280,7 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
     J = _mean_by(rows, ("dataset", "iteration"), "objective")
     ca = _mean_by(rows, ("dataset", "iteration"), "ca_majority")
     n_it = _mean_by(rows, ("dataset",), "n_iter_default_rule")
-    lines = [f"### {table.title}", "", f"Source: {table.source} (a figure)", ""]
+    lines = [*table_head(table)[:2], f"Source: {table.source} (a figure)", ""]
     for d in sorted({k[0] for k in J}):
         its = sorted(k[1] for k in J if k[0] == d)
         lines += [
@@ -456,74 +299,39 @@ def report_fig4(rows: Sequence[dict], table: Table) -> str:
     return "\n".join(lines)
 
 
-def run_fig2(table: Table, context: RunContext) -> list[dict[str, Any]]:
-    """Fig. 2: SLMC on the four Gaussians for k = 3..6; writes slmc_fig2.png."""
-    from marginclust.datasets import load_dataset
+def figure_fig2(rows: Sequence[dict], table: Table, context: RunContext) -> None:
+    """Fig. 2: SLMC's partitions of the four Gaussians for k = 3..6, to ``slmc_fig2.png``."""
+    from pathlib import Path
+
     from marginclust.feature_maps import resolve_gamma
+    from marginclust.plotting._slmc import plot_slmc_cluster_numbers
 
-    X, y = load_dataset("slmc-four-gaussians")
-    ks = context.pick((3, 4, 5, 6), (3, 4), (3,))
-    gamma = (
-        resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0)
-        / float(_FIG2_PARAMS["sigma_multiple"]) ** 2
-    )
-    params = dict(_FIG2_PARAMS)
-    rows: list[dict[str, Any]] = []
-    for k in ks:
-        est = _fit_slmc(X, k, derive_seed(context.seed, "fig2", k), **params)
-        row = {
-            "table": table.name,
-            "dataset": "slmc-four-gaussians",
-            "method": "slmc",
-            "n_clusters": k,
-            **params,
-        }
-        row.update(_score(est, X, y, _MEASURES4))
-        rows.append(row)
-    if context.out_dir is not None:
-        from pathlib import Path
+    from .._runner import parse_dataset
 
-        from marginclust.plotting._slmc import plot_slmc_cluster_numbers
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            plot_params = {"lam": params["lam"], "init": params["init"], "gamma": gamma}
-            fig = plot_slmc_cluster_numbers(
-                X, ks, random_state=derive_seed(context.seed, "fig2"), **plot_params
-            )
-        path = Path(context.out_dir) / "slmc_fig2.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, dpi=120)
-        for row in rows:
-            row["figure"] = str(path)
-    return rows
-
-
-def report_fig2(rows: Sequence[dict], table: Table) -> str:
-    """Markdown: CA, PC, PE, XB per cluster number and the figure path."""
-    lines = [
-        f"### {table.title}",
-        "",
-        f"Source: {table.source}",
-        "",
-        "| k | CA | PC | PE | XB |",
-        "|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r['n_clusters']} | "
-            + " | ".join(f"{r.get(n, float('nan')):.4f}" for n in _MEASURES4)
-            + " |"
+    X, _ = context.load("slmc-four-gaussians")
+    ks = sorted({parse_dataset(r["dataset"])[1] or 0 for r in rows})
+    gamma = resolve_gamma("sigma0", X - X.mean(axis=0), random_state=0) / float(
+        _FIG2_PARAMS["sigma_multiple"]) ** 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = plot_slmc_cluster_numbers(
+            X, ks, random_state=context.seed_for("fig2"), lam=_FIG2_PARAMS["lam"],
+            init=_FIG2_PARAMS["init"], gamma=gamma,
         )
-    figs = {str(r["figure"]) for r in rows if r.get("figure")}
-    lines += [
-        "",
-        "Figure: " + (", ".join(sorted(figs)) if figs else "(not written: no output directory)"),
-    ]
-    return "\n".join(lines)
+    assert context.out_dir is not None
+    path = Path(context.out_dir) / "slmc_fig2.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
 
 
 _SRC = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
+
+
+def _m_seed(job: Any) -> tuple[object, ...]:
+    """Seeds per data set, method, m and run (those of the m sweeps these tables replaced)."""
+    return (job.dataset, job.method, job.params["m"], job.run)
+
+
 register_table(
     Table(
         name="slmc-table8",
@@ -539,6 +347,7 @@ register_table(
             "slmc": {"setting": PAPER_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
         },
         curve=("m",),
+        seed_key=_m_seed,
         quick={
             "datasets": list(OPTDIGITS_PAIRS[:1]),
             "n_runs": 1,
@@ -547,7 +356,6 @@ register_table(
                 "slmc": {"setting": QUICK_SETTINGS, "m": list(TABLE8_M), "init": ["fcm"]},
             },
         },
-        report=report_table8,
         notes="The printed values at m = 2 are FCM's (they equal Table 6/7's FCM entries), so the "
         "paper column is compared with FCM (one k-means++ init per run; XB eq. 19 with FCM's "
         "centres and its m). SLMC: per run, the best of the 30 paper settings by CA (FCM init at "
@@ -566,6 +374,7 @@ register_table(
         protocols=("paper",),
         grids={"slmc": {"setting": PAPER_SETTINGS, "m": list(FIG3_M), "init": ["fcm"]}},
         curve=("m",),
+        seed_key=_m_seed,
         quick={
             "datasets": ["wine"],
             "n_runs": 1,
@@ -593,11 +402,16 @@ register_table(
         name="slmc-fig2",
         title="SLMC on the synthetic four Gaussians, 3 to 6 clusters",
         source=f"{_SRC}, Fig. 2",
-        datasets=["slmc-four-gaussians"],
+        datasets=[f"slmc-four-gaussians@k={k}" for k in (3, 4, 5, 6)],
         methods=["slmc"],
         measures=list(_MEASURES4),
         n_runs=1,
-        run=run_fig2,
-        report=report_fig2,
+        protocols=("paper",),
+        grids={"slmc": [dict(_FIG2_PARAMS)]},
+        seed_key=lambda job: ("fig2", int(job.dataset.rsplit("=", 1)[1])),
+        quick={"datasets": ["slmc-four-gaussians@k=3", "slmc-four-gaussians@k=4"], "n_runs": 1},
+        figure=figure_fig2,
+        notes="lam = 1, sigma = 0.25 sigma0, FCM init (the paper's Fig. 2 setting); the "
+        "figure is written to slmc_fig2.png in the output directory.",
     )
 )

@@ -1,0 +1,168 @@
+"""Starts and scores of the linear maximum margin clusterers (BMMC, CPMMC).
+
+- :func:`initial_labels`: labels that avoid the trivial one-cluster CCCP start
+  (one K-means run on ``X`` or on its top principal directions).
+- :func:`principal_scores`: those directions by randomised subspace iteration,
+  without centring ``X`` (dense or sparse), optionally constraint-aware.
+- :func:`linear_scores` / :func:`labels_from_scores`: ``X W' + b`` and its labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from sklearn.cluster import KMeans
+
+from ..utils import check_label_init
+from ._constraints import PairSet
+from ._mmc import LinearData
+
+__all__ = ["initial_labels", "labels_from_scores", "linear_scores", "principal_scores"]
+
+
+def principal_scores(
+    data: LinearData,
+    n_components: int,
+    random_state: np.random.RandomState,
+    pairs: PairSet | None = None,
+    n_iter: int = 4,
+) -> npt.NDArray[np.float64]:
+    """Scores on the top principal directions of the centred data (randomised subspace iteration).
+
+    Works on dense or sparse ``X`` without centring it (``Xc v = X v - xbar.v``).
+    With pairs, the directions maximise ``v'(S/tr S + S_cl/tr S_cl - S_ml/tr S_ml)v``
+    (S: covariance; S_cl, S_ml: second moments of the cannot-link / must-link
+    differences), a semi-supervised PCA in the spirit of SSDR (Zhang, Zhou & Chen
+    2007): directions that spread cannot-linked and tie must-linked samples. Each
+    score column is scaled to the square root of its eigenvalue. The subspace has
+    ``n_components + 2`` columns and ``n_iter`` power steps (Halko et al. 2011:
+    a few steps suffice for the leading directions that a 2-way split needs).
+    """
+    X, xbar, n = data.X, data.xbar, data.n
+    r = min(n_components, data.d)
+
+    def cov(V: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        U = np.asarray(X @ V, dtype=np.float64) - xbar @ V
+        return (np.asarray(X.T @ U, dtype=np.float64) - np.outer(xbar, U.sum(axis=0))) / n
+
+    terms: list[tuple[float, Any]] = []
+    tr_s = data.sum_sq / n  # computed once per fit by LinearData, no copy of X
+    terms.append((1.0 / max(tr_s, 1e-300), cov))
+    shift = 0.0
+    if pairs is not None and pairs.size:
+        for sign, mask in ((1.0, pairs.z < 0), (-1.0, pairs.z > 0)):
+            if not mask.any():
+                continue
+            D = X[pairs.u[mask]] - X[pairs.v[mask]]
+            tr = float(
+                D.data @ D.data if sp.issparse(D) else np.einsum("ij,ij->", D, D)
+            )
+            if tr <= 0:
+                continue
+
+            def second(V: npt.NDArray[np.float64], D: Any = D) -> npt.NDArray[np.float64]:
+                return np.asarray(D.T @ np.asarray(D @ V), dtype=np.float64)
+
+            terms.append((sign / tr, second))
+            if sign < 0:
+                shift = 1.0  # keeps the operator positive semidefinite for subspace iteration
+
+    def op(V: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        out = shift * V
+        for wgt, f in terms:
+            out = out + wgt * f(V)
+        return out
+
+    V = random_state.standard_normal((data.d, r + 2))
+    for _ in range(n_iter):
+        V, _ = np.linalg.qr(op(V))
+    if len(terms) == 1:
+        # plain PCA: Rayleigh-Ritz from the scores themselves (V' S V = U'U / n), one
+        # pass over X instead of three; the scores are U times the Ritz vectors
+        U = np.asarray(X @ V, dtype=np.float64) - xbar @ V
+        Rt = np.linalg.svd(U, full_matrices=False)[2]
+        return np.asarray(U @ Rt[:r].T, dtype=np.float64)
+    # Rayleigh-Ritz on the small subspace to order the directions
+    evals, evecs = np.linalg.eigh(V.T @ op(V))
+    V = V @ evecs[:, ::-1][:, :r]
+    evals = np.maximum(evals[::-1][:r] - shift, 0.0)
+    U = np.asarray(X @ V, dtype=np.float64) - xbar @ V
+    # spread of column j = sqrt(eigenvalue j): plain PCA scores up to one common factor;
+    # with pairs, directions favoured by the constraints dominate the K-means that follows
+    std = U.std(axis=0)
+    return U * (np.sqrt(evals) / np.where(std > 0, std, 1.0))
+
+
+def initial_labels(
+    X: Any,
+    n_clusters: int,
+    init: Any,
+    random_state: np.random.RandomState,
+    data: LinearData | None = None,
+    pairs: PairSet | None = None,
+) -> npt.NDArray[np.intp]:
+    """Initial labels for CCCP that avoid the trivial all-in-one-cluster solution.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+    n_clusters : int
+        Number of clusters.
+    init : {"auto", "k-means", "pca"} or array-like of shape (n_samples,)
+        ``"k-means"``: labels of one K-means run (scikit-learn, k-means++ seeding).
+        ``"pca"``: K-means (one k-means++ run) on the scores of the top
+        ``min(d, 2 k)`` principal directions (``min(d, max(2 k, 10))`` with
+        pairs), found by randomised
+        subspace iteration without centring ``X`` (cheap for very large or sparse
+        data). With pairs the directions also spread cannot-linked and tie
+        must-linked samples (see :func:`principal_scores`). ``"auto"``:
+        ``"pca"`` when pairs are given or ``X`` is sparse, else ``"k-means"``.
+        An array gives the labels directly.
+    random_state : RandomState
+        Randomness of K-means and of the subspace iteration.
+    data : LinearData or None
+        Precomputed data wrapper.
+    pairs : PairSet or None
+        Must-link / cannot-link pairs (used by ``"pca"``).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+    """
+    n = X.shape[0]
+    if isinstance(init, str):
+        if init == "auto":
+            init = "pca" if (pairs is not None and pairs.size) or sp.issparse(X) else "k-means"
+        if init == "k-means":
+            km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
+            return km.fit_predict(X).astype(np.intp)
+        data = data if data is not None else LinearData(X)
+        with_pairs = pairs is not None and pairs.size > 0
+        # 2k directions carry a k-way split; constraint-aware directions need room
+        n_dir = min(data.d, max(2 * n_clusters, 10) if with_pairs else 2 * n_clusters)
+        S = principal_scores(data, n_dir, random_state, pairs)
+        km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
+        return km.fit_predict(S).astype(np.intp)
+    labels = check_label_init(init, n, n_clusters)
+    assert labels is not None  # only a method name gives None, and those returned above
+    return labels
+
+
+def linear_scores(X: Any, W: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> Any:
+    """``X W' + b``, flattened to (n,) for one output."""
+    if sp.issparse(X):
+        X = X.tocsr()
+    F = np.asarray(X @ W.T, dtype=np.float64) + b
+    return F[:, 0] if W.shape[0] == 1 else F
+
+
+def labels_from_scores(F: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """``f >= 0 -> 1`` for one output, else the argmax (ties to the lower index)."""
+    if F.ndim == 1:
+        return (F >= 0).astype(np.intp)
+    return np.argmax(F, axis=1).astype(np.intp)
+
