@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log-dir", default=None, help="keep each script's output here")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per script")
     args = ap.parse_args(argv)
-    log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="bench-speed-"))
+    # absolute: the scripts run with cwd=benchmarks/ and append to the record file
+    log_dir = Path(args.log_dir or tempfile.mkdtemp(prefix="bench-speed-")).resolve()
     log_dir.mkdir(parents=True, exist_ok=True)
     record = log_dir / "ratios.jsonl"
     record.write_text("")
