@@ -246,3 +246,21 @@ def test_streamed_blocks_fall_on_the_sweep_boundaries():
     from marginclust.objectives import _slmc
 
     assert _low_rank._BLOCK_ROWS == _slmc._BLOCK_ROWS
+
+
+@pytest.mark.parametrize("numpy_lapack", [False, True])
+def test_spd_solve_backends_agree_and_fall_back_on_indefinite_rounding(numpy_lapack):
+    from marginclust.objectives._slmc import spd_solve
+
+    rng = np.random.RandomState(0)
+    A = rng.randn(30, 5)
+    R = rng.randn(30, 3)
+    M = np.eye(30) + A @ A.T
+    Z = spd_solve(lambda: M.copy(), R, numpy_lapack=numpy_lapack)
+    np.testing.assert_allclose(M @ Z, R, atol=1e-10)
+    # a matrix that rounding made indefinite: solved with eigenvalues clipped at 1
+    bad = M.copy()
+    bad[0, 0] = -1.0
+    Zb = spd_solve(lambda: bad.copy(), R, numpy_lapack=numpy_lapack)
+    w, V = np.linalg.eigh(0.5 * (bad + bad.T))
+    np.testing.assert_allclose(Zb, V @ ((V.T @ R) / np.maximum(w, 1.0)[:, None]), atol=1e-10)
