@@ -72,7 +72,6 @@ from ..objectives._slmc import (
     u_step,
 )
 from ..solvers import SolverResult
-from ..solvers._alternating import AlternatingMinimizer
 from ..utils import check_memberships, resolve_alias
 from ._clusterer import check_fit_data, register
 from ._common import ShapeProxy, column_stats, sub_blocks
@@ -137,7 +136,9 @@ def _sweep_block(Xb: Any, *rest: Any) -> tuple[Any, Any, float, float, npt.NDArr
 
 
 class DaskSLMCProblem:
-    """Low-rank SLMC on a dask array as a problem of :class:`AlternatingMinimizer`.
+    """Low-rank SLMC on a dask array as a problem of the alternating sweep driver.
+
+    The driver is :class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
 
     The state is ``(W_prev, G, R, move, counts)``: the last weights, the reduced
     normal equations of the next W-step (computed in the same pass as the
@@ -450,16 +451,7 @@ def _fit_one(est: SLMC, ctx: dict[str, Any], random_state: np.random.RandomState
     K = est._n_clusters
     U0 = _initial_memberships(est, X, kctx.mean, ctx["init"], ctx["init_U"], ctx["m"], random_state)
     problem = DaskSLMCProblem(X, U0, kctx.mean, kctx.fmap, ctx["lam"], ctx["m"])
-    solver = AlternatingMinimizer(
-        tol=float(est.tol),
-        tol_x=float(est.tol_memberships),
-        min_iter=int(est.min_iter),
-        max_iter=int(est.max_iter),
-        verbose=est.verbose,
-        tol_x_name="tol_memberships",
-        name="SLMC",
-        require_shrinking_move=True,
-    )
+    solver = est._alternating_solver()  # the in-memory fit's stopping rule
     res = solver.solve(problem, problem.initial_state())
     n_reseeds = 0
     for _ in range(_MAX_RESEEDS):

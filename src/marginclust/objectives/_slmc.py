@@ -245,7 +245,7 @@ def spd_solve(build: Any, R: Array, *, numpy_lapack: bool = False) -> Array:
             Z = cho_solve(c, R, check_finite=False)
         if np.all(np.isfinite(Z)):
             return Z
-    except (LinAlgError, np.linalg.LinAlgError):
+    except LinAlgError:  # SciPy's is NumPy's class
         pass
     M = build()
     M += M.T
