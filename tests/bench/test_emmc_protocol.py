@@ -96,6 +96,41 @@ def test_emmc_starts_from_exactly_the_labels_of_its_scheme(init):
     np.testing.assert_array_equal(then.labels_, then.estimator_.labels_)
 
 
+def test_table5_start_is_converged_kmeans_in_the_layer_emmc_fits():
+    # Tables 5-6 start multiclass EMMC (L given, multi-output) from k-means run to
+    # convergence in the very hidden layer EMMC then fits, as Table 4 does
+    from sklearn.cluster import KMeans
+
+    from marginclust.bench.protocols.emmc import _emmc_space_seed
+
+    rng = np.random.RandomState(1)
+    X = np.vstack([rng.normal(c, 0.5, (25, 3)) for c in (0.0, 3.0, 6.0)])
+    kw = dict(n_clusters=3, n_hidden=15, output="multi", random_state=4)
+    alone = StartThenEMMC("k-means-elm", **kw).fit(X)
+    then = StartThenEMMC("k-means-elm", C=1.0, **kw).fit(X)
+    emmc = then.estimator_
+    H = emmc.feature_map_.transform(X)
+    assert H.shape == (75, 15) and emmc.output == "multi" and emmc.n_clusters == 3
+    from marginclust import ELMFeatures
+
+    H0 = ELMFeatures(n_hidden=15, activation="gaussian",
+                     random_state=_emmc_space_seed(4)).fit_transform(X)
+    np.testing.assert_allclose(H, H0)
+    km = KMeans(3, n_init=10, random_state=4).fit(H0)
+    np.testing.assert_array_equal(alone.labels_, km.labels_)
+    np.testing.assert_array_equal(emmc.init, alone.labels_)
+
+
+def test_table5_paper_rows_use_the_converged_start_and_letter_as_distributed():
+    for name in ("emmc-table5", "emmc-table5-l1000", "emmc-table5-l1000-minmax"):
+        table = TABLES[name]
+        jobs = expand_jobs(table, quick=True, seed=0)
+        paper = [j for j in jobs if j.params.get("activation") == "gaussian"]
+        assert paper and all(j.method == "emmc-from-start" for j in paper)
+        assert all(j.params["init"] == "k-means-elm" for j in paper)
+        assert table.preprocessing == ("minmax" if name.endswith("minmax") else "raw")
+
+
 def test_reachability_slmc_table_runs_only_slmc_cases():
     table = TABLES["reachability-slmc"]
     assert set(table.methods) == {"slmc-glass", "slmc-pendigits39", "slmc-segmentation"}
