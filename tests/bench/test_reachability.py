@@ -30,7 +30,7 @@ def test_quick_reachability_runs_every_start(shared_data_dir):
     rows = table.run(table, ctx)
     assert {r["status"] for r in rows} == {"ok"}
     cases = {r["case"] for r in rows}
-    assert cases == {"bmmc-ionosphere", "slmc-glass"}
+    assert cases == {"bmmc-ionosphere", "slmc-glass", "emmc-letterabcd-multi"}
     for case in cases:
         starts = [r["start"] for r in rows if r["case"] == case]
         assert starts == ["label-free", "0%", "50%"]

@@ -54,3 +54,28 @@ def test_paper_units_c_follows_the_papers_scaling_law():
     b = PaperUnitsC(BMMC(2, C=0.2, random_state=0)).fit(X)
     assert np.array_equal(a.labels_, b.labels_)
     assert a.estimator_.C == b.estimator_.C  # the same C in marginclust's scale-free units
+
+
+def test_explained_shortfall_gets_its_note_and_only_when_short():
+    from dataclasses import replace
+
+    from marginclust.bench._registry import load_protocols
+    from marginclust.bench._report import format_report
+    from marginclust.bench._runner import get_table
+
+    load_protocols()
+    key = ("ionosphere", "kmeans", "ca_majority")
+    table = replace(get_table("bmmc-table4"), contradicted={},
+                    explained={key: "scaling decides this row (see table x)"})
+
+    def line(ca: float) -> tuple[str, str]:
+        rows = [{"dataset": "ionosphere", "method": "kmeans", "protocol": "paper", "run": 0,
+                 "params": {"n_init": 1}, "ca_majority": ca, "fit_time": 0.1, "error": None}]
+        report = format_report(rows, table)
+        return next(r for r in report.splitlines() if r.startswith("| ionosphere")), report
+
+    short, report = line(0.30)  # far below the published .5428
+    assert "‡" in short and "▼" not in short and "†" not in short
+    assert "- ‡ ionosphere / kmeans / ca_majority: shortfall explained: scaling decides" in report
+    above, _ = line(0.90)
+    assert "‡" not in above and "▼" not in above

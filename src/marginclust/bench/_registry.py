@@ -135,7 +135,11 @@ class Table:
         setting over those methods, compared with the first one's published numbers.
     contradicted : mapping, default={}
         ``(dataset, method, measure) -> note`` (reason and command) for published
-        cells our evidence says the stated method cannot produce.
+        cells our evidence says the stated method cannot produce (marked †).
+    explained : mapping, default={}
+        ``(dataset, method, measure) -> note`` (reason and command) for published
+        cells whose shortfall a protocol detail the paper does not state explains,
+        e.g. the feature scaling (marked ‡ instead of the bare shortfall marker).
     published_only : sequence of str, default=()
         Data sets and methods with published numbers that this table does not run.
     published_from : str or None, default=None
@@ -202,6 +206,7 @@ class Table:
     published_spread: Mapping[tuple[str, str, str], float] = field(default_factory=dict)
     pooled: Mapping[str, Sequence[str]] = field(default_factory=dict)
     contradicted: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
+    explained: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
     published_only: Sequence[str] = ()
     published_from: str | None = None
     grids: Mapping[str, Mapping[str, Sequence[Any]] | Sequence[Mapping[str, Any]]] = field(

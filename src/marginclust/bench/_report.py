@@ -261,6 +261,8 @@ def format_report(
                         n_cells += 1
                         if (dataset, source, measure) in table.contradicted:
                             text += " †"
+                        elif signed < -shortfall and (dataset, source, measure) in table.explained:
+                            text += " ‡"
                         elif signed < -shortfall:
                             n_short += 1
                             text += " ▼"
@@ -273,6 +275,8 @@ def format_report(
     lines += _footer(fitted, table, summaries, seed, n_short, n_cells, shortfall)
     for (dataset, method, measure), note in table.contradicted.items():
         lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
+    for (dataset, method, measure), note in table.explained.items():
+        lines.append(f"- ‡ {dataset} / {method} / {measure}: shortfall explained: {note}")
     lines += [f"- `{label}`: per run, the best paper-protocol setting over "
               f"{', '.join(f'`{m}`' for m in table.pooled[label])} pooled, compared with the "
               f"published `{source}` column." for label, source in pooled_from.items()]
