@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-
-import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _load_driver():
-    if not (BENCH / "bench_speed.py").is_file():
-        pytest.skip("benchmarks/ is not beside the tests (installed package)")
-    spec = importlib.util.spec_from_file_location("bench_speed", BENCH / "bench_speed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_records_of_every_script_reach_the_table(tmp_path, monkeypatch, capsys):
+def test_records_of_every_script_reach_the_table(tmp_path, monkeypatch, capsys, load_benchmark):
     # a stand-in script in benchmarks/ would be run with cwd=benchmarks/: the driver must
     # hand it an absolute record path even when --log-dir is relative (it was not, and
     # every script failed with FileNotFoundError in the first end-to-end run)
@@ -31,7 +19,7 @@ def test_records_of_every_script_reach_the_table(tmp_path, monkeypatch, capsys):
         "record('fake method', 'fake peer', '10 x 2', 1, 0.5, 1.0)\n"
         "record('fake method', 'fake peer', '10 x 2', 2, 3.0, 1.0)\n"
     )
-    driver = _load_driver()
+    driver = load_benchmark("bench_speed")
     monkeypatch.setattr(driver, "RUNS", {"fake": [[str(script)]]})
     monkeypatch.chdir(tmp_path)
     assert driver.main(["--only", "fake", "--log-dir", "logs"]) == 0
@@ -42,10 +30,10 @@ def test_records_of_every_script_reach_the_table(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "logs" / "ratios.jsonl").read_text().count("\n") == 2
 
 
-def test_a_failing_script_is_reported(tmp_path, monkeypatch, capsys):
+def test_a_failing_script_is_reported(tmp_path, monkeypatch, capsys, load_benchmark):
     script = tmp_path / "broken_bench.py"
     script.write_text("raise SystemExit(3)\n")
-    driver = _load_driver()
+    driver = load_benchmark("bench_speed")
     monkeypatch.setattr(driver, "RUNS", {"fake": [[str(script)]]})
     assert driver.main(["--only", "fake", "--log-dir", str(tmp_path / "logs")]) == 1
     assert "Failed: fake (exit 3" in capsys.readouterr().out

@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
-
-def _load():
-    if not (BENCH / "best_of_starts.py").is_file():
-        pytest.skip("benchmarks/ is not beside the tests (installed package)")
-    spec = importlib.util.spec_from_file_location("best_of_starts", BENCH / "best_of_starts.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_best_over_k_starts_is_exact_at_the_ends_and_grows_with_k():
-    mod = _load()
+def test_best_over_k_starts_is_exact_at_the_ends_and_grows_with_k(load_benchmark):
+    mod = load_benchmark("best_of_starts")
     # 4 starts x 2 settings; per start the grid best is .5, .6, .7, .9
     best = {0: 0.5, 1: 0.6, 2: 0.7, 3: 0.9}
     rows = [{"protocol": "paper", "params": {"C": C, "start": s}, "acc": v - (C == 2) * 0.1}

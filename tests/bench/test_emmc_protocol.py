@@ -170,3 +170,9 @@ def test_a_failed_fit_is_named_under_the_report_not_averaged():
     text = report_table3([ok, failed], TABLES["emmc-table3"])
     assert "| EMMC | ours | - | - | - | - | - | 10.00 | - |" in text
     assert "Fits without a result: 1 (ValueError: boom)." in text
+
+
+def test_an_unknown_start_scheme_is_a_clear_error():
+    X = np.random.RandomState(0).rand(20, 3)
+    with pytest.raises(ValueError, match="init must be one of"):
+        StartThenEMMC("kmeans++", n_clusters=2).fit(X)

@@ -2,26 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-
-import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _load():
-    if not (BENCH / "slmc_table6_scalings.py").is_file():
-        pytest.skip("benchmarks/ is not beside the tests (installed package)")
-    spec = importlib.util.spec_from_file_location("scalings", BENCH / "slmc_table6_scalings.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_columns_average_the_runs_complete_in_every_scaling(tmp_path, capsys):
-    mod = _load()
+def test_columns_average_the_runs_complete_in_every_scaling(tmp_path, capsys, load_benchmark):
+    mod = load_benchmark("slmc_table6_scalings")
     # glass: K-means (1 paper setting) and FCM; run 2 is missing under min-max, so every
     # column averages runs 0 and 1 only
     acc = {"slmc-table6": (0.50, 0.60, 0.90), "slmc-table6-standardize": (0.40, 0.80, 0.90),

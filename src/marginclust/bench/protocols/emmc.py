@@ -151,6 +151,8 @@ class StartThenEMMC(Delegating):
 
     def fit(self, X: Any, y: Any = None) -> StartThenEMMC:
         """Compute the scheme's labels on ``X`` and, with ``C``, fit EMMC from them."""
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {INITS}; got {self.init!r}.")
         n, seed, k = len(X), self.random_state, int(self.n_clusters)
         L = n if self.n_hidden == "n" else int(self.n_hidden)
         if self.init == "random":

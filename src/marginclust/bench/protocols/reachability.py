@@ -218,31 +218,29 @@ register_table(
         "starts is evidence that the paper chose its start or setting with the labels.",
     )
 )
-register_table(
-    Table(
-        name="reachability-letter",
-        title="Where EMMC converges on LetterABCD from the true labels, partly randomised",
+
+
+def _subset_table(name: str, prefix: str, title: str, which: str) -> Table:
+    """The cases of ``reachability`` whose name starts with ``prefix``, runnable alone
+    (same seeds: a case's seed does not depend on the table)."""
+    cases = [c for c in CASES if c.name.startswith(prefix)]
+    return Table(
+        name=name,
+        title=title,
         source="marginclust study of published cells that no label-free start reproduces",
-        datasets=["letter:A,B,C,D"],
-        methods=sorted({c.name for c in CASES if c.name.startswith("emmc-letter")}),
+        datasets=sorted({c.dataset for c in cases}),
+        methods=sorted(c.name for c in cases),
         measures=["ca"],
         n_runs=3,
-        run=lambda table, context: run_reachability(table, context, prefix="emmc-letter"),
+        run=lambda table, context: run_reachability(table, context, prefix=prefix),
         report=report_reachability,
-        notes="The LetterABCD cases of the table `reachability`, runnable alone.",
+        notes=f"The {which} cases of the table `reachability`, runnable alone.",
     )
-)
-register_table(
-    Table(
-        name="reachability-slmc",
-        title="Where SLMC converges from the true labels, partly randomised (SLMC cases only)",
-        source="marginclust study of published cells that no label-free start reproduces",
-        datasets=sorted({c.dataset for c in CASES if c.name.startswith("slmc-")}),
-        methods=sorted({c.name for c in CASES if c.name.startswith("slmc-")}),
-        measures=["ca"],
-        n_runs=3,
-        run=lambda table, context: run_reachability(table, context, prefix="slmc-"),
-        report=report_reachability,
-        notes="The SLMC cases of the table `reachability`, runnable alone.",
-    )
-)
+
+
+register_table(_subset_table(
+    "reachability-letter", "emmc-letter",
+    "Where EMMC converges on LetterABCD from the true labels, partly randomised", "LetterABCD"))
+register_table(_subset_table(
+    "reachability-slmc", "slmc-",
+    "Where SLMC converges from the true labels, partly randomised (SLMC cases only)", "SLMC"))

@@ -1,0 +1,29 @@
+"""Shared fixtures of the bench tests."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.fixture
+def load_benchmark() -> Callable[[str], ModuleType]:
+    """``load_benchmark("x")`` imports ``benchmarks/x.py`` (skips when benchmarks/ is not
+    beside the tests, e.g. for an installed package)."""
+
+    def load(name: str) -> ModuleType:
+        path = BENCH / f"{name}.py"
+        if not path.is_file():
+            pytest.skip("benchmarks/ is not beside the tests (installed package)")
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
