@@ -176,3 +176,81 @@ def test_an_unknown_start_scheme_is_a_clear_error():
     X = np.random.RandomState(0).rand(20, 3)
     with pytest.raises(ValueError, match="init must be one of"):
         StartThenEMMC("kmeans++", n_clusters=2).fit(X)
+
+
+def _three_blobs():
+    rng = np.random.RandomState(1)
+    return np.vstack([rng.normal(c, 0.5, (25, 3)) for c in (0.0, 3.0, 6.0)])
+
+
+def test_a_reused_start_is_the_fresh_start_and_its_time_is_charged(monkeypatch):
+    from marginclust.bench.protocols import emmc as module
+
+    monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
+    X = _three_blobs()
+    kw = dict(n_clusters=3, n_hidden=15, output="multi", random_state=4)
+    first = StartThenEMMC("k-means-elm", C=1.0, **kw).fit(X)
+    assert first.reused_time_ == 0.0 and first.start_time_ > 0.0
+    # another C of the same run reuses the start and is charged its seconds
+    second = StartThenEMMC("k-means-elm", C=4.0, **kw).fit(X)
+    assert second.reused_time_ == first.start_time_ == second.start_time_
+    np.testing.assert_array_equal(second.estimator_.init, first.estimator_.init)
+    # and it is the start a fresh computation gives
+    module._START_CACHE.clear()
+    fresh = StartThenEMMC("k-means-elm", C=4.0, **kw).fit(X)
+    assert fresh.reused_time_ == 0.0
+    np.testing.assert_array_equal(fresh.estimator_.init, second.estimator_.init)
+    np.testing.assert_array_equal(fresh.labels_, second.labels_)
+    # other data, seed or layer size: another start
+    for other in (dict(kw, random_state=5), dict(kw, n_hidden=16)):
+        assert StartThenEMMC("k-means-elm", C=1.0, **other).fit(X).reused_time_ == 0.0
+    assert StartThenEMMC("k-means-elm", C=1.0, **kw).fit(X + 1.0).reused_time_ == 0.0
+
+
+def test_random_and_unseeded_starts_are_not_cached(monkeypatch):
+    from marginclust.bench.protocols import emmc as module
+
+    monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
+    X = _three_blobs()
+    for _ in range(2):
+        assert StartThenEMMC("random", n_clusters=3, random_state=0).fit(X).reused_time_ == 0.0
+        assert StartThenEMMC("k-means", n_clusters=3).fit(X).reused_time_ == 0.0
+    assert not module._START_CACHE
+
+
+def test_the_start_cache_is_bounded(monkeypatch):
+    from marginclust.bench.protocols import emmc as module
+
+    monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
+    monkeypatch.setattr(module, "_START_CACHE_SIZE", 2)
+    X = _three_blobs()
+    for seed in range(4):
+        StartThenEMMC("k-means", n_clusters=3, random_state=seed).fit(X)
+    assert [key[2] for key in module._START_CACHE] == [2, 3]
+
+
+def test_the_runner_charges_a_reused_start_to_the_fit_time():
+    from marginclust.bench._runner import fit_and_score
+
+    class Reusing:
+        def fit(self, X, y=None):
+            self.labels_ = np.zeros(len(X), dtype=int)
+            self.reused_time_ = 100.0
+            return self
+
+    row, _ = fit_and_score(Reusing, np.zeros((4, 2)), np.zeros(4, dtype=int))
+    assert 100.0 <= row["fit_time"] < 101.0
+
+
+def test_usps_l1000_row_has_the_papers_runs_start_and_published_cells():
+    table = TABLES["emmc-table6-l1000"]
+    assert table.n_runs == 20 and table.datasets == ["usps"]
+    jobs = expand_jobs(table, quick=False, seed=0)
+    paper = [j for j in jobs if j.params.get("activation") == "gaussian"]
+    assert {j.params["n_hidden"] for j in jobs} == {1000}
+    assert all(j.method == "emmc-from-start" and j.params["init"] == "k-means-elm"
+               for j in paper)
+    assert len(paper) == 20 * 2 * 21
+    # one seed per run: the 42 fits of a run share their start
+    assert len({j.seed for j in paper}) == 20
+    assert table.published[("usps", "emmc[n_hidden=1000]", "ca_hungarian")] == 0.9447

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -150,24 +152,19 @@ class StartThenEMMC(Delegating):
         self.random_state = random_state
 
     def fit(self, X: Any, y: Any = None) -> StartThenEMMC:
-        """Compute the scheme's labels on ``X`` and, with ``C``, fit EMMC from them."""
+        """Compute the scheme's labels on ``X`` and, with ``C``, fit EMMC from them.
+
+        Sets ``start_time_`` (seconds the scheme's labels cost) and
+        ``reused_time_`` (those seconds when the labels came from the start cache,
+        else 0; the harness adds it to the fit time, see :func:`_start_labels`).
+        """
         if self.init not in INITS:
             raise ValueError(f"init must be one of {INITS}; got {self.init!r}.")
         n, seed, k = len(X), self.random_state, int(self.n_clusters)
         L = n if self.n_hidden == "n" else int(self.n_hidden)
-        if self.init == "random":
-            labels = np.random.RandomState(seed).randint(k, size=n)
-        else:
-            from sklearn.cluster import KMeans
-
-            from marginclust import ELMFeatures
-
-            Z = X
-            if self.init == "k-means-elm":
-                space = _emmc_space_seed(seed) if self.shared_space else seed
-                elm = ELMFeatures(n_hidden=L, activation=self.activation, random_state=space)
-                Z = elm.fit_transform(X)
-            labels = KMeans(k, n_init=10, random_state=seed).fit(Z).labels_
+        labels, self.start_time_, reused = _start_labels(
+            X, self.init, seed, k, L, self.activation, self.shared_space)
+        self.reused_time_ = self.start_time_ if reused else 0.0
         if self.C is None:
             self.labels_ = labels
         else:  # the fitted attributes are EMMC's
@@ -178,6 +175,59 @@ class StartThenEMMC(Delegating):
                 balance=self.balance, init=labels.astype(np.intp), random_state=seed,
             ).fit(X)
         return self
+
+
+# Start labels by (data digest, scheme, seed, k, L, node type, shared layer): a run of
+# Tables 4-6 fits EMMC from one start for each of 21 values of C (and two outputs), and
+# converged k-means in a 1000-node layer costs 7-8x the EMMC fit (USPS: 8.4 s vs 1.2 s).
+_START_CACHE: OrderedDict[tuple[Any, ...], tuple[np.ndarray, float]] = OrderedDict()
+_START_CACHE_SIZE = 256
+
+
+def _compute_start(X: Any, init: str, seed: Any, k: int, L: int, activation: str,
+                   shared_space: bool) -> np.ndarray:
+    """The scheme's labels: random, k-means on X, or k-means in the ELM hidden layer."""
+    if init == "random":
+        return np.random.RandomState(seed).randint(k, size=len(X))
+    from sklearn.cluster import KMeans
+
+    from marginclust import ELMFeatures
+
+    Z = X
+    if init == "k-means-elm":
+        space = _emmc_space_seed(seed) if shared_space else seed
+        Z = ELMFeatures(n_hidden=L, activation=activation, random_state=space).fit_transform(X)
+    return np.asarray(KMeans(k, n_init=10, random_state=seed).fit(Z).labels_)
+
+
+def _start_labels(X: Any, init: str, seed: Any, k: int, L: int, activation: str,
+                  shared_space: bool) -> tuple[np.ndarray, float, bool]:
+    """``(labels, seconds, reused)``: a start, computed once per process and reused.
+
+    The labels are a deterministic function of the key (an integer seed), so a
+    reused start is the very start a fresh computation gives; ``seconds`` is what
+    computing it took, which the harness adds to the time of a fit that reused
+    it, so every row's time stays that of a standalone fit, start included, as the
+    paper times it. Random labels and seeds that are not integers are not cached.
+    """
+    cacheable = init != "random" and isinstance(seed, int | np.integer)
+    key: tuple[Any, ...] = ()
+    if cacheable:
+        import joblib
+
+        key = (joblib.hash(np.asarray(X)), init, int(seed), k, L, activation, shared_space)
+        if key in _START_CACHE:
+            _START_CACHE.move_to_end(key)
+            labels, seconds = _START_CACHE[key]
+            return labels.copy(), seconds, True
+    start = time.perf_counter()
+    labels = _compute_start(X, init, seed, k, L, activation, shared_space)
+    seconds = time.perf_counter() - start
+    if cacheable:
+        _START_CACHE[key] = (labels.copy(), seconds)
+        while len(_START_CACHE) > _START_CACHE_SIZE:
+            _START_CACHE.popitem(last=False)
+    return labels, seconds, False
 
 
 def make_start(n_clusters: int, random_state: Any = None, **params: Any) -> StartThenEMMC:
@@ -629,16 +679,29 @@ for _how, _suffix, _title in (("raw", "", ""),
         title=f"EMMC single vs multi output on LetterABCD, L = 1000{_title}",
         source=f"{SOURCE}, Table 5 (last row)", notes=_TABLE5_NOTES,
         published_from="emmc-table5"))
+_TABLE6_NOTES = (
+    "balance 0.15 n (Table 2); the paper's start, as in Table 5: k-means in the ELM "
+    "hidden layer EMMC then fits, 10 k-means++ starts run to convergence (computed once "
+    "per run and shared by the run's fits, its seconds charged to each). Features "
+    "min-max scaled (USPS pixels lie in [0, 1]). "
+    "Published 94.47% (single) and 94.89% (multi) at L = 1000 contested: multi-output "
+    "EMMC started from the true labels converges to .975 (30/50/70% randomised: "
+    ".962/.951/.932) but from label-free starts to .60-.70; the paper also reports this "
+    "536.61 s run as 94.47% (Tables 6, 9) and 96.20% (Table 8). "
+    "`marginclust bench --table reachability`."
+)
 register_table(_single_multi(
     "emmc-table6", "usps", 0.15, _published_L("emmc-table6"), [200],
     n_runs=3, title="EMMC single vs multi output on USPS over L",
     source=f"{SOURCE}, Table 6",
-    notes="balance 0.15 n (Table 2), k-means-in-ELM-space init; 3 runs, not the "
-    "paper's 20 (USPS fits at L = 1500 take minutes each). "
-    "Published 94.47% contested: multi-output EMMC at L = 1000 started from the true "
-    "labels converges to .975 (30/50/70% randomised: .962/.951/.932) but from its "
-    "label-free start to .684; the paper also reports this 536.61 s run as 94.47% "
-    "(Tables 6, 9) and 96.20% (Table 8). `marginclust bench --table reachability`."))
+    notes="3 runs, not the paper's 20 (USPS fits at L = 1500 take minutes each; "
+    "table emmc-table6-l1000 runs the L = 1000 row 20 times). " + _TABLE6_NOTES))
+# The L = 1000 row (the one Tables 8 and 9 reuse) with the paper's 20 runs.
+register_table(_single_multi(
+    "emmc-table6-l1000", "usps", 0.15, [1000], [1000], n_runs=TABLE5_RUNS,
+    title="EMMC single vs multi output on USPS, L = 1000",
+    source=f"{SOURCE}, Table 6 (row L = 1000)", notes=_TABLE6_NOTES,
+    published_from="emmc-table6"))
 
 
 # ------------------------------------------------------------------ Tables 7, 8, 9, 10
