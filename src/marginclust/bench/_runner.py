@@ -315,11 +315,12 @@ def fit_and_score(
                 with limit:
                     start = time.perf_counter()
                     estimator.fit(X, **dict(fit_params or {}))
-                    times.append(time.perf_counter() - start)
-            # work a fit reused from an earlier fit of the process (a cached start) is
-            # charged to it, so the time is that of a standalone fit
-            reused = _attribute(estimator, "reused_time_")
-            row["fit_time"] = min(times) + (float(reused) if reused else 0.0)
+                    elapsed = time.perf_counter() - start
+                # work this fit reused from an earlier one of the process (a cached start)
+                # is charged to it, so each time is that of a standalone fit
+                reused = _attribute(estimator, "reused_time_")
+                times.append(elapsed + (float(reused) if reused else 0.0))
+            row["fit_time"] = min(times)
             if finish is not None:
                 estimator, row["params"] = finish(estimator)
         except Exception as exc:  # noqa: BLE001 - a failed setting is a result, not a crash

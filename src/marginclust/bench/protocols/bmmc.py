@@ -298,6 +298,7 @@ register_table(
     )
 )
 
+
 # ----------------------------------------------------------- custom tables
 def report_table7(rows: list[dict[str, Any]], table: Table) -> str:
     """Markdown: our seconds (best of k fits) beside the paper's, per data set and method."""
