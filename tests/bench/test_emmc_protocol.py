@@ -303,3 +303,13 @@ def test_acc_ri_report_picks_one_c_per_data_set_and_shows_the_default():
     assert "| Digits0689 | 70.00 | 0.35 | 2^1 | 80.00 | 60.00 | 0.25 | " in text
     assert "96.25/0.97" in text
     assert "among 3 values" in text  # the number of label-picked settings
+
+
+def test_tables_7_8_10_read_letter_as_distributed_and_scale_the_rest():
+    from marginclust.bench._runner import _per_dataset
+
+    for name in ("emmc-table7", "emmc-table8", "emmc-table10"):
+        table = TABLES[name]
+        for d in table.datasets:
+            want = "raw" if d.startswith("letter:") else "minmax"
+            assert _per_dataset(table.preprocessing, d, "raw") == want, (name, d)
