@@ -313,3 +313,12 @@ def test_tables_7_8_10_read_letter_as_distributed_and_scale_the_rest():
         for d in table.datasets:
             want = "raw" if d.startswith("letter:") else "minmax"
             assert _per_dataset(table.preprocessing, d, "raw") == want, (name, d)
+
+
+def test_table_10_refits_exactly_the_emmc_fits_of_tables_7_and_8():
+    # same data set, method, setting and seed: Table 10's EMMC cells are Tables 7 and 8's
+    def fits(name):
+        return {(j.dataset, j.method, j.params_json, j.run, j.seed)
+                for j in expand_jobs(TABLES[name], seed=3) if j.method.startswith("emmc")}
+
+    assert fits("emmc-table10") == fits("emmc-table7") | fits("emmc-table8")
