@@ -10,7 +10,12 @@ import pytest
 from marginclust.bench._registry import TABLES, load_protocols
 from marginclust.bench._runner import expand_jobs
 from marginclust.bench._seeds import derive_seed
-from marginclust.bench.protocols.emmc import StartThenEMMC, _pick_c, _report_single_multi
+from marginclust.bench.protocols.emmc import (
+    StartThenEMMC,
+    _pick_c,
+    _report_acc_ri,
+    _report_single_multi,
+)
 
 load_protocols()
 
@@ -254,3 +259,66 @@ def test_usps_l1000_row_has_the_papers_runs_start_and_published_cells():
     # one seed per run: the 42 fits of a run share their start
     assert len({j.seed for j in paper}) == 20
     assert table.published[("usps", "emmc[n_hidden=1000]", "ca_hungarian")] == 0.9447
+
+
+def test_tables_7_8_10_run_the_papers_protocol_beside_the_old_default():
+    # Sec. 5.3: single output, radial-basis nodes, C from the 21 powers 2^-10..2^10, the
+    # k-means-in-ELM-space start, Table 2's L and balance, 20 runs
+    for name in ("emmc-table7", "emmc-table8", "emmc-table10"):
+        jobs = expand_jobs(TABLES[name], seed=7)
+        paper = [j for j in jobs if j.method == "emmc-from-start"]
+        assert {(j.params["output"], j.params["activation"], j.params["init"])
+                for j in paper} == {("single", "gaussian", "k-means-elm")}
+        assert sorted({j.params["C"] for j in paper}) == [2.0**k for k in range(-10, 11)]
+        assert {j.run for j in paper} == set(range(20))
+        if name != "emmc-table7":
+            assert {j.params["n_hidden"] for j in paper if j.dataset == "usps"} == {1000}
+        # one start per run: every C of a run shares the seed
+        assert len({(j.dataset, j.run) for j in paper}) == len({j.seed for j in paper})
+        # the label-free default keeps its former seeds and setting
+        default = [j for j in jobs if j.method == "emmc"]
+        assert {j.params["C"] for j in default} == {500.0}
+        for j in default:
+            assert j.seed == derive_seed(7, j.dataset, "emmc", j.run)
+    t7 = expand_jobs(TABLES["emmc-table7"], seed=7)
+    assert {j.run for j in t7 if j.method == "itersvr"} == set(range(5))
+    assert {j.params["n_hidden"] for j in t7
+            if j.dataset == "letter:A,B" and j.method != "itersvr"} == {300}
+    assert {j.params["balance"] for j in t7 if j.dataset == "ionosphere"} == {0.15}
+
+
+def test_acc_ri_report_picks_one_c_per_data_set_and_shows_the_default():
+    rows = [
+        dict(dataset="optdigits:0,6,8,9", method="emmc-from-start", run=r["run"], status="ok",
+             fit_time=1.0, n_iter=3, ca_hungarian=r["acc"] / 100, rand=r["acc"] / 200,
+             params=json.dumps({"C": r["C"], "output": "single"}))
+        for r in _rows() if r["output"] == "multi"
+    ] + [
+        dict(dataset="optdigits:0,6,8,9", method="emmc", run=run, status="ok", fit_time=1.0,
+             n_iter=3, ca_hungarian=acc, rand=0.25, params=json.dumps({"C": 500.0}))
+        for run, acc in ((0, 0.5), (1, 0.7))
+    ]
+    text = _report_acc_ri(rows, TABLES["emmc-table8"])
+    # C = 2 has the best mean (70); per run 80 and 80; default mean 60; published 96.25
+    assert "| Digits0689 | 70.00 | 0.35 | 2^1 | 80.00 | 60.00 | 0.25 | " in text
+    assert "96.25/0.97" in text
+    assert "among 3 values" in text  # the number of label-picked settings
+
+
+def test_tables_7_8_10_read_letter_as_distributed_and_scale_the_rest():
+    from marginclust.bench._runner import _per_dataset
+
+    for name in ("emmc-table7", "emmc-table8", "emmc-table10"):
+        table = TABLES[name]
+        for d in table.datasets:
+            want = "raw" if d.startswith("letter:") else "minmax"
+            assert _per_dataset(table.preprocessing, d, "raw") == want, (name, d)
+
+
+def test_table_10_refits_exactly_the_emmc_fits_of_tables_7_and_8():
+    # same data set, method, setting and seed: Table 10's EMMC cells are Tables 7 and 8's
+    def fits(name):
+        return {(j.dataset, j.method, j.params_json, j.run, j.seed)
+                for j in expand_jobs(TABLES[name], seed=3) if j.method.startswith("emmc")}
+
+    assert fits("emmc-table10") == fits("emmc-table7") | fits("emmc-table8")
