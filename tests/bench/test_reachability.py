@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from marginclust.bench._registry import TABLES, RunContext, load_protocols
-from marginclust.bench.protocols.reachability import noisy_labels
+from marginclust.bench.protocols.reachability import CASES_BY_NAME, noisy_labels
 
 
 @pytest.mark.parametrize("fraction", [0.0, 0.3, 0.5, 0.7, 1.0])
@@ -30,7 +30,7 @@ def test_quick_reachability_runs_every_start(shared_data_dir):
     rows = table.run(table, ctx)
     assert {r["status"] for r in rows} == {"ok"}
     cases = {r["case"] for r in rows}
-    assert cases == {"bmmc-ionosphere", "slmc-glass", "emmc-letterabcd-multi"}
+    assert cases == {"bmmc-ionosphere", "slmc-glass", "emmc-letterabcd-multi", "emmc-t7-letterab"}
     for case in cases:
         starts = [r["start"] for r in rows if r["case"] == case]
         assert starts == ["label-free", "0%", "50%"]
@@ -38,3 +38,17 @@ def test_quick_reachability_runs_every_start(shared_data_dir):
     assert all(r["start_ca"] == 1.0 for r in exact)
     report = table.report(rows, table)
     assert "bmmc-ionosphere | 0.788" in report and "emmc-usps" not in report
+
+
+def test_table7_cases_fit_single_output_gaussian_emmc_from_the_given_labels():
+    # Table 7's protocol: single output, Gaussian nodes, L = n resolved at fit, the start used
+    case = CASES_BY_NAME["emmc-t7-digits89"]
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.normal(0, 1, (20, 3)), rng.normal(4, 1, (20, 3))])
+    init = np.repeat([0, 1], 20)
+    est = case.factory(2, init, 3).fit(X)
+    emmc = est.estimator_
+    assert (emmc.n_hidden, emmc.output, emmc.activation) == (40, "single", "gaussian")
+    np.testing.assert_array_equal(emmc.init, init)
+    assert {"emmc-t7-satimage", "emmc-t7-svmguide1", "emmc-t7-digits89",
+            "emmc-t7-letterab"} <= set(TABLES["reachability-emmc-table7"].methods)

@@ -1,4 +1,4 @@
-"""benchmarks/emmc_table7_starts.py: the accuracy ceiling the balance constraint sets."""
+"""benchmarks/emmc_balance_cap.py: the accuracy ceiling the balance constraint sets."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from marginclust.metrics import clustering_accuracy
 @pytest.mark.parametrize("n_pos, balance", [(6, 0.25), (7, 0.25), (5, 0.5), (8, 0.0), (9, 0.1)])
 def test_balance_cap_is_the_best_accuracy_of_any_feasible_labelling(load_benchmark, n_pos,
                                                                     balance):
-    mod = load_benchmark("emmc_table7_starts")
+    mod = load_benchmark("emmc_balance_cap")
     y = np.array([1] * n_pos + [0] * (10 - n_pos))
     best = max(
         clustering_accuracy(y, np.array(t))
