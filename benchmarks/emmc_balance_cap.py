@@ -32,6 +32,9 @@ def balance_cap(y: np.ndarray, balance: float) -> float:
     0.9
     """
     _, counts = np.unique(y, return_counts=True)
+    if counts.size != 2 or not 0.0 <= balance <= 1.0:
+        raise ValueError(f"balance_cap needs two classes and 0 <= balance <= 1; got "
+                         f"{counts.size} classes and balance={balance}.")
     m = int(np.floor((y.size + balance * y.size) / 2 + 1e-9))
     return 1.0 if counts.max() <= m else float((m + counts.min()) / y.size)
 

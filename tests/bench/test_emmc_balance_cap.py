@@ -21,3 +21,11 @@ def test_balance_cap_is_the_best_accuracy_of_any_feasible_labelling(load_benchma
         if abs(2 * sum(t) - y.size) <= balance * y.size and 0 < sum(t) < y.size
     )
     assert mod.balance_cap(y, balance) == pytest.approx(best)
+
+
+@pytest.mark.parametrize("y, balance", [(np.zeros(5), 0.1), (np.arange(6) % 3, 0.1),
+                                        (np.arange(6) % 2, 1.5)])
+def test_balance_cap_rejects_what_it_is_not_defined_for(load_benchmark, y, balance):
+    mod = load_benchmark("emmc_balance_cap")
+    with pytest.raises(ValueError, match="two classes"):
+        mod.balance_cap(y, balance)

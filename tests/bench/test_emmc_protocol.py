@@ -247,6 +247,31 @@ def test_the_runner_charges_a_reused_start_to_the_fit_time():
     assert 100.0 <= row["fit_time"] < 101.0
 
 
+def test_each_timed_repeat_is_charged_its_own_reused_start():
+    # repeat 1 computes its start (no reuse), repeat 2 reuses one computed elsewhere: the
+    # fastest standalone fit is the first, not the second's fit plus the first's saving
+    import time
+
+    from marginclust.bench._runner import fit_and_score
+
+    made = []
+
+    class Sometimes:
+        def __init__(self):
+            made.append(self)
+            self.first = len(made) == 1
+
+        def fit(self, X, y=None):
+            if self.first:
+                time.sleep(0.02)
+            self.labels_ = np.zeros(len(X), dtype=int)
+            self.reused_time_ = 0.0 if self.first else 100.0
+            return self
+
+    row, _ = fit_and_score(Sometimes, np.zeros((4, 2)), np.zeros(4, dtype=int), repeats=2)
+    assert len(made) == 2 and 0.02 <= row["fit_time"] < 1.0
+
+
 def test_usps_l1000_row_has_the_papers_runs_start_and_published_cells():
     table = TABLES["emmc-table6-l1000"]
     assert table.n_runs == 20 and table.datasets == ["usps"]

@@ -819,9 +819,9 @@ register_table(_acc_ri_table(
     "Clustering accuracy (%) and Rand index, two-class problems",
     " Published EMMC 97.11 on SatelliteC1-C2 contradicted: its classes are 1533 and 703 of "
     "2236 rows, so under the stated balance l = 0.15 n, which EMMC enforces at every "
-    "iteration, no labelling exceeds 88.9 % (every start, the true labels included, ends "
-    "at 88.8-88.9). `python benchmarks/emmc_balance_cap.py`; `marginclust bench --table "
-    "reachability-emmc-table7`.",
+    "iteration, no labelling exceeds 88.9 % (the true labels, 30-70 % randomised and "
+    "EMMC's own start all end at 88.8-88.9). `python benchmarks/emmc_balance_cap.py`; "
+    "`marginclust bench --table reachability-emmc-table7`.",
     # IterSVR's libsvm fits at large C take minutes each
     quick_itersvr=[C for C in C_GRID[::4] if C <= 1.0]))
 register_table(_acc_ri_table(
