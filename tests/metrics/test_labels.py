@@ -164,3 +164,53 @@ def test_bad_options():
         normalized_mutual_info([0, 1], [0, 1], average_method="median")
     with pytest.raises(ValueError, match="beta"):
         v_measure([0, 1], [0, 1], beta=0)
+
+
+# ------------------------------------------------- normalised clustering accuracy
+def _nca_brute_force(y, lab):
+    """Literal definition: every injection of classes into (padded) clusters."""
+    import itertools
+
+    classes, clusters = np.unique(y), np.unique(lab)
+    k = classes.size
+    cols = list(clusters) + [None] * max(0, k - clusters.size)
+    best = -np.inf
+    for perm in itertools.permutations(range(len(cols)), k):
+        recall = [
+            0.0 if cols[j] is None else np.mean(lab[y == c] == cols[j])
+            for c, j in zip(classes, perm)
+        ]
+        best = max(best, (sum(recall) - 1) / (k - 1))
+    return best
+
+
+def test_nca_hand_worked():
+    from marginclust.metrics import normalized_clustering_accuracy as nca
+
+    # class sizes 4 and 2; one cluster holding everything: recalls 1 and 0 -> (1 - 1)/1
+    assert nca([0, 0, 0, 0, 1, 1], [0] * 6) == 0.0
+    # recalls 3/4 and 1/2: (1.25 - 1) / 1
+    assert nca([0, 0, 0, 0, 1, 1], [0, 0, 0, 1, 1, 0]) == pytest.approx(0.25)
+    # a perfect partition scores 1 whatever the class sizes and label values
+    assert nca(["a", "a", "b", "c", "c", "c"], [7, 7, 2, 5, 5, 5]) == 1.0
+    with pytest.raises(ValueError, match="at least two classes"):
+        nca([1, 1, 1], [0, 1, 2])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nca_matches_literal_definition(seed):
+    from marginclust.metrics import normalized_clustering_accuracy as nca
+
+    rng = np.random.RandomState(seed)
+    y = rng.randint(3, size=40)
+    lab = rng.randint(2 + seed % 3, size=40)  # fewer, as many and more clusters
+    assert nca(y, lab) == pytest.approx(_nca_brute_force(y, lab), abs=1e-12)
+
+
+def test_nca_is_class_balanced_unlike_accuracy():
+    from marginclust.metrics import normalized_clustering_accuracy as nca
+
+    # a 95/5 reference: merging everything has accuracy .95 but NCA 0
+    y = np.r_[np.zeros(95), np.ones(5)]
+    assert clustering_accuracy(y, np.zeros(100)) == pytest.approx(0.95)
+    assert nca(y, np.zeros(100)) == 0.0
