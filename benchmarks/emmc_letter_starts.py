@@ -8,7 +8,7 @@ the data as distributed instead of min-max scaling the four-letter subset. This 
 mean (the paper's pick) and the runs below 60 %:
 
 - ``own``: EMMC's ``init="k-means-elm"`` (the cheap approximate start of issue 11);
-- ``paper``: :class:`~marginclust.bench.protocols.emmc.StartThenEMMC` (10 k-means++
+- ``paper``: :class:`~papers.emmc.StartThenEMMC` (10 k-means++
   starts run to convergence in the layer EMMC fits).
 
 Example (PYTHONPATH=src, MARGINCLUST_DATA set; ``own`` takes about 3 min per scaling,
@@ -31,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from marginclust import EMMC
     from marginclust.bench._runner import load_data
-    from marginclust.bench.protocols.emmc import C_GRID_ALL, StartThenEMMC
     from marginclust.metrics import clustering_accuracy
+    from papers.emmc import C_GRID_ALL, StartThenEMMC
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--starts", default="own,paper")

@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from marginclust.bench._runner import load_data
-    from marginclust.bench.protocols.emmc import StartThenEMMC
     from marginclust.metrics import clustering_accuracy
+    from papers.emmc import StartThenEMMC
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=2)

@@ -42,7 +42,8 @@ def complete_runs(rows: list[dict[str, Any]], dataset: str, method: str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from marginclust.bench._registry import TABLES, load_protocols
+    import papers  # noqa: F401  (registers the papers' tables)
+    from marginclust.bench import TABLES
     from marginclust.bench._report import summarize
     from marginclust.bench._runner import expand_jobs, read_rows
 
@@ -54,7 +55,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measure", default="ca_majority")
     args = p.parse_args(argv)
 
-    load_protocols()
     datasets, methods = args.datasets.split(";"), args.methods.split(";")
     caches = {name: [r for r in read_rows(Path(args.out) / f"{name}.jsonl")]
               for _, name in SCALINGS}

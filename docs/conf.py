@@ -68,7 +68,8 @@ API_MODULES = [
     ("marginclust.datasets", "Data sets", "Offline loaders and the papers' synthetic sets."),
     ("marginclust.feature_maps", "Feature maps", "Kernels, low-rank maps, ELM features."),
     ("marginclust.plotting", "Plotting", "Figures (needs matplotlib)."),
-    ("marginclust.bench", "Benchmark harness", "Reproduce the papers' tables."),
+    ("marginclust.bench", "Benchmark harness",
+     "Run tables of methods x data sets x measures (the papers' are in benchmarks/papers)."),
     ("marginclust.utils", "Utilities", "Helpers shared by the estimators."),
     ("marginclust.exceptions", "Exceptions", "Warnings and errors."),
 ]

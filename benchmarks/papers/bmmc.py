@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Method, RunContext, Table, register_method, register_table
-from .._report import summarize
-from ._common import Delegating, fmt_value, md_table, mean_table, table_head
+from marginclust.bench import Method, RunContext, Table, register_method, summarize
+
+from ._common import Delegating, fmt_value, md_table, mean_table, register_table, table_head
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -225,7 +225,7 @@ class RandomPointsBMMC(Delegating):
         """Draw the start, then fit BMMC from it."""
         from sklearn.metrics import pairwise_distances_argmin
 
-        from .._seeds import derive_seed
+        from marginclust.bench._seeds import derive_seed
 
         rng = np.random.RandomState(derive_seed(int(self.random_state or 0), self.start))
         X = np.asarray(X, dtype=np.float64)

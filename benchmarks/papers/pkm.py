@@ -28,16 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import (
+from marginclust.bench import (
     Dataset,
     Method,
     Table,
     register_dataset,
     register_method,
-    register_table,
+    summarize,
 )
-from .._report import summarize
-from ._common import Delegating, fmt_value, md_table, table_head
+
+from ._common import Delegating, fmt_value, md_table, register_table, table_head
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 

@@ -24,8 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._registry import TABLES, Dataset, Table, register_dataset, register_table
+from marginclust.bench import TABLES, Dataset, Table, register_dataset
+
 from . import slmc_methods  # noqa: F401  (registers slmc, iterative-lssvm, slmc-table8/fig2-4)
+from ._common import register_table
 
 __all__ = ["TABLE3_METHODS", "TABLE4_METHODS", "TABLE6_METHODS", "TABLE7_METHODS"]
 

@@ -35,10 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Dataset, Method, Table, register_dataset, register_method, register_table
-from .._report import summarize
-from .._runner import row_status
-from ._common import md_table, table_head
+from marginclust.bench import (
+    Dataset,
+    Method,
+    Table,
+    register_dataset,
+    register_method,
+    summarize,
+)
+from marginclust.bench._runner import row_status
+
+from ._common import md_table, register_table, table_head
 
 __all__ = ["PAPER_SETTINGS", "TABLE3_ROWS", "load_paper_data"]
 
@@ -135,7 +142,7 @@ def load_paper_data(
     dataset: str, data_home: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, str] | None:
     """``(X, y, preprocessing)`` of a paper data set as the tables load it (None: no data)."""
-    from .._runner import load_data
+    from marginclust.bench._runner import load_data
 
     name = "biomed-complete" if dataset == "biomed" else dataset
     try:

@@ -78,7 +78,7 @@ def test_public_bench_api_is_what_the_readme_uses():
 
 
 def test_reasons_are_not_cut_mid_word():
-    from marginclust.bench._report import shorten
+    from marginclust.utils import shorten
 
     text = "Unknown data set 'wine': no data directory is configured " * 5
     short = shorten(text, 120)

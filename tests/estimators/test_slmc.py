@@ -270,7 +270,7 @@ def test_plot_memberships_smoke(rng, tmp_path):
 
 
 def test_harness_settings_and_standardized_wrapper(rng):
-    from marginclust.bench.protocols.slmc_methods import (
+    from papers.slmc_methods import (
         PAPER_SETTINGS,
         make_slmc,
         parse_setting,

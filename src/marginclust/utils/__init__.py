@@ -1,9 +1,10 @@
-"""Shared validation, randomness, reporting and data-frame helpers."""
+"""Shared validation, randomness, reporting, preprocessing and data-frame helpers."""
 
 from ._frame import Frame, centred_frame, check_objective_scale
 from ._init import check_center_init, initial_point
+from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
-from ._reporting import progress, report
+from ._reporting import progress, report, shorten
 from ._validation import (
     Degeneracy,
     check_finite_scale,
@@ -25,6 +26,7 @@ from ._validation import (
 )
 
 __all__ = [
+    "PREPROCESSING",
     "Degeneracy",
     "Frame",
     "centred_frame",
@@ -45,9 +47,11 @@ __all__ = [
     "degeneracy",
     "initial_point",
     "min_cluster_size",
+    "preprocess",
     "progress",
     "report",
     "resolve_alias",
     "resolve_renamed",
+    "shorten",
     "spawn_seeds",
 ]
