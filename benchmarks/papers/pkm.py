@@ -1,7 +1,7 @@
 """PKM paper (probabilistic K-means, Sec. 4): Tables II, III, IV, V and VI.
 
 All five are grid tables on the runner (III and IV report one set of fits). Published
-numbers are transcribed in ``bench/published/pkm.csv`` from
+numbers are transcribed in ``published/pkm.csv`` from
 ``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the shared collection
 lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with their published
 numbers only. Deviations from the paper's data:

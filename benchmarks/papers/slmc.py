@@ -8,7 +8,7 @@ reported (the text calls the +- figure a variance). Number of clusters = number
 of classes, except Tables 3-4 (synthetic four Gaussians with 3, 4, 5, 6 clusters).
 
 Every published number of Tables 3, 4, 6, 7 and 8 is transcribed in
-``bench/published/slmc.csv`` from ``papers/slmc-wang-chen-2013.txt`` as printed,
+``published/slmc.csv`` from ``papers/slmc-wang-chen-2013.txt`` as printed,
 for all of the paper's methods, keyed by our method names (``kmeans``, ``fcm``,
 ``mmc-sdp``, ``iterative-lssvm``, ``slmc``); a trailing "*" (significant by
 t-test) is dropped and "-" means not reported. Which methods are run is listed

@@ -1,6 +1,6 @@
 """SLMC and iterative LS-SVM for the harness, plus the SLMC paper's m sweep and figures.
 
-Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
+Methods (imported by :mod:`papers.slmc`):
 
 - ``slmc``: :class:`marginclust.SLMC`, m = 2. Paper protocol (Sec. 4.1): one
   ``setting`` per grid point, linear kernel with ``lam`` in {0.1, 0.5, 1, 5, 10}

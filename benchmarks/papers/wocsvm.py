@@ -61,7 +61,7 @@ DATASETS = list(PAPER_SETTINGS)
 SHORT = {"iris": "Iris", "breast_cancer_wisconsin": "WBC", "wine": "Wine", "pima": "Pima",
          "biomed": "Biomed", "biomed-complete": "Biomed"}
 
-# Published accuracies (fractions; printed in %) are in bench/published/wocsvm.csv: the mean as
+# Published accuracies (fractions; printed in %) are in published/wocsvm.csv: the mean as
 # "ca_majority", the range as "ca_majority:max" / "ca_majority:min", per
 # initialisation as "<method>[init=<init>]".
 # Table 3 rows as printed -> their keys (a = taken by the paper from Camastra & Verri).
