@@ -90,7 +90,7 @@ from threadpoolctl import threadpool_limits
 from marginclust import PKM, FuzzyCMeans
 from marginclust.dask import DaskClusterer, _ops
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.solvers import _blocks
+from marginclust.utils import _blocks
 
 K_TRUE = 3
 SEED = 12345

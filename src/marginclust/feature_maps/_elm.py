@@ -30,7 +30,7 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers._blocks import column_mean
+from ..utils._blocks import BLOCK_ROWS, column_mean
 
 __all__ = ["ELMFeatures", "location_scale"]
 
@@ -249,7 +249,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         return tags
 
 
-def location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float64], float]:
+def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np.float64], float]:
     """Feature means and the root-mean-square feature spread of ``X``, free of overflow.
 
     The spread is accumulated on ``(X - mu) / c`` with ``c`` the largest absolute

@@ -44,6 +44,8 @@ import numpy.typing as npt
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 from scipy.linalg.blas import dsyrk, ssyrk
 
+from ..utils._blocks import BLOCK_ROWS
+
 __all__ = [
     "ELMRidgeProblem",
     "elm_outputs",
@@ -417,7 +419,7 @@ class ELMRidgeProblem:
         l_max: int,
         *,
         H: Array | None = None,
-        block_rows: int = 8192,
+        block_rows: int = BLOCK_ROWS,
         labels0: IntArray | None = None,
     ) -> None:
         self.hidden = hidden

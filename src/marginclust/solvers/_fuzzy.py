@@ -37,7 +37,7 @@ from ..objectives._fcm import (
     memberships_into,
     safe_log,
 )
-from ._blocks import BlockRunner
+from ..utils._blocks import BlockRunner
 from ._result import SolverResult
 
 __all__ = [
@@ -393,7 +393,7 @@ def fuzzy_alternation(
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks, BLAS held to one thread meanwhile (None: the
-        current BLAS limit); see :class:`~marginclust.solvers._blocks.BlockRunner`.
+        current BLAS limit); see :class:`~marginclust.utils._blocks.BlockRunner`.
         The block partials are reduced in block order whatever the thread count.
 
     Returns

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._blocks import BlockRunner
+from ..utils._blocks import BlockRunner
 from ._result import SolverResult
 
 __all__ = [
@@ -315,7 +315,7 @@ def lloyd(
         ``callback(iteration, objective)`` after each iteration; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
-        the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+        the current BLAS thread limit (see :class:`~marginclust.utils._blocks.BlockRunner`).
         The block partials are reduced in block order whatever the thread count.
     total_sq : float, default=None
         ``sum_ij X_ij^2`` if already known (saves a pass).
