@@ -10,7 +10,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.objectives._weighted_ocsvm import fit_weighted_ocsvm
+from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
 
 
 @pytest.fixture

@@ -11,21 +11,19 @@ from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
-from ..objectives._wocsvm import (
-    OneClassData,
-    OneClassHardProblem,
-    WOCSVMObjective,
+from ..feature_maps._one_class import OneClassData, prepare_one_class_data
+from ..objectives._wocsvm import OneClassHardProblem, WOCSVMObjective, score_models
+from ..solvers._label_alternation import LabelAlternation
+from ..solvers._result import SolverResult
+from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..utils import check_label_init, check_positive, report, resolve_alias
+from ._one_class import (
     check_decision_scale,
     check_ocsvm_params,
     kmeans_partition,
     one_class_label_free_grid,
-    prepare_one_class_data,
     random_partition,
-    score_models,
 )
-from ..solvers._label_alternation import LabelAlternation
-from ..solvers._result import SolverResult
-from ..utils import check_label_init, check_positive, report, resolve_alias
 
 __all__ = ["OCSVMHardClustering"]
 
@@ -206,6 +204,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         objective = WOCSVMObjective(
             data.X,
             K,
+            fit_machine=fit_weighted_ocsvm,
+            fit_linear_machine=fit_linear_weighted_ocsvm,
             form="scholkopf",
             nu=float(self.nu),
             kernel=self.kernel,

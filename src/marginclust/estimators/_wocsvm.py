@@ -12,21 +12,18 @@ from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..objectives._wocsvm import (
-    FORMS,
-    OneClassData,
-    WOCSVMObjective,
-    check_decision_scale,
-    check_ocsvm_params,
-    e_step,
-    initial_weights,
-    one_class_label_free_grid,
-    prepare_one_class_data,
-    score_models,
-)
+from ..feature_maps._one_class import OneClassData, prepare_one_class_data
+from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
+from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
+from ._one_class import (
+    check_decision_scale,
+    check_ocsvm_params,
+    initial_weights,
+    one_class_label_free_grid,
+)
 
 __all__ = ["WOCSVMClustering"]
 
@@ -342,6 +339,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return WOCSVMObjective(
             data.X,
             self._n_clusters,
+            fit_machine=fit_weighted_ocsvm,
+            fit_linear_machine=fit_linear_weighted_ocsvm,
             form=self.form,
             nu=float(self.nu),
             C=None if self.C is None else float(self.C),
