@@ -182,7 +182,7 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
     [
         ({"lam": 0.0}, "lam"),
         ({"lam": -1.0}, "lam"),
-        ({"m": 1.0}, "m must be > 1"),
+        ({"m": 1.0}, "must be > 1"),
         ({"kernel": "poly"}, "kernel"),
         ({"init": "kmeans+++"}, "init"),
         ({"gamma": -1.0}, "gamma"),

@@ -15,13 +15,21 @@ from ..feature_maps import resolve_gamma
 from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import check_positive, resolve_alias
-from ._kernel_model import KernelContext, KernelModelMixin
+from ..utils import Positive, resolve_alias
+from ._kernel_model import KERNEL_CONSTRAINTS, KernelContext, KernelModelMixin
 
 __all__ = ["IterativeLSSVM", "balanced_sign"]
 
 _INITS = ("k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++"}
+
+
+def _fraction(value: Any, name: str) -> float:
+    """A fraction of ``n`` in ``[0, 1]``."""
+    fraction = Positive(strict=False)(value, name)
+    if fraction > 1:
+        raise ValueError(f"{name} must be in [0, 1] (a fraction of n); got {value!r}.")
+    return fraction
 
 
 class IterativeLSSVM(KernelModelMixin, BaseClusterer):
@@ -136,6 +144,13 @@ n_features_in_
         "use a narrower kernel (a larger gamma)."
     )
 
+    _parameter_constraints = {
+        "lam": Positive(),
+        "balance": _fraction,
+        "max_iter": Positive(integer=True),
+        **KERNEL_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -172,11 +187,6 @@ n_features_in_
         self.sigma_scale = sigma_scale
 
     def _check_params(self, X: Any) -> None:
-        check_positive(self.lam, "lam")
-        bal = check_positive(self.balance, "balance", strict=False)
-        if bal > 1:
-            raise ValueError(f"balance must be in [0, 1] (a fraction of n); got {self.balance!r}.")
-        check_positive(self.max_iter, "max_iter", integer=True)
         init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         if not isinstance(init, str):
             lab = np.asarray(init)

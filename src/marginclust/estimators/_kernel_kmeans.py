@@ -15,9 +15,9 @@ from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
 from ..utils import (
     Frame,
+    Positive,
     centred_frame,
     check_center_init,
-    check_iteration_params,
     check_sample_weight,
     initial_point,
 )
@@ -121,6 +121,11 @@ default="k-means++"
         "or more n_init."
     )
 
+    _parameter_constraints = {
+        "max_iter": Positive(integer=True),
+        "tol": Positive(strict=False),
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -164,7 +169,6 @@ default="k-means++"
         return self._fit(X, sample_weight=sample_weight)
 
     def _check_params(self, X: Any) -> None:
-        check_iteration_params(self)
         if not isinstance(self.init, str) and np.asarray(self.init).shape != (
             self._n_clusters,
             X.shape[1],

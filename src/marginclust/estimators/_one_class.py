@@ -1,4 +1,4 @@
-"""What WOC-SVM and OC-SVM hard clustering share: parameter checks, starts, the grid."""
+"""What WOC-SVM and OC-SVM hard clustering share: parameter constraints, starts, the grid."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ import numpy.typing as npt
 
 from ..feature_maps._one_class import prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
+from ..utils import Constraint, OneOf
 
 __all__ = [
-    "check_decision_scale",
-    "check_ocsvm_params",
+    "DECISION_SCALE",
+    "KERNEL_NU",
+    "N_COMPONENTS",
     "initial_weights",
     "kmeans_partition",
     "one_class_label_free_grid",
@@ -21,41 +23,31 @@ __all__ = [
 ]
 
 
-def check_ocsvm_params(kernel: Any, nu: Any) -> float:
-    """Validate the kernel name and ``nu`` in (0, 1]; return ``nu``.
-
-    Parameters
-    ----------
-    kernel : str
-        One of ``KERNELS``.
-    nu : float
-        One-class SVM nu.
-
-    Returns
-    -------
-    nu : float
-    """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
-    if isinstance(nu, bool) or not isinstance(nu, int | float | np.integer | np.floating):
-        raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}.")
-    if not (np.isfinite(nu) and 0 < nu <= 1):
-        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
-    return float(nu)
+def _nu(value: Any, name: str) -> float:
+    """The one-class SVM's ``nu``: a number in ``(0, 1]``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number in (0, 1]; got {value!r}.")
+    if not (np.isfinite(value) and 0 < value <= 1):
+        raise ValueError(f"{name} must be in (0, 1]; got {value!r}.")
+    return float(value)
 
 
-def check_decision_scale(decision_scale: Any) -> None:
-    """Check that ``decision_scale`` is ``"libsvm"`` or ``"normalized"``.
+def _n_components(value: Any, name: str) -> None:
+    """``None`` (exact kernel), ``"auto"`` or a positive int (Nystroem components)."""
+    if value is None or (isinstance(value, str) and value == "auto"):
+        return
+    if isinstance(value, str):
+        raise ValueError(f"{name} must be an int, 'auto' or None; got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive int, 'auto' or None; got {value!r}.")
 
-    Parameters
-    ----------
-    decision_scale : object
-        The parameter value.
-    """
-    if decision_scale not in ("libsvm", "normalized"):
-        raise ValueError(
-            f"decision_scale must be 'libsvm' or 'normalized'; got {decision_scale!r}."
-        )
+
+# The parameters both estimators have, in the order of their tables.
+KERNEL_NU: dict[str, Constraint] = {"kernel": OneOf(KERNELS), "nu": _nu}
+DECISION_SCALE = OneOf(
+    ("libsvm", "normalized"), "decision_scale must be 'libsvm' or 'normalized'; got {value!r}."
+)
+N_COMPONENTS: Constraint = _n_components
 
 
 def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:

@@ -17,10 +17,21 @@ from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
-from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
+from ..utils import (
+    Boolean,
+    OneOf,
+    Or,
+    Positive,
+    check_memberships,
+    check_positive,
+    report,
+    resolve_alias,
+    resolve_renamed,
+)
 from ._one_class import (
-    check_decision_scale,
-    check_ocsvm_params,
+    DECISION_SCALE,
+    KERNEL_NU,
+    N_COMPONENTS,
     initial_weights,
     one_class_label_free_grid,
 )
@@ -217,6 +228,20 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "temperature_max",
         "temperature_min",
     )
+    # the temperatures are checked as they are resolved from their deprecated
+    # names (sigma, sigma_max, sigma_min), in _temperatures
+    _parameter_constraints = {
+        "form": OneOf(FORMS),
+        **KERNEL_NU,
+        "C": Or((None,), Positive(), "{name} must be a real number; got {value!r}."),
+        "tol": Positive(),
+        "svm_tol": Positive(),
+        "max_iter": Positive(integer=True),
+        "decision_scale": DECISION_SCALE,
+        "bound": OneOf(("sum", "n"), "bound must be 'sum' or 'n'; got {value!r}."),
+        "annealing": Boolean(),
+        "n_components": N_COMPONENTS,
+    }
 
     def __init__(
         self,
@@ -273,8 +298,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     # ------------------------------------------------------------ validation
     def _temperatures(self) -> npt.NDArray[np.float64]:
-        if not isinstance(self.annealing, bool | np.bool_):
-            raise ValueError(f"annealing must be True or False; got {self.annealing!r}.")
         if self.annealing:
             t_max = resolve_renamed(self, "sigma_max", "temperature_max")
             t_min = resolve_renamed(self, "sigma_min", "temperature_min")
@@ -287,17 +310,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return np.array([check_positive(t, "temperature")])
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
-        if self.form not in FORMS:
-            raise ValueError(f"form must be one of {FORMS}; got {self.form!r}.")
-        nu = check_ocsvm_params(self.kernel, self.nu)
-        if self.C is not None:
-            check_positive(self.C, "C")
-        check_positive(self.tol, "tol")
-        check_positive(self.svm_tol, "svm_tol")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_decision_scale(self.decision_scale)
-        if self.bound not in ("sum", "n"):
-            raise ValueError(f"bound must be 'sum' or 'n'; got {self.bound!r}.")
+        nu = float(self.nu)
         if self.bound == "n" and self.form == "scholkopf" and nu > 1.0 / self._n_clusters:
             # eq. (11) needs sum_i z_ik >= nu n, i.e. w_k >= nu for every cluster
             raise ValueError(

@@ -154,19 +154,9 @@ def prepare_one_class_data(
         else:  # linear in n: the machines are solved in the primal on these features
             data.features = F
         return data
-    if isinstance(n_components, str):
-        if n_components != "auto":
-            raise ValueError(f"n_components must be an int, 'auto' or None; got {n_components!r}.")
+    if isinstance(n_components, str):  # "auto" (the estimators check the value)
         n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
     if n_components is not None:
-        if (
-            isinstance(n_components, bool)
-            or not isinstance(n_components, int | np.integer)
-            or n_components < 1
-        ):
-            raise ValueError(
-                f"n_components must be a positive int, 'auto' or None; got {n_components!r}."
-            )
         nys = Nystroem(
             kernel=kernel,
             gamma=g,

@@ -118,9 +118,7 @@ class LinearData:
         if self.sparse:  # sparse data have no large offset; clipped at 0 against rounding
             ss = max(ss - self.n * float(self.xbar @ self.xbar), 0.0)
         self.sum_sq = ss
-        if isinstance(scale, str):
-            if scale != "auto":
-                raise ValueError(f"scale must be a positive float or 'auto'; got {scale!r}.")
+        if isinstance(scale, str):  # "auto"
             scale = data_scale(self.sum_sq, self.n, self.d)
         self.scale = float(scale)
         self._cache: list[tuple[Array, Array]] = []
@@ -283,6 +281,8 @@ class MMCObjective:
         self.k = int(n_clusters)
         self.multiclass = self.k > 2 if multiclass is None else bool(multiclass)
         if not self.multiclass and self.k != 2:
+            # not a parameter check: the two arguments of this class contradict each other
+            # (the estimators choose the formulation from n_clusters)
             raise ValueError("The binary formulation needs n_clusters=2.")
         self.q = self.k if self.multiclass else 1
         self.C = float(C)

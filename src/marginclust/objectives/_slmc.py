@@ -231,7 +231,7 @@ def spd_solve(build: Any, R: Array, *, numpy_lapack: bool = False) -> Array:
         If ``M`` has non-finite entries (the kernel or the features overflowed).
     """
     M = build()
-    if not np.all(np.isfinite(M)):
+    if not np.all(np.isfinite(M)):  # the data overflowed the kernel: no parameter to check
         raise ValueError(
             "The SLMC system has non-finite entries (the kernel overflowed). Rescale your "
             "features (e.g. sklearn.preprocessing.StandardScaler)."
@@ -588,7 +588,7 @@ def spd_factor(M: Array) -> Any:
     solve : callable
         ``solve(R)`` for ``R`` of shape (p,) or (p, K).
     """
-    if not np.all(np.isfinite(M)):
+    if not np.all(np.isfinite(M)):  # the data overflowed the kernel: no parameter to check
         raise ValueError(
             "The LS-SVM system has non-finite entries (the kernel overflowed). Rescale your "
             "features (e.g. sklearn.preprocessing.StandardScaler)."
