@@ -306,7 +306,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
                 return np.eye(K)[pairwise_distances_argmin(X, centers)]
             return np.eye(K)[np.argmin(d2, axis=1)]
-        from .. import FuzzyCMeans
+        from ._fcm import FuzzyCMeans
 
         m = ctx["m"] if init == "fcm" else _SHARP_M
         with warnings.catch_warnings():
