@@ -463,13 +463,15 @@ def test_one_pass_solver_float32_and_alias():
 
 
 def test_solver_two_threads_same_memberships():
+    from marginclust.objectives._fcm import FuzzyProblem
     from marginclust.solvers._fuzzy import fuzzy_alternation
 
     rng = np.random.RandomState(0)
     X = rng.randn(40000, 3) + rng.randint(0, 3, size=(40000, 1)) * 3.0
     X -= X.mean(axis=0)
     w = np.ones(40000)
-    a = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20)
-    b = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20, n_threads=2)
+    a = fuzzy_alternation(X, w, FuzzyProblem(2.0), centres=X[:3].copy(), max_iter=20)
+    b = fuzzy_alternation(X, w, FuzzyProblem(2.0), centres=X[:3].copy(), max_iter=20,
+                          n_threads=2)
     np.testing.assert_allclose(a.x[0], b.x[0], atol=1e-10)
     assert a.n_iter == b.n_iter

@@ -16,6 +16,7 @@ from sklearn.base import TransformerMixin
 from ..base import BaseClusterer, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
+    FuzzyProblem,
     kernel_distances,
     memberships_from_distances,
     squared_distances,
@@ -217,7 +218,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         res = fuzzy_alternation(
             Z,
             sw,
-            float(self.m),
+            FuzzyProblem(float(self.m)),
             centres=centres,
             memberships=U0,
             gamma=context["gamma"],

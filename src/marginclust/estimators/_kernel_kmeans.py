@@ -10,7 +10,7 @@ from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
-from ..objectives._fcm import kernel_distances, squared_distances
+from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
 from ..utils import (
@@ -204,9 +204,9 @@ default="k-means++"
         )
         assert centres is not None  # allow_memberships=False: always centres
         res = kernel_kmeans_alternation(
+            KernelKMeansProblem(context["gamma"]),
             Z,
             n_clusters=self._n_clusters,
-            gamma=context["gamma"],
             sample_weight=sw,
             centres=centres,
             max_iter=int(self.max_iter),

@@ -328,7 +328,8 @@ array-like, default="k-means++"
         if res.info.get("emptied"):
             # a cluster lost all membership: harden, then Lloyd steps that re-seed it
             hard = lloyd_from_memberships(
-                Z, P, max_iter=max(1, self._max_iter - res.n_iter), **common
+                Z, P, sq_distances=frame_sq_distances,
+                max_iter=max(1, self._max_iter - res.n_iter), **common,
             )
             P, n_relocated = _one_hot(hard.x[0], k), int(hard.info["n_relocated"])
             res = replace(

@@ -422,6 +422,7 @@ def lloyd_from_memberships(
     Z: npt.NDArray[np.floating],
     P: Array,
     *,
+    sq_distances: Callable[[npt.NDArray[np.floating], Array], Array],
     thr: float,
     max_iter: int,
     callback: Callable[[int, float], bool | None] | None = None,
@@ -432,14 +433,13 @@ def lloyd_from_memberships(
     Every point goes to the nearest centre of a cluster that kept some membership
     (for a concave objective such as PKM's this does not increase it), then
     :func:`lloyd` runs, which first re-seeds an empty cluster with the point
-    farthest from its centre.
+    farthest from its centre. ``sq_distances(Z, C)`` (n x K) is the model's
+    squared distance (PKM's :func:`~marginclust.objectives._pkm.frame_sq_distances`).
     """
-    from ..objectives._pkm import frame_sq_distances
-
     mass = P.sum(axis=0)
     alive = np.flatnonzero(mass > 1e-300)
     C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
-    labels0 = alive[np.argmin(frame_sq_distances(Z, C_alive), axis=1)]
+    labels0 = alive[np.argmin(sq_distances(Z, C_alive), axis=1)]
     return lloyd(
         Z,
         np.zeros((P.shape[1], Z.shape[1])),
