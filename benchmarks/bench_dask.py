@@ -1,4 +1,4 @@
-"""FCM and PKM on dask arrays larger than a worker's memory (issue 14).
+"""FCM and PKM on dask arrays larger than a worker's memory.
 
 A float32 array of ``--n`` rows x ``--d`` features (three Gaussian groups plus
 unit noise) is generated lazily, block by block, from a fixed seed per block

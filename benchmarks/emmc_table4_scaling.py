@@ -1,4 +1,4 @@
-"""EMMC Table 4's starts on raw pixels vs each pair min-max scaled (issue 15).
+"""EMMC Table 4's starts on raw pixels vs each pair min-max scaled.
 
 Per-feature min-max scaling of a class subset is not a global affine map, so unlike a
 rescaling of the whole set it can change the ELM hidden layer (it did on LetterABCD,

@@ -1,6 +1,6 @@
 """Run a registered bench table on a subset: fewer runs, data sets or methods.
 
-For tables whose full protocol does not fit a session (e.g. SLMC Table 6: 26,520 fits
+For tables whose full protocol does not fit one sitting (e.g. SLMC Table 6: 26,520 fits
 per scaling, up to two minutes each on segmentation). The subset is a copy of the
 registered table, run by the ordinary runner and reported by the ordinary report
 (headed "Subset of ..."; the footer prints the runs per cell). A grid table's fits

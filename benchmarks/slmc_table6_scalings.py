@@ -1,7 +1,7 @@
 """SLMC Table 6 under three feature scalings, side by side, from the runner's caches.
 
 The paper does not say how it scaled the features, and on several rows the scaling
-decides the result (issue 15). This script reads the cached fits of ``slmc-table6``,
+decides the result. This script reads the cached fits of ``slmc-table6``,
 ``slmc-table6-standardize`` and ``slmc-table6-minmax`` from ``--out`` (written by
 ``marginclust bench --table ... --out DIR`` or ``benchmarks/reproduce_subset.py``),
 keeps only runs that are complete for every method and scaling shown (so the three

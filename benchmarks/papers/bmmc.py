@@ -344,7 +344,7 @@ register_table(
         notes="Default (label-free) parameters: BMMC/CPMMC C=1, balance=0.1; IterSVR "
         "defaults (binary only: n/a on USPS); K-means n_init=1; NCut sigma = 0.5 sigma0. One "
         "BLAS thread, best of 3 fits from the same seed (timing_repeats). Paper: MATLAB "
-        "R2012b on a 2.5 GHz Core i7. Other engineers share the 2 "
+        "R2012b on a 2.5 GHz Core i7. Other jobs share the 2 "
         "cores, which inflates our times.",
     )
 )

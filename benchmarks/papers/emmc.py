@@ -113,7 +113,7 @@ class StartThenEMMC(Delegating):
         its 3.49% matches 10); or that k-means in the ELM hidden layer EMMC fits
         (the paper's "KM in ELM feature space", kept for Tables 5-10). EMMC's own
         ``init="k-means-elm"`` is a cheaper approximation (subsample, projection,
-        at most 10 Lloyd passes; issue 11), not the paper's scheme.
+        at most 10 Lloyd passes, made for speed), not the paper's scheme.
     C : float or None, default=None
         None: the scheme's labels are the result. Else EMMC (balance 0.03 n)
         starts from exactly those labels in the same ``fit``, so its time includes

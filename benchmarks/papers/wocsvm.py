@@ -7,7 +7,7 @@ per initialisation, accuracy = majority-label purity. Tables 1 and 4 use the sam
 initialisations (same seeds), as the paper did.
 
 Preprocessing that reproduces the paper with its (tau, nu) -- found by trying
-raw / standardised / min-max features (see the report of issue 7):
+raw / standardised / min-max features:
 
 * Iris: raw features (tau = 0.85).
 * Wine: standardised features (tau = 0.01); on raw features every run collapses.

@@ -1,4 +1,4 @@
-"""Issue 12: bench reports a newcomer can read in a terminal, from a public API."""
+"""Bench reports that read in a terminal, from a public API."""
 
 from __future__ import annotations
 

@@ -403,7 +403,7 @@ def test_kernel_centre_fast_path_matches_log_space():
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
 
 
-# --------------------------------------------------- issue 16: offset and scale
+# --------------------------------------------------- offset and scale
 _X16 = __import__("sklearn.datasets", fromlist=["make_blobs"]).make_blobs(
     40, 3, centers=2, cluster_std=0.6, random_state=0
 )[0]
@@ -429,7 +429,7 @@ def test_offset_and_extreme_scales_give_the_same_memberships(Est, transform):
 
 
 def test_kernel_fcm_refit_after_set_params_on_data_with_vanishing_sigma0():
-    # Issue 16: a refit after set_params on data whose mean pairwise distance is 0 in
+    # regression: a refit after set_params on data whose mean pairwise distance is 0 in
     # float64 (here it underflows: distances ~1e-170 squared) was refused with an
     # unhelpful message. sigma0 is now computed in the rescaled frame: it fits.
     est = KernelFuzzyCMeans(2, random_state=0).fit(_X16)

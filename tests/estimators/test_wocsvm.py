@@ -236,7 +236,7 @@ def test_removed_cluster_predicts_finite(blobs):
 
 
 # ----------------------------------------------------------------------------
-# Hostile-input cases found by the property-based run (issue 16), pinned on
+# Hostile-input cases found by the property-based run, pinned on
 # X = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0).
 # ----------------------------------------------------------------------------
 @pytest.fixture
@@ -347,7 +347,7 @@ def test_label_free_grid_is_small_and_scale_relative(blobs2):
 
 
 def test_readme_example_standardised_wine_does_not_collapse():
-    """Issue 12: gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
+    """gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
     wine; the defaults do not."""
     from sklearn.datasets import load_wine
     from sklearn.pipeline import make_pipeline
