@@ -50,7 +50,33 @@ from .utils import (
     spawn_seeds,
 )
 
-__all__ = ["BaseClusterer", "SoftClusterMixin"]
+__all__ = ["BaseClusterer", "SoftClusterMixin", "one_cluster_result"]
+
+
+def one_cluster_result(
+    n_samples: int, attributes: dict[str, Any], *, objective: float = 0.0, n_iter: int = 1
+) -> SolverResult:
+    """The restart result of ``n_clusters=1``: every sample in cluster 0, nothing iterated.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples.
+    attributes : dict
+        The estimator's other fitted attributes of this partition (its model).
+    objective : float, default=0.0
+        The objective of that model.
+    n_iter : int, default=1
+        Iterations to report.
+
+    Returns
+    -------
+    result : SolverResult
+        Converged, with ``labels_`` all zero and the objective as its one history entry.
+    """
+    x = {"labels_": np.zeros(n_samples, dtype=np.intp), **attributes}
+    return SolverResult(x=x, objective=objective, objective_history=np.array([objective]),
+                        n_iter=n_iter, converged=True)
 
 
 def _refuse_lazy(X: Any, name: str) -> None:

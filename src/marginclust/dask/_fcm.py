@@ -25,7 +25,7 @@ from ..estimators._fcm import FuzzyCMeans
 from ..objectives._fcm import FuzzyProblem
 from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
-from ..utils import initial_point
+from ..utils import check_sample_weight_form, check_sample_weight_values, initial_point
 from ..utils._frame import Frame
 from . import _ops
 from ._clusterer import check_fit_data, register
@@ -171,15 +171,9 @@ def _check_weight(sample_weight: Any, X: da.Array) -> da.Array | None:
         return None
     n = X.shape[0]
     if np.isscalar(sample_weight):
-        sample_weight = float(sample_weight)  # type: ignore[arg-type]
-        if not np.isfinite(sample_weight) or sample_weight < 0:
-            raise ValueError("sample_weight must be finite and non-negative.")
-        if sample_weight == 0:
-            raise ValueError("sample_weight is all zero: at least one weight must be positive.")
-        return da.full(n, sample_weight, dtype=X.dtype, chunks=(X.chunks[0],))
+        value = float(sample_weight)  # type: ignore[arg-type]
+        check_sample_weight_values(bool(np.isfinite(value) and value >= 0), value > 0)
+        return da.full(n, value, dtype=X.dtype, chunks=(X.chunks[0],))
     w = sample_weight if isinstance(sample_weight, da.Array) else da.asarray(sample_weight)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape (n_samples,) = ({n},); got {w.shape}.")
-    if w.dtype.kind not in "fiub":
-        raise ValueError(f"sample_weight must be numeric; got dtype {w.dtype}.")
+    check_sample_weight_form(w, n)
     return w.astype(X.dtype).rechunk((X.chunks[0],))

@@ -18,7 +18,7 @@ from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
     linear_result,
-    one_cluster_result,
+    one_cluster_model,
 )
 
 __all__ = ["BMMC"]
@@ -234,7 +234,7 @@ class BMMC(LinearMMCBase):
     ) -> SolverResult:
         X, obj = context.X, context.objective
         if obj is None:  # n_clusters=1
-            return one_cluster_result(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
+            return one_cluster_model(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
         obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs

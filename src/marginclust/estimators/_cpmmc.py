@@ -19,7 +19,7 @@ from ._linear_mmc import (
     LinearMMCBase,
     MMCContext,
     linear_result,
-    one_cluster_result,
+    one_cluster_model,
 )
 
 __all__ = ["CPMMC"]
@@ -192,7 +192,7 @@ class CPMMC(LinearMMCBase):
     ) -> SolverResult:
         X, obj = context.X, context.objective
         if obj is None:  # n_clusters=1
-            return one_cluster_result(
+            return one_cluster_model(
                 X, {"n_cccp_iter_": np.zeros(0, dtype=np.intp), "n_constraints_": 0}
             )
         k = self._n_clusters

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
 from ..feature_maps import location_scale
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
@@ -465,8 +465,7 @@ class EMMC(BaseClusterer):
 
 def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> SolverResult:
     """``n_clusters=1``: every sample in cluster 0 (``beta = 0``, outputs <= 0)."""
-    x = {
-        "labels_": np.zeros(n, dtype=np.intp),
+    return one_cluster_result(n, {
         "coef_": np.zeros(L),
         "feature_map_": fmap,
         "balance_": balance,
@@ -478,5 +477,4 @@ def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> S
         "init_fixed_point_": False,
         "init_labels_": np.zeros(n, dtype=np.intp),
         "effective_dof_": 0.0,
-    }
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)
+    })

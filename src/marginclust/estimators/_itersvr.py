@@ -15,7 +15,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..feature_maps import location_scale, resolve_gamma
 from ..objectives._supervised_labels import (
     SupervisedLabelProblem,
@@ -205,8 +205,7 @@ class _IterBase(BaseClusterer):
 
 def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): nothing to fit."""
-    x = {
-        "labels_": np.zeros(n, dtype=np.intp),
+    return one_cluster_result(n, {
         "model_": None,
         "balance_": balance,
         "balance_moved_": np.zeros(0, dtype=np.intp),
@@ -214,8 +213,7 @@ def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResul
         "init_labels_": np.zeros(n, dtype=np.intp),
         "_w_sq": 0.0,
         **common,
-    }
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)
+    })
 
 
 class IterSVR(_IterBase):

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..objectives._constraints import PairSet, make_pairs, resolve_balance
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
 from ..objectives._mmc_init import labels_from_scores, linear_scores
@@ -38,7 +38,7 @@ __all__ = [
     "labels_from_scores",
     "linear_result",
     "linear_scores",
-    "one_cluster_result",
+    "one_cluster_model",
 ]
 
 INITS = ("auto", "k-means", "pca")
@@ -72,16 +72,11 @@ class MMCContext:
     objective: MMCObjective | None  # None for n_clusters=1
 
 
-def one_cluster_result(X: Any, extra: dict[str, Any]) -> SolverResult:
+def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): ``w = 0, b = -1``, nothing to fit."""
-    x = {
-        "labels_": np.zeros(X.shape[0], dtype=np.intp),
-        "coef_": np.zeros((1, X.shape[1])),
-        "intercept_": np.array([-1.0]),
-        "data_scale_": 1.0,
-    }
-    x.update(extra)
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True)
+    model = {"coef_": np.zeros((1, X.shape[1])), "intercept_": np.array([-1.0]),
+             "data_scale_": 1.0, **extra}
+    return one_cluster_result(X.shape[0], model, n_iter=0)
 
 
 def linear_result(

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from ..feature_maps._one_class import prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
-from ..utils import Constraint, OneOf
+from ..utils import Constraint, OneOf, kmeans_start
 
 __all__ = [
     "DECISION_SCALE",
@@ -74,12 +74,9 @@ def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt
 
 def kmeans_partition(Z: Any, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
     """Labels of one scikit-learn KMeans run (k-means++ seeding) on the scaled data ``Z``."""
-    from sklearn.cluster import KMeans
-
-    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return km.fit(Z).labels_.astype(np.intp)
+        return kmeans_start(Z, n_clusters, rng)
 
 
 def initial_weights(

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -24,7 +24,7 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import reseed_memberships
-from ..utils import Fuzzifier, Positive, check_memberships, resolve_alias
+from ..utils import Fuzzifier, Positive, check_memberships, kmeans_start, resolve_alias
 from ._kernel_model import (  # noqa: F401  (exact_memory_limit: re-exported for tests)
     EXACT_MAX_SAMPLES,
     KERNEL_CONSTRAINTS,
@@ -296,8 +296,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         if init == "random":
             return random_state.dirichlet(np.ones(K), size=n)
         if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(X)
-            return np.eye(K)[km.labels_]
+            return np.eye(K)[kmeans_start(X, K, random_state)]
         if init == "k-means++":
             centers, _ = kmeans_plusplus(np.asarray(X), K, random_state=random_state)
             d2 = ((X[:, None, :] - centers[None, :, :]) ** 2).sum(-1) if n * K < 1e7 else None

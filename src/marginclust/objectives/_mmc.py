@@ -61,7 +61,6 @@ __all__ = [
     "LinearData",
     "MMCObjective",
     "MMCSurrogate",
-    "centred_sum_of_squares",
     "data_scale",
     "true_margin_loss",
 ]
@@ -148,23 +147,6 @@ class LinearData:
         if self.scale != 1.0:
             M *= 1.0 / self.scale
         return M.T
-
-
-def centred_sum_of_squares(X: Any, xbar: Array, block: int = 4096) -> float:
-    """``sum_ij (x_ij - xbar_j)^2`` without a copy of ``X``.
-
-    Dense: centred in row blocks (no cancellation at a large common offset).
-    Sparse: ``X.data . X.data - n xbar . xbar`` (sparse data have no large offset;
-    clipped at 0 against rounding).
-    """
-    if sp.issparse(X):
-        data = np.asarray(X.data, dtype=np.float64)
-        return max(float(data @ data) - X.shape[0] * float(xbar @ xbar), 0.0)
-    total = 0.0
-    for start in range(0, X.shape[0], block):
-        B = np.asarray(X[start : start + block], dtype=np.float64) - xbar
-        total += float(np.einsum("ij,ij->", B, B))
-    return total
 
 
 def data_scale(sum_sq: float, n: int, d: int) -> float:

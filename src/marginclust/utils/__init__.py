@@ -1,7 +1,7 @@
 """Shared validation, randomness, reporting, preprocessing and data-frame helpers."""
 
 from ._frame import Frame, centred_frame, check_objective_scale
-from ._init import check_center_init, initial_point
+from ._init import check_center_init, initial_point, kmeans_start
 from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
 from ._reporting import progress, report, shorten
@@ -27,6 +27,8 @@ from ._validation import (
     check_positive,
     check_positive_finite,
     check_sample_weight,
+    check_sample_weight_form,
+    check_sample_weight_values,
     check_unit_interval,
     degeneracy,
     min_cluster_size,
@@ -61,9 +63,12 @@ __all__ = [
     "check_positive",
     "check_positive_finite",
     "check_sample_weight",
+    "check_sample_weight_form",
+    "check_sample_weight_values",
     "check_unit_interval",
     "degeneracy",
     "initial_point",
+    "kmeans_start",
     "min_cluster_size",
     "preprocess",
     "progress",

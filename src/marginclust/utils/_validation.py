@@ -34,6 +34,8 @@ __all__ = [
     "check_positive",
     "check_positive_finite",
     "check_sample_weight",
+    "check_sample_weight_form",
+    "check_sample_weight_values",
     "check_unit_interval",
     "degeneracy",
     "min_cluster_size",
@@ -601,21 +603,65 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
         sw = np.full(n, float(sample_weight), dtype=X.dtype)
     else:
         sw = np.asarray(sample_weight)
-        if sw.dtype.kind not in "fiub":
-            raise ValueError(f"sample_weight must be numeric; got dtype {sw.dtype}.")
+        check_sample_weight_form(sw, n)
         sw = sw.astype(X.dtype)
-    if sw.shape != (n,):
+    check_sample_weight_values(
+        bool(np.all(np.isfinite(sw))) and not bool(np.any(sw < 0)), bool(np.any(sw > 0))
+    )
+    return sw
+
+
+def check_sample_weight_form(sample_weight: Any, n_samples: int) -> None:
+    """Check that weights are numeric with shape ``(n_samples,)``.
+
+    Needs only ``dtype`` and ``shape``, so a lazy (dask) array is checked
+    without computing it.
+
+    Parameters
+    ----------
+    sample_weight : array
+        The weights (NumPy or dask).
+    n_samples : int
+        Number of samples.
+
+    Raises
+    ------
+    ValueError
+        If the dtype is not numeric or the shape is not ``(n_samples,)``.
+    """
+    if sample_weight.dtype.kind not in "fiub":
+        raise ValueError(f"sample_weight must be numeric; got dtype {sample_weight.dtype}.")
+    if sample_weight.shape != (n_samples,):
         raise ValueError(
-            f"sample_weight must have shape (n_samples,) = ({n},); got {sw.shape}."
+            f"sample_weight must have shape (n_samples,) = ({n_samples},); "
+            f"got {sample_weight.shape}."
         )
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+
+
+def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) -> None:
+    """Raise the error of weights that are not finite and non-negative, or all zero.
+
+    The facts are passed in, so that a pass over lazy weights can gather them.
+
+    Parameters
+    ----------
+    finite_non_negative : bool
+        Every weight is finite and ``>= 0``.
+    any_positive : bool
+        Some weight is ``> 0``.
+
+    Raises
+    ------
+    ValueError
+        If either fact is false.
+    """
+    if not finite_non_negative:
         raise ValueError("sample_weight must be finite and non-negative.")
-    if not np.any(sw > 0):
+    if not any_positive:
         raise ValueError(
             "sample_weight is all zero: at least one weight must be positive (zero-weight "
             "samples are ignored by the fit)."
         )
-    return sw
 
 
 # ---------------------------------------------------------------------------
