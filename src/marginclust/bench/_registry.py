@@ -149,7 +149,8 @@ class Table:
     published_only : sequence of str, default=()
         Data sets and methods with published numbers that this table does not run.
     published_from : str or None, default=None
-        Take the published numbers of that table.
+        The table whose published numbers apply to this one (for the benchmark
+        that fills ``published`` from its CSV files, e.g. ``benchmarks/papers``).
     grids : mapping of str to mapping or list, default={}
         Per-table grids, ``method -> {param: values}`` (all combinations) or
         ``method -> [setting, ...]`` (these settings), replacing the method's own
