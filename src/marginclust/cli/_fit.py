@@ -242,6 +242,15 @@ def _list_methods() -> int:
 
 
 def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -> int:
+    from ._search import searched_n_clusters
+
+    searched = searched_n_clusters(args)
+    if searched is not None:
+        given = args.n_clusters if args.n_clusters is not None else params.get("n_clusters")
+        if given is not None:
+            _say(f"note: n_clusters is searched over {searched}, so the number of clusters "
+                 f"given ({given}) is not used")
+        return int(searched[0])
     from_param = params.get("n_clusters")
     if from_param is not None and args.n_clusters is not None and from_param != args.n_clusters:
         raise ValueError(
@@ -253,7 +262,8 @@ def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -
         if labels is None:
             raise ValueError(
                 "--n-clusters is required (or name a --label-column to use its number of "
-                "classes)."
+                "classes, or let --search choose it: --search --search-param "
+                "'n_clusters=[2,3,4,5,6]')."
             )
         k = int(np.unique(labels).size)
         _say(f"--n-clusters not given: using {k}, the number of classes in column "
@@ -318,7 +328,8 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
     start = time.perf_counter()
-    with fit_progress(f"fitting {cls.__name__}", enabled=not args.no_progress and not args.verbose):
+    with fit_progress(f"fitting {cls.__name__}",
+                      enabled=not args.no_progress and not args.verbose and not args.search):
         estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
@@ -342,6 +353,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             fh.close()
+    k = int(getattr(estimator, "n_clusters", k))  # a search may have chosen it
     summary = (
         f"{cls.__name__}: k={k}, {X.shape[0]} samples, {np.unique(labels_).size} non-empty "
         f"clusters, fit {elapsed:.3f} s, n_iter {getattr(estimator, 'n_iter_', '-')}"

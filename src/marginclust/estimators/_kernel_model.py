@@ -140,6 +140,21 @@ class KernelModelMixin:
             return AUTO_COMPONENTS
         return int(check_positive(L, "n_components", integer=True))
 
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Keep the low-rank mode of a fit on ``n_total`` rows on a subset of ``n_fit`` rows.
+
+        Model selection fits halves and subsamples; with ``n_components="auto"``
+        those below the exact-kernel limit would switch to the exact kernel (a
+        different model, and slower per sweep than the low-rank map the refit on
+        all rows uses). Subsets of at most ``AUTO_COMPONENTS`` rows keep the exact
+        kernel, whose span the map would reproduce.
+        """
+        if self.n_components != "auto" or self.kernel == "precomputed":
+            return {}
+        if n_total <= EXACT_MAX_SAMPLES or n_fit <= AUTO_COMPONENTS:
+            return {}
+        return {"n_components": AUTO_COMPONENTS}
+
     def _resolve_width(self, X: Any) -> float | None:
         """``gamma`` of the RBF kernel on (centred) ``X``; None for other kernels.
 

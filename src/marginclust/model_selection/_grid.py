@@ -8,7 +8,7 @@ from typing import Any
 
 from sklearn.model_selection import ParameterGrid
 
-__all__ = ["candidate_settings", "n_scaled_params", "scale_params"]
+__all__ = ["candidate_settings", "n_scaled_params", "scale_params", "subset_params"]
 
 
 def candidate_settings(
@@ -145,3 +145,38 @@ def scale_params(
         if isinstance(value, Real) and not isinstance(value, bool):
             out[name] = float(value) * n_fit / n_ref
     return out
+
+
+def subset_params(estimator: Any, n_fit: int, n_total: int) -> dict[str, Any]:
+    """Parameters that keep a fit on ``n_fit`` rows in the mode of a fit on ``n_total``.
+
+    An estimator whose mode depends on the number of rows (an exact kernel up to
+    a size, a low-rank map above it) declares it in the hook
+    ``_subset_fit_params(n_fit, n_total)``; halves and halving rungs of a search
+    then compare the settings in the mode the refit on all rows will use (and
+    do not fall back to a slower exact kernel below the size limit). For a
+    Pipeline, its last step's hook, prefixed with the step name.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A clusterer or a Pipeline ending in one.
+    n_fit : int
+        Rows of the coming fit.
+    n_total : int
+        Rows of the fit whose mode is kept.
+
+    Returns
+    -------
+    params : dict
+        Parameters to set for the fit (empty when nothing depends on the size).
+    """
+    steps = getattr(estimator, "steps", None)
+    prefix = ""
+    if steps:
+        name, estimator = steps[-1]
+        prefix = f"{name}__"
+    hook = getattr(estimator, "_subset_fit_params", None)
+    if not callable(hook) or n_fit >= n_total:
+        return {}
+    return {prefix + k: v for k, v in (hook(n_fit, n_total) or {}).items()}

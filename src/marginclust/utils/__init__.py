@@ -3,7 +3,7 @@
 from ._frame import Frame, centred_frame, check_objective_scale
 from ._init import check_center_init, initial_point
 from ._random import spawn_seeds
-from ._reporting import progress, report
+from ._reporting import StatusLine, format_seconds, progress, report
 from ._validation import (
     Degeneracy,
     check_finite_scale,
@@ -27,6 +27,7 @@ from ._validation import (
 __all__ = [
     "Degeneracy",
     "Frame",
+    "StatusLine",
     "centred_frame",
     "check_center_init",
     "check_finite_scale",
@@ -43,6 +44,7 @@ __all__ = [
     "check_sample_weight",
     "check_unit_interval",
     "degeneracy",
+    "format_seconds",
     "initial_point",
     "min_cluster_size",
     "progress",
