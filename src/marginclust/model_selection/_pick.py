@@ -10,7 +10,7 @@ from sklearn.base import clone
 
 from ._evaluate import setting_n_clusters
 
-__all__ = ["REPRODUCIBLE", "least_degenerate", "rank_settings", "with_defaults"]
+__all__ = ["least_degenerate", "rank_settings", "with_defaults"]
 
 
 def _same_params(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -71,19 +71,15 @@ def _value(results: Mapping[str, list[Any]], name: str, i: int) -> float:
     return float(s) if s is not None and np.isfinite(s) else -np.inf
 
 
-#: Stability at or above which a partition counts as reproducible: its halves disagree
-#: by at most a fifth of what random labellings of the same sizes do. Beyond it
-#: stability does not tell partitions apart (Ben-David, von Luxburg & Pal 2006), so
-#: the tie-break decides among all reproducible settings.
-REPRODUCIBLE = 0.8
-
-
 def _near(kept: Sequence[int], results: Mapping[str, list[Any]], tol: float) -> list[int]:
-    """Settings tied with the best: within ``tol`` of it, or (stability) reproducible.
+    """Settings tied with the best: within ``tol`` of it.
 
     With stability the settings are compared on the same half splits: a setting
-    ties with the best when the median over the splits of the best's lead is
-    at most ``tol`` (a failed split counts as -1).
+    ties with the best when the median over the splits of the best's lead is at
+    most ``tol`` (a failed split counts as -1). Pairing removes the part of the
+    split-to-split spread that all settings share (a hard split is hard for
+    every setting), and the median ignores one split that lands in a poor local
+    optimum.
     """
     top_i = max(kept, key=lambda i: _value(results, "score", i))
     top = _value(results, "score", top_i)
@@ -104,7 +100,7 @@ def _near(kept: Sequence[int], results: Mapping[str, list[Any]], tol: float) -> 
         if lead_of is None:
             tied = score >= top - tol
         else:
-            tied = lead_of(i) <= tol or score >= REPRODUCIBLE
+            tied = lead_of(i) <= tol
         if tied:
             near.append(i)
     return near
@@ -115,8 +111,8 @@ def rank_settings(alive: Sequence[int], results: Mapping[str, list[Any]], tol: f
     """Non-degenerate settings of ``alive``, best first.
 
     Settings tied with the best (within ``tol`` of it; with stability, a
-    median lead of the best over the same half splits of at most ``tol``, or a
-    reproducible stability of at least 0.8) are ordered by their tie-break
+    median lead of the best over the same half splits of at most ``tol``) are
+    ordered by their tie-break
     score (when there is one); remaining ties keep grid order. Then the
     defaults are the incumbent: when the first setting's defaults (same
     ``n_clusters``) are also tied with the best, they go first, so a search
