@@ -46,6 +46,9 @@ __all__ = ["StabilitySearch"]
 # below this a method cannot be asked to find K clusters on the rung.
 _HALF_ROWS_PER_CLUSTER = 20
 _MIN_HALF_ROWS = 50
+# budget="auto" spends fewer splits (down to 2) before it gives halves fewer rows than
+# this per cluster.
+_ROOMY_HALF_ROWS_PER_CLUSTER = 50
 
 
 def _varies_n_clusters(settings: Sequence[Mapping[str, Any]]) -> bool:
@@ -193,7 +196,9 @@ default="calinski_harabasz"
         included, to about 10 fits on all rows (or 20,000 rows fitted in all,
         whichever is more, so small data are searched on every row): it
         chooses the search rows and the halving schedule that use the most
-        rows within that cost, and ``plan_`` says what it chose. None compares
+        rows within that cost, using fewer half splits (down to 2, see
+        ``n_pairs_``) before halves would hold fewer than 50 rows per cluster,
+        and ``plan_`` says what it chose. None compares
         every setting on every search row. No rung has fewer rows than
         ``2 x max(50, 20 x n_clusters)`` (stability) or ``max(50, 20 x
         n_clusters)``, so that every setting can be asked for its clusters.
@@ -258,6 +263,8 @@ default="calinski_harabasz"
         ``(n_candidates, n_rows)`` per rung as planned.
     n_search_rows_ : int
         Rows the search used.
+    n_pairs_ : int
+        Half splits per setting used (0 for the one-fit scorings).
     n_fits_planned_ : int
         Fits the plan allowed for before the search started (dropped settings
         spend fewer).
@@ -397,14 +404,31 @@ default="calinski_harabasz"
                  if (k == "random_state" or k.endswith("__random_state")) and v is None}
         return est.set_params(**unset) if unset else est
 
-    def _plan(self, n: int, n_settings: int, per_setting: float, min_rows: int,
-              fixed_rows: int | None) -> tuple[int, list[Rung], bool, float]:
-        """Search rows, schedule, whether it fits the budget, budget in fits on all rows."""
+    def _plan(self, n: int, n_settings: int, paired: bool, k_max: int,
+              fixed_rows: int | None) -> tuple[int, list[Rung], bool, float, int]:
+        """Search rows, schedule, whether it fits the budget, the budget in fits on all
+        rows, and the number of half splits."""
+        min_rows = _min_rung_rows(k_max, paired)
         if self.budget == "auto":
             budget = max(AUTO_BUDGET - 1.0, AUTO_MIN_ROW_FITS / n)
-            plan = plan_search(n_settings, n, fits_per_setting=per_setting, budget=budget,
-                               factor=int(self.factor), min_rows=min_rows, n_rows=fixed_rows)
-            return plan.n_rows, plan.schedule, plan.within_budget, budget
+            # fewer splits (down to 2) before fewer rows: halves of at least
+            # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster when the budget allows
+            roomy = min(n, 2 * _ROOMY_HALF_ROWS_PER_CLUSTER * k_max)
+            pairs = [int(self.n_pairs)]
+            if paired:
+                pairs = list(range(int(self.n_pairs), min(2, int(self.n_pairs)) - 1, -1))
+            for n_pairs in pairs:
+                plan = plan_search(n_settings, n, fits_per_setting=1.0 + (n_pairs if paired else 0),
+                                   budget=budget, factor=int(self.factor),
+                                   min_rows=max(min_rows, roomy), n_rows=fixed_rows)
+                if plan.within_budget:
+                    return plan.n_rows, plan.schedule, True, budget, n_pairs
+            n_pairs = int(self.n_pairs)
+            plan = plan_search(n_settings, n, fits_per_setting=1.0 + (n_pairs if paired else 0),
+                               budget=budget, factor=int(self.factor), min_rows=min_rows,
+                               n_rows=fixed_rows)
+            return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
+        per_setting = 1.0 + (self.n_pairs if paired else 0)
         m = n if fixed_rows is None else fixed_rows
         budget_m = None if self.budget is None else float(self.budget)
         schedule, within = halving_schedule(
@@ -420,7 +444,8 @@ default="calinski_harabasz"
                 "budget, lower n_pairs or use a smaller grid.",
                 UserWarning, stacklevel=3,
             )
-        return m, schedule, within, np.nan if budget_m is None else budget_m * m / n
+        return m, schedule, within, np.nan if budget_m is None else budget_m * m / n, \
+            int(self.n_pairs)
 
     # -------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any = None) -> StabilitySearch:
@@ -457,14 +482,15 @@ default="calinski_harabasz"
             is_default = [False] * len(settings)
         scoring = self.scoring_ = _resolve_scoring(self.scoring, settings)
         paired = scoring in PAIRED
-        per_setting = 1.0 + (self.n_pairs if paired else 0)
         ks = [setting_n_clusters(base, s) for s in settings]
         k_max = max([k for k in ks if k is not None] or [2])
-        m, schedule, within, budget_n = self._plan(
-            n, len(settings), per_setting, _min_rung_rows(k_max, paired), fixed_rows)
+        m, schedule, within, budget_n, n_pairs = self._plan(
+            n, len(settings), paired, k_max, fixed_rows)
+        self.n_pairs_ = n_pairs if paired else 0
+        per_setting = 1.0 + self.n_pairs_
         self.schedule_ = schedule
         self.n_search_rows_ = m
-        fits_per = 1 + (2 * self.n_pairs if paired else 0)
+        fits_per = 1 + 2 * self.n_pairs_
         self.n_fits_planned_ = int(sum(r.n_candidates for r in schedule) * fits_per)
         planned_cost = schedule_cost(schedule, m, per_setting)
         self.plan_ = self._describe_plan(base, n, m, n_grid, settings, is_default, schedule,
@@ -483,7 +509,7 @@ default="calinski_harabasz"
             for it, rung in enumerate(schedule):
                 rows = np.sort(order[: rung.n_rows])
                 pairs = []
-                for _ in range(self.n_pairs if paired else 0):
+                for _ in range(self.n_pairs_):
                     perm = rng.permutation(rung.n_rows)
                     half = rung.n_rows // 2
                     pairs.append((np.sort(perm[:half]), np.sort(perm[half:])))
@@ -524,8 +550,10 @@ default="calinski_harabasz"
         what += f" + {added} default{'s' if added > 1 else ''})" if added else ")"
         rows = f"all {n:,} rows" if m == n else f"a subsample of {m:,} of {n:,} rows"
         scoring = self.scoring_ if isinstance(self.scoring_, str) else "a callable score"
-        how = (f"stability over {self.n_pairs} half splits" if scoring in PAIRED
+        how = (f"stability over {self.n_pairs_} half splits" if scoring in PAIRED
                else f"{scoring} (one fit each)")
+        if scoring in PAIRED and self.n_pairs_ < self.n_pairs:
+            how += f" (fewer than n_pairs={self.n_pairs} to keep more rows)"
         text = f"{what} on {rows}, {how}"
         if len(schedule) > 1:
             text += (", successive halving " + " -> ".join(str(r.n_candidates) for r in schedule)
