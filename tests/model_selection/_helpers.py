@@ -88,7 +88,8 @@ class CountingKMeans(CollapsibleKMeans):
 
     def fit(self, X: Any, y: Any = None) -> CountingKMeans:
         CountingKMeans.fits += 1
-        if CountingKMeans.stop_after is not None and CountingKMeans.fits > CountingKMeans.stop_after:
+        stop = CountingKMeans.stop_after
+        if stop is not None and CountingKMeans.fits > stop:
             raise KeyboardInterrupt
         return super().fit(X)
 
