@@ -214,13 +214,19 @@ def test_labels_invariant_to_uniform_rescaling(Est, k):
         X, _ = _pinned_blobs()
     cls = getattr(marginclust, Est)
     ref = cls(k, random_state=0).fit(X)
+    # Same problem in standardised units, so the same final convex subproblem (the labels
+    # agree), each fit within its solver's stopping guarantee `gap` of that subproblem's
+    # minimum: BMMC's bundle gap inner_tol * J; CPMMC's constraint generation stops at an
+    # absolute violation tol, within C * tol. The subproblem is 1-strongly convex in the
+    # standardised weights W = coef_ * data_scale_, so ||W - W*||^2 <= 2 gap. The true
+    # objective recorded lies at or below the surrogate; 2 gap allows for that.
+    gap = ref.inner_tol * abs(ref.objective_) if Est == "BMMC" else ref.C * ref.tol
     for s in (1e-3, 1e3):
         est = cls(k, random_state=0).fit(X * s)
         np.testing.assert_array_equal(est.labels_, ref.labels_)
-        # same problem in standardised units; iterates differ only by rounding, so the
-        # objectives agree to the solvers' relative tolerance (1e-3 bundle gap)
-        assert est.objective_ == pytest.approx(ref.objective_, rel=2e-3)
-        np.testing.assert_allclose(est.coef_ * s, ref.coef_, atol=0.05 * np.abs(ref.coef_).max())
+        assert abs(est.objective_ - ref.objective_) <= 2 * gap
+        dW = est.coef_ * est.data_scale_ - ref.coef_ * ref.data_scale_
+        assert np.linalg.norm(dW) <= 2 * np.sqrt(2 * gap)
         assert est.data_scale_ == pytest.approx(ref.data_scale_ * s)
     assert np.unique(ref.labels_).size == k
 

@@ -25,6 +25,15 @@ def _rbf(X, Y, gamma):
     return np.exp(-gamma * cdist(X, Y, "sqeuclidean"))
 
 
+def _separated_blobs(rng, n_per=20, spread=0.6):
+    """Three blobs with centres on a circle of radius 4 (about 11 spreads apart), so a
+    good partition exists for every seed."""
+    ang = 2 * np.pi * np.arange(3) / 3
+    centers = 4.0 * np.c_[np.cos(ang), np.sin(ang)]
+    X = np.vstack([c + spread * rng.randn(n_per, 2) for c in centers])
+    return X, np.repeat(np.arange(3), n_per)
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("m,lam", [(1.5, 0.5), (2.0, 1.0), (3.0, 10.0)])
 @pytest.mark.parametrize("n_components", [None, 15])
@@ -95,7 +104,7 @@ def test_proposition1_and_out_of_sample(rng):
 def test_separates_blobs_and_low_rank_close(rng):
     from sklearn.metrics import adjusted_rand_score
 
-    X, y = _blobs(rng, n_per=30)
+    X, y = _separated_blobs(rng, n_per=30)
     exact = SLMC(3, lam=5.0, gamma="scale", init="k-means", random_state=1).fit(X)
     low = SLMC(3, lam=5.0, gamma="scale", init="k-means", n_components=40,
                random_state=1).fit(X)
@@ -107,8 +116,11 @@ def test_separates_blobs_and_low_rank_close(rng):
 
 
 def test_precomputed_and_callable_kernels_match_rbf(rng):
-    X, _ = _blobs(rng, n_per=10)
-    U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
+    # The kernels agree to rounding; from a start near the true partition no update is
+    # near a tie (a near-uniform start could break its symmetry either way), so the
+    # smooth SLMC iterations end at the same point up to amplified rounding.
+    X, y = _separated_blobs(rng, n_per=10)
+    U0 = 0.5 * np.eye(3)[y] + 0.5 * rng.dirichlet(np.ones(3), size=X.shape[0])
     ref = SLMC(3, gamma=1.3, lam=2.0, init=U0).fit(X)
     pre = SLMC(3, kernel="precomputed", lam=2.0, init=U0).fit(_rbf(X, X, 1.3))
     cal = SLMC(3, kernel=lambda A, B: _rbf(A, B, 1.3), lam=2.0, init=U0).fit(X)
@@ -127,8 +139,14 @@ def test_determinism_and_restarts(rng):
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(a.memberships_, b.memberships_)
     np.testing.assert_array_equal(a.objective_history_, b.objective_history_)
-    c = SLMC(3, **{**kw, "random_state": 8}).fit(X)
-    assert not np.array_equal(a.objective_history_, c.objective_history_)
+    # the seed reaches the start: one step from two random starts differs (a full fit
+    # may forget its start and end at the same point, so it is not compared)
+    one = {**kw, "n_init": 1, "max_iter": 1}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        c7 = SLMC(3, **one).fit(X)
+        c8 = SLMC(3, **{**one, "random_state": 8}).fit(X)
+    assert np.abs(c7.memberships_ - c8.memberships_).max() > 0.01
 
 
 def test_stopping_rule_does_not_stop_on_near_uniform_init(rng):
