@@ -236,7 +236,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
                 "models_": params.models,
                 "gamma_": data.gamma_user,
                 "feature_map_": data.feature_map,
-                "_data": data,
+                "_data": data.for_prediction(),
                 "absorbed_clusters_": sorted(set(absorbed)),
             },
             objective=problem.objective_value(params, labels),

@@ -99,7 +99,9 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Annealing factor; the schedule may have at most 10,000 levels.
     init : {"gmm", "k-means", "random-weights", "random-points"} or array-like, default="gmm"
         Initial weights of the machines: responsibilities of a Gaussian mixture
-        (fitted on the centred, scaled data, so scale-free), the hard partition
+        (fitted on the centred, scaled data, so scale-free; full covariances up
+        to 100 features, diagonal ones above, so the start costs O(n d) in high
+        dimension), the hard partition
         of one scikit-learn KMeans run, independent uniform random weights,
         random disjoint subsets of points, or an (n_samples, n_clusters)
         membership matrix.
@@ -403,7 +405,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "temperature_": temperature,
             "gamma_": data.gamma_user,
             "feature_map_": data.feature_map,
-            "_data": data,
+            "_data": data.for_prediction(),
             "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),
