@@ -39,7 +39,8 @@ def _bad_inputs():
         "empty": (np.empty((0, 3)), "0 sample"),
         "one-sample": (X[:1], "1 sample"),
         "one-dimensional": (X[:, 0], "2D array"),
-        "strings": (np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object), "X holds 'a' at row 0, column 0, not a number"),
+        "strings": (np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object),
+                    "X holds 'a' at row 0, column 0, not a number"),
         "constant": (np.ones((10, 3)), "identical"),
     }
 

@@ -6,12 +6,12 @@ from ._random import spawn_seeds
 from ._reporting import StatusLine, format_seconds, progress, report
 from ._validation import (
     Degeneracy,
+    check_distinct_rows,
     check_finite_scale,
     check_iteration_params,
     check_label_init,
     check_max_iter,
     check_memberships,
-    check_distinct_rows,
     check_n_clusters,
     check_not_constant,
     check_pairs,

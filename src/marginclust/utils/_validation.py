@@ -807,13 +807,13 @@ def describe_bad_values(X: Any, name: str = "X") -> str | None:
         values = values.astype(object)
     for i, row in enumerate(values):
         for j, value in enumerate(row):
-            kind = _cell_problem(value)
-            if kind is None:
+            problem = _cell_problem(value)
+            if problem is None:
                 continue
             col = repr(columns[j]) if _is_frame(X) else str(columns[j])
-            if kind == "text":
+            if problem == "text":
                 return (f"{name} holds {value!r} at row {i}, column {col}, not a number; "
                         f"{advice['text']}.")
-            what = "NaN (a missing value)" if kind == "NaN" else "inf"
-            return f"{name} contains {what} at row {i}, column {col}; {advice[kind]}."
+            what = "NaN (a missing value)" if problem == "NaN" else "inf"
+            return f"{name} contains {what} at row {i}, column {col}; {advice[problem]}."
     return None
