@@ -60,7 +60,7 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
         Weight of the squared loss (a sum over samples, as in the paper). The
         defaults (``lam=0.1``, ``sigma0``, ``balance=0.1``, standardised
         features) had the best mean clustering accuracy over eight binary UCI
-        sets in ``benchmarks/slmc_defaults.py --lssvm``.
+        sets.
     balance : float, default=0.1
         Class-balance constraint as a fraction of ``n``: ``l = floor(balance * n)``
         (0 forces equal halves, 1 removes the constraint).

@@ -59,9 +59,9 @@ def exact_memory_limit() -> int:
 class KernelModelMixin:
     """Kernel parameters, validation, per-fit context and decision values.
 
-    Expects the attributes ``kernel``, ``gamma``, ``sigma`` and ``sigma_scale``
-    (deprecated), ``n_components``, ``low_rank``, ``dtype``, ``random_state`` and
-    ``verbose``.
+    Expects the attributes ``kernel``, ``gamma``, ``n_components``, ``low_rank``,
+    ``dtype``, ``random_state`` and ``verbose`` (and reads the deprecated ``sigma``
+    and ``sigma_scale`` where a subclass still has them).
     """
 
     kernel: Any

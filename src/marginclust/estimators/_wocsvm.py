@@ -184,9 +184,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     common offset of ``X`` does not change the fit. With LIBSVM's decision
     scale the E-step's log-odds grow with the cluster sizes ``nu sum_i z_ik``,
     so ``temperature`` is declared as a parameter that scales with
-    ``n_samples`` (``_n_scaled_params``): a temperature chosen on m rows means
-    ``temperature * n / m`` on n rows. ``_label_free_grid`` proposes widths
-    around ``sigma0`` and a few ``nu`` for :mod:`marginclust.model_selection`.
+    ``n_samples``: model selection fits a subset of m of the n rows at
+    ``temperature * m / n``. Its label-free grid (what
+    :class:`~marginclust.model_selection.StabilitySearch` compares when given
+    no ``param_grid``) holds widths around ``sigma0`` and a few ``nu``.
     Standardise the features first (``make_pipeline(StandardScaler(), ...)``).
 
     f_LL is not guaranteed to increase: the M-step trains one-class SVMs rather

@@ -16,10 +16,10 @@ def candidate_settings(
 ) -> tuple[list[dict[str, Any]], str]:
     """The settings to compare and where they came from.
 
-    ``param_grid=None`` asks the estimator for its label-free grid
-    (``estimator._label_free_grid(X)``, computed from ``X`` only; for a Pipeline,
-    its last step's grid on the transformed rows); an empty or missing grid
-    means the defaults alone.
+    ``param_grid=None`` asks the estimator for its own label-free grid
+    (marginclust's estimators declare one, computed from ``X`` only; for a
+    Pipeline, its last step's grid on the transformed rows); an estimator
+    without one is compared at its defaults alone.
 
     Parameters
     ----------
@@ -81,8 +81,8 @@ def _declared_grid(estimator: Any, X: Any) -> dict[str, list[Any]]:
 def n_scaled_params(estimator: Any) -> tuple[str, ...]:
     """Names of the estimator's parameters that are sums over samples.
 
-    Read from the class attribute ``_n_scaled_params``; for a Pipeline, those of
-    its last step, prefixed with the step name.
+    Declared by the estimator class (EMMC's ``C``, WOC-SVM's ``temperature``);
+    for a Pipeline, those of its last step, prefixed with the step name.
 
     Parameters
     ----------
@@ -128,12 +128,9 @@ def scale_params(
 
     Examples
     --------
-    >>> class Est:
-    ...     _n_scaled_params = ("C",)
-    ...     def get_params(self, deep=True):
-    ...         return {"C": 1.0, "m": 2.0}
-    >>> scale_params(Est(), {"m": 1.5}, 300, 100)
-    {'m': 1.5, 'C': 3.0}
+    >>> from marginclust import EMMC
+    >>> scale_params(EMMC(C=1.0), {"n_hidden": 100}, 300, 100)
+    {'n_hidden': 100, 'C': 3.0}
     """
     out = dict(setting)
     names = n_scaled_params(estimator)

@@ -152,8 +152,8 @@ class StabilitySearch(ClusterMixin, BaseEstimator):
         include ``n_clusters``. None uses the estimator's own label-free grid
         when it declares one (marginclust's estimators do: e.g. SLMC's ``lam``
         x ``gamma``), computed from ``X`` only; otherwise the defaults alone
-        are fitted. Values of the parameters that are sums over samples (SLMC's
-        ``lam``, BMMC's ``C``), in the grid or the estimator, are meant for all
+        are fitted. Values of the parameters that are sums over samples (EMMC's
+        ``C``, WOC-SVM's ``temperature``), in the grid or the estimator, are meant for all
         the rows of ``X``: a fit on ``r`` of the ``n`` rows (a subsample, a
         half, a halving rung) uses ``value * r / n``, and the refit on all rows
         the value itself, so the defaults refitted are the plain fit.

@@ -113,6 +113,16 @@ def _isatty(stream: object) -> bool:
 def format_seconds(seconds: float) -> str:
     """``42 s``, ``3 min 20 s`` or ``1 h 05 min``: a duration for a progress line.
 
+    Parameters
+    ----------
+    seconds : float
+        The duration (negative counts as 0).
+
+    Returns
+    -------
+    text : str
+        Rounded to the second.
+
     Examples
     --------
     >>> from marginclust.utils import format_seconds
@@ -166,6 +176,13 @@ class StatusLine:
         When stderr is not a terminal (a log file, a pipe), lines are not
         rewritten in place: one full line is written at most every
         ``NON_TTY_INTERVAL`` seconds instead.
+
+        Parameters
+        ----------
+        text : str
+            The new content of the line.
+        force : bool, default=False
+            On a terminal, rewrite now even within ``interval``.
         """
         if not self.enabled:
             return
@@ -184,7 +201,13 @@ class StatusLine:
         self._open = True
 
     def note(self, text: str) -> None:
-        """Print ``text`` on a line of its own (ending the status line first)."""
+        """Print ``text`` on a line of its own (ending the status line first).
+
+        Parameters
+        ----------
+        text : str
+            The message; also logged at DEBUG level.
+        """
         logger.debug(text)
         if not self.enabled:
             return
