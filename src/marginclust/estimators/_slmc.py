@@ -122,8 +122,9 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         sweep; the n x L features are kept in memory up to 1 GiB and recomputed
         per row block above, so memory stays O(n K + L^2) at any n).
         ``"auto"``: exact up to 2,000 samples, a rank-500 Nystroem map above
-        (for pendigits, 3,498 rows and 10 clusters, the same clustering accuracy as the exact kernel at a fraction of the time;
-        ``verbose=1`` prints the switch). Exact mode refuses data whose kernel
+        (for pendigits, 3,498 rows and 10 clusters, the same clustering
+        accuracy as the exact kernel at a fraction of the time; ``verbose=1``
+        prints the switch). Exact mode refuses data whose kernel
         matrix would not fit in memory.
     low_rank : {"nystroem", "rff"}, default="nystroem"
         Feature map of the low-rank mode (Nystroem landmarks or random
