@@ -110,3 +110,18 @@ def test_bench_label_free_flag_adds_the_column(tmp_path, capsys, shared_data_dir
                  "--out", str(tmp_path / "out"), "--data-home", str(shared_data_dir)])
     assert code in (0, None)
     assert "ours (label-free)" in capsys.readouterr().out
+
+
+def test_the_table_shows_failed_splits_as_failures_not_numbers():
+    from marginclust.cli._search import _state
+
+    nan = float("nan")
+    res = {"degenerate": [False, False, True], "reason": [None, None, "2 of 6 clusters "
+                                                                    "non-empty"],
+           "error": [None, None, None], "score": [-1.0, 0.83, float("nan")],
+           "score_std": [0.0, 0.05, float("nan")], "n_failed_pairs": [4, 1, 0],
+           "pair_scores": [(nan, nan, 0.52, nan, nan), (0.8, 0.83, nan, 0.9, 0.85), ()]}
+    assert _state(res, 0) == ("failed: a half collapsed in 4 of 5 splits (the other 1 "
+                              "scored 0.52)")
+    assert _state(res, 1) == "score 0.8300 +- 0.05 (1 of 5 splits failed: a half collapsed)"
+    assert _state(res, 2) == "dropped: 2 of 6 clusters non-empty"

@@ -100,11 +100,15 @@ def _state(res: dict[str, list[Any]], i: int) -> str:
         if res["error"][i]:
             reason = f"failed: {res['error'][i]}"
         return f"dropped: {reason}"
-    text = f"score {res['score'][i]:.4f}"
     n_pairs = len(res["pair_scores"][i])
+    failed = res["n_failed_pairs"][i]
+    if n_pairs and 2 * failed > n_pairs:  # the median is a failure: no number to show
+        ok = [v for v in res["pair_scores"][i] if v == v]
+        return (f"failed: a half collapsed in {failed} of {n_pairs} splits (the other "
+                f"{len(ok)} scored {sum(ok) / len(ok):.2f})")
+    text = f"score {res['score'][i]:.4f}"
     if n_pairs:
         text += f" +- {res['score_std'][i]:.2f}"
-        failed = res["n_failed_pairs"][i]
         if failed:
             text += f" ({failed} of {n_pairs} splits failed: a half collapsed)"
     return text

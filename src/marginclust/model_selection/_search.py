@@ -559,6 +559,12 @@ default="calinski_harabasz"
             text += (", successive halving " + " -> ".join(str(r.n_candidates) for r in schedule)
                      + " settings on " + " -> ".join(f"{r.n_rows:,}" for r in schedule)
                      + " rows")
+        first = schedule[0].n_rows // (2 if scoring in PAIRED else 1)
+        k_max = max([k for k in (setting_n_clusters(base, s) for s in settings)
+                     if k is not None] or [2])
+        if first < _HALF_ROWS_PER_CLUSTER * k_max:
+            text += (f" (fits on {first:,} rows: fewer than {_HALF_ROWS_PER_CLUSTER} per "
+                     f"cluster for {k_max} clusters, so some may collapse)")
         total = planned_cost * m / n
         text += (f": at most {self.n_fits_planned_:,} fits, costing about {total:.1f} fits "
                  f"on all rows (+1 for the refit)")
@@ -632,16 +638,20 @@ default="calinski_harabasz"
                         base: Any) -> None:
         if self.scoring_ not in PAIRED or not ranking:
             return
-        best = results["score"][ranking[0]]
+        top = ranking[0]
+        best = results["score"][top]
         if np.isfinite(best) and best < self.tol:
             ks = sorted({k for k in (setting_n_clusters(base, results["params"][i])
                                      for i in ranking) if k is not None})
             shown = ks[0] if len(ks) == 1 else "any of " + ", ".join(map(str, ks))
+            failed, splits = results["n_failed_pairs"][top], len(results["pair_scores"][top])
+            how = (f"best stability {best:.2f}, where 0 is chance and 1 perfectly "
+                   "reproducible" if 2 * failed <= splits else
+                   f"the best setting's halves collapsed in {failed} of {splits} splits")
             warnings.warn(
-                f"no setting is more stable than chance (best stability {best:.2f}, where 0 "
-                f"is chance and 1 perfectly reproducible): the data may not hold {shown} "
-                "clusters. Try other numbers of clusters, standardised features or another "
-                "method; the pick is kept but is no better than a random split.",
+                f"no setting is more stable than chance ({how}): the data may not hold "
+                f"{shown} clusters. Try other numbers of clusters, standardised features or "
+                "another method; the pick is kept but is no better than a random split.",
                 ConvergenceWarning, stacklevel=3,
             )
 
@@ -709,8 +719,10 @@ default="calinski_harabasz"
                 ConvergenceWarning, stacklevel=3,
             )
         else:
-            line.note(f"StabilitySearch picked {self.best_params_ or 'the defaults'} "
-                      f"(score {self.best_score_:.4f})")
+            failed, splits = results["n_failed_pairs"][i], len(results["pair_scores"][i])
+            how = (f"score {self.best_score_:.4f}" if 2 * failed <= splits else
+                   f"its halves collapsed in {failed} of {splits} splits")
+            line.note(f"StabilitySearch picked {self.best_params_ or 'the defaults'} ({how})")
 
     # ---------------------------------------------------------------- predict
     def _check_best(self) -> Any:
