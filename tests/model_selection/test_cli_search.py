@@ -125,3 +125,35 @@ def test_the_table_shows_failed_splits_as_failures_not_numbers():
                               "scored 0.52)")
     assert _state(res, 1) == "score 0.8300 +- 0.05 (1 of 5 splits failed: a half collapsed)"
     assert _state(res, 2) == "dropped: 2 of 6 clusters non-empty"
+
+
+def test_fit_search_cache_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the middle of a search: the command says how to resume, and the rerun
+    with the same --search-cache reads the finished settings."""
+    from marginclust.model_selection import _evaluate
+
+    X = blobs(3, n_per=30, seed=4)
+    src, cache = tmp_path / "in.csv", tmp_path / "cache"
+    _write(src, X)
+    argv = ["fit", str(src), "--method", "fcm", "--search", "--search-param",
+            "n_clusters=[2,3,4]", "--search-n-pairs", "1", "--search-cache", str(cache),
+            "--no-progress", "--out", str(tmp_path / "o.csv")]
+    real = _evaluate.fit_setting
+    calls = {"n": 0}
+
+    def interrupted(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 7:  # during the third setting
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_evaluate, "fit_setting", interrupted)
+    assert main(argv) == 130
+    assert f"interrupted; rerun the same command to resume from the settings saved in " \
+           f"{cache}" in capsys.readouterr().err
+    calls["n"] = 0
+    monkeypatch.setattr(_evaluate, "fit_setting", lambda *a, **k: (calls.__setitem__(
+        "n", calls["n"] + 1), real(*a, **k))[1])
+    assert main(argv) == 0
+    assert calls["n"] == 3  # the third setting's three fits; the refit is not counted here
+    assert "search picked {'n_clusters': 3}" in capsys.readouterr().err

@@ -125,6 +125,11 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
         return estimator.fit(X)
     from marginclust.model_selection import StabilitySearch
 
+    args.interrupt_hint = (
+        f"; rerun the same command to resume from the settings saved in {args.search_cache}"
+        if args.search_cache else
+        "; nothing was saved: --search-cache DIR keeps finished settings for a rerun"
+    )
     search = StabilitySearch(
         estimator,
         parse_grid(args.search_param),
@@ -139,9 +144,10 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
     res = search.results_
     print(f"search ({search.grid_source_} grid, {search.scoring_}, "
           f"{search.n_search_rows_:,} rows):", file=sys.stderr)
+    mixed = not all(res["is_default"])  # mark the defaults only beside other settings
     for i in sorted(range(len(res["params"])), key=lambda j: res["rank"][j]):
         params = res["params"][i] or "(the defaults)"
-        mark = " [defaults]" if res["is_default"][i] and res["params"][i] else ""
+        mark = " [defaults]" if mixed and res["is_default"][i] and res["params"][i] else ""
         print(f"  #{res['rank'][i]:<3d} {params}{mark}  {_state(res, i)}, "
               f"{res['n_clusters_found'][i]} clusters found, {res['seconds'][i]:.2f} s",
               file=sys.stderr)
