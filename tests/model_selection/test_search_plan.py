@@ -163,3 +163,32 @@ def test_collapse_on_the_search_rows_but_not_on_all_rows_is_not_collapsed():
         search.fit(X)
     assert search.collapsed_ and hasattr(search, "labels_")
     assert np.isnan(search.best_score_)
+
+
+def test_subsets_keep_the_low_rank_mode_of_the_fit_on_all_rows(monkeypatch):
+    """Halves that fall under the exact-kernel limit are fitted in the low-rank mode the
+    refit on all rows uses (not in a slower exact mode); small ones stay exact."""
+    from marginclust import SLMC, WOCSVMClustering
+    from marginclust.estimators import _kernel_model
+    from marginclust.model_selection import _evaluate
+    from marginclust.model_selection._grid import subset_params
+
+    assert subset_params(SLMC(), 1500, 3498) == {"n_components": 500}
+    assert subset_params(SLMC(), 900, 3498) == {}  # exact is no dearer up to 1,000 rows
+    assert subset_params(SLMC(n_components=None), 1500, 3498) == {}
+    assert subset_params(SLMC(), 1500, 1800) == {}  # the full fit is exact too
+    assert subset_params(WOCSVMClustering(), 3000, 8000) == {"n_components": 300}
+    monkeypatch.setattr(_kernel_model, "EXACT_MAX_SAMPLES", 100)
+    monkeypatch.setattr(_kernel_model, "AUTO_COMPONENTS", 20)
+    seen = []
+    real = _evaluate.fit_setting
+
+    def spy(estimator, params, X):
+        seen.append((X.shape[0], params.get("n_components")))
+        return real(estimator, params, X)
+
+    monkeypatch.setattr(_evaluate, "fit_setting", spy)
+    X = blobs(2, n_per=150, seed=8)
+    StabilitySearch(SLMC(2, random_state=0), {"lam": [10.0]}, n_pairs=1,
+                    random_state=0).fit(X)
+    assert sorted(seen) == [(150, 20), (150, 20), (300, None)]

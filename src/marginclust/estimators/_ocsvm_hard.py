@@ -19,6 +19,7 @@ from ..objectives._wocsvm import (
     check_ocsvm_params,
     kmeans_partition,
     one_class_label_free_grid,
+    one_class_subset_params,
     prepare_one_class_data,
     random_partition,
     score_models,
@@ -186,6 +187,10 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
         return one_class_label_free_grid(self.kernel, X)
+
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
 
     def _initial_labels(
         self, Z: npt.NDArray[np.float64], rng: np.random.RandomState

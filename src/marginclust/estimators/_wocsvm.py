@@ -21,6 +21,7 @@ from ..objectives._wocsvm import (
     e_step,
     initial_weights,
     one_class_label_free_grid,
+    one_class_subset_params,
     prepare_one_class_data,
     score_models,
 )
@@ -339,6 +340,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
         return one_class_label_free_grid(self.kernel, X)
+
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
 
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:

@@ -59,6 +59,7 @@ __all__ = [
     "initial_weights",
     "kmeans_partition",
     "one_class_label_free_grid",
+    "one_class_subset_params",
     "prepare_one_class_data",
     "random_partition",
     "score_models",
@@ -622,6 +623,22 @@ def initial_weights(
     W = np.zeros((n, K))
     W[np.arange(n), random_partition(n, K, rng)] = 1.0
     return W
+
+
+def one_class_subset_params(kernel: str, n_components: Any, n_fit: int,
+                            n_total: int) -> dict[str, Any]:
+    """Keep the low-rank mode of a fit on ``n_total`` rows on a subset of ``n_fit`` rows.
+
+    With ``n_components="auto"`` a model-selection subset at or below
+    ``EXACT_MAX_SAMPLES`` rows would switch to the exact kernel (an n x n matrix
+    and a different model) while the refit on all rows uses the rank-300 map;
+    subsets up to twice ``AUTO_COMPONENTS`` rows keep the exact kernel, no dearer.
+    """
+    if kernel == "linear" or not (isinstance(n_components, str) and n_components == "auto"):
+        return {}
+    if n_total <= EXACT_MAX_SAMPLES or n_fit <= 2 * AUTO_COMPONENTS:
+        return {}
+    return {"n_components": AUTO_COMPONENTS}
 
 
 def one_class_label_free_grid(kernel: str, X: Any) -> dict[str, list[Any]]:
