@@ -148,22 +148,23 @@ def test_compressed_files_are_read_transparently(tmp_path, capsys, kind):
     text = _text(_rows()).encode()
     packed = {"bz2": bz2.compress, "xz": lzma.compress, "gz": gzip.compress}
     if kind == "zip":
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w") as zf:
-            zf.writestr("data.csv", text)
-        content = buf.getvalue()
+        content = _zip({"data.csv": text})
     else:
         content = packed[kind](text)
     code, out = _fit(tmp_path, f"data.csv.{kind}", content, mode="b")
     assert code == 0 and len(out.read_text().splitlines()) == 41
 
 
-def test_a_zip_of_several_files_and_a_mislabelled_bz2_are_named(tmp_path, capsys):
+def _zip(members):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("a.csv", "x\n1\n")
-        zf.writestr("b.csv", "x\n1\n")
-    code, _ = _fit(tmp_path, "two.zip", buf.getvalue(), mode="b")
+        for name, text in members.items():
+            zf.writestr(name, text)
+    return buf.getvalue()
+
+
+def test_a_zip_of_several_files_and_a_mislabelled_bz2_are_named(tmp_path, capsys):
+    code, _ = _fit(tmp_path, "two.zip", _zip({"a.csv": "x\n1\n", "b.csv": "x\n1\n"}), mode="b")
     line = _error(capsys.readouterr().err)
     assert code == 1 and "zip archive of 2 files (a.csv, b.csv)" in line
     code, _ = _fit(tmp_path, "plain.csv.bz2", _text(_rows()))
@@ -172,11 +173,8 @@ def test_a_zip_of_several_files_and_a_mislabelled_bz2_are_named(tmp_path, capsys
 
 
 def test_an_excel_workbook_says_to_save_as_csv(tmp_path, capsys):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("[Content_Types].xml", "<Types/>")
-        zf.writestr("xl/workbook.xml", "<workbook/>")
-    code, _ = _fit(tmp_path, "data.xlsx", buf.getvalue(), mode="b")
+    workbook = _zip({"[Content_Types].xml": "<Types/>", "xl/workbook.xml": "<workbook/>"})
+    code, _ = _fit(tmp_path, "data.xlsx", workbook, mode="b")
     line = _error(capsys.readouterr().err)
     assert code == 1 and "is an Excel workbook" in line and "CSV UTF-8" in line
     assert "iconv" not in line
