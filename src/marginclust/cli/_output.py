@@ -20,7 +20,7 @@ __all__ = ["check_out_file", "open_output", "scale_note", "write_clusters"]
 
 # Feature spreads further apart than this ratio get a note suggesting --standardize.
 SCALE_RATIO_NOTE = 100.0
-_BLOCK = 50_000
+_BLOCK = 2_000
 
 
 def check_out_file(out: str | None) -> None:

@@ -411,22 +411,26 @@ default="calinski_harabasz"
         min_rows = _min_rung_rows(k_max, paired)
         if self.budget == "auto":
             budget = max(AUTO_BUDGET - 1.0, AUTO_MIN_ROW_FITS / n)
-            # fewer splits (down to 2) before fewer rows: halves of at least
-            # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster when the budget allows
-            roomy = min(n, 2 * _ROOMY_HALF_ROWS_PER_CLUSTER * k_max)
+            # fewer splits (down to 2) before fits with fewer than
+            # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
+            roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
             pairs = [int(self.n_pairs)]
             if paired:
                 pairs = list(range(int(self.n_pairs), min(2, int(self.n_pairs)) - 1, -1))
-            for n_pairs in pairs:
-                plan = plan_search(n_settings, n, fits_per_setting=1.0 + (n_pairs if paired else 0),
-                                   budget=budget, factor=int(self.factor),
-                                   min_rows=max(min_rows, roomy), n_rows=fixed_rows)
-                if plan.within_budget:
-                    return plan.n_rows, plan.schedule, True, budget, n_pairs
-            n_pairs = int(self.n_pairs)
-            plan = plan_search(n_settings, n, fits_per_setting=1.0 + (n_pairs if paired else 0),
-                               budget=budget, factor=int(self.factor), min_rows=min_rows,
-                               n_rows=fixed_rows)
+            best: tuple[Any, ...] | None = None
+            for floor in (max(min_rows, roomy), min_rows):
+                for n_pairs in pairs:
+                    plan = plan_search(n_settings, n,
+                                       fits_per_setting=1.0 + (n_pairs if paired else 0),
+                                       budget=budget, factor=int(self.factor), min_rows=floor,
+                                       n_rows=fixed_rows)
+                    if floor > min_rows and plan.within_budget:
+                        return plan.n_rows, plan.schedule, True, budget, n_pairs
+                    key = (plan.within_budget, min(plan.schedule[0].n_rows, roomy), n_pairs)
+                    if floor == min_rows and (best is None or key > best[0]):
+                        best = (key, plan, n_pairs)
+            assert best is not None
+            _, plan, n_pairs = best
             return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
         per_setting = 1.0 + (self.n_pairs if paired else 0)
         m = n if fixed_rows is None else fixed_rows
