@@ -192,3 +192,17 @@ def test_subsets_keep_the_low_rank_mode_of_the_fit_on_all_rows(monkeypatch):
     StabilitySearch(SLMC(2, random_state=0), {"lam": [10.0]}, n_pairs=1,
                     random_state=0).fit(X)
     assert sorted(seen) == [(150, 20), (150, 20), (300, None)]
+
+
+def test_budget_auto_spends_fewer_splits_before_fewer_rows_but_keeps_three():
+    """pendigits' shape (3,498 rows, 10 clusters, 10 settings): five splits would leave
+    524 search rows; the plan keeps three splits (a median that ignores one failed split)
+    on more rows, within about nine fits on all rows."""
+    from marginclust import SLMC
+
+    search = StabilitySearch(SLMC(10), budget="auto")
+    m, schedule, within, budget, n_pairs = search._plan(3498, 10, True, 10, None)
+    assert within and n_pairs == 3 and m > 524
+    assert len(schedule) == 1 and m * 10 * (1 + n_pairs) / 3498 <= budget + 1e-9
+    small = StabilitySearch(SLMC(3), budget="auto")._plan(1000, 10, True, 3, None)
+    assert small[4] == 5  # room enough: every split the user asked for

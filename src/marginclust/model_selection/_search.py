@@ -46,7 +46,7 @@ __all__ = ["StabilitySearch"]
 # below this a method cannot be asked to find K clusters on the rung.
 _HALF_ROWS_PER_CLUSTER = 20
 _MIN_HALF_ROWS = 50
-# budget="auto" spends fewer splits (down to 2) before it gives halves fewer rows than
+# budget="auto" spends fewer splits (down to 3) before it gives halves fewer rows than
 # this per cluster.
 _ROOMY_HALF_ROWS_PER_CLUSTER = 50
 
@@ -196,7 +196,7 @@ default="calinski_harabasz"
         included, to about 10 fits on all rows (or 20,000 rows fitted in all,
         whichever is more, so small data are searched on every row): it
         chooses the search rows and the halving schedule that use the most
-        rows within that cost, using fewer half splits (down to 2, see
+        rows within that cost, using fewer half splits (down to 3, see
         ``n_pairs_``) before halves would hold fewer than 50 rows per cluster,
         and ``plan_`` says what it chose. None compares
         every setting on every search row. No rung has fewer rows than
@@ -411,12 +411,12 @@ default="calinski_harabasz"
         min_rows = _min_rung_rows(k_max, paired)
         if self.budget == "auto":
             budget = max(AUTO_BUDGET - 1.0, AUTO_MIN_ROW_FITS / n)
-            # fewer splits (down to 2) before fits with fewer than
+            # fewer splits (down to 3) before fits with fewer than
             # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
             roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
             pairs = [int(self.n_pairs)]
-            if paired:
-                pairs = list(range(int(self.n_pairs), min(2, int(self.n_pairs)) - 1, -1))
+            if paired:  # at least 3: the median then ignores one split that failed
+                pairs = list(range(int(self.n_pairs), min(3, int(self.n_pairs)) - 1, -1))
             best: tuple[Any, ...] | None = None
             for floor in (max(min_rows, roomy), min_rows):
                 for n_pairs in pairs:
