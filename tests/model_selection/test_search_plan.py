@@ -206,3 +206,12 @@ def test_budget_auto_spends_fewer_splits_before_fewer_rows_but_keeps_three():
     assert len(schedule) == 1 and m * 10 * (1 + n_pairs) / 3498 <= budget + 1e-9
     small = StabilitySearch(SLMC(3), budget="auto")._plan(1000, 10, True, 3, None)
     assert small[4] == 5  # room enough: every split the user asked for
+
+
+def test_at_chance_level_the_defaults_are_kept():
+    """No setting more stable than chance is no evidence against the defaults."""
+    X = np.random.RandomState(1).normal(size=(400, 2))
+    with pytest.warns(ConvergenceWarning, match="more stable than chance.*the defaults are kept"):
+        search = StabilitySearch(RandomLabels(3), {"random_state": [1, 2]}, random_state=0,
+                                 tie_break=None).fit(X)
+    assert search.best_params_ == {} and search.results_["is_default"][search.best_index_]

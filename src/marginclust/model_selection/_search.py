@@ -537,7 +537,7 @@ default="calinski_harabasz"
             line.close()
         self.cost_ = cost
         self.results_ = results
-        self._warn_if_chance(ranking, results, base)
+        ranking = self._chance(ranking, results, base)
         self._refit(X, base, settings, ranking, line)
         return self
 
@@ -638,26 +638,41 @@ default="calinski_harabasz"
                 nxt.append(i)
         return nxt
 
-    def _warn_if_chance(self, ranking: list[int], results: Mapping[str, list[Any]],
-                        base: Any) -> None:
+    def _chance(self, ranking: list[int], results: Mapping[str, list[Any]],
+                base: Any) -> list[int]:
+        """Warn when no setting is more stable than chance; the defaults are then kept.
+
+        With no evidence against them, the defaults at the best setting's
+        ``n_clusters`` go first, even when only their half splits failed (their fit
+        on the search rows found every cluster).
+        """
         if self.scoring_ not in PAIRED or not ranking:
-            return
+            return ranking
         top = ranking[0]
         best = results["score"][top]
-        if np.isfinite(best) and best < self.tol:
-            ks = sorted({k for k in (setting_n_clusters(base, results["params"][i])
-                                     for i in ranking) if k is not None})
-            shown = ks[0] if len(ks) == 1 else "any of " + ", ".join(map(str, ks))
-            failed, splits = results["n_failed_pairs"][top], len(results["pair_scores"][top])
-            how = (f"best stability {best:.2f}, where 0 is chance and 1 perfectly "
-                   "reproducible" if 2 * failed <= splits else
-                   f"the best setting's halves collapsed in {failed} of {splits} splits")
-            warnings.warn(
-                f"no setting is more stable than chance ({how}): the data may not hold "
-                f"{shown} clusters. Try other numbers of clusters, standardised features or "
-                "another method; the pick is kept but is no better than a random split.",
-                ConvergenceWarning, stacklevel=3,
-            )
+        if not (np.isfinite(best) and best < self.tol):
+            return ranking
+        k = setting_n_clusters(base, results["params"][top])
+        keep = [i for i in range(len(results["params"]))
+                if results["is_default"][i] and results["error"][i] is None
+                and results["n_clusters_found"][i] == results["n_clusters"][i]
+                and setting_n_clusters(base, results["params"][i]) == k]
+        ks = sorted({k for k in (setting_n_clusters(base, results["params"][i])
+                                 for i in ranking) if k is not None})
+        shown = ks[0] if len(ks) == 1 else "any of " + ", ".join(map(str, ks))
+        failed, splits = results["n_failed_pairs"][top], len(results["pair_scores"][top])
+        how = (f"best stability {best:.2f}, where 0 is chance and 1 perfectly "
+               "reproducible" if 2 * failed <= splits else
+               f"the best setting's halves collapsed in {failed} of {splits} splits")
+        kept = ("the defaults are kept" if keep else
+                "the pick is kept but is no better than a random split")
+        warnings.warn(
+            f"no setting is more stable than chance ({how}): the data may not hold "
+            f"{shown} clusters. Try other numbers of clusters, standardised features or "
+            f"another method; {kept}.",
+            ConvergenceWarning, stacklevel=3,
+        )
+        return keep[:1] + [i for i in ranking if i not in keep[:1]]
 
     def _refit(self, X: Any, base: Any, settings: list[dict[str, Any]], ranking: list[int],
                line: StatusLine) -> None:
