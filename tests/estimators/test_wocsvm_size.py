@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from marginclust import OCSVMHardClustering, WOCSVMClustering
-from marginclust.objectives import _wocsvm
+from marginclust.estimators import _one_class
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -37,7 +37,7 @@ def test_gmm_start_uses_diagonal_covariances_in_high_dimension(monkeypatch, d, e
 
     monkeypatch.setattr(sklearn.mixture, "GaussianMixture", spy)
     Z = _two_blobs(40, d) / 10.0
-    W = _wocsvm.initial_weights("gmm", Z, 2, np.random.RandomState(0))
+    W = _one_class.initial_weights("gmm", Z, 2, np.random.RandomState(0))
     assert seen == [expected]
     np.testing.assert_allclose(W.sum(axis=1), 1.0)
 

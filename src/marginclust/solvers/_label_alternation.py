@@ -41,9 +41,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 from ..utils._reporting import report
 from ._base import Callback, check_capabilities
-from ._blocks import sample_row_indices
 from ._result import SolverResult
 
 __all__ = ["LabelAlternation", "kmeans_labels", "kmeans_on_sample", "seeding_dims"]
@@ -245,7 +245,7 @@ def kmeans_labels(
     seed_rows: int = 2000,
     polish_iter: int = 10,
     max_rows: int = _KMEANS_MAX_ROWS,
-    block_rows: int = 8192,
+    block_rows: int = BLOCK_ROWS,
     seed_dims: int | str | None = "auto",
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.

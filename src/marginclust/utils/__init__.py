@@ -1,23 +1,35 @@
-"""Shared validation, randomness, reporting and data-frame helpers."""
+"""Shared validation, randomness, reporting, preprocessing and data-frame helpers."""
 
 from ._frame import Frame, centred_frame, check_objective_scale
-from ._init import check_center_init, initial_point
+from ._init import check_center_init, initial_point, kmeans_start
+from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
-from ._reporting import StatusLine, format_seconds, progress, report
+from ._reporting import StatusLine, format_seconds, progress, report, shorten
 from ._validation import (
+    Boolean,
+    Constraint,
     Degeneracy,
+    Fuzzifier,
+    MaxIter,
+    OneOf,
+    Or,
+    Positive,
+    PositiveFinite,
+    UnitInterval,
     check_distinct_rows,
     check_finite_scale,
-    check_iteration_params,
     check_label_init,
     check_max_iter,
     check_memberships,
     check_n_clusters,
     check_not_constant,
     check_pairs,
+    check_parameters,
     check_positive,
     check_positive_finite,
     check_sample_weight,
+    check_sample_weight_form,
+    check_sample_weight_values,
     check_unit_interval,
     count_distinct_rows,
     degeneracy,
@@ -28,14 +40,23 @@ from ._validation import (
 )
 
 __all__ = [
+    "PREPROCESSING",
+    "Boolean",
+    "Constraint",
     "Degeneracy",
+    "Fuzzifier",
+    "MaxIter",
+    "OneOf",
+    "Or",
+    "Positive",
+    "PositiveFinite",
+    "UnitInterval",
     "Frame",
     "StatusLine",
     "centred_frame",
     "check_center_init",
     "check_distinct_rows",
     "check_finite_scale",
-    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -43,19 +64,25 @@ __all__ = [
     "check_not_constant",
     "check_objective_scale",
     "check_pairs",
+    "check_parameters",
     "check_positive",
     "check_positive_finite",
     "check_sample_weight",
+    "check_sample_weight_form",
+    "check_sample_weight_values",
     "check_unit_interval",
     "count_distinct_rows",
     "degeneracy",
     "describe_bad_values",
     "format_seconds",
     "initial_point",
+    "kmeans_start",
     "min_cluster_size",
+    "preprocess",
     "progress",
     "report",
     "resolve_alias",
     "resolve_renamed",
+    "shorten",
     "spawn_seeds",
 ]
