@@ -911,7 +911,7 @@ def check_distinct_rows(X: Any, n_clusters: int, name: str = "X") -> None:
     Parameters
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        Validated data.
+        The data a fit received, after validation.
     n_clusters : int
         Number of clusters asked for.
     name : str, default="X"
