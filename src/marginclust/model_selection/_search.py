@@ -521,7 +521,10 @@ default="calinski_harabasz"
                 progress.plan(len(alive), len(alive) * fits_per, len(alive) * rung_cost)
                 tie_break = self.tie_break if paired else None
                 args = (X[rows], n, pairs, scoring, tie_break)
-                for i, out in self._run_rung(evaluate, base, settings, alive, args, progress,
+                # the defaults first: the estimate after the first fit is then a plain
+                # fit's (the order changes nothing else: every setting sees the same splits)
+                first = sorted(alive, key=lambda i: not is_default[i])
+                for i, out in self._run_rung(evaluate, base, settings, first, args, progress,
                                              fits_per, rung_cost, rung.n_rows):
                     self._store(results, i, out, it, rung.n_rows)
                 cost += len(alive) * rung_cost
