@@ -377,7 +377,7 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
             for rep in range(context.pick(5, 2, 1)):
                 seed = context.seed_for(table.name, ds, count, rep)
                 ml, cl = _random_pairs(y, count, np.random.RandomState(seed))
-                est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, random_state=seed))
+                est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, pair_loss="paper", random_state=seed))
                 fields, _ = context.fit(est, X, y, fit_params={"must_link": ml,
                                                                "cannot_link": cl})
                 rows.append({"dataset": ds, "method": "bmmc", "n_constraints": count,

@@ -98,11 +98,12 @@ def test_pairwise_constraints_honoured(split, global_random_seed):
     assert adjusted_rand_index(truth.astype(int), L) > 0.9
 
 
-def test_multiclass_pairs_consistent_with_clusters(global_random_seed):
-    """Multiclass (eq. 46): few constraints consistent with the clusters are honoured.
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_multiclass_pairs_consistent_with_clusters(Est, global_random_seed):
+    """Multiclass: few constraints consistent with the clusters are honoured (seed 7 once
+    collapsed to two clusters: the constraint-aware start fixed it)."""
+    import marginclust
 
-    (With the paper's pair loss, constraints that contradict the natural multiclass
-    structure are often not enforced; see the report.)"""
     rng = np.random.RandomState(global_random_seed)
     centers = np.array([[0.0, 0.0], [8.0, 0.0], [4.0, 7.0]])
     X, y = make_blobs(120, centers=centers, cluster_std=1.0, random_state=global_random_seed)
@@ -111,9 +112,10 @@ def test_multiclass_pairs_consistent_with_clusters(global_random_seed):
         (rng.choice(np.flatnonzero(y == a)), rng.choice(np.flatnonzero(y == b)))
         for a, b in [(0, 1), (1, 2), (0, 2)]
     ]
-    est = BMMC(3, C=10.0, C_pairs=1.0, random_state=0).fit(X, must_link=ml, cannot_link=cl)
-    L = est.labels_
+    est = getattr(marginclust, Est)(3, C=10.0, C_pairs=1.0, random_state=0)
+    L = est.fit(X, must_link=ml, cannot_link=cl).labels_
     assert all(L[u] == L[v] for u, v in ml) and all(L[u] != L[v] for u, v in cl)
+    assert adjusted_rand_index(y, L) > 0.9
 
 
 @pytest.mark.parametrize("k", [2, 3])
@@ -180,7 +182,7 @@ def test_bad_data_and_pairs():
         BMMC().fit(np.ones((10, 3)))
     with pytest.raises(ValueError, match="must_link"):
         BMMC().fit(X, must_link=[[0, 99]])
-    with pytest.raises(ValueError, match="both must-link and cannot-link"):
+    with pytest.raises(ValueError, match="contradictory"):
         BMMC().fit(X, must_link=[[0, 1]], cannot_link=[[1, 0]])
     with pytest.raises(ValueError, match="shape"):
         BMMC().fit(X, cannot_link=[0, 1, 2])
@@ -396,8 +398,8 @@ def test_large_common_offset_gives_the_same_answer(Est):
 
 
 def test_readme_pair_example():
-    """The README's semi-supervised example (for the lead to paste): pairs from three
-    labelled flowers per species raise CA from 0.74 to above 0.85."""
+    """The README's semi-supervised example: pairs from three labelled flowers per
+    species raise CA from 0.74 to 0.80."""
     from sklearn.datasets import load_iris
     from sklearn.preprocessing import StandardScaler
 
@@ -411,8 +413,8 @@ def test_readme_pair_example():
     cannot = [(a, b) for a in seen for b in seen if a < b and yt[a] != yt[b]]
     bmmc = BMMC(n_clusters=2, random_state=0).fit(Xt)
     semi = BMMC(n_clusters=2, random_state=0).fit(Xt, must_link=must, cannot_link=cannot)
-    assert clustering_accuracy(yt, bmmc.labels_) < 0.8
-    assert clustering_accuracy(yt, semi.labels_) > 0.85
+    assert clustering_accuracy(yt, bmmc.labels_) < 0.75
+    assert clustering_accuracy(yt, semi.labels_) > 0.78
     assert semi.n_clusters_found_ == 2 and np.bincount(semi.labels_).min() >= 30
 
 
@@ -448,3 +450,78 @@ def test_hostile_but_finite_inputs_answer_or_say_why(Est, case):
             assert "Rescale your features" in str(exc)
             continue
         assert np.all(np.isfinite(est.coef_)) and est.labels_.shape == (XX.shape[0],)
+
+
+def _iris_pairs(n_pairs, seed, cannot_only):
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    rng = np.random.RandomState(seed)
+    ml, cl = [], []
+    while len(ml) + len(cl) < n_pairs:
+        u, v = rng.randint(len(y), size=2)
+        if u != v and y[u] != y[v]:
+            cl.append((u, v))
+        elif u != v and not cannot_only:
+            ml.append((u, v))
+    return StandardScaler().fit_transform(X), y, ml, cl
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cannot_links_alone_help_with_three_clusters(Est, seed):
+    """The pair margin separates cannot-linked rows for k >= 3 (the paper's term, smallest
+    at f = 0, did not): 60 cannot-links on iris raise the accuracy well above the
+    unconstrained fit, and every cannot-link holds."""
+    import marginclust
+    from marginclust.metrics import normalized_clustering_accuracy
+
+    X, y, ml, cl = _iris_pairs(60, seed, cannot_only=True)
+    cls = getattr(marginclust, Est)
+    plain = cls(3, random_state=seed).fit(X)
+    semi = cls(3, random_state=seed).fit(X, cannot_link=cl)
+    gain = normalized_clustering_accuracy(y, semi.labels_) - normalized_clustering_accuracy(
+        y, plain.labels_
+    )
+    assert gain > 0.1, gain
+    assert all(semi.labels_[u] != semi.labels_[v] for u, v in cl)
+
+
+@pytest.mark.filterwarnings("ignore::marginclust.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+@pytest.mark.parametrize("k", [2, 3])
+def test_labels_keep_every_must_link(Est, k, global_random_seed):
+    """Whatever the data, the rows of a must-link component share a label."""
+    import marginclust
+
+    rng = np.random.RandomState(global_random_seed)
+    X = rng.randn(90, 4)
+    ml = rng.randint(90, size=(15, 2))
+    ml = ml[ml[:, 0] != ml[:, 1]]
+    est = getattr(marginclust, Est)(k, random_state=0).fit(X, must_link=ml)
+    assert all(est.labels_[u] == est.labels_[v] for u, v in ml)
+    h = est.objective_history_
+    if Est == "BMMC":
+        assert np.all(np.diff(h) <= 1e-12 * np.abs(h[:-1]))  # CCCP with pairs still descends
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+def test_bad_pairs_give_clear_errors(Est):
+    import marginclust
+
+    X, _ = make_blobs(20, centers=2, random_state=0)
+    est = getattr(marginclust, Est)
+    with pytest.raises(ValueError, match="must_link holds indices outside"):
+        est().fit(X, must_link=[[0, 20]])
+    with pytest.raises(ValueError, match="cannot_link links a sample to itself"):
+        est().fit(X, cannot_link=[[3, 3]])
+    with pytest.raises(ValueError, match="shape"):
+        est().fit(X, must_link=[[0, 1, 2]])
+    with pytest.raises(ValueError, match=r"contradictory.*2 - 1 - 0"):
+        est().fit(X, must_link=[[0, 1], [1, 2]], cannot_link=[[2, 0]])
+    with pytest.raises(ValueError, match="n_clusters=2"):
+        est(2).fit(X, cannot_link=[[0, 1], [1, 2], [2, 0]])
+    est(3).fit(X, cannot_link=[[0, 1], [1, 2], [2, 0]])  # three clusters can hold them
+    with pytest.raises(ValueError, match="pair_loss"):
+        est(pair_loss="hinge").fit(X)

@@ -39,9 +39,35 @@ def _direct_qp(sub):
 
         n_h, scale = n, 1.0 / n
     pairs = obj.pairs
-    n_p = 0 if pairs is None else pairs.size * q
-    pw = 0.0 if pairs is None else obj.C_pairs / (pairs.size * q)
+    kind = None if pairs is None else obj.pair_term.kind
+    if kind == "margin":
+        # one slack per pair above 1 + S(B) - S(A*) for every forbidden joint label B
+        # (binary: the two outputs (-f/2, f/2)); weight C' / 2 per pair when multiclass
+        forb = [
+            [(r, r) for r in range(k2)]
+            if z < 0
+            else [(a, b) for a in range(k2) for b in range(k2) if a != b]
+            for z, k2 in zip(pairs.z, [max(q, 2)] * pairs.size)
+        ]
+        pu, pv = sub.assign
+        n_p = pairs.size
+        pw = obj.C_pairs * (1.0 if q == 1 else 0.5)
+    else:
+        n_p = 0 if pairs is None else pairs.size * q
+        pw = 0.0 if pairs is None else obj.C_pairs / (pairs.size * q)
     off = nw + q
+
+    def two(F):
+        return np.column_stack([-0.5 * F[:, 0], 0.5 * F[:, 0]]) if q == 1 else F
+
+    def pair_margins(z):
+        F = two(scores(z))
+        out = []
+        for j in range(pairs.size):
+            u, v = pairs.u[j], pairs.v[j]
+            sa = F[u, pu[j]] + F[v, pv[j]]
+            out += [z[off + n_h + j] - (1 + F[u, a] + F[v, b] - sa) for a, b in forb[j]]
+        return np.array(out)
 
     def fun(z):
         W = z[:nw]
@@ -58,7 +84,10 @@ def _direct_qp(sub):
     ]
     if sub.balance.E.shape[0]:
         cons.append({"type": "eq", "fun": lambda z: sub.balance.E @ z[nw : nw + q]})
-    if n_p:
+    if n_p and kind == "margin":
+        cons.append({"type": "ineq", "fun": pair_margins})
+        cons.append({"type": "ineq", "fun": lambda z: z[off + n_h :]})
+    elif n_p:
         cons.append({"type": "ineq", "fun": lambda z: z[off + n_h :] - diffs(z)})
         cons.append({"type": "ineq", "fun": lambda z: z[off + n_h :] + diffs(z)})
     z0 = np.zeros(off + n_h + n_p)
@@ -71,8 +100,8 @@ def _direct_qp(sub):
 
 @pytest.mark.parametrize(
     "k, with_pairs",
-    [(2, False), (3, False), (2, True), (3, True)],
-    ids=["bin", "multi", "bin-pairs", "multi-pairs"],
+    [(2, False), (3, False), (2, "margin"), (3, "margin"), (2, "paper"), (3, "paper")],
+    ids=["bin", "multi", "bin-pairs", "multi-pairs", "bin-paper-pairs", "multi-paper-pairs"],
 )
 def test_bundle_matches_direct_qp(k, with_pairs, global_random_seed):
     rng = np.random.RandomState(global_random_seed)
@@ -80,7 +109,9 @@ def test_bundle_matches_direct_qp(k, with_pairs, global_random_seed):
     X = rng.randn(n, d)
     X[: n // 2, 0] += 2.5
     pairs = make_pairs([[0, 1], [5, n - 3]], [[0, n - 1]], n) if with_pairs else None
-    obj = MMCObjective(X, k, 2.0, 0.05, C_pairs=0.5, pairs=pairs)
+    obj = MMCObjective(
+        X, k, 2.0, 0.05, C_pairs=0.5, pairs=pairs, pair_loss=with_pairs or "margin"
+    )
     sub = obj.surrogate(rng.randint(k, size=n))
     res = BundleMethod(tol=1e-7, max_iter=500).solve(sub)
     assert res.converged

@@ -16,7 +16,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     MMC_CONSTRAINTS,
     LinearMMCBase,
-    MMCContext,
     linear_result,
     one_cluster_model,
 )
@@ -50,10 +49,20 @@ class BMMC(LinearMMCBase):
     balance : int or float, default=0.1
         The ``l`` of eq. (3)/(21): an int is the absolute bound on
         ``|sum_i f(x_i)|`` (resp. on ``|sum_i f_p(x_i) - sum_i f_q(x_i)|``); a
-        float in ``(0, 1]`` is a fraction of ``n_samples``.
+        float in ``(0, 1]`` is a fraction of ``n_samples``. With pairs the bound
+        grows by the number of rows in pairs (see the Notes).
     C_pairs : float, default=1.0
-        Weight ``C'`` of the pairwise loss (used only with ``must_link`` /
-        ``cannot_link``).
+        Weight ``C'`` of the pair loss (used only with ``must_link`` /
+        ``cannot_link``). With the pair margin each pair weighs ``C'`` (a
+        labelled example of a linear SVM whose ``C`` is ``C'``), so more pairs
+        weigh more; with the paper's loss ``C'`` weighs their mean.
+    pair_loss : {"margin", "paper"}, default="margin"
+        The loss of a pair. ``"margin"``: the multiclass margin on the pair's
+        joint label, ``max(0, 1 + best forbidden - best allowed joint score)``
+        with the score of the joint label ``(p, q)`` being ``f_p(x_u) + f_q(x_v)``
+        (zero when the pair is satisfied with margin 1; see the Notes).
+        ``"paper"``: the paper's ``|f(x_u) - z f(x_v)|`` (eqs. 35, 46), whose
+        cannot-links do not separate a pair for ``n_clusters >= 3``.
     tol : float, default=0.01
         CCCP stops when the true objective decreases by at most ``tol`` times its
         value (the paper's epsilon), or when the signs / argmax repeat.
@@ -85,7 +94,8 @@ class BMMC(LinearMMCBase):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster labels.
+        Cluster labels (the argmax of the scores; on the rows of pairs, labels
+        that keep every must-link; see the Notes).
     coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
         Weights ``w`` (binary) or ``w_r`` (multiclass).
     intercept_ : ndarray of shape (1,) or (n_clusters,)
@@ -120,9 +130,38 @@ class BMMC(LinearMMCBase):
     does not change the labels), and the bundle QP only involves ``t``. The
     multiclass model has offsets (the paper's eq. 19 has none); with them the
     ``n_clusters=2`` multiclass problem is exactly the binary one for
-    ``f = f_1 - f_2`` at half the objective. The semi-supervised variant keeps the
-    balance constraint (the paper drops it); a loose bound such as
-    ``balance=1.0`` effectively removes it.
+    ``f = f_1 - f_2`` at half the objective. The semi-supervised variant keeps a
+    balance constraint that gives way to the pairs (the paper drops it): the
+    pairs fix the side of their ``r`` rows, and each such row at the margin
+    (``|f| = 1``) may move a mean score by ``1/n``, so the bound ``l`` grows by
+    ``r`` (at most one margin unit on the mean scores). Measured on iris, wine,
+    seeds, glass and yeast with 20 to 500 random pairs: the bound ``l`` alone
+    kept the fit from following the pairs (iris, 100 pairs: 0.83 NCA against
+    0.95), and no bound at all emptied clusters with few pairs and made fits
+    slower.
+
+    Pairs. Must-links are closed transitively (a cannot-link inside a
+    must-link component raises a ``ValueError``; so do cannot-links that no two
+    clusters can satisfy when ``n_clusters=2``), and a cannot-link between two
+    rows holds between their components; the objective sees each must-link
+    component as a star around its most central member and one cannot-link per
+    pair of components (the same set of satisfied partitions, at most as many
+    pairs as given). The pair margin is the multiclass margin of MMC applied to
+    the pair's joint label: a cannot-link is satisfied with margin when each row
+    beats the other's cluster by 1 in its own, a must-link when the pair's best
+    shared cluster beats its best split by 1. The paper's ``|f_u + f_v|`` is
+    smallest at ``f = 0``; at two clusters it equals the pair margin's forbidden
+    part plus the shrinkage ``max(|f_u|, |f_v|)`` of the pair's scores, and for
+    more clusters it asks ``f(x_v) = -f(x_u)``, which no confident multiclass
+    score meets. CCCP fixes each pair's best allowed joint label at the current
+    iterate, as it fixes each row's argmax, so the bundle subproblems stay
+    convex and the objective never increases. Fits with pairs start from
+    constraint-aware labels (K-means that keeps must-link components whole,
+    cannot-links repaired), and the pairs' own rows are labelled to keep them:
+    each must-link component takes its best shared cluster (the argmax of its
+    members' summed scores) and cannot-linked components that share one are
+    moved apart greedily, so ``labels_`` keeps every must-link while
+    ``predict`` on those rows returns the linear model's argmax.
 
     References
     ----------
@@ -171,6 +210,7 @@ class BMMC(LinearMMCBase):
         C: float = 1.0,
         balance: int | float = 0.1,
         C_pairs: float = 1.0,
+        pair_loss: str = "margin",
         tol: float = 0.01,
         max_iter: int = 50,
         inner_tol: float = 1e-3,
@@ -185,6 +225,7 @@ class BMMC(LinearMMCBase):
         self.C = C
         self.balance = balance
         self.C_pairs = C_pairs
+        self.pair_loss = pair_loss
         self.tol = tol
         self.max_iter = max_iter
         self.inner_tol = inner_tol
@@ -196,35 +237,6 @@ class BMMC(LinearMMCBase):
         self.verbose = verbose
 
     # ------------------------------------------------------------- fitting
-    def fit(self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None) -> BMMC:
-        """Fit the clustering to ``X``, optionally with pairwise constraints.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training data.
-        y : Ignored
-            Not used, present for API consistency by convention.
-        must_link : array-like of shape (n_pairs, 2), default=None
-            Index pairs that should share a cluster.
-        cannot_link : array-like of shape (n_pairs, 2), default=None
-            Index pairs that should be in different clusters.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        return self._fit(X, must_link=must_link, cannot_link=cannot_link)
-
-    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        return self._make_context(
-            X,
-            fit_params.get("must_link"),
-            fit_params.get("cannot_link"),
-            C_pairs=float(self.C_pairs),
-        )
-
     def _solver(self) -> CCCP:
         inner = BundleMethod(tol=self.inner_tol, max_iter=self.inner_max_iter, qp=self.qp)
         return CCCP(inner, tol=self.tol, max_iter=self.max_iter)

@@ -17,7 +17,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     MMC_CONSTRAINTS,
     LinearMMCBase,
-    MMCContext,
     linear_result,
     one_cluster_model,
 )
@@ -54,6 +53,14 @@ class CPMMC(LinearMMCBase):
     increases (the inner solver returns its best iterate, never worse than the
     warm start).
 
+    Must-link / cannot-link pairs (``fit(X, must_link=..., cannot_link=...)``)
+    add the pair loss of :class:`~marginclust.BMMC` to every subproblem, with
+    its closure, start, balance bound and labels of the pairs' rows; the fit
+    then runs the multiclass structure for any ``n_clusters`` (CCCP outside,
+    with each row's label and each pair's allowed joint label fixed, and the
+    1-slack cutting plane on each convex subproblem, whose planes carry the
+    pairs' terms).
+
     Parameters
     ----------
     n_clusters : int, default=2
@@ -64,7 +71,14 @@ class CPMMC(LinearMMCBase):
         (the centred data are divided by their root mean feature variance
         ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
     balance : int or float, default=0.1
-        Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
+        Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n);
+        with pairs it grows by the number of rows in pairs (as
+        :class:`~marginclust.BMMC`).
+    C_pairs : float, default=1.0
+        Weight ``C'`` of the pair loss, as in :class:`~marginclust.BMMC` (each
+        pair weighs ``C'`` with the pair margin).
+    pair_loss : {"margin", "paper"}, default="margin"
+        The loss of a pair, as in :class:`~marginclust.BMMC`.
     tol : float, default=0.01
         Constraint violation tolerance of the cutting-plane loop (absolute).
     max_iter : int, default=100
@@ -91,7 +105,8 @@ class CPMMC(LinearMMCBase):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster labels.
+        Cluster labels (on the rows of pairs, labels that keep every must-link,
+        as in :class:`~marginclust.BMMC`).
     coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
         Weights in the data's units.
     intercept_ : ndarray of shape (1,) or (n_clusters,)
@@ -105,8 +120,8 @@ class CPMMC(LinearMMCBase):
     n_iter_ : int
         Binary: cutting-plane iterations. Multiclass: CCCP iterations.
     n_cccp_iter_ : ndarray of int
-        Binary: CCCP iterations of each cutting-plane iteration. Multiclass:
-        ``[n_iter_]`` (one CCCP run).
+        Binary: CCCP iterations of each cutting-plane iteration. Multiclass (or
+        with pairs): ``[n_iter_]`` (one CCCP run).
     n_inner_iter_ : ndarray of int
         Multiclass only: constraints generated in each CCCP iteration.
     n_constraints_ : int
@@ -137,10 +152,14 @@ class CPMMC(LinearMMCBase):
     (2, (40, 2))
     >>> bool((CPMMC(random_state=0).fit(X * 1e-3).labels_ == est.labels_).all())
     True
+    >>> semi = CPMMC(random_state=0).fit(X, must_link=[[0, 1]], cannot_link=[[0, 2]])
+    >>> bool(semi.labels_[0] == semi.labels_[1] != semi.labels_[2])
+    True
     """
 
     _parameter_constraints = {
         "C": Positive(),
+        "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "cccp_tol": Positive(),
         "max_iter": MaxIter(),
@@ -154,6 +173,8 @@ class CPMMC(LinearMMCBase):
         *,
         C: float = 1.0,
         balance: int | float = 0.1,
+        C_pairs: float = 1.0,
+        pair_loss: str = "margin",
         tol: float = 0.01,
         max_iter: int = 100,
         cccp_tol: float = 0.01,
@@ -167,6 +188,8 @@ class CPMMC(LinearMMCBase):
         self.n_clusters = n_clusters
         self.C = C
         self.balance = balance
+        self.C_pairs = C_pairs
+        self.pair_loss = pair_loss
         self.tol = tol
         self.max_iter = max_iter
         self.cccp_tol = cccp_tol
@@ -176,9 +199,6 @@ class CPMMC(LinearMMCBase):
         self.qp = qp
         self.random_state = random_state
         self.verbose = verbose
-
-    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        return self._make_context(X)
 
     def _callback(self, what: str) -> Any:
         def callback(it: int, value: float) -> None:
@@ -196,12 +216,12 @@ class CPMMC(LinearMMCBase):
             )
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
-        labels0 = initial_labels(X, k, context.init, random_state, obj.data)
+        labels0 = initial_labels(X, k, context.init, random_state, obj.data, obj.pairs)
         return self._solve(obj, labels0)
 
     def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
-        """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
-        if self._n_clusters > 2:
+        """Cutting plane (binary) or CCCP + cutting plane (multiclass, pairs) from ``labels0``."""
+        if self._n_clusters > 2 or obj.pair_term is not None:
             return self._fit_multiclass(obj, obj.surrogate(labels0))
         return self._fit_binary(obj, obj.data.blocks.split(np.asarray(labels0, dtype=np.intp)))
 
@@ -233,7 +253,7 @@ class CPMMC(LinearMMCBase):
         )
 
     def _fit_multiclass(self, obj: MMCObjective, first: Any) -> SolverResult:
-        """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem.
+        """CCCP outside, the 1-slack cutting plane on each subproblem (multiclass, or pairs).
 
         ``first``: the first convex subproblem (the initial labels).
         """

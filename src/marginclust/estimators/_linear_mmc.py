@@ -16,9 +16,16 @@ import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer, one_cluster_result
-from ..objectives._constraints import PairSet, make_pairs, resolve_balance
+from ..objectives._constraints import (
+    PairSet,
+    check_two_clusters,
+    closed_pairs,
+    make_pairs,
+    resolve_balance,
+)
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
 from ..objectives._mmc_init import labels_from_scores, linear_scores
+from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..utils import (
     Constraint,
@@ -59,6 +66,7 @@ MMC_CONSTRAINTS: dict[str, Constraint] = {
     "balance": mean_output_balance,
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
     "init": _init,
+    "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
 }
 
 
@@ -85,8 +93,10 @@ def linear_result(
     """Fitted attributes of a solved linear MMC in the data's units, and the labels.
 
     The solver's ``W`` acts on ``(x - xbar) / scale``; ``coef_ = W / scale`` and
-    ``intercept_ = t - coef_ xbar``. The labels come from the training scores
-    the solver already computed (no further pass over ``X``). ``extra`` holds
+    ``intercept_ = t - coef_ xbar``. The labels are the argmax of the training
+    scores, except on the rows of must-link / cannot-link pairs, whose labels keep
+    every must-link and repair cannot-links (:func:`~marginclust.objectives._pairs.honour_pairs`:
+    a must-link component takes its best shared cluster). ``extra`` holds
     the solver's own fitted attributes; ``message`` is used only when the solver
     did not converge.
     """
@@ -97,6 +107,11 @@ def linear_result(
     info: dict[str, Any] = {}
     if getattr(data.blocks, "in_memory", True):
         labels = labels_from_scores(linear_scores(data.X, coef, b))
+        closure = obj.pairs.closure if obj.pairs is not None else None
+        if closure is not None:  # the pairs are facts about these rows: their labels keep them
+            F = linear_scores(data.X[closure.rows], coef, b)
+            F = two_outputs(F) if F.ndim == 1 else F
+            labels[closure.rows] = honour_pairs(F, closure.component, closure.cannot)
     else:  # out-of-core backend: lazy labels, sizes from the last blockwise pass
         labels = data.blocks.lazy_labels(coef, b)
         info["cluster_sizes"] = obj.cluster_sizes(res.x)
@@ -142,6 +157,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     balance: int | float
     init: Any
     qp: str
+    pair_loss: str
+    C_pairs: float
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C around the default (a mean loss in standardised units) and the balance bound.
@@ -151,6 +168,37 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         of ``n``), so the grid does not depend on ``X``.
         """
         return {"C": [0.1, 1.0, 10.0, 100.0], "balance": [0.03, 0.1, 0.3]}
+
+    def fit(
+        self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None
+    ) -> Any:
+        """Fit the clustering to ``X``, optionally with pairwise constraints.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        must_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs that should share a cluster.
+        cannot_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs that should be in different clusters.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, must_link=must_link, cannot_link=cannot_link)
+
+    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
+        return self._make_context(
+            X,
+            fit_params.get("must_link"),
+            fit_params.get("cannot_link"),
+            C_pairs=float(self.C_pairs),
+        )
 
     def _make_context(
         self,
@@ -168,6 +216,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         check_finite_scale(X)
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n)  # validated whatever n_clusters is
+        if self._n_clusters == 2 and pairs.closure is not None:
+            check_two_clusters(pairs.closure)
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
         if not isinstance(init, str):
             init = check_label_init(init, n, self._n_clusters)
@@ -180,14 +230,20 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
                 "(K-means would overflow). Rescale your features (e.g. "
                 "sklearn.preprocessing.StandardScaler) or pass float64 data."
             )
+        bound = resolve_balance(self.balance, n) / n
+        if pairs.closure is not None:
+            # the pairs fix the side of their r rows: each, at the margin (|f| = 1), may
+            # move a mean score by 1/n, so the balance prior gives way by r / n
+            bound += pairs.closure.rows.size / n
         obj = MMCObjective(
             X,
             self._n_clusters,
             float(self.C),
-            resolve_balance(self.balance, n) / n,
+            bound,
             C_pairs=float(C_pairs),
-            pairs=pairs,
+            pairs=closed_pairs(pairs, X),
             data=data,
+            pair_loss=self.pair_loss,
         )
         return MMCContext(X, init, pairs, obj)
 
