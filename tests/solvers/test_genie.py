@@ -89,3 +89,15 @@ def test_labels_for_several_k_equal_one_call_each():
         np.testing.assert_array_equal(together[k], genie_labels(tree, k)[k])
         assert together[k].max() == k - 1
         assert gini_index(np.bincount(together[k])) <= 1.0
+
+
+@pytest.mark.parametrize("method", ["ward", "single", "average"])
+def test_linkage_cut_matches_scipys_cut_tree(method):
+    from marginclust.solvers._hierarchy import cut_linkage
+
+    X = np.random.RandomState(5).randn(80, 3)
+    Z = linkage(X, method=method)
+    ks = [1, 2, 3, 7, 80]
+    cuts = cut_linkage(Z, ks)
+    for k in ks:
+        np.testing.assert_array_equal(_canonical(cuts[k]), _canonical(cut_tree(Z, [k])[:, 0]))

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.cluster.hierarchy import cut_tree, linkage
+from scipy.cluster.hierarchy import linkage
 from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
@@ -33,6 +33,7 @@ from sklearn.mixture import GaussianMixture
 from ..exceptions import ConvergenceWarning
 from ..feature_maps._neighbors import NeighborGraph
 from ..solvers._genie import euclidean_mst, genie_labels
+from ..solvers._hierarchy import cut_linkage
 from ..solvers._spectral import cluster_qr
 
 __all__ = ["DEFAULT_POOL", "GENERATORS", "fit_candidate", "first_appearance"]
@@ -97,8 +98,7 @@ def _kmeans(Z: Any, ks: tuple[int, ...], seed: int, width: float,
 
 
 def _ward(Z: Any, ks: tuple[int, ...], seed: int, width: float) -> dict[int, Labels]:
-    cuts = cut_tree(linkage(Z, method="ward"), n_clusters=list(ks))
-    return {k: cuts[:, i] for i, k in enumerate(ks)}
+    return cut_linkage(linkage(Z, method="ward"), ks)
 
 
 def _library(name: str) -> Generator:
