@@ -17,7 +17,8 @@ Methods (``--methods``, comma-separated; default: all available):
   ``Cls(n_clusters=K, random_state=seed)`` (whatever the defaults are on the
   branch that runs this; a binary-only method fails on K > 2, counted below);
 - ``StabilitySearch(SLMC)``: :class:`marginclust.model_selection.StabilitySearch`
-  over SLMC's own label-free grid (the library's label-free parameter search);
+  over SLMC's own label-free grid (the library's label-free parameter search),
+  searching on 500 rows and refitting the pick on all;
 - the peers: scikit-learn ``KMeans``, ``GaussianMixture``, ``SpectralClustering``,
   ``AgglomerativeClustering`` at their defaults with K, ``HDBSCAN`` (rule
   below), and genieclust's ``Genie`` (gini threshold 0.3, its default;
@@ -78,6 +79,9 @@ PEERS = ("KMeans", "GaussianMixture", "SpectralClustering", "AgglomerativeCluste
          "HDBSCAN", "Genie")
 SEED = 0
 TIE = 0.01  # NCA differences up to this count as ties
+# StabilitySearch fits 6 SLMC per grid setting (9 settings): on 500 search rows, as
+# benchmarks/bench_label_free.py runs it (all rows took over 10 minutes per fit at n = 2000)
+_SEARCH_ROWS = 500
 
 
 class Failed(Exception):
@@ -127,9 +131,11 @@ def _library_methods(code: str | None = None) -> list[Method]:
         from marginclust import SLMC
         from marginclust.model_selection import StabilitySearch
 
-        return np.asarray(StabilitySearch(SLMC(n_clusters=k), random_state=seed).fit(X).labels_)
+        search = StabilitySearch(SLMC(n_clusters=k), subsample=_SEARCH_ROWS, random_state=seed)
+        return np.asarray(search.fit(X).labels_)
 
-    out.append(Method("StabilitySearch(SLMC)", "search", search, f"defaults {code}"))
+    out.append(Method("StabilitySearch(SLMC)", "search", search,
+                      f"subsample={_SEARCH_ROWS} {code}"))
     return out
 
 
