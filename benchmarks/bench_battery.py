@@ -145,7 +145,7 @@ def _hdbscan(X: np.ndarray, k: int, seed: int) -> np.ndarray:
 
     size = 5
     while size <= max(5, X.shape[0] // k):
-        labels = HDBSCAN(min_cluster_size=size).fit_predict(X)
+        labels = HDBSCAN(min_cluster_size=size, copy=True).fit_predict(X)
         if labels.max() + 1 == k:
             noise = labels < 0
             if noise.any():

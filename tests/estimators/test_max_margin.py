@@ -188,7 +188,7 @@ def test_a_failing_candidate_is_left_out():
         def fit_predict(self, X, y=None, sample_weight=None):
             raise RuntimeError("broken on purpose")
 
-    X, _ = make_blobs(100, centers=2, random_state=0)
+    X, _ = make_blobs(100, centers=[[0, 0], [10, 0]], random_state=0)
     with pytest.warns(UserWarning, match="Broken failed"):
         est = MaxMarginClustering(candidates=[Broken(), "k-means"], random_state=0).fit(X)
     assert est.best_candidate_ == "k-means"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,18 @@ from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._margin import class_balanced_mean, vote_margins
-from ..utils import centred_frame, check_n_clusters, report, spawn_seeds
+from ..utils import (
+    Boolean,
+    IntegerAtLeast,
+    Or,
+    Positive,
+    PositiveFinite,
+    centred_frame,
+    check_n_clusters,
+    check_parameters,
+    report,
+    spawn_seeds,
+)
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
 
 __all__ = ["Candidate", "MaxMarginClustering"]
@@ -57,52 +67,31 @@ class Candidate:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class _Rule:
-    """One row of the declarative parameter table: a number in a range, or named options."""
-
-    kind: type | None = None  # numbers.Integral or numbers.Real; None: options only
-    low: float | None = None
-    high: float | None = None
-    low_open: bool = False
-    options: tuple[Any, ...] = ()
-
-    def check(self, name: str, value: Any) -> None:
-        if any(value is o or (isinstance(o, str) and value == o) for o in self.options):
-            return
-        ok = (self.kind is not None and isinstance(value, self.kind)
-              and not isinstance(value, bool)
-              and bool(np.isfinite(np.asarray(value, dtype=np.float64))))
-        if ok and self.low is not None:
-            ok = value > self.low if self.low_open else value >= self.low
-        if ok and self.high is not None:
-            ok = value <= self.high
-        if not ok:
-            raise ValueError(f"{name} must be {self.describe()}; got {value!r}.")
-
-    def describe(self) -> str:
-        parts = []
-        if self.kind is not None:
-            what = "an integer" if self.kind is numbers.Integral else "a real number"
-            if self.low is not None:
-                what += f" {'>' if self.low_open else '>='} {self.low:g}"
-            if self.high is not None:
-                what += f" and <= {self.high:g}"
-            parts.append(what)
-        parts += [repr(o) for o in self.options]
-        return " or ".join(parts)
-
-
-# The parameters and their admissible values, checked once at the top of fit.
-_PARAMETERS: dict[str, _Rule] = {
-    "n_clusters": _Rule(numbers.Integral, 1, options=("auto",)),
-    "n_neighbors": _Rule(numbers.Integral, 2),
-    "max_clusters": _Rule(numbers.Integral, 2),
-    "max_samples": _Rule(numbers.Integral, 10),
-    "C": _Rule(numbers.Real, 0, low_open=True),
-    "probability": _Rule(options=(True, False)),
-    "verbose": _Rule(numbers.Integral, 0, options=(True, False)),
-}
+def _check_candidates(value: Any, name: str) -> Any:
+    """``"auto"`` or a non-empty list of generator names, (name, params) pairs, clusterers."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(
+                f"{name} must be 'auto' or a list of names, (name, params) pairs or "
+                f"clusterers; got {value!r}. Names: {sorted(GENERATORS)}."
+            )
+        return value
+    if not isinstance(value, list | tuple) or not value:
+        raise ValueError(f"{name} must be 'auto' or a non-empty list; got {value!r}.")
+    for entry in value:
+        label = entry[0] if isinstance(entry, tuple) else entry
+        if isinstance(label, str):
+            if label not in GENERATORS:
+                raise ValueError(f"Unknown candidate {label!r}; the names are "
+                                 f"{sorted(GENERATORS)}.")
+            if isinstance(entry, tuple) and (len(entry) != 2 or not isinstance(entry[1], dict)):
+                raise ValueError(f"A candidate with parameters is a (name, dict) pair; got "
+                                 f"{entry!r}.")
+        elif not (hasattr(entry, "fit_predict") and hasattr(entry, "get_params") and (
+                {"n_clusters", "n_components"} & set(entry.get_params()))):
+            raise ValueError(f"A candidate estimator needs fit_predict and an n_clusters or "
+                             f"n_components parameter; got {entry!r}.")
+    return value
 
 
 class MaxMarginClustering(BaseClusterer):
@@ -261,6 +250,17 @@ class MaxMarginClustering(BaseClusterer):
         "No candidate found that many separated clusters: try fewer n_clusters, "
         "n_clusters='auto', or more candidates."
     )
+    _parameter_constraints = {
+        "n_clusters": Or(("auto",), Positive(integer=True),
+                         message="{name} must be 'auto' or a positive integer; got {value!r}."),
+        "candidates": _check_candidates,
+        "n_neighbors": IntegerAtLeast(2),
+        "max_clusters": IntegerAtLeast(2),
+        "max_samples": IntegerAtLeast(10),
+        "C": PositiveFinite(),
+        "probability": Boolean(),
+        "verbose": Or((True, False), Positive(strict=False, integer=True)),
+    }
     # Clearly separated: the chosen partition removes at least half of the boundary a
     # split of structureless data (one Gaussian blob of the same size and covariance)
     # has, i.e. ``separation_ >= 0.5``.
@@ -293,51 +293,12 @@ class MaxMarginClustering(BaseClusterer):
 
     # ------------------------------------------------------------ validation
     def _check_parameters(self, n_samples: int) -> tuple[int, ...]:
-        """Check every parameter against the table; return the numbers of clusters to try."""
-        for name, rule in _PARAMETERS.items():
-            rule.check(name, getattr(self, name))
-        self._pool = self._resolve_candidates()
+        """Check the parameter table; return the numbers of clusters to try."""
+        check_parameters(self, self._parameter_constraints)
+        self._pool = list(DEFAULT_POOL) if self.candidates == "auto" else list(self.candidates)
         if isinstance(self.n_clusters, str):
-            top = min(int(self.max_clusters), n_samples)
-            if top < 2:
-                raise ValueError(
-                    f"n_clusters='auto' needs at least 2 samples to try 2 clusters; got "
-                    f"{n_samples}."
-                )
-            return tuple(range(2, top + 1))
+            return tuple(range(2, min(int(self.max_clusters), n_samples) + 1))
         return (check_n_clusters(self.n_clusters, n_samples, min_clusters=1),)
-
-    def _resolve_candidates(self) -> list[Any]:
-        spec = self.candidates
-        if isinstance(spec, str):
-            if spec != "auto":
-                raise ValueError(
-                    f"candidates must be 'auto' or a list of names, (name, params) pairs or "
-                    f"clusterers; got {spec!r}. Names: {sorted(GENERATORS)}."
-                )
-            return list(DEFAULT_POOL)
-        pool = list(spec) if isinstance(spec, list | tuple) else None
-        if not pool:
-            raise ValueError(f"candidates must be 'auto' or a non-empty list; got {spec!r}.")
-        for entry in pool:
-            name = entry[0] if isinstance(entry, tuple) else entry
-            if isinstance(name, str):
-                if name not in GENERATORS:
-                    raise ValueError(
-                        f"Unknown candidate {name!r}; the names are {sorted(GENERATORS)}."
-                    )
-                if isinstance(entry, tuple) and (len(entry) != 2 or not isinstance(
-                        entry[1], dict)):
-                    raise ValueError(
-                        f"A candidate with parameters is a (name, dict) pair; got {entry!r}."
-                    )
-            elif not (hasattr(entry, "fit_predict") and hasattr(entry, "get_params") and (
-                    {"n_clusters", "n_components"} & set(entry.get_params()))):
-                raise ValueError(
-                    f"A candidate estimator needs fit_predict and an n_clusters or "
-                    f"n_components parameter; got {entry!r}."
-                )
-        return pool
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> MaxMarginClustering:
