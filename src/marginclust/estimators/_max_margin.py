@@ -214,6 +214,17 @@ class MaxMarginClustering(BaseClusterer):
     marginclust.model_selection.StabilitySearch : Label-free choice of one
         method's parameters.
 
+    Notes
+    -----
+    The voting margin counts neighbours, not distances. In one dimension every
+    cut leaves about ``n_neighbors`` mixed neighbours around it, whatever the
+    density there, so cuts cannot be told apart; and where clusters overlap
+    heavily (two Gaussians split at the Bayes boundary) the margin prefers a
+    low-density cut to the mixture's split (``separation_`` below 0.5 warns of
+    this case). A Gaussian mixture or k-means is then the better model. The
+    measurements behind the defaults, on Gagolewski's benchmark batteries, are
+    in ``benchmarks/results/max-margin.md``.
+
     References
     ----------
     M. Gagolewski, M. Bartoszuk and A. Cena, "Genie: A new, fast, and
