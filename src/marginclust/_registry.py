@@ -237,6 +237,16 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("decision-normalized", {"decision_scale": "normalized"}),
         ),
     ),
+    EstimatorSpec(
+        "MaxMarginClustering",
+        _E + "_max_margin",
+        aliases=("max-margin",),
+        variants=(
+            ("subsample", {"max_samples": 20}),
+            ("probability", {"probability": True}),
+            ("library-candidates", {"candidates": ["slmc", "kernel-k-means", "k-means"]}),
+        ),
+    ),
     EstimatorSpec("ELMFeatures", "marginclust.feature_maps._elm", clusterer=False),
 )
 

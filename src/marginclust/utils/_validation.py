@@ -17,6 +17,7 @@ __all__ = [
     "Constraint",
     "Degeneracy",
     "Fuzzifier",
+    "IntegerAtLeast",
     "MaxIter",
     "OneOf",
     "Or",
@@ -753,6 +754,26 @@ class MaxIter:
     def __call__(self, value: Any, name: str) -> int:
         """Check ``value``; return it as an int."""
         return check_max_iter(value, name)
+
+
+@dataclass(frozen=True)
+class IntegerAtLeast:
+    """An integer ``>= minimum`` (``bool`` rejected).
+
+    Parameters
+    ----------
+    minimum : int
+        The smallest admissible value.
+    """
+
+    minimum: int
+
+    def __call__(self, value: Any, name: str) -> int:
+        """Check ``value``; return it as an int."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or (
+                value < self.minimum):
+            raise ValueError(f"{name} must be an integer >= {self.minimum}; got {value!r}.")
+        return int(value)
 
 
 @dataclass(frozen=True)
