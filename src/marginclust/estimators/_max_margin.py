@@ -26,8 +26,10 @@ from ..utils import (
     Positive,
     PositiveFinite,
     centred_frame,
+    check_distinct_rows,
     check_n_clusters,
     check_parameters,
+    count_distinct_rows,
     report,
     spawn_seeds,
 )
@@ -330,6 +332,13 @@ class MaxMarginClustering(BaseClusterer):
         X = self._validate_fit_data(X)
         n = X.shape[0]
         ks = self._check_parameters(n)
+        # K clusters need K distinct rows; "auto" tries only the K the data can hold.
+        distinct = count_distinct_rows(X, max(ks))
+        if isinstance(self.n_clusters, str):
+            check_distinct_rows(X, 2)
+            ks = tuple(k for k in ks if k <= distinct)
+        else:
+            check_distinct_rows(X, ks[0])
         rng = check_random_state(self.random_state)
         memory = check_memory(self.memory)
         Z, self._mean, self._scale = _working_frame(X)
