@@ -47,3 +47,27 @@ def bundle_gap(J, tol):
     polish, which never increases it) is at least ``J* >= (1 - tol) J_best``.
     """
     return tol * abs(J) / (1.0 - tol)
+
+
+def expanded_distance_rtol(X, V):
+    """Relative rounding bound of squared distances expanded as ``||x||^2 - 2 x.v + ||v||^2``.
+
+    Each of the three terms is within a few eps of ``||x||^2 + ||v||^2`` (a dot
+    product of d terms, in whatever order a BLAS kernel sums it), so the distance
+    ``d`` is within ``8 eps (||x||^2 + ||v||^2)`` of its exact value, a relative
+    error that grows as ``d`` shrinks. Returns the largest over all pairs.
+    """
+    X, V = np.asarray(X, dtype=np.float64), np.asarray(V, dtype=np.float64)
+    xx, vv = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", V, V)
+    d = ((X[:, None, :] - V[None, :, :]) ** 2).sum(axis=2)
+    return float(np.max(8 * np.finfo(np.float64).eps * (xx[:, None] + vv[None, :]) / d))
+
+
+def fcm_memberships_rtol(X, V, m):
+    """Relative bound on FCM memberships ``1 / sum_j (D_k / D_j)^(1/(m-1))`` computed from
+    distances each within relative ``delta`` (:func:`expanded_distance_rtol`): each
+    ratio moves by at most ``2 delta``, its power by ``2 delta / (m - 1)``, and so does
+    the membership. A kernel distance ``2 (1 - exp(-g d))`` has at most the relative
+    error of ``d``.
+    """
+    return 2.0 * expanded_distance_rtol(X, V) / (m - 1.0) * 1.01

@@ -20,6 +20,7 @@ from marginclust.solvers._fuzzy import (
     fuzzy_alternation,
     reduce_fcm_partials,
 )
+from tests._crosspath import fcm_memberships_rtol
 
 
 def _direct(Xb, V, m, gamma, w, prev):
@@ -137,10 +138,17 @@ def test_blocked_solver_equals_one_block(gamma, m):
     V0 = X[[0, 50, 100]] + 0.01
     one = fuzzy_alternation(X, w, m, centres=V0, gamma=gamma, tol=0.0, max_iter=9, chunk_rows=203)
     many = fuzzy_alternation(X, w, m, centres=V0, gamma=gamma, tol=0.0, max_iter=9, chunk_rows=16)
-    np.testing.assert_allclose(many.x[0], one.x[0], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(many.x[1], one.x[1], rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(many.objective_history, one.objective_history, rtol=1e-12)
-    assert many.stop_crit == pytest.approx(one.stop_crit, rel=1e-9)
+    # Other blocks sum the centres in another order and BLAS may round the expanded
+    # distances otherwise: each pass's memberships move by at most the distances'
+    # rounding bound (tests/_crosspath.py, under 6e-13 here); a pass amplifies an earlier
+    # difference at most 3 times (2.2 measured by perturbing the start), so 9 passes
+    # stay within 9 x 3 times that bound.
+    rtol = 27 * fcm_memberships_rtol(X, one.x[1], m)
+    np.testing.assert_allclose(many.x[0], one.x[0], rtol=rtol, atol=1e-14)
+    np.testing.assert_allclose(many.x[1], one.x[1], rtol=rtol, atol=rtol * np.abs(X).max())
+    np.testing.assert_allclose(many.objective_history, one.objective_history, rtol=rtol)
+    # the largest membership change of the last pass: a difference of memberships
+    assert many.stop_crit == pytest.approx(one.stop_crit, rel=0, abs=2 * rtol)
 
 
 def test_chunk_rows_even_and_bounded():
