@@ -39,9 +39,9 @@ def _run(X, P0, **kw):
 def test_same_iterates_as_dense_oracle(method, step, seed, hard):
     # Same iterates up to rounding: on these problems every discrete choice of the
     # oracle's path clears its tie by far more than rounding (measured: the two smallest
-    # step ratios and the two most negative multipliers differ by over 5% relative, a
-    # projected gradient is either below 1e-16 or above 2e-9 of the scale, against the
-    # threshold 1e-9), so the row-block solver makes the same choices and the iterates
+    # step ratios and the two most negative multipliers differ by over 5% relative, the
+    # largest projected gradient entry is at least 1e-9 of the scale away from the
+    # threshold 1e-9 of the scale), so the row-block solver makes the same choices and the iterates
     # differ by the rounding of O((nK)^3) dense algebra, far below 1e-10.
     X, P0 = _problem(seed, hard=hard)
     ref = dense_gradient_projection(X, P0, method=method, step=step, max_iter=5000)
