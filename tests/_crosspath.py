@@ -71,3 +71,21 @@ def fcm_memberships_rtol(X, V, m):
     error of ``d``.
     """
     return 2.0 * expanded_distance_rtol(X, V) / (m - 1.0) * 1.01
+
+
+def feature_rounding_bound(fmap, X, eps):
+    """Largest rounding error of a feature computed with unit roundoff ``eps``.
+
+    Nystroem k(x, Z) N: the expanded distance is within 8 eps (||x||^2 + ||z||^2), so each
+    kernel value within gamma times that, and N (norm 1/sqrt(s_min)) and the product add at
+    most L eps |k| |N|. Random Fourier sqrt(2/L) cos(x W + b): cos moves at most as much as
+    its argument, within (d + 2) eps (|x| |W| + |b|), plus its own rounding.
+    """
+    if fmap.method == "nystroem":
+        N, Z = fmap.normalization_, fmap.components_
+        eps_k = 8 * eps * fmap.gamma * ((X**2).sum(axis=1).max() + (Z**2).sum(axis=1).max())
+        return (np.sqrt(len(Z)) * eps_k * np.linalg.norm(N, 2)
+                + len(Z) * eps * np.abs(N).sum(axis=0).max())
+    arg = np.abs(X) @ np.abs(fmap.random_weights_) + np.abs(fmap.random_offset_)
+    c = np.sqrt(2.0 / fmap.n_output_features_)
+    return c * eps * ((X.shape[1] + 2) * arg.max() + 2)

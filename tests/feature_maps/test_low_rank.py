@@ -8,6 +8,7 @@ from scipy.spatial.distance import cdist
 
 from marginclust.feature_maps import _low_rank
 from marginclust.feature_maps._low_rank import LowRankKernelMap, linear_kernel_with_bias
+from tests._crosspath import feature_rounding_bound
 
 
 def _rbf(X, Y, sigma):
@@ -51,24 +52,6 @@ def test_linear_features_are_exact(rng):
     np.testing.assert_allclose(P @ P.T, linear_kernel_with_bias(X, X), atol=1e-12)
 
 
-def _rounding_bound(fmap, X, eps):
-    """Largest rounding error of a feature computed with unit roundoff ``eps``.
-
-    Nystroem k(x, Z) N: the expanded distance is within 8 eps (||x||^2 + ||z||^2), so each
-    kernel value within gamma times that, and N (norm 1/sqrt(s_min)) and the product add at
-    most L eps |k| |N|. Random Fourier sqrt(2/L) cos(x W + b): cos moves at most as much as
-    its argument, within (d + 2) eps (|x| |W| + |b|), plus its own rounding.
-    """
-    if fmap.method == "nystroem":
-        N, Z = fmap.normalization_, fmap.components_
-        eps_k = 8 * eps * fmap.gamma * ((X**2).sum(axis=1).max() + (Z**2).sum(axis=1).max())
-        return (np.sqrt(len(Z)) * eps_k * np.linalg.norm(N, 2)
-                + len(Z) * eps * np.abs(N).sum(axis=0).max())
-    arg = np.abs(X) @ np.abs(fmap.random_weights_) + np.abs(fmap.random_offset_)
-    c = np.sqrt(2.0 / fmap.n_output_features_)
-    return c * eps * ((X.shape[1] + 2) * arg.max() + 2)
-
-
 def test_blockwise_transform_equals_one_block(rng, monkeypatch):
     # row blocks of other shapes may take other BLAS kernels (another rounding)
     X = rng.randn(50, 3)
@@ -77,7 +60,7 @@ def test_blockwise_transform_equals_one_block(rng, monkeypatch):
                                 random_state=1).fit(X)
         full = fmap.transform(X)
         monkeypatch.setattr(_low_rank, "_BLOCK_ROWS", 7)
-        atol = _rounding_bound(fmap, X, np.finfo(float).eps)
+        atol = feature_rounding_bound(fmap, X, np.finfo(float).eps)
         np.testing.assert_allclose(fmap.transform(X), full, rtol=0, atol=atol)
         monkeypatch.undo()
 
@@ -113,7 +96,8 @@ def test_float32_features_match_float64(rng):
         P32 = f64.transform(X.astype(np.float32))
         asked = f64.set_params(dtype="float32").transform(X)
         assert P64.dtype == np.float64 and P32.dtype == np.float32 and asked.dtype == np.float32
-        np.testing.assert_allclose(P32, P64, atol=_rounding_bound(f64, X, np.finfo(np.float32).eps))
+        atol = feature_rounding_bound(f64, X, np.finfo(np.float32).eps)
+        np.testing.assert_allclose(P32, P64, atol=atol)
 
 
 def test_rbf_gamma_matches_definition_and_ignores_offset(rng):
