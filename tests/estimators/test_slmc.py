@@ -66,6 +66,9 @@ def test_linear_low_rank_equals_exact(rng):
     kw = dict(kernel="linear", lam=1.5, init=U0, max_iter=30, random_state=0)
     exact = SLMC(3, **kw).fit(X)
     low = SLMC(3, n_components=2, **kw).fit(X)  # linear features [x, 1] are exact
+    # n x n kernel algebra and 5 features round differently (n eps relative); the smooth
+    # SLMC path barely amplifies it (a relative 1e-12 change of X moved the memberships by
+    # at most 5e-12 over 40 seeds, with the same stopping iteration), far below 1e-8
     np.testing.assert_allclose(low.objective_history_, exact.objective_history_, rtol=1e-8)
     np.testing.assert_allclose(low.memberships_, exact.memberships_, atol=1e-8)
     np.testing.assert_allclose(low.decision_function(X[:7]), exact.decision_function(X[:7]),
