@@ -59,14 +59,14 @@ docs: $(VENV)/.installed-docs
 	$(THREADS) MPLBACKEND=Agg $(BIN)/python -m sphinx -b html -W --keep-going docs docs/_build/html
 	@echo "Open docs/_build/html/index.html"
 
-# Nightly-style property run (issue 16): many generated problems per property.
+# Nightly-style property run: many generated problems per property.
 test-long: $(VENV)/.installed-test
 	$(THREADS) MARGINCLUST_HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -n 2 -q tests/properties
 
 bench: $(VENV)/.installed-test
 	$(BIN)/marginclust bench --quick --out bench-results
 
-# Issue 11: every speed ratio against its peer (1 and 2 BLAS threads, set by each
+# Every speed ratio against its peer (1 and 2 BLAS threads, set by each
 # script with threadpoolctl) in one table; 6-8 minutes on a quiet machine, not part
 # of make test. Extra arguments: make bench-speed BENCH_SPEED_ARGS="--only fcm pkm".
 bench-speed: $(VENV)/.installed-test

@@ -219,16 +219,16 @@ def test_convergence_warning_at_max_iter():
     assert not est.converged_ and est.n_iter_ == 1
 
 
-# --------------------------------------------------------------------- issue 10 / 12 / 16
+# --------------------------------------------------------------------- pinned cases
 def _pinned_blobs():
-    """The generated case of issue 16 that found the hangs and the collapse."""
+    """The generated case of the property suite that found the hangs and the collapse."""
     return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
 
 
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
 def test_labels_invariant_to_uniform_rescaling(Est, k):
-    """Defaults are scale free: X * 1e-3 and X * 1e3 give the labels of X (issue 10)."""
+    """Defaults are scale free: X * 1e-3 and X * 1e3 give the labels of X."""
     import marginclust
 
     if k == 3:
@@ -259,7 +259,7 @@ def test_labels_invariant_to_uniform_rescaling(Est, k):
 @pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
 @pytest.mark.parametrize("s", [1e200, 1e-200])
 def test_overflowing_scale_is_a_clear_error_not_a_hang(Est, k, s):
-    """BMMC(3).fit(X * 1e200) hung > 150 s inside the QP (issue 16)."""
+    """BMMC(3).fit(X * 1e200) once hung > 150 s inside the QP."""
     import marginclust
 
     X, _ = _pinned_blobs()
@@ -278,7 +278,7 @@ def test_extreme_but_finite_scales_work(Est):
 
 
 def test_pairs_validated_with_one_cluster():
-    """An out-of-range must_link index was accepted when n_clusters=1 (issue 16)."""
+    """An out-of-range must_link index was once accepted when n_clusters=1."""
     X, _ = _pinned_blobs()
     with pytest.raises(ValueError, match="must_link holds indices outside"):
         BMMC(1).fit(X, must_link=[[0, 99]])
@@ -329,7 +329,7 @@ def test_collapse_advice_names_this_methods_fix():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_pairs_help_on_overlapping_groups(seed):
-    """Issue 12: the README's pair example must show pairs helping.
+    """The README's pair example must show pairs helping.
 
     Iris versicolor vs virginica overlap; BMMC alone splits them at CA 0.74.
     Three labelled flowers per class, turned into must-link / cannot-link
@@ -407,7 +407,7 @@ def test_label_free_grid_is_small_scale_free_and_fits(Est):
 
 @pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
 def test_large_common_offset_gives_the_same_answer(Est):
-    """Issue 16: X + 1e9 (timestamps) is translation of X; the model is centred."""
+    """X + 1e9 (timestamps) is translation of X; the model is centred."""
     import marginclust
 
     X, _ = _pinned_blobs()
@@ -454,7 +454,7 @@ def test_float32_overflow_is_a_clear_error(Est):
 @pytest.mark.parametrize("case", ["mixed-1e8", "mixed-1e100", "duplicates", "sparse-1e150"])
 @pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
 def test_hostile_but_finite_inputs_answer_or_say_why(Est, case):
-    """Issue 16: an answer or a clear error, never a hang, a LinAlgError or a RuntimeWarning."""
+    """An answer or a clear error, never a hang, a LinAlgError or a RuntimeWarning."""
     import marginclust
 
     X, _ = _pinned_blobs()

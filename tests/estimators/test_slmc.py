@@ -203,7 +203,7 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
     [
         ({"lam": 0.0}, "lam"),
         ({"lam": -1.0}, "lam"),
-        ({"m": 1.0}, "m must be > 1"),
+        ({"m": 1.0}, "must be > 1"),
         ({"kernel": "poly"}, "kernel"),
         ({"init": "kmeans+++"}, "init"),
         ({"gamma": -1.0}, "gamma"),
@@ -298,7 +298,7 @@ def test_plot_memberships_smoke(rng, tmp_path):
 
 
 def test_harness_settings_and_standardized_wrapper(rng):
-    from marginclust.bench.protocols.slmc_methods import (
+    from papers.slmc_methods import (
         PAPER_SETTINGS,
         make_slmc,
         parse_setting,
@@ -335,8 +335,8 @@ def test_alternating_driver_needs_both_criteria_and_min_iter():
     assert not res.converged and res.n_iter == 4 and "callback" in res.message
 
 
-# ---------------------------------------------------------------- issue 16 / 12 cases
-def _issue16_blobs():
+# ---------------------------------------------------------------- pinned cases
+def _pinned_blobs():
     from sklearn.datasets import make_blobs
 
     X, y = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
@@ -354,10 +354,10 @@ def _mixed(X):
 @pytest.mark.parametrize("n_components", [None, 10])
 @pytest.mark.parametrize("case", ["offset", "mixed"])
 def test_hostile_inputs_no_linalg_error(kernel, n_components, case):
-    # issue 16: X + 1e10 and mixed 1e-8 / 1e8 columns raised LinAlgError
+    # regression: X + 1e10 and mixed 1e-8 / 1e8 columns raised LinAlgError
     from sklearn.metrics import adjusted_rand_score
 
-    X, y = _issue16_blobs()
+    X, y = _pinned_blobs()
     Z = X + 1e10 if case == "offset" else _mixed(X)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -370,8 +370,8 @@ def test_hostile_inputs_no_linalg_error(kernel, n_components, case):
 
 
 def test_linear_kernel_overflowing_scale_is_a_clear_error():
-    # issue 16: X * 1e150 with a linear kernel raised LinAlgError
-    X, _ = _issue16_blobs()
+    # regression: X * 1e150 with a linear kernel raised LinAlgError
+    X, _ = _pinned_blobs()
     for n_components in (None, 5):
         with pytest.raises(ValueError, match="Rescale your features"):
             SLMC(2, kernel="linear", n_components=n_components).fit(X * 1e150)
@@ -381,29 +381,29 @@ def test_linear_kernel_overflowing_scale_is_a_clear_error():
 
 @pytest.mark.parametrize("factor", [1e-3, 1e3, 1e-150, 1e150])
 def test_defaults_are_scale_invariant(factor):
-    X, y = _issue16_blobs()
+    X, y = _pinned_blobs()
     ref = SLMC(2, random_state=0).fit(X)
     est = SLMC(2, random_state=0).fit(X * factor)
     np.testing.assert_array_equal(est.labels_, ref.labels_)
 
 
 def test_convergence_warning_names_real_parameters():
-    # issue 12: the warning named tol_x, which is not an SLMC parameter
-    X, _ = _issue16_blobs()
+    # regression: the warning named tol_x, which is not an SLMC parameter
+    X, _ = _pinned_blobs()
     with pytest.warns(ConvergenceWarning, match="tol_memberships") as rec:
         SLMC(2, init="random", max_iter=1, min_iter=1, random_state=0).fit(X)
     assert not any("tol_x" in str(w.message) for w in rec)
 
 
 def test_verbose_prints_sweeps_to_stderr(capsys):
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     SLMC(2, random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
     assert "SLMC sweep 1: objective" in err
 
 
 def test_auto_switches_to_low_rank_above_documented_size(monkeypatch, capsys):
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     monkeypatch.setattr(kernel_model, "EXACT_MAX_SAMPLES", 30)
     monkeypatch.setattr(kernel_model, "AUTO_COMPONENTS", 12)
     est = SLMC(2, random_state=0, verbose=1).fit(X)
@@ -414,7 +414,7 @@ def test_auto_switches_to_low_rank_above_documented_size(monkeypatch, capsys):
 
 
 def test_deprecated_width_parameters_still_work():
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     from marginclust.feature_maps import resolve_gamma
 
     with pytest.warns(FutureWarning, match="sigma"):
@@ -432,7 +432,7 @@ def test_deprecated_width_parameters_still_work():
 def test_every_data_init_separates_blobs(init):
     from sklearn.metrics import adjusted_rand_score
 
-    X, y = _issue16_blobs()
+    X, y = _pinned_blobs()
     est = SLMC(2, init=init, random_state=0).fit(X)
     assert adjusted_rand_score(y, est.labels_) == 1.0
     # init="random" (Dirichlet rows) is data-blind: at lam=10 the ridge step can fit a
@@ -442,7 +442,7 @@ def test_every_data_init_separates_blobs(init):
 
 @pytest.mark.parametrize("n_components", [None, 15])
 def test_score_is_minus_objective_and_transform_is_memberships(n_components):
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     est = SLMC(2, n_components=n_components, random_state=0, tol=0, tol_memberships=0,
                max_iter=60)
     with warnings.catch_warnings():
@@ -454,7 +454,7 @@ def test_score_is_minus_objective_and_transform_is_memberships(n_components):
 
 
 def test_label_free_grid_is_small_label_free_and_scale_relative():
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     grid = SLMC(2)._label_free_grid(X)
     n_settings = int(np.prod([len(v) for v in grid.values()]))
     assert 1 < n_settings <= 12

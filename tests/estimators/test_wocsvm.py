@@ -15,6 +15,7 @@ from marginclust.estimators._wocsvm import WOCSVMClustering
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.objectives._wocsvm import WOCSVMObjective, e_step
 from marginclust.solvers._em import FixedPointEM, annealing_schedule
+from marginclust.solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 
 
 @pytest.fixture
@@ -158,7 +159,9 @@ def test_zero_and_tiny_weights_init(blobs):
     U = np.eye(3)[y]
     a = WOCSVMClustering(3, gamma=0.05, init=U, random_state=0).fit(X)
     assert adjusted_rand_score(y, a.labels_) > 0.9
-    m = WOCSVMObjective(X, 3, gamma=0.05, nu=0.9, svm_tol=1e-9)
+    m = WOCSVMObjective(X, 3, fit_machine=fit_weighted_ocsvm,
+                        fit_linear_machine=fit_linear_weighted_ocsvm, gamma=0.05, nu=0.9,
+                        svm_tol=1e-9)
     Us = 0.8 * U + 0.2 * np.random.RandomState(0).dirichlet(np.ones(3), size=60)
     p1 = m.m_step(Us, None)
     p2 = m.m_step(Us * 1e-6, None)  # tiny, but above the removal threshold
@@ -233,7 +236,7 @@ def test_removed_cluster_predicts_finite(blobs):
 
 
 # ----------------------------------------------------------------------------
-# Hostile-input cases found by the property-based run (issue 16), pinned on
+# Hostile-input cases found by the property-based run, pinned on
 # X = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0).
 # ----------------------------------------------------------------------------
 @pytest.fixture
@@ -344,7 +347,7 @@ def test_label_free_grid_is_small_and_scale_relative(blobs2):
 
 
 def test_readme_example_standardised_wine_does_not_collapse():
-    """Issue 12: gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
+    """gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
     wine; the defaults do not."""
     from sklearn.datasets import load_wine
     from sklearn.pipeline import make_pipeline

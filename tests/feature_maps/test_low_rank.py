@@ -59,7 +59,7 @@ def test_blockwise_transform_equals_one_block(rng, monkeypatch):
         fmap = LowRankKernelMap(gamma=_g(1.0), n_components=12, method=method,
                                 random_state=1).fit(X)
         full = fmap.transform(X)
-        monkeypatch.setattr(_low_rank, "_BLOCK_ROWS", 7)
+        monkeypatch.setattr(_low_rank, "BLOCK_ROWS", 7)
         atol = feature_rounding_bound(fmap, X, np.finfo(float).eps)
         np.testing.assert_allclose(fmap.transform(X), full, rtol=0, atol=atol)
         monkeypatch.undo()

@@ -16,6 +16,7 @@ from sklearn.base import TransformerMixin
 from ..base import BaseClusterer, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
+    FuzzyProblem,
     kernel_distances,
     memberships_from_distances,
     squared_distances,
@@ -24,11 +25,11 @@ from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
 from ..utils import (
     Frame,
+    Fuzzifier,
+    Positive,
     centred_frame,
     check_center_init,
-    check_iteration_params,
     check_objective_scale,
-    check_positive,
     check_sample_weight,
     initial_point,
     report,
@@ -130,6 +131,12 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "features, or use more n_init."
     )
 
+    _parameter_constraints = {
+        "m": Fuzzifier(),
+        "max_iter": Positive(integer=True),
+        "tol": Positive(strict=False),
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -172,10 +179,6 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return self._fit(X, sample_weight=sample_weight)
 
     def _check_params(self, X: Any) -> None:
-        m = check_positive(self.m, "m")
-        if m <= 1:
-            raise ValueError(f"m (the fuzzifier) must be > 1; got {self.m!r}.")
-        check_iteration_params(self)
         check_center_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
@@ -215,7 +218,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         res = fuzzy_alternation(
             Z,
             sw,
-            float(self.m),
+            FuzzyProblem(float(self.m)),
             centres=centres,
             memberships=U0,
             gamma=context["gamma"],
