@@ -13,6 +13,10 @@ can flip. Two things do not depend on the path, and cross-path tests compare the
   ``J(W, t) - J* >= 1/2 ||W - W*||^2``, so ``||W - W*|| <= sqrt(2 gap)`` and two runs
   agree to ``sqrt(2 gap_a) + sqrt(2 gap_b)``;
 - the discrete outcome (labels) on data far from every tie: :func:`separated_sparse_blobs`.
+
+Where no path is involved (one formula evaluated in two summation orders), the
+tolerance is the rounding bound of that formula: :func:`expanded_distance_rtol`,
+:func:`fcm_memberships_rtol`, :func:`feature_rounding_bound`.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def fcm_memberships_rtol(X, V, m):
     distances each within relative ``delta`` (:func:`expanded_distance_rtol`): each
     ratio moves by at most ``2 delta``, its power by ``2 delta / (m - 1)``, and so does
     the membership. A kernel distance ``2 (1 - exp(-g d))`` has at most the relative
-    error of ``d``.
+    error of ``d``. (1% on top for the second-order terms.)
     """
     return 2.0 * expanded_distance_rtol(X, V) / (m - 1.0) * 1.01
 
