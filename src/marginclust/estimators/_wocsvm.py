@@ -34,6 +34,7 @@ from ._one_class import (
     N_COMPONENTS,
     initial_weights,
     one_class_label_free_grid,
+    one_class_subset_params,
 )
 
 __all__ = ["WOCSVMClustering"]
@@ -107,7 +108,9 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Annealing factor; the schedule may have at most 10,000 levels.
     init : {"gmm", "k-means", "random-weights", "random-points"} or array-like, default="gmm"
         Initial weights of the machines: responsibilities of a Gaussian mixture
-        (fitted on the centred, scaled data, so scale-free), the hard partition
+        (fitted on the centred, scaled data, so scale-free; full covariances up
+        to 100 features, diagonal ones above, so the start costs O(n d) in high
+        dimension), the hard partition
         of one scikit-learn KMeans run, independent uniform random weights,
         random disjoint subsets of points, or an (n_samples, n_clusters)
         membership matrix.
@@ -190,9 +193,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     common offset of ``X`` does not change the fit. With LIBSVM's decision
     scale the E-step's log-odds grow with the cluster sizes ``nu sum_i z_ik``,
     so ``temperature`` is declared as a parameter that scales with
-    ``n_samples`` (``_n_scaled_params``): a temperature chosen on m rows means
-    ``temperature * n / m`` on n rows. ``_label_free_grid`` proposes widths
-    around ``sigma0`` and a few ``nu`` for :mod:`marginclust.model_selection`.
+    ``n_samples``: model selection fits a subset of m of the n rows at
+    ``temperature * m / n``. Its label-free grid (what
+    :class:`~marginclust.model_selection.StabilitySearch` compares when given
+    no ``param_grid``) holds widths around ``sigma0`` and a few ``nu``.
     Standardise the features first (``make_pipeline(StandardScaler(), ...)``).
 
     f_LL is not guaranteed to increase: the M-step trains one-class SVMs rather
@@ -347,6 +351,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
         return one_class_label_free_grid(self.kernel, X)
 
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
+
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:
         return WOCSVMObjective(
@@ -415,7 +423,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "temperature_": temperature,
             "gamma_": data.gamma_user,
             "feature_map_": data.feature_map,
-            "_data": data,
+            "_data": data.for_prediction(),
             "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),
