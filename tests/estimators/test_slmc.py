@@ -66,6 +66,9 @@ def test_linear_low_rank_equals_exact(rng):
     kw = dict(kernel="linear", lam=1.5, init=U0, max_iter=30, random_state=0)
     exact = SLMC(3, **kw).fit(X)
     low = SLMC(3, n_components=2, **kw).fit(X)  # linear features [x, 1] are exact
+    # n x n kernel algebra and 5 features round differently (n eps relative); the smooth
+    # SLMC path barely amplifies it (a relative 1e-12 change of X moved the memberships by
+    # at most 5e-12 over 40 seeds, with the same stopping iteration), far below 1e-8
     np.testing.assert_allclose(low.objective_history_, exact.objective_history_, rtol=1e-8)
     np.testing.assert_allclose(low.memberships_, exact.memberships_, atol=1e-8)
     np.testing.assert_allclose(low.decision_function(X[:7]), exact.decision_function(X[:7]),
@@ -262,16 +265,23 @@ def test_float32_input(rng):
     assert proba.dtype == np.float32 and np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-5)
     # low rank: float32 data (or dtype="float32") give float32 features, same clustering
+    # (on separated blobs no label is near a tie)
+    Xs, _ = _separated_blobs(rng)
     kw = dict(lam=5.0, init="k-means", n_components=30, random_state=0)
-    lo64 = SLMC(3, **kw).fit(X)
-    lo32 = SLMC(3, **kw).fit(X.astype(np.float32))
-    asked = SLMC(3, dtype="float32", **kw).fit(X)
-    assert lo64.feature_map_.transform(X).dtype == np.float64
-    assert lo32.feature_map_.transform(X.astype(np.float32)).dtype == np.float32
-    assert asked.feature_map_.transform(X).dtype == np.float32
+    lo64 = SLMC(3, **kw).fit(Xs)
+    lo32 = SLMC(3, **kw).fit(Xs.astype(np.float32))
+    asked = SLMC(3, dtype="float32", **kw).fit(Xs)
+    assert lo64.feature_map_.transform(Xs).dtype == np.float64
+    assert lo32.feature_map_.transform(Xs.astype(np.float32)).dtype == np.float32
+    assert asked.feature_map_.transform(Xs).dtype == np.float32
     np.testing.assert_array_equal(lo32.labels_, lo64.labels_)
-    np.testing.assert_allclose(lo32.objective_, lo64.objective_, rtol=1e-4)
-    np.testing.assert_array_equal(asked.predict(X), asked.labels_)
+    # Nystroem features k(x, Z) V S^(-1/2) from float32 kernel values: the rounding eps32
+    # is amplified by up to sqrt(cond) of the kept landmark Gram (its column norms are
+    # 1/sqrt(s)), and J is quadratic in the features
+    norms = np.linalg.norm(lo32.feature_map_.normalization_, axis=0)
+    rtol = 2 * (norms.max() / norms.min()) * np.finfo(np.float32).eps
+    np.testing.assert_allclose(lo32.objective_, lo64.objective_, rtol=rtol)
+    np.testing.assert_array_equal(asked.predict(Xs), asked.labels_)
 
 
 def test_plot_memberships_smoke(rng, tmp_path):
