@@ -60,7 +60,9 @@ def test_fit_records_f_ll_each_iteration(blobs, form):
     X, y = blobs
     # Tax & Duin distances lie in [0, 2] for the RBF kernel: sigma must be well below 1
     sigma = 1.0 if form == "scholkopf" else 0.05
-    m = WOCSVMClustering(3, form=form, gamma=0.05, nu=0.9, temperature=sigma, random_state=0).fit(X)
+    # the paper's scale and start (the defaults before 0.2)
+    m = WOCSVMClustering(3, form=form, gamma=0.05, nu=0.9, temperature=sigma,
+                         decision_scale="libsvm", init="gmm", random_state=0).fit(X)
     assert m.objective_history_.shape == (m.n_iter_ + 1,)
     # the last entry is f_LL recomputed from the fitted state (eq. 16)
     f = m.score(X) * X.shape[0]
@@ -77,7 +79,7 @@ def test_annealing_runs_every_level_and_ends_near_sigma_min(blobs):
     X, y = blobs
     m = WOCSVMClustering(
         3, gamma=0.05, nu=0.9, annealing=True, temperature_max=2.0, temperature_min=0.5, decay=0.7,
-        random_state=0, init="random-weights",
+        decision_scale="libsvm", random_state=0, init="random-weights",
     ).fit(X)
     levels = annealing_schedule(2.0, 0.5, 0.7)
     assert_allclose(np.unique(m.temperature_history_)[::-1], levels)
@@ -110,10 +112,12 @@ def test_normalized_decision_scale_collapses(blobs):
     X, _ = blobs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        m = WOCSVMClustering(3, gamma=0.05, nu=0.9, decision_scale="normalized", random_state=0)
+        m = WOCSVMClustering(3, gamma=0.05, nu=0.9, temperature=1.0, decision_scale="normalized",
+                             random_state=0)
         m.fit(X)
     assert m.memberships_.max() - m.memberships_.min() < 0.2
-    native = WOCSVMClustering(3, gamma=0.05, nu=0.9, random_state=0).fit(X)
+    native = WOCSVMClustering(3, gamma=0.05, nu=0.9, temperature=1.0, decision_scale="libsvm",
+                              random_state=0).fit(X)
     assert native.memberships_.max() > 0.99
 
 

@@ -73,7 +73,7 @@ def _fit_one(
     frame: Frame = context["frame"]
     Z: da.Array = frame.Z  # type: ignore[assignment]
     w: da.Array | None = context["sample_weight"]
-    k, m, gamma = est._n_clusters, float(est.m), context["gamma"]
+    k, m, gamma = est._n_clusters, est._m, context["gamma"]
     dt = Z.dtype
     init = context["init"]
     if isinstance(init, str):

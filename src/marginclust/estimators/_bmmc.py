@@ -159,6 +159,7 @@ class BMMC(LinearMMCBase):
         *,
         C: float = 1.0,
         balance: int | float = 0.1,
+        min_cluster_size: Any = "auto",
         C_pairs: float = 1.0,
         tol: float = 0.01,
         max_iter: int = 50,
@@ -173,6 +174,7 @@ class BMMC(LinearMMCBase):
         self.n_clusters = n_clusters
         self.C = C
         self.balance = balance
+        self.min_cluster_size = min_cluster_size
         self.C_pairs = C_pairs
         self.tol = tol
         self.max_iter = max_iter
@@ -237,6 +239,7 @@ class BMMC(LinearMMCBase):
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs
         )
+        obj.min_size = self._min_size(labels0, X.shape[0])
         return self._solve(obj, obj.surrogate(labels0))
 
     def _solve(self, obj: Any, first: Any) -> SolverResult:

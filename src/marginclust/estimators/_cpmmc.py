@@ -145,6 +145,7 @@ class CPMMC(LinearMMCBase):
         *,
         C: float = 1.0,
         balance: int | float = 0.1,
+        min_cluster_size: Any = "auto",
         tol: float = 0.01,
         max_iter: int = 100,
         cccp_tol: float = 0.01,
@@ -158,6 +159,7 @@ class CPMMC(LinearMMCBase):
         self.n_clusters = n_clusters
         self.C = C
         self.balance = balance
+        self.min_cluster_size = min_cluster_size
         self.tol = tol
         self.max_iter = max_iter
         self.cccp_tol = cccp_tol
@@ -196,6 +198,7 @@ class CPMMC(LinearMMCBase):
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(X, k, context.init, random_state, obj.data)
+        obj.min_size = self._min_size(labels0, X.shape[0])
         return self._solve(obj, labels0)
 
     def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:

@@ -80,8 +80,13 @@ def linear_result(
     coef = W / data.scale
     b = t - coef @ data.xbar
     info: dict[str, Any] = {}
+    moved = np.zeros(0, dtype=np.intp)
     if getattr(data.blocks, "in_memory", True):
         labels = labels_from_scores(linear_scores(data.X, coef, b))
+        if obj.multiclass and obj.min_size > 0:
+            floored = obj.labels(res.x)  # the labelling the objective was minimised over
+            moved = np.flatnonzero(floored != labels)
+            labels = floored
     else:  # out-of-core backend: lazy labels, sizes from the last blockwise pass
         labels = data.blocks.lazy_labels(coef, b)
         info["cluster_sizes"] = obj.cluster_sizes(res.x)
@@ -90,6 +95,7 @@ def linear_result(
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
+        "size_moved_": moved,
     }
     x.update(extra)
     return SolverResult(
@@ -125,8 +131,40 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # attributes a subclass provides
     C: float
     balance: int | float
+    min_cluster_size: Any
     init: Any
     qp: str
+
+    def _check_min_cluster_size(self) -> None:
+        v = self.min_cluster_size
+        if isinstance(v, str):
+            if v != "auto":
+                raise ValueError(
+                    f"min_cluster_size must be 'auto', a float in [0, 1] or an int >= 0; "
+                    f"got {v!r}."
+                )
+            return
+        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+            raise ValueError(
+                f"min_cluster_size must be 'auto', a float in [0, 1] or an int >= 0; got {v!r}."
+            )
+        if isinstance(v, float | np.floating) and not 0.0 <= float(v) <= 1.0:
+            raise ValueError(f"min_cluster_size as a float must be in [0, 1]; got {v!r}.")
+        if v < 0:
+            raise ValueError(f"min_cluster_size must be >= 0; got {v!r}.")
+
+    def _min_size(self, labels0: Any, n: int) -> int:
+        """The floor on the cluster sizes for this restart (0: the paper's model)."""
+        k = self._n_clusters
+        if k <= 2:
+            return 0
+        v = self.min_cluster_size
+        if isinstance(v, str):  # "auto": half the smallest cluster of the start
+            counts = np.bincount(np.asarray(labels0, dtype=np.intp), minlength=k)
+            return int(np.ceil(0.5 * counts.min()))
+        if isinstance(v, float | np.floating):
+            return int(np.ceil(float(v) * n / k))
+        return int(v)
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C around the default (a mean loss in standardised units) and the balance bound.
@@ -139,6 +177,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     def _check_common(self, X: Any) -> None:
         resolve_balance(self.balance, X.shape[0])
+        self._check_min_cluster_size()
         if self.qp not in QPS:
             raise ValueError(
                 f"qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {self.qp!r}."
