@@ -8,8 +8,8 @@ in ONE process, INTERLEAVED (same seeds, same data, threadpoolctl 1 and 2 BLAS
 threads, median of the repeats):
 
 - ``new``: ``EMMC(10, n_hidden=1000, C=500, balance=0.15, output=...)`` at
-  ``init="k-means-elm"`` (its default before 0.2), with the init's own time (timed by wrapping the init function)
-  and its share of the fit;
+  ``init="k-means-elm"`` (its default before 0.2), with the init's own time
+  (timed by wrapping the init function) and its share of the fit;
 - ``old``: the same EMMC started from the old init, ``KMeans(n_init=10)`` on the
   float64 hidden layer of the same random layer (time = layer + k-means + fit);
 - ``peer``: what a user would run instead, scikit-learn ``KMeans(10, n_init=10)``

@@ -48,7 +48,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from _battery import list_sets, load_set, preprocess  # noqa: E402
+from _battery import battery_root, load_set, preprocess  # noqa: E402
 
 from marginclust.metrics import adjusted_rand_index, normalized_clustering_accuracy  # noqa: E402
 
@@ -133,10 +133,29 @@ class Cache:
             fh.write(json.dumps(row) + "\n")
 
 
+def readable_sets(batteries: list[str], max_samples: int) -> list[str]:
+    """``battery/name`` of the sets with at most ``max_samples`` rows; a file that cannot
+    be read (e.g. a truncated download) is reported and skipped."""
+    import gzip
+
+    keys = []
+    for battery in batteries:
+        for path in sorted((battery_root() / battery).glob("*.data.gz")):
+            try:
+                with gzip.open(path, "rt") as fh:
+                    n = sum(1 for line in fh if line.strip())
+            except (OSError, EOFError) as exc:
+                print(f"skipped {path}: {exc}", file=sys.stderr)
+                continue
+            if n <= max_samples:
+                keys.append(f"{battery}/{path.name[: -len('.data.gz')]}")
+    return keys
+
+
 def battery_jobs(args: argparse.Namespace) -> list[tuple[str, np.ndarray, list[tuple[int, Any]]]]:
     """``(key, X, [(K, references of that K)])`` per battery set."""
     jobs = []
-    for key in list_sets(tuple(args.batteries.split(",")), max_samples=args.max_samples):
+    for key in readable_sets(args.batteries.split(","), args.max_samples):
         if args.only and not any(s in key for s in args.only.split(",")):
             continue
         ds = load_set(key)

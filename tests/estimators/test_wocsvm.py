@@ -359,3 +359,55 @@ def test_readme_example_standardised_wine_does_not_collapse():
     labels = pipe.fit_predict(X)
     assert len(np.unique(labels)) == 3
     assert adjusted_rand_score(y, labels) > 0.8
+
+
+def _two_rings(n_inner=500, n_outer=200, seed=0):
+    """A dense inner ring inside a sparse outer one (3x the length, fewer points)."""
+    rng = np.random.RandomState(seed)
+    t = rng.uniform(0, 2 * np.pi, n_inner + n_outer)
+    r = np.r_[np.ones(n_inner), 3 * np.ones(n_outer)] + 0.05 * rng.randn(n_inner + n_outer)
+    return np.c_[r * np.cos(t), r * np.sin(t)], np.repeat([0, 1], [n_inner, n_outer])
+
+
+@pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
+def test_relative_scores_divide_either_scale_by_the_machines_offset(form):
+    from marginclust.objectives._wocsvm import WOCSVMObjective, prepare_one_class_data
+
+    X, y = _two_rings()
+    data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
+                                  random_state=np.random.RandomState(0))
+    scores = {}
+    for scale in ("relative", "libsvm", "normalized"):
+        obj = WOCSVMObjective(data.X, 2, form=form, nu=0.3, gamma=data.gamma, K=data.K,
+                              decision_scale=scale)
+        params = obj.m_step(np.eye(2)[y], None)
+        scores[scale] = obj.score(params)
+    rho = np.array([m.rho for m in params.models])
+    native = np.array([m.native_scale for m in params.models])
+    if form == "scholkopf":  # d / rho: the same from LIBSVM's values and eq. (6)
+        assert_allclose(scores["relative"], scores["normalized"] / rho, rtol=1e-10)
+        assert_allclose(scores["relative"], scores["libsvm"] / (native * rho), rtol=1e-10)
+        far = obj.score(params, data.transform(np.array([[50.0, 50.0]])))
+        assert_allclose(far, -rho[None, :])  # eq. (6) far from every support vector: -rho
+        obj.decision_scale = "relative"
+        assert_allclose(obj.score(params, data.transform(np.array([[50.0, 50.0]]))), -1.0)
+    else:  # (R^2 - d^2) / R^2
+        assert_allclose(scores["relative"], (scores["normalized"] + rho) / rho, rtol=1e-10)
+
+
+def test_relative_scale_keeps_a_dense_cluster_that_libsvm_scale_erodes():
+    # with offsets as the unit, the border of the dense inner ring is not nearer, in
+    # score, to the sparse outer ring than to its own machine
+    from marginclust.objectives._wocsvm import WOCSVMObjective, prepare_one_class_data
+
+    X, y = _two_rings()
+    data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
+                                  random_state=np.random.RandomState(0))
+    kept = {}
+    for scale, nu, temperature in (("relative", 0.3, 0.05), ("libsvm", 0.9, 1.0)):
+        obj = WOCSVMObjective(data.X, 2, nu=nu, gamma=data.gamma, K=data.K,
+                              decision_scale=scale)
+        Z, _ = obj.e_step(obj.m_step(np.eye(2)[y], None), temperature)
+        kept[scale] = float(np.mean(Z.argmax(axis=1) == y))
+    assert kept["relative"] == 1.0
+    assert kept["libsvm"] < 0.8  # 0.734 measured: a quarter of the points moved

@@ -18,8 +18,9 @@ One graph execution per sweep: communication per sweep is the L x K weights
 out and, per block, one L x L + L x K partial back (8 (L^2 + LK) bytes).
 
 Once per fit: one pass for the column extremes (the estimator's own scale
-check) and the centring means; ``gamma="scale"`` one more pass (a variance); ``"sigma0"`` and ``"local"``
-one gather of 2,000 rows (the rows the in-memory rules sample);
+check) and the centring means; ``gamma="scale"`` one more pass (a variance);
+``"sigma0"`` and ``"local"`` one gather of 2,000 rows (the rows the in-memory
+rules sample);
 one gather of the ``n_components`` Nystroem landmarks
 (:func:`marginclust.dask._ops.sample_rows`, the rows the in-memory map draws:
 same seed, same landmarks); one pass for the first W-step. So

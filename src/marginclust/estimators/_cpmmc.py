@@ -59,12 +59,16 @@ class CPMMC(LinearMMCBase):
     n_clusters : int, default=2
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
-    C : float, default=1.0
+    C : float, default=10.0
         Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
         (the centred data are divided by their root mean feature variance
         ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
+        1 before 0.2; raised as BMMC's (see there).
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
+    min_cluster_size : "auto", float or int, default="auto"
+        Multiclass only: the floor on the cluster sizes of
+        :class:`~marginclust.BMMC` (0: the paper's model).
     tol : float, default=0.01
         Constraint violation tolerance of the cutting-plane loop (absolute).
     max_iter : int, default=100
@@ -115,6 +119,8 @@ class CPMMC(LinearMMCBase):
         Whether the stopping rule was met.
     data_scale_ : float
         Root mean feature variance of the training data (the unit of ``C``).
+    size_moved_ : ndarray of int
+        Rows whose ``labels_`` differ from ``predict(X_train)`` (the floor).
     n_clusters_found_ : int
         Non-empty clusters in ``labels_``.
     n_features_in_ : int
@@ -143,7 +149,7 @@ class CPMMC(LinearMMCBase):
         self,
         n_clusters: int = 2,
         *,
-        C: float = 1.0,
+        C: float = 10.0,
         balance: int | float = 0.1,
         min_cluster_size: Any = "auto",
         tol: float = 0.01,

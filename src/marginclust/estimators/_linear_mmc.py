@@ -59,6 +59,7 @@ def one_cluster_result(X: Any, extra: dict[str, Any]) -> SolverResult:
         "coef_": np.zeros((1, X.shape[1])),
         "intercept_": np.array([-1.0]),
         "data_scale_": 1.0,
+        "size_moved_": np.zeros(0, dtype=np.intp),
     }
     x.update(extra)
     return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True)

@@ -161,7 +161,7 @@ def neighbor_scale(
 
 
 def local_scaling_affinity(
-    X: npt.ArrayLike,
+    X: Any,
     *,
     n_neighbors: int = GRAPH_NEIGHBORS,
     scale_neighbor: int = SCALE_NEIGHBOR,
@@ -195,7 +195,7 @@ def local_scaling_affinity(
     >>> A.shape, bool(abs(A - A.T).max() == 0)
     ((30, 30), True)
     """
-    X = X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    X = _as_float(X)
     n = X.shape[0]
     k = min(int(n_neighbors), n - 1)
     dist, idx = _neighbors(X, max(k, min(int(scale_neighbor), n - 1)))
@@ -313,8 +313,14 @@ def spectral_sample_labels(
     if m <= k:
         labels = np.minimum(np.arange(m), k - 1).astype(np.intp)
         return labels if inverse is None else labels[inverse]
-    A = local_scaling_affinity(_normalised(Xs)[0], n_neighbors=n_neighbors,
-                               scale_neighbor=scale_neighbor)
+    Z = _normalised(Xs)[0]
+    A = local_scaling_affinity(Z, n_neighbors=n_neighbors, scale_neighbor=scale_neighbor)
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, comp = connected_components(A, directed=False)
+    if n_comp > k:
+        labels = _merge_components(Z, comp, n_comp, k, counts)
+        return labels if inverse is None else labels[inverse]
     if counts is not None:
         c = sp.diags(counts.astype(np.float64))
         A = (c @ A @ c).tocsr()
@@ -330,6 +336,35 @@ def spectral_sample_labels(
         dtype=np.intp,
     )
     return labels if inverse is None else labels[inverse]
+
+
+def _merge_components(
+    Z: Any, comp: npt.NDArray[np.intp], n_comp: int, k: int, counts: Any
+) -> npt.NDArray[np.intp]:
+    """``k`` groups from a graph of ``n_comp > k`` connected components.
+
+    Every split along components cuts no edge, so the eigenvectors cannot choose
+    among them (their null space has ``n_comp`` dimensions and the embedding
+    returns an arbitrary basis of it). Of those zero-cut partitions the most
+    balanced is kept: the smallest group (by weight) joins the group of its
+    nearest point outside it, until ``k`` remain (a small separate group, e.g.
+    a few outliers, joins its nearest cluster).
+    """
+    from sklearn.metrics import pairwise_distances_argmin_min
+
+    weight = np.ones(Z.shape[0]) if counts is None else np.asarray(counts, dtype=np.float64)
+    group = comp.astype(np.intp).copy()
+    alive = list(range(n_comp))
+    while len(alive) > k:
+        mass = {g: float(weight[group == g].sum()) for g in alive}
+        g = min(alive, key=lambda a: (mass[a], a))
+        inside = group == g
+        idx, dist = pairwise_distances_argmin_min(Z[inside], Z[~inside])
+        target = int(group[np.flatnonzero(~inside)[idx[int(np.argmin(dist))]]])
+        group[inside] = target
+        alive.remove(g)
+    _, labels = np.unique(group, return_inverse=True)
+    return labels.astype(np.intp).ravel()
 
 
 def nearest_labels(X: Any, Xs: Any, labels: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:

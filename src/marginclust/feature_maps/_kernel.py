@@ -110,15 +110,16 @@ def resolve_gamma(
         if gamma == "local":
             from ._graph import MAX_SAMPLES, neighbor_scale
 
-            n = np.shape(X)[0]
-            if sp.issparse(X):
+            Xl: Any = X
+            if sp.issparse(Xl):  # the sampled rows, dense
+                n = Xl.shape[0]
                 rows = np.arange(n)
                 if n > MAX_SAMPLES:
                     rows = np.sort(check_random_state(random_state).choice(
                         n, MAX_SAMPLES, replace=False))
-                X = X[rows].toarray()  # type: ignore[index]
+                Xl = Xl[rows].toarray()
             try:
-                scale = neighbor_scale(X, random_state=random_state)
+                scale = neighbor_scale(Xl, random_state=random_state)
             except ValueError:
                 raise ValueError(
                     'gamma="local" is undefined when all samples coincide; pass a float.'

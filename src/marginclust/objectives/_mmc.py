@@ -230,16 +230,19 @@ def floor_labels(F: Array, min_size: int) -> npt.NDArray[np.intp]:
         spare = sizes[labels] > floor
         cand = np.flatnonzero(spare & ~fixed & (labels != r))
         extra = cost(cand, np.full(cand.size, r, dtype=np.intp)) - cost(cand, labels[cand])
-        take = cand[np.lexsort((cand, extra))]
-        moved: list[int] = []
-        for i in take:
-            if len(moved) == need:
-                break
-            if sizes[labels[i]] > floor:
-                sizes[labels[i]] -= 1
-                moved.append(int(i))
+        order = cand[np.lexsort((cand, extra))]
+        src = labels[order]
+        # a candidate is eligible while its cluster still has members to spare: its rank
+        # among the candidates of its cluster (in cost order) is below the spare count
+        by_src = np.argsort(src, kind="stable")
+        sorted_src = src[by_src]
+        starts = np.flatnonzero(np.r_[True, sorted_src[1:] != sorted_src[:-1]])
+        rank = np.empty(order.size, dtype=np.intp)
+        rank[by_src] = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+        moved = order[rank < sizes[src] - floor][:need]
+        np.subtract.at(sizes, labels[moved], 1)
         labels[moved] = r
-        sizes[r] += len(moved)
+        sizes[r] += moved.size
         fixed[moved] = True
     return labels
 

@@ -102,8 +102,9 @@ def _make_gmm(n_clusters: int = 3, random_state: Any = None, **params: Any) -> A
 
 
 for _method in (
-    Method("wocsvm-sc", _make("WOCSVMClustering", WOC_DEFAULTS_01), notes="WOC-SVM soft clustering, "
-           "label-free defaults (gamma='sigma0', nu=0.9, temperature=1)."),
+    Method("wocsvm-sc", _make("WOCSVMClustering", WOC_DEFAULTS_01),
+           notes="WOC-SVM soft clustering, label-free defaults (gamma='sigma0', nu=0.9, "
+           "temperature=1)."),
     Method("gmm", _make_gmm, notes="scikit-learn GaussianMixture (full)"),
     Method("ocsvm-hc", _make("OCSVMHardClustering"), notes="OC-SVM hard clustering "
            "(Camastra-Verri as adapted), K-means init, defaults."),
