@@ -1,7 +1,7 @@
 """Machine-readable record of the speed ratios a benchmark script measures.
 
 Each ``bench_*.py`` prints its own tables; where it measures a ratio with a target
-(issue 11) it also calls :func:`record`. The call does nothing unless the
+it also calls :func:`record`. The call does nothing unless the
 environment variable ``MARGINCLUST_BENCH_RATIOS`` names a file, in which case it
 appends one JSON line. ``benchmarks/bench_speed.py`` (``make bench-speed``) runs
 every script with that variable set and prints one table of all the lines.

@@ -1,4 +1,4 @@
-"""FCM and PKM on dask arrays larger than a worker's memory (issue 14).
+"""FCM and PKM on dask arrays larger than a worker's memory.
 
 A float32 array of ``--n`` rows x ``--d`` features (three Gaussian groups plus
 unit noise) is generated lazily, block by block, from a fixed seed per block
@@ -90,7 +90,7 @@ from threadpoolctl import threadpool_limits
 from marginclust import PKM, FuzzyCMeans
 from marginclust.dask import DaskClusterer, _ops
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.solvers import _blocks
+from marginclust.utils import _blocks
 
 K_TRUE = 3
 SEED = 12345

@@ -1,6 +1,6 @@
 """EMMC, low-rank SLMC and BMMC on dask arrays: seconds per iteration, round trips, worker memory.
 
-Sections of issue 14's benchmark for the model fitters (``marginclust.dask._emmc``,
+Sections of the dask benchmark for the model fitters (``marginclust.dask._emmc``,
 ``_slmc``); ``benchmarks/bench_dask.py`` (FCM, PKM) can import :func:`main`.
 
 Data: lazily generated Gaussian blobs (float32, 20 features, 2 clusters), each

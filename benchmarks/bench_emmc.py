@@ -1,6 +1,6 @@
 """EMMC speed on USPS (9298 x 256, 10 clusters, L = 1000): init share, old init, KMeans peer.
 
-Issue 11: EMMC's fit on USPS was dominated (83-89 %) by its initialisation,
+EMMC's fit on USPS was dominated (83-89 %) by its initialisation,
 ``KMeans(n_init=10)`` on the 9298 x 1000 hidden layer. The init is now the best
 of five k-means runs on a 2000-row subsample of the float32 hidden layer,
 polished by at most 10 Lloyd iterations on all rows. This script measures,

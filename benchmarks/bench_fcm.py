@@ -1,6 +1,6 @@
 """Fuzzy c-means: cost of one iteration against one GEMM, and fit time against scikit-fuzzy.
 
-Issue 11 targets, measured like with like, interleaved in one process (ours, peer,
+Speed targets, measured like with like, interleaved in one process (ours, peer,
 ours, peer, ...; medians of ``--repeat``; the load average printed beside each row):
 
 1. **One iteration <= 3x one GEMM** at 1e6 x 10, K = 5: the per-iteration time of

@@ -1,6 +1,6 @@
 """PKM (default path) vs scikit-learn KMeans, like with like, interleaved; PKM faithful solvers.
 
-Speed (issue 11). For each data set and BLAS thread count, in one process:
+Speed. For each data set and BLAS thread count, in one process:
 
 - the same k-means++ centres ``C0`` (scikit-learn's ``kmeans_plusplus``, one per
   repeat seed) are given to ``PKM(K, init=C0)`` and to

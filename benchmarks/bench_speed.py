@@ -1,4 +1,4 @@
-"""All speed ratios of issue 11 in one table (``make bench-speed``).
+"""All speed ratios in one table (``make bench-speed``).
 
 Runs every speed benchmark in a quick-but-honest mode, each in its own process
 (so one script's memory and thread pools do not affect the next), with the
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                     failed.append(f"{name} (exit {rc}, see {log_dir / (name + '.log')})")
         print(f"[bench-speed] {name}: {time.perf_counter() - t0:.0f} s", flush=True)
     rows = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
-    print(f"\n## Speed ratios (issue 11), {time.perf_counter() - t_start:.0f} s in all\n")
+    print(f"\n## Speed ratios, {time.perf_counter() - t_start:.0f} s in all\n")
     print(f"Load average at start {load0[0]:.2f} / {load0[1]:.2f} / {load0[2]:.2f}, "
           f"at end " + " / ".join(f"{v:.2f}" for v in os.getloadavg()) + ".")
     print(f"BLAS: {blas0}. Per-script output: {log_dir}\n")

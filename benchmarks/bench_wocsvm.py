@@ -127,8 +127,8 @@ TABLE1 = ("iris", "breast_cancer_wisconsin", "wine", "biomed")
 
 
 def lowrank_accuracy(datasets, components, seeds) -> None:
-    from marginclust.bench.protocols.wocsvm import PAPER_SETTINGS, load_paper_data
     from marginclust.metrics import clustering_accuracy
+    from papers.wocsvm import PAPER_SETTINGS, load_paper_data
 
     print(f"\n## 3. Low rank (n_components={components}) vs exact on Table 1 sets, paper's "
           f"(tau, nu) and preprocessing, GMM init, seeds {list(seeds)}, CA with majority "

@@ -1,7 +1,7 @@
 """How a label-picked "best" grows with the number of random starts it is picked from.
 
 A paper that reports the best over its grid and "random starts" without saying how
-many starts makes its number depend on that count (issue 15: BMMC on ionosphere,
+many starts makes its number depend on that count (e.g. BMMC on ionosphere,
 Li et al. 2019, Table 4). This reads a runner cache whose paper-protocol rows carry a
 ``start`` parameter (e.g. ``bmmc-table4-random-starts``), and prints, for k starts,
 the best of the measure over the grid and k starts drawn at random from those fitted

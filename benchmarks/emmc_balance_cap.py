@@ -40,9 +40,9 @@ def balance_cap(y: np.ndarray, balance: float) -> float:
 
 
 def main() -> int:
-    from marginclust.bench._published import values
-    from marginclust.bench.protocols.emmc import DATASETS, TWO_CLASS
     from marginclust.datasets import load_dataset
+    from papers._common import values
+    from papers.emmc import DATASETS, TWO_CLASS
 
     published = values("emmc-table7")
     print("| data | n | class sizes | l / n | cap | published EMMC |")

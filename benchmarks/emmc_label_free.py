@@ -1,4 +1,4 @@
-"""Label-free EMMC / IterSVR / IterSVM defaults vs KMeans(n_init=10), 8 shared sets (issue 10).
+"""Label-free EMMC / IterSVR / IterSVM defaults vs KMeans(n_init=10), 8 shared sets.
 
 Protocol of the brief: StandardScaler, fit at defaults with seeds 0 and 1, Hungarian
 clustering accuracy; labels only score the result. Also the former EMMC defaults

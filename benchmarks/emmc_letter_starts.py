@@ -1,14 +1,14 @@
 """EMMC on LetterABCD (L = 1000, multi-output): which of scaling and start moves Table 5.
 
-Issue 15: the harness's LetterABCD row went from 68.86 to 70.55 (paper 71.72) when the
+The harness's LetterABCD row went from 68.86 to 70.55 (paper 71.72) when the
 paper protocol started EMMC from k-means run to convergence in its hidden layer and read
 the data as distributed instead of min-max scaling the four-letter subset. This fits the
 2 x 2 of those choices, Gaussian nodes, every C in 2^-10..2^10, ``--runs`` runs each
 (EMMC seeds 1000 + run), and prints per cell the mean over the runs at the C with the best
 mean (the paper's pick) and the runs below 60 %:
 
-- ``own``: EMMC's ``init="k-means-elm"`` (the cheap approximate start of issue 11);
-- ``paper``: :class:`~marginclust.bench.protocols.emmc.StartThenEMMC` (10 k-means++
+- ``own``: EMMC's ``init="k-means-elm"`` (a cheap approximate start, made for speed);
+- ``paper``: :class:`~papers.emmc.StartThenEMMC` (10 k-means++
   starts run to convergence in the layer EMMC fits).
 
 Example (PYTHONPATH=src, MARGINCLUST_DATA set; ``own`` takes about 3 min per scaling,
@@ -31,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from marginclust import EMMC
     from marginclust.bench._runner import load_data
-    from marginclust.bench.protocols.emmc import C_GRID_ALL, StartThenEMMC
     from marginclust.metrics import clustering_accuracy
+    from papers.emmc import C_GRID_ALL, StartThenEMMC
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--starts", default="own,paper")

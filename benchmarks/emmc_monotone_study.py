@@ -1,4 +1,4 @@
-"""How often EMMC's objective_history_ rises on random two-cluster problems (issue 16).
+"""How often EMMC's objective_history_ rises on random two-cluster problems.
 
 Runs on whatever ``marginclust`` is importable, so it compares the code before and
 after the feasible-start fix (the old init spellings are used; the new code accepts

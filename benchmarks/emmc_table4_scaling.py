@@ -1,4 +1,4 @@
-"""EMMC Table 4's starts on raw pixels vs each pair min-max scaled (issue 15).
+"""EMMC Table 4's starts on raw pixels vs each pair min-max scaled.
 
 Per-feature min-max scaling of a class subset is not a global affine map, so unlike a
 rescaling of the whole set it can change the ELM hidden layer (it did on LetterABCD,
@@ -24,8 +24,8 @@ def main(argv: list[str] | None = None) -> int:
     from threadpoolctl import threadpool_limits
 
     from marginclust.bench._runner import load_data
-    from marginclust.bench.protocols.emmc import StartThenEMMC
     from marginclust.metrics import clustering_accuracy
+    from papers.emmc import StartThenEMMC
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=2)

@@ -1,6 +1,6 @@
 """Run a registered bench table on a subset: fewer runs, data sets or methods.
 
-For tables whose full protocol does not fit a session (e.g. SLMC Table 6: 26,520 fits
+For tables whose full protocol does not fit one sitting (e.g. SLMC Table 6: 26,520 fits
 per scaling, up to two minutes each on segmentation). The subset is a copy of the
 registered table, run by the ordinary runner and reported by the ordinary report
 (headed "Subset of ..."; the footer prints the runs per cell). A grid table's fits
@@ -24,7 +24,8 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    from marginclust.bench._registry import TABLES, load_protocols
+    import papers  # noqa: F401  (registers the papers' tables)
+    from marginclust.bench import TABLES
     from marginclust.bench._report import format_report
     from marginclust.bench._runner import run_table
 
@@ -38,7 +39,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--md", default=None, help="write the Markdown report here")
     args = p.parse_args(argv)
 
-    load_protocols()
     table = TABLES[args.table]
     changes: dict[str, object] = {}
     tags = []
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         tags.append(f"runs={args.runs}")
     if tags and table.run is not None:
         # a custom table caches its whole row set under its name: rename the subset
-        # (its units file is still the full table's, see protocols._common.UnitCache)
+        # (its units file is still the full table's, see papers._common.UnitCache)
         changes["name"] = f"{table.name}@{';'.join(tags)}"
     # a grid table keeps its name: its rows are cached per fit, so the subset's fits
     # are exactly the full table's first runs and a later full run reuses them

@@ -1,7 +1,7 @@
 """SLMC Table 6 under three feature scalings, side by side, from the runner's caches.
 
 The paper does not say how it scaled the features, and on several rows the scaling
-decides the result (issue 15). This script reads the cached fits of ``slmc-table6``,
+decides the result. This script reads the cached fits of ``slmc-table6``,
 ``slmc-table6-standardize`` and ``slmc-table6-minmax`` from ``--out`` (written by
 ``marginclust bench --table ... --out DIR`` or ``benchmarks/reproduce_subset.py``),
 keeps only runs that are complete for every method and scaling shown (so the three
@@ -42,7 +42,8 @@ def complete_runs(rows: list[dict[str, Any]], dataset: str, method: str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from marginclust.bench._registry import TABLES, load_protocols
+    import papers  # noqa: F401  (registers the papers' tables)
+    from marginclust.bench import TABLES
     from marginclust.bench._report import summarize
     from marginclust.bench._runner import expand_jobs, read_rows
 
@@ -54,7 +55,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measure", default="ca_majority")
     args = p.parse_args(argv)
 
-    load_protocols()
     datasets, methods = args.datasets.split(";"), args.methods.split(";")
     caches = {name: [r for r in read_rows(Path(args.out) / f"{name}.jsonl")]
               for _, name in SCALINGS}

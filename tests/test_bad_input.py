@@ -1,4 +1,4 @@
-"""Every estimator rejects bad input with a clear ValueError (issue 2, item 2)."""
+"""Every estimator rejects bad input with a clear ValueError."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""scikit-learn's estimator checks on the non-default code paths (issue 16).
+"""scikit-learn's estimator checks on the non-default code paths.
 
 ``tests/test_common.py`` runs the checks at default parameters only; here every
 variant of the estimator registry (``marginclust._registry``) that selects another code

@@ -1,8 +1,9 @@
-"""Docstrings promise only what the code does (issue 12)."""
+"""Docstrings promise only what the code does; the text speaks of the library, not its making."""
 
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,46 @@ def test_no_references_to_documents_outside_the_repository():
         if any(word in line for word in outside)
     ]
     assert not hits, f"references to documents not in the repository: {hits}"
+
+
+ROOT = Path(__file__).resolve().parents[1]
+# Words about how the project is made (an issue number, who did the work, a work
+# period); code, tests, docs and results state the property or the dated fact instead.
+# Written so that this file does not match itself.
+PROCESS_WORDS = re.compile(
+    r"issue[- ]?#?[0-9]+|\bengineers?\b|\bsessions?\b|new" r"comer|this[ ]stop|\bstops? of\b",
+    re.IGNORECASE,
+)
+# Build outputs of make docs (docs/.gitignore), not sources.
+_GENERATED = ("_build", "generated", "auto_examples", "api.rst", "sg_execution_times.rst")
+
+
+def _text_files():
+    for name in ("pyproject.toml", "Makefile", "README.md"):
+        yield ROOT / name
+    for folder in ("src", "tests", "benchmarks", "docs"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            rel = path.relative_to(ROOT)
+            skip = "__pycache__" in rel.parts or ".egg-info" in str(rel) or (
+                folder == "docs" and rel.parts[1] in _GENERATED)
+            if path.is_file() and not skip:
+                yield path
+
+
+def test_no_words_about_how_the_project_is_made():
+    if not (ROOT / "benchmarks").is_dir():
+        pytest.skip("not a repository checkout")
+    hits = []
+    for path in _text_files():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # binary (a figure)
+            continue
+        for i, line in enumerate(text.splitlines(), 1):
+            # a pytest fixture's scope keyword is not about the project
+            if PROCESS_WORDS.search(line.replace('scope="session"', "")):
+                hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()[:80]}")
+    assert not hits, "state the property or the dated fact instead:\n" + "\n".join(hits)
 
 
 @pytest.mark.parametrize("name", CLUSTERERS + ["ELMFeatures"])

@@ -17,6 +17,8 @@ def test_readme_python_block_runs(index, tmp_path, monkeypatch):
     code = BLOCKS[index]
     if "run_table(" in code:
         code = code.replace('out_dir="bench-results"', f"out_dir={str(tmp_path)!r}")
+        papers = str(README.parent / "benchmarks" / "papers")
+        code = code.replace('load_benchmark("benchmarks/papers")', f"load_benchmark({papers!r})")
     monkeypatch.chdir(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,4 +1,4 @@
-"""The estimator registry is the one list of public estimators (issue 13, item 4)."""
+"""The estimator registry is the one list of public estimators."""
 
 from __future__ import annotations
 

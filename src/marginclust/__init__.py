@@ -2,6 +2,27 @@
 
 Estimators are imported lazily, so ``import marginclust`` stays cheap and a
 method's optional dependencies are only needed when that method is used.
+
+The package is built in layers, lowest first; a module imports only from its own
+layer or below (``tests/test_layers.py`` reads every import statement and allows
+no exception):
+
+1. ``utils`` (with ``exceptions``, ``metrics`` and ``datasets``, which import
+   nothing else of the package): validation, row blocks, seeds, measures, loaders.
+2. ``objectives``: the models' mathematics (objective values, closed-form steps,
+   decision functions); no loop over iterations, no parameter validation.
+3. ``solvers``: the iteration loops; a solver knows a model through the problem
+   object it is handed (the methods its ``required`` names).
+4. ``feature_maps``: kernels, low-rank maps, ELM features and the once-per-fit
+   data preparation built on them.
+5. ``estimators`` (with ``base``, the estimator registry and this package's
+   face): thin scikit-learn classes that validate their parameters against one
+   declarative table each and wire a problem to a solver.
+6. ``dask``, ``model_selection`` and ``plotting``: what works on top of fitted or
+   fitting estimators.
+7. ``bench``: the benchmark harness (the papers' tables are not installed: they
+   are the repository's ``benchmarks/papers``).
+8. ``cli``: the ``marginclust`` command.
 """
 
 from __future__ import annotations

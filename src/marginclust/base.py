@@ -8,6 +8,13 @@ warns when it did not converge. Subclasses implement ``_fit_one`` (returning a
 :class:`~marginclust.solvers.SolverResult` whose ``x`` is a dict of fitted
 attributes) and ``_predict_memberships`` or ``_predict``.
 
+Parameters are validated once per fit against the estimator's declarative
+table ``_parameter_constraints`` (``parameter -> constraint``, see
+:func:`marginclust.utils.check_parameters`), as scikit-learn's
+``_parameter_constraints``; :meth:`BaseClusterer._check_params` then checks what
+depends on the data (an ``init`` array's shape, a bound that ``n_samples`` must
+allow).
+
 Work done once per fit (kernel matrices, centring, validated pairs, sigma0)
 belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
 every restart: ``_fit_one(context, random_state)``. Restarts run through
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -31,16 +39,44 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .exceptions import ConvergenceWarning, EmptyClusterError
 from .solvers import SolverResult
 from .utils import (
+    Constraint,
     Degeneracy,
     check_n_clusters,
     check_not_constant,
+    check_parameters,
     degeneracy,
     min_cluster_size,
     report,
     spawn_seeds,
 )
 
-__all__ = ["BaseClusterer", "SoftClusterMixin"]
+__all__ = ["BaseClusterer", "SoftClusterMixin", "one_cluster_result"]
+
+
+def one_cluster_result(
+    n_samples: int, attributes: dict[str, Any], *, objective: float = 0.0, n_iter: int = 1
+) -> SolverResult:
+    """The restart result of ``n_clusters=1``: every sample in cluster 0, nothing iterated.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of samples.
+    attributes : dict
+        The estimator's other fitted attributes of this partition (its model).
+    objective : float, default=0.0
+        The objective of that model.
+    n_iter : int, default=1
+        Iterations to report.
+
+    Returns
+    -------
+    result : SolverResult
+        Converged, with ``labels_`` all zero and the objective as its one history entry.
+    """
+    x = {"labels_": np.zeros(n_samples, dtype=np.intp), **attributes}
+    return SolverResult(x=x, objective=objective, objective_history=np.array([objective]),
+                        n_iter=n_iter, converged=True)
 
 
 def _refuse_lazy(X: Any, name: str) -> None:
@@ -92,6 +128,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     Class attributes a subclass may override:
 
+    - ``_parameter_constraints``: ``parameter -> constraint`` (e.g.
+      ``{"tol": Positive(strict=False), "max_iter": MaxIter()}``), checked in
+      table order before :meth:`_check_params`.
     - ``_accept_sparse``: sparse formats accepted (``False`` or e.g. ``("csr",)``).
     - ``_dtypes``: accepted float dtypes, first one the default.
     - ``_min_clusters`` / ``_max_clusters``: admissible ``n_clusters`` range
@@ -107,6 +146,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     (soft methods) or :meth:`_predict`.
     """
 
+    _parameter_constraints: ClassVar[Mapping[str, Constraint]] = {}
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = False
     _dtypes: ClassVar[tuple[type, ...]] = (np.float64, np.float32)
     _min_clusters: ClassVar[int] = 2
@@ -129,7 +169,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self, X: Any) -> None:
-        """Validate hyperparameters against the data; raise ValueError on a bad one."""
+        """Check what depends on the data (``_parameter_constraints`` are checked already)."""
 
     def _prepare(self, X: Any, **fit_params: Any) -> Any:
         """Once-per-fit work shared by all restarts; return a context for ``_fit_one``.
@@ -200,7 +240,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         return self._fit_restarts(context)
 
     def _check_fit_setup(self, X: Any) -> None:
-        """Check ``n_clusters`` against the data, then the hyperparameters.
+        """Check ``n_clusters`` against the data, then the parameter table, then
+        :meth:`_check_params`.
 
         ``X`` needs only ``shape`` (a lazy array is fine).
         """
@@ -212,6 +253,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 f"{type(self).__name__} is a binary method and needs n_clusters=2; got "
                 f"n_clusters={self._n_clusters}."
             )
+        check_parameters(self, self._parameter_constraints)
         self._check_params(X)
 
     def _fit_restarts(self, context: Any, fit_one: Any = None) -> BaseClusterer:

@@ -7,17 +7,16 @@ import json
 import numpy as np
 import pytest
 
-from marginclust.bench._registry import TABLES, load_protocols
+import papers  # noqa: F401  (registers the papers' tables)
+from marginclust.bench import TABLES
 from marginclust.bench._runner import expand_jobs
 from marginclust.bench._seeds import derive_seed
-from marginclust.bench.protocols.emmc import (
+from papers.emmc import (
     StartThenEMMC,
     _pick_c,
     _report_acc_ri,
     _report_single_multi,
 )
-
-load_protocols()
 
 
 def _rows():
@@ -106,7 +105,7 @@ def test_table5_start_is_converged_kmeans_in_the_layer_emmc_fits():
     # convergence in the very hidden layer EMMC then fits, as Table 4 does
     from sklearn.cluster import KMeans
 
-    from marginclust.bench.protocols.emmc import _emmc_space_seed
+    from papers.emmc import _emmc_space_seed
 
     rng = np.random.RandomState(1)
     X = np.vstack([rng.normal(c, 0.5, (25, 3)) for c in (0.0, 3.0, 6.0)])
@@ -142,7 +141,7 @@ def test_reachability_slmc_table_runs_only_slmc_cases():
 
 
 def test_table4_report_picks_c_per_pair_and_once_for_all_pairs():
-    from marginclust.bench.protocols.emmc import PAPER_C, report_table4
+    from papers.emmc import PAPER_C, report_table4
 
     # error %: pair 0,1 is best at C=1 (10 vs 30), pair 0,2 at C=2 (20 vs 36);
     # over both pairs C=1 (mean 23) beats C=2 (mean 25)
@@ -166,7 +165,7 @@ def test_table4_report_picks_c_per_pair_and_once_for_all_pairs():
 
 
 def test_a_failed_fit_is_named_under_the_report_not_averaged():
-    from marginclust.bench.protocols.emmc import report_table3
+    from papers.emmc import report_table3
 
     ok = dict(dataset="optdigits:3,9", method="emmc", run=0, fit_time=1.0, n_iter=2,
               status="ok", error=None, ca_hungarian=0.9, params=json.dumps({"C": 1.0}))
@@ -189,7 +188,7 @@ def _three_blobs():
 
 
 def test_a_reused_start_is_the_fresh_start_and_its_time_is_charged(monkeypatch):
-    from marginclust.bench.protocols import emmc as module
+    from papers import emmc as module
 
     monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
     X = _three_blobs()
@@ -213,7 +212,7 @@ def test_a_reused_start_is_the_fresh_start_and_its_time_is_charged(monkeypatch):
 
 
 def test_random_and_unseeded_starts_are_not_cached(monkeypatch):
-    from marginclust.bench.protocols import emmc as module
+    from papers import emmc as module
 
     monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
     X = _three_blobs()
@@ -224,7 +223,7 @@ def test_random_and_unseeded_starts_are_not_cached(monkeypatch):
 
 
 def test_the_start_cache_is_bounded(monkeypatch):
-    from marginclust.bench.protocols import emmc as module
+    from papers import emmc as module
 
     monkeypatch.setattr(module, "_START_CACHE", module.OrderedDict())
     monkeypatch.setattr(module, "_START_CACHE_SIZE", 2)

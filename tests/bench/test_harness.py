@@ -21,7 +21,6 @@ from marginclust.bench import (
     Measure,
     Method,
     Table,
-    load_protocols,
     register_dataset,
     register_measure,
     register_method,
@@ -37,9 +36,7 @@ from marginclust.bench._runner import (
     select_best,
 )
 from marginclust.bench._seeds import derive_seed
-from marginclust.bench.protocols.baselines import Sigma0Scaled, mean_pairwise_distance
-
-load_protocols()
+from papers.baselines import Sigma0Scaled, mean_pairwise_distance  # registers the tables
 
 FITS: list[dict] = []  # every ThresholdClusterer fit, for the resume test
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from marginclust.bench import DATASETS, MEASURES, METHODS, TABLES, load_protocols
+from marginclust.bench import DATASETS, MEASURES, METHODS, TABLES
 from marginclust.bench._published import (
     FIELDS,
     load_published,
@@ -14,9 +14,9 @@ from marginclust.bench._published import (
     split_method,
 )
 from marginclust.bench._runner import ROW_FIELDS, parse_dataset
+from papers._common import PUBLISHED as PUBLISHED_DIR  # registers the tables
 
-load_protocols()
-PUBLISHED = load_published()
+PUBLISHED = load_published(PUBLISHED_DIR)
 
 
 def _known_dataset(name: str) -> bool:
@@ -24,8 +24,8 @@ def _known_dataset(name: str) -> bool:
 
 
 def test_every_paper_has_a_csv_with_numbers():
-    papers = {p.paper for p in PUBLISHED}
-    assert {"slmc", "pkm", "bmmc", "wocsvm", "emmc"} <= papers
+    names = {p.paper for p in PUBLISHED}
+    assert {"slmc", "pkm", "bmmc", "wocsvm", "emmc"} <= names
     assert FIELDS == ("table", "dataset", "method", "measure", "value", "spread", "note")
 
 
@@ -75,12 +75,12 @@ def test_the_key_check_catches_a_bad_key():
 def test_keys_are_unique_and_tables_see_their_numbers():
     keys = [(p.table, *p.key) for p in PUBLISHED]
     assert len(keys) == len(set(keys))
-    papers = {p.paper for p in PUBLISHED}
+    names = {p.paper for p in PUBLISHED}
     for name, table in TABLES.items():
-        if name.split("-")[0] not in papers:
+        if name.split("-")[0] not in names:
             continue  # a table registered by a test brings its own numbers
         source = table.published_from or name
-        expected = {k: p.value for k, p in published_for(source).items()}
+        expected = {k: p.value for k, p in published_for(source, PUBLISHED_DIR).items()}
         assert dict(table.published) == expected
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marginclust.bench._registry import TABLES, RunContext, load_protocols
-from marginclust.bench.protocols.reachability import CASES_BY_NAME, noisy_labels
+import papers  # noqa: F401  (registers the papers' tables)
+from marginclust.bench import TABLES, RunContext
+from papers.reachability import CASES_BY_NAME, noisy_labels
 
 
 @pytest.mark.parametrize("fraction", [0.0, 0.3, 0.5, 0.7, 1.0])
@@ -24,7 +25,6 @@ def test_noisy_labels_redraws_the_requested_fraction(fraction):
 
 
 def test_quick_reachability_runs_every_start(shared_data_dir):
-    load_protocols()
     table = TABLES["reachability"]
     ctx = RunContext(quick=True, data_home=str(shared_data_dir))
     rows = table.run(table, ctx)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import papers  # noqa: F401  (registers the papers' tables)
 from marginclust.bench._report import _settings_per_run
 
 
@@ -17,11 +18,9 @@ def test_settings_per_run_counts_paper_rows_only():
 
 
 def test_contradicted_published_cell_gets_its_note_not_a_shortfall_marker():
-    from marginclust.bench._registry import load_protocols
     from marginclust.bench._report import format_report
     from marginclust.bench._runner import get_table
 
-    load_protocols()
     table = get_table("bmmc-table4")
     rows = [
         {
@@ -47,7 +46,7 @@ def test_paper_units_c_follows_the_papers_scaling_law():
     from sklearn.datasets import make_blobs
 
     from marginclust import BMMC
-    from marginclust.bench.protocols.bmmc import PaperUnitsC
+    from papers.bmmc import PaperUnitsC
 
     X, _ = make_blobs(80, 3, centers=2, cluster_std=2.5, random_state=3)
     a = PaperUnitsC(BMMC(2, C=0.05, random_state=0)).fit(2 * X)
@@ -59,11 +58,9 @@ def test_paper_units_c_follows_the_papers_scaling_law():
 def test_explained_shortfall_gets_its_note_and_only_when_short():
     from dataclasses import replace
 
-    from marginclust.bench._registry import load_protocols
     from marginclust.bench._report import format_report
     from marginclust.bench._runner import get_table
 
-    load_protocols()
     key = ("ionosphere", "kmeans", "ca_majority")
     table = replace(get_table("bmmc-table4"), contradicted={},
                     explained={key: "scaling decides this row (see table x)"})

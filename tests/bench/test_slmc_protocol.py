@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from marginclust.bench._runner import get_table
-from marginclust.bench.protocols import slmc
+from papers import slmc
 
 PAPER = Path(__file__).resolve().parents[2].parent / "shared" / "papers"
 PAPER = PAPER / "slmc-wang-chen-2013.txt"

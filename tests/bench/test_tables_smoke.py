@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from marginclust.bench import TABLES, load_protocols
+import papers  # noqa: F401  (registers the papers' tables)
+from marginclust.bench import TABLES
 from marginclust.bench._report import format_report
 from marginclust.bench._runner import row_status, run_table
 
-load_protocols()
 PAPER_TABLES = sorted(n for n in TABLES if not n.startswith("test-"))
 
 

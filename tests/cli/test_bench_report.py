@@ -1,4 +1,4 @@
-"""Issue 12: bench reports a newcomer can read in a terminal, from a public API."""
+"""Bench reports that read in a terminal, from a public API."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def test_public_bench_api_is_what_the_readme_uses():
 
 
 def test_reasons_are_not_cut_mid_word():
-    from marginclust.bench._report import shorten
+    from marginclust.utils import shorten
 
     text = "Unknown data set 'wine': no data directory is configured " * 5
     short = shorten(text, 120)

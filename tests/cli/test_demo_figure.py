@@ -1,4 +1,4 @@
-"""Issue 12: the demo figure a newcomer sees first (styles, colours, caption, scales)."""
+"""The demo figure, the first a user sees (styles, colours, caption, scales)."""
 
 from __future__ import annotations
 

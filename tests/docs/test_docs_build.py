@@ -1,4 +1,4 @@
-"""Issue 12: the documentation site builds from the repository without a warning.
+"""The documentation site builds from the repository without a warning.
 
 One Sphinx build (numpydoc API pages from each module's ``__all__`` and the
 sphinx-gallery examples, which run on small data): about 15 s on a quiet

@@ -248,16 +248,16 @@ def test_bad_data():
         EMMC(3, balance=0).fit(np.random.RandomState(0).randn(10, 2))
 
 
-# ------------------------------------------------------------------ issue 16 / issue 12
+# ------------------------------------------------------------------ pinned cases
 def _issue_blobs():
-    """The pinned example of issue 16."""
+    """The pinned example of the property suite."""
     return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
 
 
 def test_binary_objective_history_monotone_on_many_random_problems():
     """J after each ridge fit never increases for two clusters, whatever the start.
 
-    Issue 16: with a start that violates the balance the first recorded J was the
+    With a start that violates the balance the first recorded J was the
     unconstrained fit's (lower than any feasible one) and rose at the next step in
     142 of 200 problems. The solver now repairs such a start first and records J
     from the first feasible labelling on.
@@ -339,7 +339,7 @@ def test_extreme_scales_and_offsets_give_the_same_labels(transform, streamed):
 
 
 def test_balance_moved_names_the_rows_predict_disagrees_on():
-    """Issue 12: labels_ (balanced) vs predict(X_train) (no balance) differ exactly there."""
+    """labels_ (balanced) vs predict(X_train) (no balance) differ exactly there."""
     X, _ = make_blobs(n_samples=[70, 30], centers=[[-3, 0], [3, 0]], random_state=0)
     est = EMMC(2, n_hidden=20, C=1.0, balance=0.03, random_state=0)
     with warnings.catch_warnings():
@@ -382,7 +382,7 @@ def test_duplicates_do_not_leak_kmeans_warning():
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("k", [2, 3])
 def test_identical_rows_share_a_label_at_defaults(seed, k):
-    """Issue 12: duplicated rows are not split at the defaults.
+    """Duplicated rows are not split at the defaults.
 
     The k-means start never splits identical rows, and ``balance="auto"`` takes the
     start's own size spread, so the repair has no reason to move part of a tie

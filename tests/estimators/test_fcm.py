@@ -403,7 +403,7 @@ def test_kernel_centre_fast_path_matches_log_space():
         np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
 
 
-# --------------------------------------------------- issue 16: offset and scale
+# --------------------------------------------------- offset and scale
 _X16 = __import__("sklearn.datasets", fromlist=["make_blobs"]).make_blobs(
     40, 3, centers=2, cluster_std=0.6, random_state=0
 )[0]
@@ -429,7 +429,7 @@ def test_offset_and_extreme_scales_give_the_same_memberships(Est, transform):
 
 
 def test_kernel_fcm_refit_after_set_params_on_data_with_vanishing_sigma0():
-    # Issue 16: a refit after set_params on data whose mean pairwise distance is 0 in
+    # regression: a refit after set_params on data whose mean pairwise distance is 0 in
     # float64 (here it underflows: distances ~1e-170 squared) was refused with an
     # unhelpful message. sigma0 is now computed in the rescaled frame: it fits.
     est = KernelFuzzyCMeans(2, random_state=0).fit(_X16)
@@ -463,13 +463,15 @@ def test_one_pass_solver_float32_and_alias():
 
 
 def test_solver_two_threads_same_memberships():
+    from marginclust.objectives._fcm import FuzzyProblem
     from marginclust.solvers._fuzzy import fuzzy_alternation
 
     rng = np.random.RandomState(0)
     X = rng.randn(40000, 3) + rng.randint(0, 3, size=(40000, 1)) * 3.0
     X -= X.mean(axis=0)
     w = np.ones(40000)
-    a = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20)
-    b = fuzzy_alternation(X, w, 2.0, centres=X[:3].copy(), max_iter=20, n_threads=2)
+    a = fuzzy_alternation(X, w, FuzzyProblem(2.0), centres=X[:3].copy(), max_iter=20)
+    b = fuzzy_alternation(X, w, FuzzyProblem(2.0), centres=X[:3].copy(), max_iter=20,
+                          n_threads=2)
     np.testing.assert_allclose(a.x[0], b.x[0], atol=1e-10)
     assert a.n_iter == b.n_iter

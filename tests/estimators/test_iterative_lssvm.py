@@ -88,7 +88,7 @@ def test_bad_parameters(rng, params, match):
         IterativeLSSVM(**params).fit(X)
 
 
-def _issue16_blobs():
+def _pinned_blobs():
     from sklearn.datasets import make_blobs
 
     return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
@@ -99,7 +99,7 @@ def _issue16_blobs():
 @pytest.mark.parametrize("init", ["random", "k-means", "k-means++"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_predict_on_training_data_equals_labels(kernel, n_components, init, seed):
-    # issue 16: predict(X_train) differed from labels_ on up to 40% of rows
+    # regression: predict(X_train) differed from labels_ on up to 40% of rows
     rng = np.random.RandomState(seed)
     X = rng.randn(40, 3)  # structureless: many near-ties of the decision values
     est = IterativeLSSVM(kernel=kernel, n_components=n_components, init=init,
@@ -111,10 +111,10 @@ def test_predict_on_training_data_equals_labels(kernel, n_components, init, seed
 
 @pytest.mark.parametrize("offset", [1e9, 1e10])
 def test_large_common_offset_changes_nothing(offset):
-    # issue 16: IterativeLSSVM failed silently on X + 1e9
+    # regression: IterativeLSSVM failed silently on X + 1e9
     from sklearn.metrics import adjusted_rand_score
 
-    X, y = _issue16_blobs()
+    X, y = _pinned_blobs()
     ref = IterativeLSSVM(random_state=0).fit(X)
     est = IterativeLSSVM(random_state=0).fit(X + offset)
     assert adjusted_rand_score(y, ref.labels_) == 1.0
@@ -123,14 +123,14 @@ def test_large_common_offset_changes_nothing(offset):
 
 @pytest.mark.parametrize("factor", [1e-3, 1e3])
 def test_defaults_are_scale_invariant(factor):
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     ref = IterativeLSSVM(random_state=0).fit(X)
     np.testing.assert_array_equal(IterativeLSSVM(random_state=0).fit(X * factor).labels_,
                                   ref.labels_)
 
 
 def test_score_grid_and_hostile_scales():
-    X, _ = _issue16_blobs()
+    X, _ = _pinned_blobs()
     est = IterativeLSSVM(random_state=0).fit(X)
     assert est.score(X) == pytest.approx(-est.objective_, rel=1e-8)
     grid = est._label_free_grid(X)
@@ -146,7 +146,7 @@ def test_score_grid_and_hostile_scales():
 
 
 def test_tied_decision_values_are_reported_not_hidden():
-    # issue 16: with duplicated rows the balance constraint splits identical points, whose
+    # regression: with duplicated rows the balance constraint splits identical points, whose
     # decision values tie; predict could not reproduce that split (up to 40% of rows).
     X = np.vstack([np.zeros((30, 2)), np.ones((10, 2))])
     est = IterativeLSSVM(balance=0.0, random_state=0).fit(X)

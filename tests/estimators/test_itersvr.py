@@ -108,9 +108,9 @@ def test_bad_epsilon():
         IterSVR(epsilon=-0.1).fit(np.random.RandomState(0).randn(10, 2))
 
 
-# ------------------------------------------------------------------ issue 16 / issue 12
+# ------------------------------------------------------------------ pinned cases
 def _issue_blobs():
-    """The pinned example of issue 16."""
+    """The pinned example of the property suite."""
     return make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)
 
 
@@ -140,7 +140,7 @@ def test_offsets_and_scales_give_the_labels_of_X(cls, kernel, transform):
 
 @pytest.mark.parametrize("cls", [IterSVR, IterSVM])
 def test_set_params_refit_on_other_data(cls):
-    """Issue 16: IterSVM(C=1e-3) refit on other data failed with "number of classes has to
+    """IterSVM(C=1e-3) refit on other data failed with "number of classes has to
     be greater than one" (the relabelling put every sample on one side): the repair now
     never leaves a cluster empty."""
     X, _ = _issue_blobs()
@@ -155,7 +155,7 @@ def test_set_params_refit_on_other_data(cls):
 
 @pytest.mark.parametrize("cls", [IterSVR, IterSVM])
 def test_balance_moved_names_the_rows_predict_disagrees_on(cls):
-    """Issue 12: labels_ are balanced, predict applies the sign rule; balance_moved_ says where."""
+    """labels_ are balanced, predict applies the sign rule; balance_moved_ says where."""
     X, _ = _two_blobs(sizes=[70, 30])
     est = cls(C=1.0, balance=0.03, random_state=0)
     with warnings.catch_warnings():

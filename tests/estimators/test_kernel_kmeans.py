@@ -136,7 +136,7 @@ _X16 = __import__("sklearn.datasets", fromlist=["make_blobs"]).make_blobs(
 
 @pytest.mark.parametrize("transform", ["offset", "tiny", "huge"])
 def test_offset_and_extreme_scales_give_the_same_partition(transform):
-    # Issue 16: KernelKMeans put X + 1e9 in one cluster; X * 1e200 gave NaN.
+    # regression: KernelKMeans put X + 1e9 in one cluster; X * 1e200 gave NaN.
     import warnings
 
     from sklearn.metrics import adjusted_rand_score

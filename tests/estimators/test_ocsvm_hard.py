@@ -10,7 +10,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from marginclust.estimators._ocsvm_hard import OCSVMHardClustering
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.objectives._weighted_ocsvm import fit_weighted_ocsvm
+from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
 
 
 @pytest.fixture
@@ -92,7 +92,7 @@ def test_deprecated_init_spelling(blobs):
     assert_array_equal(m.labels_, ref.labels_)
 
 
-# Hostile-input cases of issue 16, pinned on make_blobs(40, 3, centers=2, cluster_std=0.6, rs=0).
+# Hostile-input cases of the property suite, on make_blobs(40, 3, centers=2, cluster_std=0.6, rs=0).
 @pytest.fixture
 def blobs2():
     return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)

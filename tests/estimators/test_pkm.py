@@ -188,7 +188,7 @@ def test_predict_wrong_features(blobs):
 
 
 def test_default_equals_kmeans_from_the_same_seeds():
-    # Issue 10: the default (hard k-means++ start, Lloyd steps) is K-means from the same seeds.
+    # The default (hard k-means++ start, Lloyd steps) is K-means from the same seeds.
     from sklearn.cluster import kmeans_plusplus
     from sklearn.datasets import load_iris
     from sklearn.preprocessing import StandardScaler
@@ -219,13 +219,13 @@ def test_transform_score_and_relocation_attribute(blobs):
     assert isinstance(est.n_relocated_, int)
 
 
-# X of issue 16
+# X of the property suite's pinned cases
 _X16 = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0)[0]
 
 
 @pytest.mark.parametrize("transform", ["offset", "tiny", "huge"])
 def test_offset_and_extreme_scales_give_the_same_partition(transform):
-    # Issue 16: X + 1e9 (predict differed on 42% of rows), X * 1e-150 (NaN with
+    # regression: X + 1e9 (predict differed on 42% of rows), X * 1e-150 (NaN with
     # converged_=True), X * 1e200 (overflow warnings).
     ref = PKM(2, random_state=0).fit(_X16)
     Xt = {"offset": _X16 + 1e9, "tiny": _X16 * 1e-150, "huge": _X16 * 1e200}[transform]
@@ -244,7 +244,7 @@ def test_offset_and_extreme_scales_give_the_same_partition(transform):
 
 @pytest.mark.parametrize("init", ["dirichlet", "uniform-perturbed"])
 def test_soft_start_that_empties_a_cluster_is_recovered(init):
-    # issue 16 pinned case: the block solver from a soft start emptied a cluster on three
+    # pinned property case: the block solver from a soft start emptied a cluster on three
     # well-separated blobs (EmptyClusterError on every restart). Now the memberships are
     # hardened to the nearest live centre and Lloyd steps re-seed the empty cluster.
     X, _ = make_blobs(32, 2, centers=3, cluster_std=0.6, random_state=62501)

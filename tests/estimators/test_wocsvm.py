@@ -15,6 +15,7 @@ from marginclust.estimators._wocsvm import WOCSVMClustering
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.objectives._wocsvm import WOCSVMObjective, e_step
 from marginclust.solvers._em import FixedPointEM, annealing_schedule
+from marginclust.solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 
 
 @pytest.fixture
@@ -162,7 +163,9 @@ def test_zero_and_tiny_weights_init(blobs):
     U = np.eye(3)[y]
     a = WOCSVMClustering(3, gamma=0.05, init=U, random_state=0).fit(X)
     assert adjusted_rand_score(y, a.labels_) > 0.9
-    m = WOCSVMObjective(X, 3, gamma=0.05, nu=0.9, svm_tol=1e-9)
+    m = WOCSVMObjective(X, 3, fit_machine=fit_weighted_ocsvm,
+                        fit_linear_machine=fit_linear_weighted_ocsvm, gamma=0.05, nu=0.9,
+                        svm_tol=1e-9)
     Us = 0.8 * U + 0.2 * np.random.RandomState(0).dirichlet(np.ones(3), size=60)
     p1 = m.m_step(Us, None)
     p2 = m.m_step(Us * 1e-6, None)  # tiny, but above the removal threshold
@@ -237,7 +240,7 @@ def test_removed_cluster_predicts_finite(blobs):
 
 
 # ----------------------------------------------------------------------------
-# Hostile-input cases found by the property-based run (issue 16), pinned on
+# Hostile-input cases found by the property-based run, pinned on
 # X = make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0).
 # ----------------------------------------------------------------------------
 @pytest.fixture
@@ -348,7 +351,7 @@ def test_label_free_grid_is_small_and_scale_relative(blobs2):
 
 
 def test_readme_example_standardised_wine_does_not_collapse():
-    """Issue 12: gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
+    """gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
     wine; the defaults do not."""
     from sklearn.datasets import load_wine
     from sklearn.pipeline import make_pipeline
@@ -361,6 +364,18 @@ def test_readme_example_standardised_wine_does_not_collapse():
     assert adjusted_rand_score(y, labels) > 0.8
 
 
+def _machines():
+    from marginclust.solvers._weighted_ocsvm import (
+        fit_linear_weighted_ocsvm,
+        fit_weighted_ocsvm,
+    )
+
+    return {"fit_machine": fit_weighted_ocsvm, "fit_linear_machine": fit_linear_weighted_ocsvm}
+
+
+_MACHINES = _machines()
+
+
 def _two_rings(n_inner=500, n_outer=200, seed=0):
     """A dense inner ring inside a sparse outer one (3x the length, fewer points)."""
     rng = np.random.RandomState(seed)
@@ -371,7 +386,8 @@ def _two_rings(n_inner=500, n_outer=200, seed=0):
 
 @pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
 def test_relative_scores_divide_either_scale_by_the_machines_offset(form):
-    from marginclust.objectives._wocsvm import WOCSVMObjective, prepare_one_class_data
+    from marginclust.feature_maps._one_class import prepare_one_class_data
+    from marginclust.objectives._wocsvm import WOCSVMObjective
 
     X, y = _two_rings()
     data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
@@ -379,7 +395,7 @@ def test_relative_scores_divide_either_scale_by_the_machines_offset(form):
     scores = {}
     for scale in ("relative", "libsvm", "normalized"):
         obj = WOCSVMObjective(data.X, 2, form=form, nu=0.3, gamma=data.gamma, K=data.K,
-                              decision_scale=scale)
+                              decision_scale=scale, **_MACHINES)
         params = obj.m_step(np.eye(2)[y], None)
         scores[scale] = obj.score(params)
     rho = np.array([m.rho for m in params.models])
@@ -398,7 +414,8 @@ def test_relative_scores_divide_either_scale_by_the_machines_offset(form):
 def test_relative_scale_keeps_a_dense_cluster_that_libsvm_scale_erodes():
     # with offsets as the unit, the border of the dense inner ring is not nearer, in
     # score, to the sparse outer ring than to its own machine
-    from marginclust.objectives._wocsvm import WOCSVMObjective, prepare_one_class_data
+    from marginclust.feature_maps._one_class import prepare_one_class_data
+    from marginclust.objectives._wocsvm import WOCSVMObjective
 
     X, y = _two_rings()
     data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
@@ -406,7 +423,7 @@ def test_relative_scale_keeps_a_dense_cluster_that_libsvm_scale_erodes():
     kept = {}
     for scale, nu, temperature in (("relative", 0.3, 0.05), ("libsvm", 0.9, 1.0)):
         obj = WOCSVMObjective(data.X, 2, nu=nu, gamma=data.gamma, K=data.K,
-                              decision_scale=scale)
+                              decision_scale=scale, **_MACHINES)
         Z, _ = obj.e_step(obj.m_step(np.eye(2)[y], None), temperature)
         kept[scale] = float(np.mean(Z.argmax(axis=1) == y))
     assert kept["relative"] == 1.0

@@ -15,7 +15,7 @@ from marginclust.feature_maps import (
 )
 from marginclust.feature_maps._graph import nearest_labels, spectral_sample_labels
 from marginclust.metrics import normalized_clustering_accuracy
-from marginclust.solvers._blocks import sample_row_indices
+from marginclust.utils._blocks import sample_row_indices
 
 
 def _rings(n_per: int = 150, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -57,7 +57,7 @@ def test_blockwise_transform_equals_one_block(rng, monkeypatch):
         fmap = LowRankKernelMap(gamma=_g(1.0), n_components=12, method=method,
                                 random_state=1).fit(X)
         full = fmap.transform(X)
-        monkeypatch.setattr(_low_rank, "_BLOCK_ROWS", 7)
+        monkeypatch.setattr(_low_rank, "BLOCK_ROWS", 7)
         np.testing.assert_allclose(fmap.transform(X), full, rtol=1e-12, atol=1e-15)
         monkeypatch.undo()
 

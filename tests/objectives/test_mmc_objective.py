@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from marginclust import BMMC
 from marginclust.objectives._constraints import make_balance, make_pairs, resolve_balance
 from marginclust.objectives._mmc import MMCObjective
 
@@ -108,9 +109,10 @@ def test_sparse_and_dense_planes_agree(global_random_seed):
 def test_balance_helpers():
     assert resolve_balance(5, 100) == 5.0
     assert resolve_balance(0.1, 100) == pytest.approx(10.0)
-    for bad in (-1, 0.0, 1.5, "a", np.nan, True):
+    X = np.random.RandomState(0).randn(20, 2)
+    for bad in (-1, 0.0, 1.5, "a", np.nan, True):  # the estimators refuse them
         with pytest.raises(ValueError, match="balance"):
-            resolve_balance(bad, 100)
+            BMMC(balance=bad).fit(X)
     bal = make_balance(3, 0.2)
     assert bal.violation([0.1, -0.1, 0.0]) == 0.0
     assert bal.violation([0.3, -0.1, -0.2]) == pytest.approx(0.3)

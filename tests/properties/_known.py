@@ -1,4 +1,4 @@
-"""Open findings of issue 16 that the suite still reproduces, pinned as strict xfails.
+"""Open findings of the property suite that it still reproduces, pinned as strict xfails.
 
 ``KNOWN`` maps ``(config id pattern, category)`` to the reason. The matching
 parametrized test is marked ``xfail(strict=True)``: it stays visible, and it
@@ -23,7 +23,7 @@ STANDARD = Case(seed=0, n=40, d=3, k=2, std=0.6)
 # A three-cluster problem (binary-only methods get its first two blobs' k=2 version).
 STANDARD3 = Case(seed=1, n=60, d=4, k=3, std=1.0)
 
-# every finding pinned this session is fixed; add new ones here as they are found
+# every finding pinned so far is fixed; add new ones here as they are found
 KNOWN: dict[tuple[str, str], str] = {}
 
 # category -> generated problems that found a failure (run as @example on every config)
@@ -43,5 +43,5 @@ def known_reason(config_id: str, category: str) -> str | None:
     for (pattern, cat), reason in KNOWN.items():
         if cat == category and fnmatch.fnmatchcase(config_id, pattern):
             owner = config_id.split("-")[0]
-            return f"issue 16: {reason}; fixed by the {owner} engineer"
+            return f"open finding: {reason} (to fix in {owner})"
     return None

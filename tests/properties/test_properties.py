@@ -1,4 +1,4 @@
-"""Property-based reliability tests over every public estimator and its variants (issue 16).
+"""Property-based reliability tests over every public estimator and its variants.
 
 Each test is parametrized over the configurations discovered in
 :mod:`._registry` and draws small blob problems with hypothesis. Every fit runs

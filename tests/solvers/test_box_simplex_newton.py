@@ -6,11 +6,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from marginclust.objectives._weighted_ocsvm import (
-    fit_linear_weighted_ocsvm,
-    fit_weighted_ocsvm,
-)
 from marginclust.solvers._box_simplex_newton import solve_box_simplex_newton
+from marginclust.solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 from tests._oracles.wocsvm_qp import (
     scholkopf_objective,
     scholkopf_qp,

@@ -181,25 +181,29 @@ def _literal_bundle(sub, x0, *, tol, max_iter, max_planes, max_idle, qp):
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("max_planes, max_idle", [(60, 10), (6, 2), (10**6, 10**6)])
 def test_slot_bundle_matches_literal_oracle(k, max_planes, max_idle, global_random_seed):
-    """Same iterates and objective as a literal list-based BMRM (plane dropping and
-    aggregation included)."""
+    """The same optimum as a literal list-based BMRM (plane dropping and aggregation
+    included), to the guarantee of the stopping rule.
+
+    The paths are not compared: the offset ``t`` of a bundle QP is not unique when the
+    model is flat in ``t``, and which point of that interval the QP returns, like which
+    planes count as idle (a threshold on the QP multipliers), changes with rounding in
+    another BLAS kernel; the minimiser's ``W`` is unique.
+    """
     rng = np.random.RandomState(global_random_seed)
     X = rng.randn(60, 5)
     X[:30, :2] += 2.5
     obj = MMCObjective(X, k, 3.0, 0.2)
     sub = obj.surrogate(rng.randint(k, size=60))
-    kw = dict(tol=1e-6, max_iter=40, max_planes=max_planes, max_idle=max_idle)
-    # the interior point QP is a smooth function of its data: identical iterates
-    res = BundleMethod(qp="ipm", **kw).solve(sub, obj.zero())
-    sub2 = obj.surrogate(sub.labels)
-    (W, t), J, hist = _literal_bundle(sub2, obj.zero(), qp="ipm", **kw)
-    np.testing.assert_allclose(res.objective_history, hist, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(res.x[0], sub2.polish((W, t))[0], rtol=1e-7, atol=1e-9)
-    # the active-set QP picks among degenerate vertices by the last bits of Q (the
-    # list-based oracle and the former row-moving code also part ways there): the
-    # same optimum to the stopping tolerance, not the same path
-    kw["max_iter"] = 400
-    res = BundleMethod(qp="active-set", **kw).solve(sub, obj.zero())
-    _, J, _ = _literal_bundle(obj.surrogate(sub.labels), obj.zero(), qp="active-set", **kw)
-    assert res.converged
-    assert res.objective == pytest.approx(J, rel=2e-6)
+    tol = 1e-5
+    kw = dict(tol=tol, max_iter=3000, max_planes=max_planes, max_idle=max_idle)
+    for qp in ("ipm", "active-set"):
+        res = BundleMethod(qp=qp, **kw).solve(sub, obj.zero())
+        sub2 = obj.surrogate(sub.labels)
+        (W, t), J, hist = _literal_bundle(sub2, obj.zero(), qp=qp, **kw)
+        assert res.converged and hist.size <= kw["max_iter"]
+        # Both stop when J_best - lower <= tol |J_best|, `lower` a lower bound of the
+        # minimum J*: each is within tol |J| of J*. J is 1-strongly convex in W, so
+        # ||W - W*||^2 <= 2 (J - J*) <= 2 tol |J|; the triangle inequality bounds the pair.
+        assert abs(res.objective - J) <= tol * max(abs(res.objective), abs(J))
+        bound = np.sqrt(2 * tol * abs(res.objective)) + np.sqrt(2 * tol * abs(J))
+        assert np.linalg.norm(res.x[0] - sub2.polish((W, t))[0]) <= bound

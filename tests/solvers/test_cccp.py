@@ -80,7 +80,7 @@ def test_cccp_dense_sparse_identical_path():
 
 
 def test_mmc_solvers_implement_the_solver_protocol():
-    """Issue 13: the Solver protocol (solve(objective, x0, *, callback), ``required``) and
+    """The Solver protocol (solve(objective, x0, *, callback), ``required``) and
     the capability check hold for every MMC solver with the objective it is used on."""
     import inspect
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marginclust.objectives._fcm import membership_floor, memberships_into
+from marginclust.objectives._fcm import FuzzyProblem, membership_floor, memberships_into
 from marginclust.solvers._fuzzy import (
     BlockScratch,
     fcm_block,
@@ -58,7 +58,7 @@ def test_block_equals_textbook_formulas(dtype, rtol, m, gamma, weighted):
         w if weighted else None,
         V * dtype(-2.0),
         np.einsum("ij,ij->i", V, V),
-        m,
+        FuzzyProblem(m),
         gamma,
         membership_floor(dtype, k, m),
         out,
@@ -76,7 +76,8 @@ def test_block_equals_textbook_formulas(dtype, rtol, m, gamma, weighted):
     # without scratch (the dask path) and without counts (the in-memory path): same partials
     out2 = np.empty_like(out)
     args = (Xb, np.einsum("ij,ij->i", Xb, Xb), w if weighted else None, V * dtype(-2.0),
-            np.einsum("ij,ij->i", V, V), m, gamma, membership_floor(dtype, k, m), out2, prev)
+            np.einsum("ij,ij->i", V, V), FuzzyProblem(m), gamma, membership_floor(dtype, k, m),
+            out2, prev)
     S2, tot2, J2, shift2, none = fcm_block(*args, with_counts=False)
     assert none is None and J2 == J and shift2 == shift
     np.testing.assert_array_equal(out2, out)
@@ -93,7 +94,7 @@ def test_block_safe_path_on_a_sample_at_a_centre(m):
     out = np.empty((3, 20))
     S, tot, J, shift, _ = fcm_block(
         Xb, np.einsum("ij,ij->i", Xb, Xb), None, -2.0 * V, np.einsum("ij,ij->i", V, V),
-        m, None, membership_floor(np.float64, 3, m), out, None,
+        FuzzyProblem(m), None, membership_floor(np.float64, 3, m), out, None,
     )
     assert np.all(np.isfinite(out)) and np.all(np.isfinite(S)) and np.isfinite(J)
     np.testing.assert_allclose(out.sum(axis=0), 1.0)
@@ -126,8 +127,9 @@ def test_blocked_solver_equals_one_block(gamma, m):
     X -= X.mean(axis=0)
     w = rng.rand(203) + 0.5
     V0 = X[[0, 50, 100]] + 0.01
-    one = fuzzy_alternation(X, w, m, centres=V0, gamma=gamma, tol=0.0, max_iter=9, chunk_rows=203)
-    many = fuzzy_alternation(X, w, m, centres=V0, gamma=gamma, tol=0.0, max_iter=9, chunk_rows=16)
+    kw = dict(centres=V0, gamma=gamma, tol=0.0, max_iter=9)
+    one = fuzzy_alternation(X, w, FuzzyProblem(m), chunk_rows=203, **kw)
+    many = fuzzy_alternation(X, w, FuzzyProblem(m), chunk_rows=16, **kw)
     np.testing.assert_allclose(many.x[0], one.x[0], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(many.x[1], one.x[1], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(many.objective_history, one.objective_history, rtol=1e-12)
@@ -160,7 +162,7 @@ def test_partial_change_measure_keeps_iterates_stop_and_stop_crit(tol, gamma, mo
     w = np.ones(400)
     V0 = X[[0, 150, 300]] + 0.01
     kw = dict(centres=V0, gamma=gamma, tol=tol, max_iter=40, chunk_rows=50)
-    ref = fuzzy_alternation(X, w, 2.0, callback=lambda it, J: None, **kw)
+    ref = fuzzy_alternation(X, w, FuzzyProblem(2.0), callback=lambda it, J: None, **kw)
     measured = []
     block = fz.fcm_block
 
@@ -169,7 +171,7 @@ def test_partial_change_measure_keeps_iterates_stop_and_stop_crit(tol, gamma, mo
         return block(*args, **kwargs)
 
     monkeypatch.setattr(fz, "fcm_block", counting)
-    fast = fuzzy_alternation(X, w, 2.0, **kw)
+    fast = fuzzy_alternation(X, w, FuzzyProblem(2.0), **kw)
     assert fast.n_iter == ref.n_iter and fast.converged == ref.converged
     assert fast.stop_crit == ref.stop_crit  # the final pass is measured in full
     np.testing.assert_array_equal(fast.x[0], ref.x[0])
@@ -197,8 +199,8 @@ def test_centres_from_memberships_equal_log_space(m, dtype):
     w = (rng.rand(300) + 0.5).astype(dtype)
     w[7] = 0.0
     xsq = np.einsum("ij,ij->i", X, X)
-    got = _membership_centres(X, xsq, Ut, w, m)
-    ref = _log_space_centres(X, xsq, Ut, w, m, np.zeros((3, 4), dtype), None)
+    got = _membership_centres(X, xsq, Ut, w, FuzzyProblem(m))
+    ref = _log_space_centres(X, xsq, Ut, w, FuzzyProblem(m), np.zeros((3, 4), dtype), None)
     assert got.dtype == dtype
     np.testing.assert_allclose(got, ref, rtol=1e-10 if dtype == np.float64 else 1e-4,
                                atol=1e-12 if dtype == np.float64 else 1e-5)

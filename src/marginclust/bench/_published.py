@@ -1,8 +1,10 @@
-"""Published numbers: one CSV per paper in ``bench/published/``, one loader.
+"""Published numbers read from a folder of CSV files (one per paper), one loader.
 
-Every file has the columns ``table, dataset, method, measure, value, spread,
-note``: one printed number per line, keyed by the registered table, the data
-set name the table uses, our method name and our measure name. Two
+A benchmark keeps the numbers its tables are compared with as data, e.g. the
+repository's ``benchmarks/papers/published/<paper>.csv``. Every file has the
+columns ``table, dataset, method, measure, value, spread, note``: one printed
+number per line, keyed by the registered table, the data set name the table
+uses, our method name and our measure name. Two
 conventions keep the keys registry names:
 
 * a method may name a setting of a registered method, ``name[param=value,...]``
@@ -21,7 +23,7 @@ import io
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 __all__ = [
@@ -38,7 +40,7 @@ FIELDS = ("table", "dataset", "method", "measure", "value", "spread", "note")
 
 @dataclass(frozen=True)
 class Published:
-    """One published number (a line of a ``published/*.csv`` file).
+    """One published number (a line of a published-numbers CSV file).
 
     Parameters
     ----------
@@ -75,20 +77,32 @@ class Published:
         return (self.dataset, self.method, self.measure)
 
 
-@lru_cache(maxsize=1)
-def load_published() -> tuple[Published, ...]:
-    """Every published number of every paper (read once).
+def load_published(folder: str | Path) -> tuple[Published, ...]:
+    """Every published number in the CSV files of ``folder`` (each folder read once).
+
+    Parameters
+    ----------
+    folder : str or path-like
+        A folder of ``<paper>.csv`` files with the columns ``table, dataset,
+        method, measure, value, spread, note``.
 
     Returns
     -------
     published : tuple of Published
-        The lines of every ``bench/published/*.csv`` file, papers in name order.
+        The lines of every ``*.csv`` file of the folder, papers in name order.
+
+    Raises
+    ------
+    ValueError
+        If a file does not have exactly those columns.
     """
+    return _load(str(Path(folder).resolve()))
+
+
+@lru_cache(maxsize=8)
+def _load(folder: str) -> tuple[Published, ...]:
     out: list[Published] = []
-    folder = resources.files("marginclust.bench") / "published"
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".csv"):
-            continue
+    for entry in sorted(Path(folder).glob("*.csv"), key=lambda e: e.name):
         reader = csv.DictReader(io.StringIO(entry.read_text(encoding="utf-8"), newline=""))
         if tuple(reader.fieldnames or ()) != FIELDS:
             raise ValueError(f"{entry.name}: columns must be {', '.join(FIELDS)}.")
@@ -101,19 +115,20 @@ def load_published() -> tuple[Published, ...]:
     return tuple(out)
 
 
-def published_for(table: str) -> dict[tuple[str, str, str], Published]:
-    """``(dataset, method, measure) -> Published`` of one table, in file order."""
-    return {p.key: p for p in load_published() if p.table == table}
+def published_for(table: str, folder: str | Path) -> dict[tuple[str, str, str], Published]:
+    """``(dataset, method, measure) -> Published`` of one table in ``folder``, in file order."""
+    return {p.key: p for p in load_published(folder) if p.table == table}
 
 
-def values(table: str) -> dict[tuple[str, str, str], float]:
+def values(table: str, folder: str | Path) -> dict[tuple[str, str, str], float]:
     """``(dataset, method, measure) -> value`` of one table (a ``Table.published``)."""
-    return {k: p.value for k, p in published_for(table).items()}
+    return {k: p.value for k, p in published_for(table, folder).items()}
 
 
-def spreads(table: str) -> dict[tuple[str, str, str], float]:
+def spreads(table: str, folder: str | Path) -> dict[tuple[str, str, str], float]:
     """``(dataset, method, measure) -> spread`` where the paper prints one."""
-    return {k: p.spread for k, p in published_for(table).items() if p.spread is not None}
+    return {k: p.spread for k, p in published_for(table, folder).items()
+            if p.spread is not None}
 
 
 def split_method(name: str) -> tuple[str, dict[str, Any]]:

@@ -1,20 +1,26 @@
-"""Registries of the benchmark harness: data sets, methods, measures and paper tables.
+"""Registries of the benchmark harness: data sets, methods, measures and tables.
 
-Each protocol module in :mod:`marginclust.bench.protocols` registers its entries
-when imported; :func:`load_protocols` imports the modules of ``PROTOCOL_MODULES``.
+A benchmark is Python code that registers its entries when imported: a user's own
+module, or a folder such as the repository's ``benchmarks/papers`` (the papers'
+tables), imported by path with :func:`load_benchmark`, as benchopt imports a
+benchmark folder. The measures of :mod:`marginclust.metrics` are registered by the
+harness itself (:mod:`marginclust.bench._measures`).
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 __all__ = [
-    "DATASETS", "MEASURES", "METHODS", "PROTOCOL_MODULES", "TABLES", "Dataset", "Measure",
-    "Method", "RunContext", "Table", "load_protocols", "register_dataset", "register_measure",
-    "register_method", "register_table", "runs_for",
+    "DATASETS", "MEASURES", "METHODS", "TABLES", "Dataset", "Measure", "Method", "Table",
+    "load_benchmark", "register_dataset", "register_measure", "register_method",
+    "register_table", "runs_for",
 ]
 
 
@@ -113,8 +119,8 @@ class Table:
     n_clusters : int, mapping of str to int, or None, default=None
         Clusters per data set; None: the number of classes.
     published : mapping, default={}
-        ``(dataset, method, measure) -> value`` as printed; filled at registration
-        from ``bench/published/<paper>.csv`` (leave it empty).
+        ``(dataset, method, measure) -> value`` as printed (a benchmark may read them
+        from CSV files with :func:`~marginclust.bench.load_published`).
     quick : mapping, default={}
         ``--quick`` overrides: ``"n_runs"`` (default 2), ``"datasets"``,
         ``"methods"``, ``"grid"`` (method -> grid) and ``"grid_points"`` (evenly
@@ -123,7 +129,7 @@ class Table:
         Which protocols the table runs.
     run : callable or None, default=None
         A table that is not a grid (trajectories, sweeps): ``run(table, context)
-        -> rows``, fitting through the :class:`RunContext` helpers.
+        -> rows``, fitting through the :class:`~marginclust.bench.RunContext` helpers.
     report : callable or None, default=None
         Custom Markdown report ``report(rows, table) -> str``.
     notes : str, default=""
@@ -143,7 +149,8 @@ class Table:
     published_only : sequence of str, default=()
         Data sets and methods with published numbers that this table does not run.
     published_from : str or None, default=None
-        Take the published numbers of that table.
+        The table whose published numbers apply to this one (for the benchmark
+        that fills ``published`` from its CSV files, e.g. ``benchmarks/papers``).
     grids : mapping of str to mapping or list, default={}
         Per-table grids, ``method -> {param: values}`` (all combinations) or
         ``method -> [setting, ...]`` (these settings), replacing the method's own
@@ -275,12 +282,6 @@ METHODS: dict[str, Method] = {}
 MEASURES: dict[str, Measure] = {}
 TABLES: dict[str, Table] = {}
 
-# One module per paper (plus the shared baselines), imported in this order.
-PROTOCOL_MODULES: tuple[str, ...] = tuple(
-    f"marginclust.bench.protocols.{m}" for m in (
-        "measures", "baselines", "slmc", "pkm", "emmc", "bmmc", "wocsvm", "reachability")
-)
-
 
 def _register(registry: dict[str, Any], item: Any, kind: str) -> Any:
     if item.name in registry and registry[item.name] is not item:
@@ -340,9 +341,6 @@ def register_measure(measure: Measure) -> Measure:
 def register_table(table: Table) -> Table:
     """Add a :class:`Table` to ``TABLES`` (a duplicate name raises ValueError).
 
-    Its ``published`` and ``published_spread`` are read from the paper's CSV
-    (see :mod:`marginclust.bench._published`) unless the table brings its own.
-
     Parameters
     ----------
     table : Table
@@ -351,137 +349,74 @@ def register_table(table: Table) -> Table:
     Returns
     -------
     table : Table
-        The entry as registered (with its published numbers filled in).
+        The same entry.
     """
-    from ._published import spreads, values
-
-    if not table.published:
-        source = table.published_from or table.name
-        table = replace(table, published=values(source), published_spread=spreads(source))
     return _register(TABLES, table, "table")
 
 
-def load_protocols() -> None:
-    """Import every module of ``PROTOCOL_MODULES`` so the registries are filled."""
-    for module in PROTOCOL_MODULES:
-        importlib.import_module(module)
+def load_benchmark(path: str | Path) -> ModuleType:
+    """Import a benchmark by path, so that the tables it registers can be run.
 
-
-@dataclass(frozen=True)
-class RunContext:
-    """What a custom table's ``run(table, context)`` receives from the runner.
+    A benchmark is a folder that is a Python package (its ``__init__.py`` imports
+    the modules that register methods, data sets and tables), or a single ``.py``
+    file. It is imported under its folder's (or file's) name, once per process:
+    loading the same path again returns the module already imported.
 
     Parameters
     ----------
-    quick : bool
-        Run the small, fast version (``--quick``).
-    tiny : bool
-        Smoke-test mode (implies ``quick``): seconds per table, for CI, not numbers.
-    seed : int
-        Global seed (:meth:`seed_for` derives a unit's seed from it).
-    n_jobs : int
-        Number of joblib workers.
-    data_home : str or None
-        Directory of the CSV data sets (None: ``MARGINCLUST_DATA``).
-    out_dir : str or None
-        Where figures and CSVs go (None: do not write files).
+    path : str or path-like
+        The benchmark folder (e.g. ``benchmarks/papers`` of a repository
+        checkout) or a Python file.
+
+    Returns
+    -------
+    module : module
+        The imported benchmark.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` is neither a folder with an ``__init__.py`` nor a ``.py`` file.
+    ValueError
+        If another module of the same name is already imported.
+
+    Examples
+    --------
+    >>> from marginclust.bench import load_benchmark
+    >>> load_benchmark("no/such/folder")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no benchmark at no/such/folder: ...
     """
-
-    quick: bool = False
-    tiny: bool = False
-    seed: int = 0
-    n_jobs: int = 1
-    data_home: str | None = None
-    out_dir: str | None = None
-
-    def pick(self, full: Any, quick: Any, tiny: Any = None) -> Any:
-        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode.
-
-        Parameters
-        ----------
-        full : object
-            The value of a full run.
-        quick : object
-            The value of a ``--quick`` run (and of a tiny run without ``tiny``).
-        tiny : object, default=None
-            The value of a tiny (smoke-test) run.
-
-        Returns
-        -------
-        value : object
-            One of the three, by ``tiny`` and ``quick``.
-        """
-        if self.tiny:
-            return quick if tiny is None else tiny
-        return quick if self.quick else full
-
-    def seed_for(self, *keys: object) -> int:
-        """The seed of one unit of work.
-
-        Parameters
-        ----------
-        *keys : object
-            What identifies the unit (data set, method, run, ...).
-
-        Returns
-        -------
-        seed : int
-            ``derive_seed(seed, *keys)``, as the grid runner derives job seeds.
-        """
-        from ._seeds import derive_seed
-
-        return derive_seed(self.seed, *keys)
-
-    def load(self, name: str, how: str = "raw") -> tuple[Any, Any]:
-        """A data set as the runner loads it (tiny mode: a subsample).
-
-        Parameters
-        ----------
-        name : str
-            Data set name.
-        how : str, default="raw"
-            ``"raw"``, ``"standardize"`` or ``"minmax"``.
-
-        Returns
-        -------
-        X, y : ndarray
-            Features and labels.
-        """
-        from ._runner import load_data
-
-        X, y, _ = load_data(name, how, data_home=self.data_home, max_samples=self.max_samples)
-        return X, y
-
-    def fit(
-        self, estimator: Any, X: Any, y: Any, measures: Sequence[str] = ("ca_majority",),
-        **kwargs: Any,
-    ) -> tuple[dict[str, Any], Any]:
-        """Fit, time and score like a grid job (:func:`..._runner.fit_and_score`).
-
-        Parameters
-        ----------
-        estimator : estimator or callable
-            An unfitted estimator, or ``make()`` returning one (called per repeat).
-        X, y : ndarray
-            Data and labels (the labels only score).
-        measures : sequence of str, default=("ca_majority",)
-            Registered measures to compute.
-        **kwargs : dict
-            ``repeats``, ``fit_params`` or ``finish`` of ``fit_and_score``.
-
-        Returns
-        -------
-        fields : dict
-            The row fields (``fit_time``, ``status``, ``error``, ...) and the measures.
-        estimator : estimator or None
-            The fitted estimator (None when the fit failed).
-        """
-        from ._runner import fit_and_score
-
-        make = (lambda: estimator) if hasattr(estimator, "fit") else estimator
-        return fit_and_score(make, X, y, measures, **kwargs)
-
-    @property
-    def max_samples(self) -> int | None:
-        """Rows kept per data set (tiny mode only; see :func:`..._runner.load_data`)."""
-        return TINY_MAX_SAMPLES if self.tiny else None
+    given = Path(path)
+    where = given.resolve()
+    if where.is_dir() and (where / "__init__.py").is_file():
+        init, search = where / "__init__.py", [str(where)]
+    elif where.is_file() and where.suffix == ".py":
+        init, search = where, None
+    else:
+        raise FileNotFoundError(
+            f"no benchmark at {given}: pass a folder with an __init__.py that registers "
+            "tables (e.g. benchmarks/papers of a marginclust checkout) or a .py file."
+        )
+    name = where.name if search else where.stem
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        if Path(getattr(loaded, "__file__", "") or "").resolve() == init:
+            return loaded
+        raise ValueError(
+            f"cannot load the benchmark {given} as {name!r}: a different module of that "
+            f"name is already imported ({getattr(loaded, '__file__', None)}). Rename the "
+            "benchmark."
+        )
+    spec = importlib.util.spec_from_file_location(name, init, submodule_search_locations=search)
+    if spec is None or spec.loader is None:  # pragma: no cover - a .py path always has one
+        raise FileNotFoundError(f"no benchmark at {given}: {init} cannot be imported.")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

@@ -11,16 +11,31 @@ import contextlib
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from marginclust.utils import shorten
+
 from ._registry import MEASURES, METHODS, Table
 from ._runner import row_status, select_best
-from .protocols._common import md_table, table_head
 
-__all__ = ["format_report", "summarize"]
+__all__ = ["format_report", "md_table", "summarize", "table_head"]
+
+
+def table_head(table: Table) -> list[str]:
+    """Markdown heading lines of a table report: name, title and source."""
+    return [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
+
+
+def md_table(
+    header: Sequence[str], body: Sequence[Sequence[Any]], fmt: Callable[[Any], str] = str
+) -> list[str]:
+    """Lines of a Markdown table (``fmt`` turns a cell into its text)."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
+    return lines
 
 
 def _finite(values: Sequence[Any]) -> np.ndarray:
@@ -104,14 +119,6 @@ def summarize(
         summary["not_applicable"] = summary["status"] == "not-applicable"
         out[group] = summary
     return out
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` cut at a word boundary to at most ``width`` characters, "..." marking a cut."""
-    if len(text) <= width:
-        return text
-    cut = text[: width - 3].rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "..."
 
 
 def _fmt(value: float | None) -> str:

@@ -31,8 +31,9 @@ from joblib import Parallel, delayed
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from marginclust.utils import preprocess
+
 from ._label_free import LABEL_FREE, label_free_search, searched_estimator
-from ._preprocessing import preprocess
 from ._registry import (
     DATASETS,
     MEASURES,
@@ -41,16 +42,14 @@ from ._registry import (
     TINY_MAX_SAMPLES,
     Measure,
     Method,
-    RunContext,
     Table,
-    load_protocols,
     runs_for,
 )
 from ._seeds import derive_seed
 
 __all__ = [
-    "Job", "expand_jobs", "fit_and_score", "get_table", "load_data", "parse_dataset",
-    "read_rows", "run_table", "select_best",
+    "Job", "RunContext", "expand_jobs", "fit_and_score", "get_table", "load_data",
+    "parse_dataset", "read_rows", "run_table", "select_best",
 ]
 
 NO_DATA = "data set not available"
@@ -75,7 +74,7 @@ def _version() -> str:
 
 
 def get_table(name: str) -> Table:
-    """The registered table called ``name`` (protocol modules are loaded first).
+    """The registered table called ``name``.
 
     Parameters
     ----------
@@ -92,9 +91,10 @@ def get_table(name: str) -> Table:
     ValueError
         If no table has that name.
     """
-    load_protocols()
     if name not in TABLES:
-        known = ", ".join(sorted(TABLES)) or "none"
+        known = ", ".join(sorted(TABLES)) or (
+            "none (import a benchmark first, e.g. marginclust.bench.load_benchmark("
+            "'benchmarks/papers') in a repository checkout)")
         raise ValueError(f"Unknown table {name!r}; registered tables: {known}.")
     return TABLES[name]
 
@@ -160,6 +160,120 @@ def load_data(
         X, y = X[keep], y[keep]
         steps.append(f"subsample-{max_samples}")
     return preprocess(X, how), y, "+".join([*steps, how])
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a custom table's ``run(table, context)`` receives from the runner.
+
+    Parameters
+    ----------
+    quick : bool
+        Run the small, fast version (``--quick``).
+    tiny : bool
+        Smoke-test mode (implies ``quick``): seconds per table, for CI, not numbers.
+    seed : int
+        Global seed (:meth:`seed_for` derives a unit's seed from it).
+    n_jobs : int
+        Number of joblib workers.
+    data_home : str or None
+        Directory of the CSV data sets (None: ``MARGINCLUST_DATA``).
+    out_dir : str or None
+        Where figures and CSVs go (None: do not write files).
+    """
+
+    quick: bool = False
+    tiny: bool = False
+    seed: int = 0
+    n_jobs: int = 1
+    data_home: str | None = None
+    out_dir: str | None = None
+
+    def pick(self, full: Any, quick: Any, tiny: Any = None) -> Any:
+        """``full``, ``quick`` or ``tiny`` (default: ``quick``) by the run's mode.
+
+        Parameters
+        ----------
+        full : object
+            The value of a full run.
+        quick : object
+            The value of a ``--quick`` run (and of a tiny run without ``tiny``).
+        tiny : object, default=None
+            The value of a tiny (smoke-test) run.
+
+        Returns
+        -------
+        value : object
+            One of the three, by ``tiny`` and ``quick``.
+        """
+        if self.tiny:
+            return quick if tiny is None else tiny
+        return quick if self.quick else full
+
+    def seed_for(self, *keys: object) -> int:
+        """The seed of one unit of work.
+
+        Parameters
+        ----------
+        *keys : object
+            What identifies the unit (data set, method, run, ...).
+
+        Returns
+        -------
+        seed : int
+            ``derive_seed(seed, *keys)``, as the grid runner derives job seeds.
+        """
+        return derive_seed(self.seed, *keys)
+
+    def load(self, name: str, how: str = "raw") -> tuple[Any, Any]:
+        """A data set as the runner loads it (tiny mode: a subsample).
+
+        Parameters
+        ----------
+        name : str
+            Data set name.
+        how : str, default="raw"
+            ``"raw"``, ``"standardize"`` or ``"minmax"``.
+
+        Returns
+        -------
+        X, y : ndarray
+            Features and labels.
+        """
+        X, y, _ = load_data(name, how, data_home=self.data_home, max_samples=self.max_samples)
+        return X, y
+
+    def fit(
+        self, estimator: Any, X: Any, y: Any, measures: Sequence[str] = ("ca_majority",),
+        **kwargs: Any,
+    ) -> tuple[dict[str, Any], Any]:
+        """Fit, time and score like a grid job (:func:`fit_and_score`).
+
+        Parameters
+        ----------
+        estimator : estimator or callable
+            An unfitted estimator, or ``make()`` returning one (called per repeat).
+        X, y : ndarray
+            Data and labels (the labels only score).
+        measures : sequence of str, default=("ca_majority",)
+            Registered measures to compute.
+        **kwargs : dict
+            ``repeats``, ``fit_params`` or ``finish`` of ``fit_and_score``.
+
+        Returns
+        -------
+        fields : dict
+            The row fields (``fit_time``, ``status``, ``error``, ...) and the measures.
+        estimator : estimator or None
+            The fitted estimator (None when the fit failed).
+        """
+        make = (lambda: estimator) if hasattr(estimator, "fit") else estimator
+        return fit_and_score(make, X, y, measures, **kwargs)
+
+    @property
+    def max_samples(self) -> int | None:
+        """Rows kept per data set (tiny mode only; see :func:`load_data`)."""
+        return TINY_MAX_SAMPLES if self.tiny else None
 
 
 @dataclass(frozen=True)
@@ -519,7 +633,6 @@ def run_table(
         One row per job of this configuration (cached rows included).
     """
     table = get_table(table) if isinstance(table, str) else table
-    load_protocols()
     if table.rows_from is not None:  # another table's fits, reported differently
         table = get_table(table.rows_from)
         memo = _MEMO.get((table.name, quick, tiny, seed, label_free, data_home))

@@ -1,4 +1,8 @@
-"""``marginclust bench``: run paper tables and print their Markdown reports."""
+"""``marginclust bench``: run a benchmark's tables and print their Markdown reports.
+
+The tables come from a benchmark folder or file (``--benchmark``), by default the
+papers' tables of a repository checkout, ``benchmarks/papers``.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_parser", "run"]
+__all__ = ["DEFAULT_BENCHMARK", "add_parser", "run"]
+
+# The papers' tables, relative to the root of a repository checkout.
+DEFAULT_BENCHMARK = Path("benchmarks") / "papers"
 
 
 def add_parser(sub: Any) -> None:
@@ -19,9 +26,15 @@ def add_parser(sub: Any) -> None:
         "bench",
         help="reproduce a paper table",
         description="Run a paper table (or every table of a paper, or without --table and "
-        "--suite every registered table) and print ours beside the published numbers. Rows "
-        "are cached in --out, so a rerun resumes.",
+        "--suite every table of the benchmark) and print ours beside the published numbers. "
+        "Rows are cached in --out, so a rerun resumes. The tables come from --benchmark: by "
+        f"default {DEFAULT_BENCHMARK}, the papers' tables of a repository checkout (run from "
+        "its root); your own tables from a .py file or folder that registers them with "
+        "marginclust.bench.register_table.",
     )
+    p.add_argument("--benchmark", metavar="PATH", default=None,
+                   help="benchmark folder (a Python package) or .py file whose import "
+                   f"registers the tables (default: {DEFAULT_BENCHMARK})")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--table", action="append", metavar="NAME", help="table to run (repeatable)")
     what.add_argument("--suite", metavar="PAPER", help="every table of a paper, e.g. 'slmc'")
@@ -109,6 +122,21 @@ def _check_data(names: list[str], quick: bool, data_home: str | None) -> None:
     )
 
 
+def _load(benchmark: str | None) -> None:
+    """Import the benchmark whose tables the command runs (default: the papers')."""
+    from marginclust.bench import load_benchmark
+
+    path = Path(benchmark) if benchmark is not None else DEFAULT_BENCHMARK
+    if benchmark is None and not path.is_dir():
+        raise ValueError(
+            f"no benchmark at {path}: the papers' tables live in the repository's "
+            f"{DEFAULT_BENCHMARK} folder, not in the installed package. Run from the root of "
+            "a marginclust checkout, or pass --benchmark PATH (a folder or .py file whose "
+            "import registers tables with marginclust.bench.register_table)."
+        )
+    load_benchmark(path)
+
+
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     columns = list(dict.fromkeys(k for row in rows for k in row))
     with path.open("w", newline="", encoding="utf-8") as fh:
@@ -120,11 +148,11 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``bench`` subcommand."""
-    from marginclust.bench._registry import TABLES, load_protocols
+    from marginclust.bench._registry import TABLES
     from marginclust.bench._report import format_report
     from marginclust.bench._runner import run_table, system_info
 
-    load_protocols()
+    _load(args.benchmark)
     if args.list:
         width = max((len(n) for n in TABLES), default=0)
         for name, table in sorted(TABLES.items()):

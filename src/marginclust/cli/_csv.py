@@ -1,6 +1,6 @@
 """Reading the ``fit`` command's input: a numeric CSV file (optionally gzip'd).
 
-Every problem a newcomer's file can have ends in one ``ValueError`` sentence that
+Every problem a CSV file can have ends in one ``ValueError`` sentence that
 names the file, the row and column when there is one, and the fix: a directory
 given as input, a ``.gz`` file that is not gzip or is truncated, text that is not
 UTF-8, a ``;``- or tab-separated file, a file without a header row, ragged rows,

@@ -52,21 +52,16 @@ def add_parser(sub: Any) -> None:
 
 
 def _load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    from marginclust.bench._preprocessing import preprocess
     from marginclust.datasets import load_dataset
+    from marginclust.utils import preprocess
 
     X, y = load_dataset(name)[:2]
     return preprocess(X, "standardize"), np.asarray(y)
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` cut at a word boundary (never mid-word), "..." marking a cut."""
-    from marginclust.bench._report import shorten as _shorten
-
-    return _shorten(text, width)
-
-
 def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) -> dict[str, Any]:
+    from marginclust.utils import shorten
+
     out: dict[str, Any] = {"error": None, "n_warnings": 0}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

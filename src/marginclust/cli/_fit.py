@@ -286,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
     k = _n_clusters(args, params, labels)
     params["n_clusters"] = k
     if args.standardize:
-        from marginclust.bench._preprocessing import preprocess
+        from marginclust.utils import preprocess
 
         X = preprocess(X, "standardize")
     if "random_state" in init_params:

@@ -8,7 +8,7 @@ import dask.array as da
 import numpy as np
 import numpy.typing as npt
 
-from ..solvers._blocks import BLOCK_ROWS, column_sum_block, row_slices
+from ..utils._blocks import BLOCK_ROWS, column_sum_block, row_slices
 from ._ops import block_partials
 
 __all__ = ["ShapeProxy", "column_stats", "sub_blocks"]
@@ -41,7 +41,7 @@ def column_stats(X: da.Array) -> tuple[npt.NDArray[Any], npt.NDArray[np.float64]
     """One pass: column extremes (as a 2 x d array ``[max; min]``) and float64 means.
 
     The means are the in-order sum of 8192-row block sums divided by n, as
-    :func:`marginclust.solvers._blocks.column_mean` computes them in memory.
+    :func:`marginclust.utils._blocks.column_mean` computes them in memory.
     """
     parts = block_partials(X, _stats_block)
     top = np.max(np.stack([p[0] for p in parts]), axis=0)

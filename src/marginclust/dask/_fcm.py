@@ -22,10 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..estimators._fcm import FuzzyCMeans
-from ..objectives._fcm import membership_floor
+from ..objectives._fcm import FuzzyProblem
 from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_block, fcm_block_memberships, fcm_iterations
-from ..utils import initial_point
+from ..utils import check_sample_weight_form, check_sample_weight_values, initial_point
 from ..utils._frame import Frame
 from . import _ops
 from ._clusterer import check_fit_data, register
@@ -42,28 +42,28 @@ def _block(
 ) -> tuple[Any, ...]:
     """One block of a dask FCM pass: previous memberships recomputed, then ``fcm_block``."""
     if len(rest) == 8:
-        wb, V2, vsq, prev, m, gamma, floor, _ = rest
+        wb, V2, vsq, prev, problem, gamma, floor, _ = rest
         wb = np.asarray(wb).ravel()
     else:
-        V2, vsq, prev, m, gamma, floor, _ = rest
+        V2, vsq, prev, problem, gamma, floor, _ = rest
         wb = None
     k, c = V2.shape[0], Zb.shape[0]
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U_prev = None
     if prev is not None:
         U_prev = np.empty((k, c), dtype=Zb.dtype)
-        fcm_block_memberships(Zb, xsq, prev[0], prev[1], m, gamma, floor, U_prev)
+        fcm_block_memberships(Zb, xsq, prev[0], prev[1], problem, gamma, floor, U_prev)
     U = np.empty((k, c), dtype=Zb.dtype)
-    return fcm_block(Zb, xsq, wb, V2, vsq, m, gamma, floor, U, U_prev)
+    return fcm_block(Zb, xsq, wb, V2, vsq, problem, gamma, floor, U, U_prev)
 
 
 def _memberships_block(
-    Zb: Array, V2: Array, vsq: Array, m: float, gamma: float | None, floor: float
+    Zb: Array, V2: Array, vsq: Array, problem: FuzzyProblem, gamma: float | None, floor: float
 ) -> Array:
     """Memberships (c x K) of a block at the final centres, as the in-memory fit stores them."""
     xsq = np.einsum("ij,ij->i", Zb, Zb)
     U = np.empty((V2.shape[0], Zb.shape[0]), dtype=Zb.dtype)
-    fcm_block_memberships(Zb, xsq, V2, vsq, m, gamma, floor, U)
+    fcm_block_memberships(Zb, xsq, V2, vsq, problem, gamma, floor, U)
     return np.ascontiguousarray(U.T)
 
 
@@ -73,7 +73,7 @@ def _fit_one(
     frame: Frame = context["frame"]
     Z: da.Array = frame.Z  # type: ignore[assignment]
     w: da.Array | None = context["sample_weight"]
-    k, m, gamma = est._n_clusters, est._m, context["gamma"]
+    k, problem, gamma = est._n_clusters, FuzzyProblem(est._m), context["gamma"]
     dt = Z.dtype
     init = context["init"]
     if isinstance(init, str):
@@ -85,14 +85,14 @@ def _fit_one(
     else:
         centres = np.asarray(init, dtype=dt)
     assert centres is not None
-    floor = membership_floor(dt, k, m)
+    floor = problem.floor(dt, k)
     extra = [] if w is None else [w]
     state: dict[str, Any] = {"prev": None}
 
     def run_pass(V2: Array, vsq: Array, first: bool) -> list[Any]:
         prev = None if first else state["prev"]
         parts = _ops.block_partials(
-            Z, _block, V2, vsq, prev, m, gamma, floor, None, extra_blocks=extra
+            Z, _block, V2, vsq, prev, problem, gamma, floor, None, extra_blocks=extra
         )
         state["prev"] = (V2, vsq)
         return parts
@@ -112,7 +112,7 @@ def _fit_one(
         _memberships_block,  # type: ignore[arg-type]
         V2,
         vsq,
-        m,
+        problem,
         gamma,
         floor,
         dtype=dt,
@@ -171,15 +171,9 @@ def _check_weight(sample_weight: Any, X: da.Array) -> da.Array | None:
         return None
     n = X.shape[0]
     if np.isscalar(sample_weight):
-        sample_weight = float(sample_weight)  # type: ignore[arg-type]
-        if not np.isfinite(sample_weight) or sample_weight < 0:
-            raise ValueError("sample_weight must be finite and non-negative.")
-        if sample_weight == 0:
-            raise ValueError("sample_weight is all zero: at least one weight must be positive.")
-        return da.full(n, sample_weight, dtype=X.dtype, chunks=(X.chunks[0],))
+        value = float(sample_weight)  # type: ignore[arg-type]
+        check_sample_weight_values(bool(np.isfinite(value) and value >= 0), value > 0)
+        return da.full(n, value, dtype=X.dtype, chunks=(X.chunks[0],))
     w = sample_weight if isinstance(sample_weight, da.Array) else da.asarray(sample_weight)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have shape (n_samples,) = ({n},); got {w.shape}.")
-    if w.dtype.kind not in "fiub":
-        raise ValueError(f"sample_weight must be numeric; got dtype {w.dtype}.")
+    check_sample_weight_form(w, n)
     return w.astype(X.dtype).rechunk((X.chunks[0],))

@@ -14,7 +14,7 @@ import dask.array as da
 import numpy as np
 import numpy.typing as npt
 
-from ..utils import check_not_constant
+from ..utils import check_not_constant, check_sample_weight_values
 from ..utils._frame import (
     Frame,
     check_frame_mean,
@@ -77,13 +77,7 @@ def dask_frame(
     check_not_constant(np.vstack([lo, hi]))
     unit = None
     if sample_weight is not None:
-        if not all(p[4][0] for p in parts):
-            raise ValueError("sample_weight must be finite and non-negative.")
-        if not any(p[4][1] for p in parts):
-            raise ValueError(
-                "sample_weight is all zero: at least one weight must be positive (zero-weight "
-                "samples are ignored by the fit)."
-            )
+        check_sample_weight_values(all(p[4][0] for p in parts), any(p[4][1] for p in parts))
         unit = all(p[4][2] for p in parts)
     check_frame_mean(mean)
     scale = 1.0

@@ -65,7 +65,7 @@ from sklearn.cluster import KMeans
 
 from ..estimators._bmmc import BMMC
 from ..estimators._cpmmc import CPMMC
-from ..estimators._linear_mmc import labels_from_scores, linear_scores, one_cluster_result
+from ..estimators._linear_mmc import labels_from_scores, linear_scores, one_cluster_model
 from ..solvers import SolverResult
 from ._clusterer import check_fit_data, register
 from ._common import ShapeProxy, column_stats
@@ -172,7 +172,7 @@ def _fit_linear(est: Any, X: da.Array, fit_params: dict[str, Any], solve: Any) -
     def fit_one(ctx: Any, random_state: np.random.RandomState) -> SolverResult:
         obj = ctx.objective
         if obj is None:  # n_clusters=1
-            res = one_cluster_result(proxy, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
+            res = one_cluster_model(proxy, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
             x = dict(res.x)
             x["labels_"] = da.zeros((X.shape[0],), chunks=(X.chunks[0],), dtype=np.intp)
             return SolverResult(

@@ -277,7 +277,7 @@ def _initial_memberships(
         return da.map_blocks(_km_onehot, X, mean, km, K, chunks=chunks, dtype=np.float64)
     import warnings
 
-    from .. import FuzzyCMeans
+    from ..estimators._fcm import FuzzyCMeans
     from ._clusterer import DaskClusterer
 
     Xw = X if mean is None else X - mean.astype(X.dtype)

@@ -11,13 +11,14 @@ from ..solvers._base import check_capabilities
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
 from ..solvers._result import SolverResult
-from ..utils import check_max_iter, check_positive
+from ..utils import MaxIter, Positive
 from ..utils._reporting import report
 from ._linear_mmc import (
+    MMC_CONSTRAINTS,
     LinearMMCBase,
     MMCContext,
     linear_result,
-    one_cluster_result,
+    one_cluster_model,
 )
 
 __all__ = ["BMMC"]
@@ -180,6 +181,16 @@ class BMMC(LinearMMCBase):
     (40, 2)
     """
 
+    _parameter_constraints = {
+        "C": Positive(),
+        "C_pairs": Positive(strict=False),
+        "tol": Positive(),
+        "inner_tol": Positive(),
+        "max_iter": MaxIter(),
+        "inner_max_iter": MaxIter(),
+        **MMC_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -235,15 +246,6 @@ class BMMC(LinearMMCBase):
         """
         return self._fit(X, must_link=must_link, cannot_link=cannot_link)
 
-    def _check_params(self, X: Any) -> None:
-        check_positive(self.C, "C")
-        check_positive(self.C_pairs, "C_pairs", strict=False)
-        check_positive(self.tol, "tol")
-        check_positive(self.inner_tol, "inner_tol")
-        for name in ("max_iter", "inner_max_iter"):
-            check_max_iter(getattr(self, name), name)
-        self._check_common(X)
-
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
         return self._make_context(
             X,
@@ -261,7 +263,7 @@ class BMMC(LinearMMCBase):
     ) -> SolverResult:
         X, obj = context.X, context.objective
         if obj is None:  # n_clusters=1
-            return one_cluster_result(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
+            return one_cluster_model(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
         obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(
             X, self._n_clusters, context.init, random_state, obj.data, obj.pairs

@@ -12,13 +12,14 @@ from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
 from ..solvers._result import SolverResult
-from ..utils import check_max_iter, check_positive
+from ..utils import MaxIter, Positive
 from ..utils._reporting import report
 from ._linear_mmc import (
+    MMC_CONSTRAINTS,
     LinearMMCBase,
     MMCContext,
     linear_result,
-    one_cluster_result,
+    one_cluster_model,
 )
 
 __all__ = ["CPMMC"]
@@ -145,6 +146,15 @@ class CPMMC(LinearMMCBase):
     True
     """
 
+    _parameter_constraints = {
+        "C": Positive(),
+        "tol": Positive(),
+        "cccp_tol": Positive(),
+        "max_iter": MaxIter(),
+        "cccp_max_iter": MaxIter(),
+        **MMC_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -176,14 +186,6 @@ class CPMMC(LinearMMCBase):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self, X: Any) -> None:
-        check_positive(self.C, "C")
-        check_positive(self.tol, "tol")
-        check_positive(self.cccp_tol, "cccp_tol")
-        for name in ("max_iter", "cccp_max_iter"):
-            check_max_iter(getattr(self, name), name)
-        self._check_common(X)
-
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
         return self._make_context(X)
 
@@ -198,7 +200,7 @@ class CPMMC(LinearMMCBase):
     ) -> SolverResult:
         X, obj = context.X, context.objective
         if obj is None:  # n_clusters=1
-            return one_cluster_result(
+            return one_cluster_model(
                 X, {"n_cccp_iter_": np.zeros(0, dtype=np.intp), "n_constraints_": 0}
             )
         k = self._n_clusters

@@ -9,10 +9,10 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
 from ..feature_maps import location_scale, spectral_labels
-from ..feature_maps._elm import ELMFeatures
+from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     elm_outputs,
@@ -20,27 +20,26 @@ from ..objectives._elm_ridge import (
     hidden_layer,
     labels_to_targets,
     relabel,
-    resolve_balance_count,
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import start_labels
 from ..utils import (
+    MaxIter,
+    OneOf,
+    Or,
+    PositiveFinite,
+    UnitInterval,
     check_label_init,
-    check_max_iter,
-    check_positive_finite,
-    check_unit_interval,
     resolve_alias,
 )
+from ._balance import check_count_balance, size_spread_balance
 
-__all__ = ["EMMC", "resolve_balance"]
+__all__ = ["EMMC"]
 
 _INITS = ("spectral", "k-means-elm", "k-means", "random")
 _INIT_ALIASES = {"kmeans-elm": "k-means-elm", "kmeans": "k-means"}
 _PER_SAMPLE_C = 100.0  # C="auto": C = 100 / n_samples, a weight on the MEAN squared residual
 _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 n (the paper's)
-
-# Deprecated home of the count-valued balance (kept for one release).
-resolve_balance = resolve_balance_count
 
 
 class EMMC(BaseClusterer):
@@ -241,6 +240,19 @@ class EMMC(BaseClusterer):
     _translation_invariant: ClassVar[bool] = True
     # C multiplies a sum of squared residuals over the samples (the paper's eq. 11).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
+    _parameter_constraints = {
+        **ELM_CONSTRAINTS,
+        "C": Or(("auto",), PositiveFinite(),
+                "C must be a positive float or 'auto'; got {value!r}."),
+        "output": OneOf(("auto", "single", "multi"),
+                        "output must be 'auto', 'single' or 'multi'; got {value!r}."),
+        "tol": UnitInterval(),
+        "max_iter": MaxIter(),
+        "balance": Or(
+            ("auto",), size_spread_balance,
+            "balance must be 'auto', a float in (0, 1] or an int; got {value!r}.",
+        ),
+    }
 
     def __init__(
         self,
@@ -277,27 +289,9 @@ class EMMC(BaseClusterer):
     def _check_params(self, X: Any) -> None:
         n = X.shape[0]
         m = self._n_clusters
-        ELMFeatures(
-            n_hidden=self.n_hidden, activation=self.activation, weight_scale=self.weight_scale
-        )._check_params()
-        if isinstance(self.C, str):
-            if self.C != "auto":
-                raise ValueError(f"C must be a positive float or 'auto'; got {self.C!r}.")
-            self._C = _PER_SAMPLE_C / n
-        else:
-            self._C = check_positive_finite(self.C, "C")
-        if self.output not in ("auto", "single", "multi"):
-            raise ValueError(f"output must be 'auto', 'single' or 'multi'; got {self.output!r}.")
-        check_unit_interval(self.tol, "tol")
-        check_max_iter(self.max_iter)
-        if isinstance(self.balance, str):
-            if self.balance != "auto":
-                raise ValueError(
-                    f"balance must be 'auto', a float in (0, 1] or an int; got {self.balance!r}."
-                )
-            self._balance = resolve_balance_count(_AUTO_BALANCE_FLOOR, n, m)
-        else:
-            self._balance = resolve_balance_count(self.balance, n, m)
+        self._C = _PER_SAMPLE_C / n if isinstance(self.C, str) else float(self.C)
+        balance = _AUTO_BALANCE_FLOOR if isinstance(self.balance, str) else self.balance
+        self._balance = check_count_balance(balance, n, m)
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         check_label_init(self._init, n, m, _INITS)
         if m <= 2 and self.output in ("auto", "single"):
@@ -486,8 +480,7 @@ class EMMC(BaseClusterer):
 
 def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> SolverResult:
     """``n_clusters=1``: every sample in cluster 0 (``beta = 0``, outputs <= 0)."""
-    x = {
-        "labels_": np.zeros(n, dtype=np.intp),
+    return one_cluster_result(n, {
         "coef_": np.zeros(L),
         "feature_map_": fmap,
         "balance_": balance,
@@ -499,5 +492,4 @@ def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> S
         "init_fixed_point_": False,
         "init_labels_": np.zeros(n, dtype=np.intp),
         "effective_dof_": 0.0,
-    }
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)
+    })

@@ -16,6 +16,7 @@ from sklearn.base import TransformerMixin
 from ..base import BaseClusterer, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
+    FuzzyProblem,
     kernel_distances,
     memberships_from_distances,
     squared_distances,
@@ -24,11 +25,12 @@ from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
 from ..utils import (
     Frame,
+    Fuzzifier,
+    Or,
+    Positive,
     centred_frame,
     check_center_init,
-    check_iteration_params,
     check_objective_scale,
-    check_positive,
     check_sample_weight,
     initial_point,
     report,
@@ -189,6 +191,12 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "features, or use more n_init."
     )
 
+    _parameter_constraints = {
+        "m": Or(("auto",), Fuzzifier(), "{name} must be a float > 1 or 'auto'; got {value!r}."),
+        "max_iter": Positive(integer=True),
+        "tol": Positive(strict=False),
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -231,16 +239,9 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return self._fit(X, sample_weight=sample_weight)
 
     def _check_params(self, X: Any) -> None:
-        if isinstance(self.m, str):
-            if self.m != "auto":
-                raise ValueError(f"m must be a float > 1 or 'auto'; got {self.m!r}.")
-            self._m = auto_fuzzifier(X.shape[0], X.shape[1])
-        else:
-            m = check_positive(self.m, "m")
-            if m <= 1:
-                raise ValueError(f"m (the fuzzifier) must be > 1; got {self.m!r}.")
-            self._m = float(m)
-        check_iteration_params(self)
+        # "auto" resolved on the data's shape (the table checked the value)
+        self._m = (auto_fuzzifier(X.shape[0], X.shape[1]) if isinstance(self.m, str)
+                   else float(self.m))
         check_center_init(self.init, self._n_clusters, X)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
@@ -280,7 +281,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         res = fuzzy_alternation(
             Z,
             sw,
-            self._m,
+            FuzzyProblem(self._m),
             centres=centres,
             memberships=U0,
             gamma=context["gamma"],

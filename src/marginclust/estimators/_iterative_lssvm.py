@@ -7,21 +7,29 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..feature_maps import resolve_gamma
 from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import check_positive, resolve_alias
-from ._kernel_model import KernelContext, KernelModelMixin
+from ..utils import Positive, kmeans_start, resolve_alias
+from ._kernel_model import KERNEL_CONSTRAINTS, KernelContext, KernelModelMixin
 
 __all__ = ["IterativeLSSVM", "balanced_sign"]
 
 _INITS = ("k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++"}
+
+
+def _fraction(value: Any, name: str) -> float:
+    """A fraction of ``n`` in ``[0, 1]``."""
+    fraction = Positive(strict=False)(value, name)
+    if fraction > 1:
+        raise ValueError(f"{name} must be in [0, 1] (a fraction of n); got {value!r}.")
+    return fraction
 
 
 class IterativeLSSVM(KernelModelMixin, BaseClusterer):
@@ -136,6 +144,13 @@ n_features_in_
         "use a narrower kernel (a larger gamma)."
     )
 
+    _parameter_constraints = {
+        "lam": Positive(),
+        "balance": _fraction,
+        "max_iter": Positive(integer=True),
+        **KERNEL_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -172,11 +187,6 @@ n_features_in_
         self.sigma_scale = sigma_scale
 
     def _check_params(self, X: Any) -> None:
-        check_positive(self.lam, "lam")
-        bal = check_positive(self.balance, "balance", strict=False)
-        if bal > 1:
-            raise ValueError(f"balance must be in [0, 1] (a fraction of n); got {self.balance!r}.")
-        check_positive(self.max_iter, "max_iter", integer=True)
         init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         if not isinstance(init, str):
             lab = np.asarray(init)
@@ -225,8 +235,7 @@ n_features_in_
             c, _ = kmeans_plusplus(np.asarray(X), 2, random_state=random_state)
             d = ((X[:, None, :] - c[None, :, :]) ** 2).sum(-1)
             return np.where(np.argmin(d, axis=1) == 1, 1.0, -1.0)
-        km = KMeans(n_clusters=2, n_init=1, random_state=random_state).fit(X)
-        return np.where(km.labels_ == 1, 1.0, -1.0)
+        return np.where(kmeans_start(X, 2, random_state) == 1, 1.0, -1.0)
 
     def _fit_one(
         self, ctx: dict[str, Any], random_state: np.random.RandomState
@@ -237,11 +246,9 @@ n_features_in_
         if self._n_clusters == 1:  # trivial: one cluster, f fitted to y = +1
             a, f, reg = problem.fit_coef(np.ones(kctx.X.shape[0]))
             J = reg + lam * float(np.sum((f - 1.0) ** 2))
-            x = {"labels_": np.zeros(f.shape[0], dtype=np.intp), "decision_values_": f,
-                 "threshold_": -np.inf, "n_threshold_changes_": 0}
-            x.update(self._fitted_model(kctx, a))
-            return SolverResult(x=x, objective=J, objective_history=np.array([J]), n_iter=1,
-                                converged=True)
+            model = {"decision_values_": f, "threshold_": -np.inf, "n_threshold_changes_": 0,
+                     **self._fitted_model(kctx, a)}
+            return one_cluster_result(f.shape[0], model, objective=J)
         y0 = self._initial_labels(ctx, random_state)
         solver = AlternatingMinimizer(
             tol=0.0, tol_x=0.0, min_iter=1, max_iter=int(self.max_iter), verbose=self.verbose,

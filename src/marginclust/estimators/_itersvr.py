@@ -15,9 +15,8 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..feature_maps import location_scale, resolve_gamma
-from ..objectives._elm_ridge import resolve_balance_count
 from ..objectives._supervised_labels import (
     SupervisedLabelProblem,
     epsilon_insensitive_loss,
@@ -27,12 +26,15 @@ from ..objectives._supervised_labels import (
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import start_labels
 from ..utils import (
+    MaxIter,
+    OneOf,
+    Or,
+    PositiveFinite,
+    UnitInterval,
     check_label_init,
-    check_max_iter,
-    check_positive_finite,
-    check_unit_interval,
     resolve_alias,
 )
+from ._balance import check_count_balance, size_spread_balance
 
 __all__ = ["IterSVM", "IterSVR"]
 
@@ -52,23 +54,23 @@ class _IterBase(BaseClusterer):
     _translation_invariant: ClassVar[bool] = True
     # C multiplies a sum of losses over the samples.
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
+    _parameter_constraints = {
+        "kernel": OneOf(("linear", "rbf"), "kernel must be 'linear' or 'rbf'; got {value!r}."),
+        "C": PositiveFinite(),
+        "max_iter": MaxIter(),
+        "balance": size_spread_balance,
+        "gamma": Or(
+            ("scale", "sigma0", "auto"), PositiveFinite(),
+            "gamma must be a positive float, 'scale' or 'sigma0'; got {value!r}.",
+        ),
+    }
 
     def _check_params(self, X: Any) -> None:
         n = X.shape[0]
         m = self._n_clusters
-        if self.kernel not in ("linear", "rbf"):
-            raise ValueError(f"kernel must be 'linear' or 'rbf'; got {self.kernel!r}.")
-        check_positive_finite(self.C, "C")
-        check_max_iter(self.max_iter)
-        self._balance = resolve_balance_count(self.balance, n, m)
+        self._balance = check_count_balance(self.balance, n, m)
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         check_label_init(self._init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
-        g = self.gamma
-        if isinstance(g, str):
-            if g not in ("scale", "sigma0", "auto"):
-                raise ValueError(f"gamma must be a positive float, 'scale' or 'sigma0'; got {g!r}.")
-        else:
-            check_positive_finite(g, "gamma")
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         """Once per fit: centre (dense) and scale X by one global factor, and resolve gamma.
@@ -203,8 +205,7 @@ class _IterBase(BaseClusterer):
 
 def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): nothing to fit."""
-    x = {
-        "labels_": np.zeros(n, dtype=np.intp),
+    return one_cluster_result(n, {
         "model_": None,
         "balance_": balance,
         "balance_moved_": np.zeros(0, dtype=np.intp),
@@ -212,8 +213,7 @@ def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResul
         "init_labels_": np.zeros(n, dtype=np.intp),
         "_w_sq": 0.0,
         **common,
-    }
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=1, converged=True)
+    })
 
 
 class IterSVR(_IterBase):
@@ -331,9 +331,7 @@ class IterSVR(_IterBase):
         self.verbose = verbose
         self.random_state = random_state
 
-    def _check_params(self, X: Any) -> None:
-        super()._check_params(X)
-        check_unit_interval(self.epsilon, "epsilon")
+    _parameter_constraints = {**_IterBase._parameter_constraints, "epsilon": UnitInterval()}
 
     def _make_model(self, random_state: np.random.RandomState) -> Any:
         if self.kernel == "linear":

@@ -10,14 +10,14 @@ from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
-from ..objectives._fcm import kernel_distances, squared_distances
+from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
 from ..utils import (
     Frame,
+    Positive,
     centred_frame,
     check_center_init,
-    check_iteration_params,
     check_sample_weight,
     initial_point,
 )
@@ -121,6 +121,11 @@ default="k-means++"
         "or more n_init."
     )
 
+    _parameter_constraints = {
+        "max_iter": Positive(integer=True),
+        "tol": Positive(strict=False),
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -164,7 +169,6 @@ default="k-means++"
         return self._fit(X, sample_weight=sample_weight)
 
     def _check_params(self, X: Any) -> None:
-        check_iteration_params(self)
         if not isinstance(self.init, str) and np.asarray(self.init).shape != (
             self._n_clusters,
             X.shape[1],
@@ -200,9 +204,9 @@ default="k-means++"
         )
         assert centres is not None  # allow_memberships=False: always centres
         res = kernel_kmeans_alternation(
+            KernelKMeansProblem(context["gamma"]),
             Z,
             n_clusters=self._n_clusters,
-            gamma=context["gamma"],
             sample_weight=sw,
             centres=centres,
             max_iter=int(self.max_iter),

@@ -1,4 +1,4 @@
-"""Kernel parameters shared by SLMC and IterativeLSSVM: validation, mode, per-fit context.
+"""Kernel parameters shared by SLMC and IterativeLSSVM: constraints, mode, per-fit context.
 
 The context itself (centring, kernel matrix or low-rank features) is built by
 :func:`marginclust.feature_maps._kernel_context.build_kernel_context`; restarts
@@ -25,12 +25,39 @@ from ..feature_maps._kernel_context import (
     kernel_decision_values,
 )
 from ..feature_maps._low_rank import check_dtype
-from ..utils import check_finite_scale, check_positive, report
+from ..utils import Constraint, OneOf, Or, Positive, check_finite_scale, check_positive, report
 
-__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KernelContext", "KernelModelMixin",
-           "exact_memory_limit"]
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
+           "KernelModelMixin", "exact_memory_limit"]
 
 KERNELS = ("rbf", "linear", "precomputed")
+
+
+def _kernel(value: Any, name: str) -> None:
+    """A kernel name of ``KERNELS`` or a callable ``kernel(X, Y)``."""
+    if not (callable(value) or (isinstance(value, str) and value in KERNELS)):
+        raise ValueError(
+            f"{name} must be one of {KERNELS} or a callable kernel(X, Y); got {value!r}."
+        )
+
+
+def _dtype(value: Any, name: str) -> None:
+    """``None``, ``"float32"`` or ``"float64"`` (:func:`check_dtype`)."""
+    check_dtype(value)
+
+
+# The kernel parameters' part of the estimators' ``_parameter_constraints``; the
+# deprecated widths are checked when given (the sentinel "deprecated": not given).
+_DEPRECATED_WIDTH = Or(
+    ("deprecated", None), Positive(), "{name} must be a real number; got {value!r}."
+)
+KERNEL_CONSTRAINTS: dict[str, Constraint] = {
+    "kernel": _kernel,
+    "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
+    "dtype": _dtype,
+    "sigma": _DEPRECATED_WIDTH,
+    "sigma_scale": _DEPRECATED_WIDTH,
+}
 #: Largest n for which ``n_components="auto"`` keeps the exact kernel. Above it one
 #: exact sweep costs a Cholesky factorisation of an n x n matrix (about 0.5 s at
 #: n = 3,500 on one core, and up to ``max_iter`` sweeps); the rank-500 map costs
@@ -85,18 +112,8 @@ class KernelModelMixin:
         return None if gamma is None else float(1.0 / np.sqrt(2.0 * gamma))
 
     def _check_kernel_params(self, X: Any) -> None:
+        """What the kernel parameters need of the data (their table is checked already)."""
         kernel = self.kernel
-        if not (callable(kernel) or (isinstance(kernel, str) and kernel in KERNELS)):
-            raise ValueError(
-                f"kernel must be one of {KERNELS} or a callable kernel(X, Y); got {kernel!r}."
-            )
-        if self.low_rank not in ("nystroem", "rff"):
-            raise ValueError(f"low_rank must be 'nystroem' or 'rff'; got {self.low_rank!r}.")
-        check_dtype(self.dtype)
-        for name in ("sigma", "sigma_scale"):
-            value = getattr(self, name, "deprecated")
-            if not (isinstance(value, str) and value == "deprecated") and value is not None:
-                check_positive(value, name)
         n = X.shape[0]
         if kernel == "precomputed":
             if X.shape[0] != X.shape[1]:

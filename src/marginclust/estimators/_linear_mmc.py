@@ -15,31 +15,68 @@ import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, one_cluster_result
 from ..objectives._constraints import PairSet, make_pairs, resolve_balance
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
 from ..objectives._mmc_init import labels_from_scores, linear_scores
 from ..solvers._result import SolverResult
 from ..utils import (
+    Constraint,
+    OneOf,
     check_finite_scale,
     check_label_init,
     resolve_alias,
 )
+from ._balance import mean_output_balance
 
 __all__ = [
     "INITS",
     "INIT_ALIASES",
+    "MMC_CONSTRAINTS",
     "LinearMMCBase",
     "MMCContext",
     "labels_from_scores",
     "linear_result",
     "linear_scores",
-    "one_cluster_result",
+    "one_cluster_model",
 ]
 
 INITS = ("auto", "k-means", "pca")
 INIT_ALIASES = {"kmeans": "k-means"}
 QPS = ("auto", "active-set", "ipm", "clarabel")
+
+
+def _init(value: Any, name: str) -> None:
+    """A start's name of ``INITS`` (or an old spelling); an array is checked per fit."""
+    if isinstance(value, str) and value not in INITS and value not in INIT_ALIASES:
+        raise ValueError(
+            f"{name} must be one of {list(INITS)} or an array of labels; got {value!r}."
+        )
+
+
+# The parameters BMMC and CPMMC share, last in their tables.
+def _size_floor(value: Any, name: str) -> Any:
+    """``"auto"``, a float in [0, 1] (a fraction of ``n / n_clusters``) or an int >= 0."""
+    message = f"{name} must be 'auto', a float in [0, 1] or an int >= 0; got {value!r}."
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(message)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(message)
+    if not np.isfinite(value) or value < 0 or (
+        isinstance(value, float | np.floating) and value > 1.0
+    ):
+        raise ValueError(message)
+    return value
+
+
+MMC_CONSTRAINTS: dict[str, Constraint] = {
+    "balance": mean_output_balance,
+    "min_cluster_size": _size_floor,
+    "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
+    "init": _init,
+}
 
 
 @dataclass
@@ -52,17 +89,11 @@ class MMCContext:
     objective: MMCObjective | None  # None for n_clusters=1
 
 
-def one_cluster_result(X: Any, extra: dict[str, Any]) -> SolverResult:
+def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): ``w = 0, b = -1``, nothing to fit."""
-    x = {
-        "labels_": np.zeros(X.shape[0], dtype=np.intp),
-        "coef_": np.zeros((1, X.shape[1])),
-        "intercept_": np.array([-1.0]),
-        "data_scale_": 1.0,
-        "size_moved_": np.zeros(0, dtype=np.intp),
-    }
-    x.update(extra)
-    return SolverResult(x=x, objective=0.0, objective_history=np.zeros(1), n_iter=0, converged=True)
+    model = {"coef_": np.zeros((1, X.shape[1])), "intercept_": np.array([-1.0]),
+             "data_scale_": 1.0, "size_moved_": np.zeros(0, dtype=np.intp), **extra}
+    return one_cluster_result(X.shape[0], model, n_iter=0)
 
 
 def linear_result(
@@ -120,7 +151,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # helps on glass. Re-seeding an emptied cluster and solving again did not help
     # (the cluster emptied again in every case), so no recovery is attempted.
     _collapse_advice: ClassVar[str] = (
-        "This linear method has no kernel: raise C (e.g. C=10; a small C lets an "
+        "This linear method has no kernel: keep min_cluster_size='auto' (a floor on the "
+        "cluster sizes; in memory, multiclass), raise C (e.g. C=10; a small C lets an "
         "empty cluster save weight norm) or standardise the features "
         "(sklearn.preprocessing.StandardScaler), or ask for fewer clusters."
     )
@@ -135,24 +167,6 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     min_cluster_size: Any
     init: Any
     qp: str
-
-    def _check_min_cluster_size(self) -> None:
-        v = self.min_cluster_size
-        if isinstance(v, str):
-            if v != "auto":
-                raise ValueError(
-                    f"min_cluster_size must be 'auto', a float in [0, 1] or an int >= 0; "
-                    f"got {v!r}."
-                )
-            return
-        if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-            raise ValueError(
-                f"min_cluster_size must be 'auto', a float in [0, 1] or an int >= 0; got {v!r}."
-            )
-        if isinstance(v, float | np.floating) and not 0.0 <= float(v) <= 1.0:
-            raise ValueError(f"min_cluster_size as a float must be in [0, 1]; got {v!r}.")
-        if v < 0:
-            raise ValueError(f"min_cluster_size must be >= 0; got {v!r}.")
 
     def _min_size(self, labels0: Any, n: int) -> int:
         """The floor on the cluster sizes for this restart (0: the paper's model)."""
@@ -175,18 +189,6 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         of ``n``), so the grid does not depend on ``X``.
         """
         return {"C": [0.1, 1.0, 10.0, 100.0], "balance": [0.03, 0.1, 0.3]}
-
-    def _check_common(self, X: Any) -> None:
-        resolve_balance(self.balance, X.shape[0])
-        self._check_min_cluster_size()
-        if self.qp not in QPS:
-            raise ValueError(
-                f"qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {self.qp!r}."
-            )
-        if isinstance(self.init, str) and self.init not in INITS and self.init not in INIT_ALIASES:
-            raise ValueError(
-                f"init must be one of {list(INITS)} or an array of labels; got {self.init!r}."
-            )
 
     def _make_context(
         self,

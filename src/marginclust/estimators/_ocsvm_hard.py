@@ -11,21 +11,20 @@ from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer
-from ..objectives._wocsvm import (
-    OneClassData,
-    OneClassHardProblem,
-    WOCSVMObjective,
-    check_decision_scale,
-    check_ocsvm_params,
-    kmeans_partition,
-    one_class_label_free_grid,
-    prepare_one_class_data,
-    random_partition,
-    score_models,
-)
+from ..feature_maps._one_class import OneClassData, prepare_one_class_data
+from ..objectives._wocsvm import OneClassHardProblem, WOCSVMObjective, score_models
 from ..solvers._label_alternation import LabelAlternation
 from ..solvers._result import SolverResult
-from ..utils import check_label_init, check_positive, report, resolve_alias
+from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..utils import Positive, check_label_init, report, resolve_alias
+from ._one_class import (
+    DECISION_SCALE,
+    KERNEL_NU,
+    N_COMPONENTS,
+    kmeans_partition,
+    one_class_label_free_grid,
+    random_partition,
+)
 
 __all__ = ["OCSVMHardClustering"]
 
@@ -136,6 +135,13 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         "Standardise the features, keep gamma='sigma0' (or lower gamma), use "
         "init='k-means', or more n_init."
     )
+    _parameter_constraints = {
+        **KERNEL_NU,
+        "max_iter": Positive(integer=True),
+        "svm_tol": Positive(),
+        "decision_scale": DECISION_SCALE,
+        "n_components": N_COMPONENTS,
+    }
 
     def __init__(
         self,
@@ -167,10 +173,6 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         self.verbose = verbose
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
-        check_ocsvm_params(self.kernel, self.nu)
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.svm_tol, "svm_tol")
-        check_decision_scale(self.decision_scale)
         self._init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
         self._init_labels = check_label_init(self._init, X.shape[0], self._n_clusters, INITS)
 
@@ -206,6 +208,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         objective = WOCSVMObjective(
             data.X,
             K,
+            fit_machine=fit_weighted_ocsvm,
+            fit_linear_machine=fit_linear_weighted_ocsvm,
             form="scholkopf",
             nu=float(self.nu),
             kernel=self.kernel,

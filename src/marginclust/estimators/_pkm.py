@@ -19,10 +19,12 @@ from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import chunk_rows_for, lloyd, lloyd_from_memberships
 from ..utils import (
     Frame,
+    OneOf,
+    Or,
+    Positive,
     centred_frame,
     check_memberships,
     check_objective_scale,
-    check_positive,
     report,
     resolve_alias,
 )
@@ -171,6 +173,16 @@ array-like, default="k-means++"
         "have few distinct points."
     )
 
+    _parameter_constraints = {
+        "solver": OneOf(METHODS),
+        "step": Positive(),
+        "tol": Positive(strict=False),
+        # None: a default that depends on the solver and the data (see _check_params)
+        "max_iter": Or(
+            (None,), Positive(integer=True), "{name} must be an integer; got {value!r}."
+        ),
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -196,10 +208,6 @@ array-like, default="k-means++"
 
     # ------------------------------------------------------------------ hooks
     def _check_params(self, X: Any) -> None:
-        if not isinstance(self.solver, str) or self.solver not in METHODS:
-            raise ValueError(f"solver must be one of {METHODS}; got {self.solver!r}.")
-        check_positive(self.step, "step")
-        check_positive(self.tol, "tol", strict=False)
         n, d = X.shape
         k = self._n_clusters
         if self.max_iter is None:
@@ -210,7 +218,7 @@ array-like, default="k-means++"
             else:
                 self._max_iter = 10 * n * k
         else:
-            self._max_iter = int(check_positive(self.max_iter, "max_iter", integer=True))
+            self._max_iter = int(self.max_iter)
         if isinstance(self.init, str):
             self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         else:
@@ -320,7 +328,8 @@ array-like, default="k-means++"
         if res.info.get("emptied"):
             # a cluster lost all membership: harden, then Lloyd steps that re-seed it
             hard = lloyd_from_memberships(
-                Z, P, max_iter=max(1, self._max_iter - res.n_iter), **common
+                Z, P, sq_distances=frame_sq_distances,
+                max_iter=max(1, self._max_iter - res.n_iter), **common,
             )
             P, n_relocated = _one_hot(hard.x[0], k), int(hard.info["n_relocated"])
             res = replace(

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from sklearn.base import TransformerMixin
-from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
@@ -24,9 +24,17 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import reseed_memberships
-from ..utils import check_memberships, check_positive, resolve_alias
+from ..utils import (
+    Fuzzifier,
+    OneOf,
+    Positive,
+    check_memberships,
+    kmeans_start,
+    resolve_alias,
+)
 from ._kernel_model import (  # noqa: F401  (exact_memory_limit: re-exported for tests)
     EXACT_MAX_SAMPLES,
+    KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
     exact_memory_limit,
@@ -251,6 +259,17 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         "(a larger gamma, e.g. 4x gamma_); more n_init also helps."
     )
 
+    _parameter_constraints = {
+        "lam": Positive(),
+        "m": Fuzzifier(),
+        "tol": Positive(strict=False),
+        "tol_memberships": Positive(strict=False),
+        "max_iter": Positive(integer=True),
+        "min_iter": Positive(integer=True),
+        "w_step": OneOf(("pcg", "exact"), "w_step must be 'pcg' or 'exact'; got {value!r}."),
+        **KERNEL_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_clusters: int = 2,
@@ -296,16 +315,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     # ------------------------------------------------------------ validation
     def _check_params(self, X: Any) -> None:
-        check_positive(self.lam, "lam")
-        m = check_positive(self.m, "m")
-        if m <= 1.0:
-            raise ValueError(f"m must be > 1 (fuzzifier); got {self.m!r}.")
-        check_positive(self.tol, "tol", strict=False)
-        check_positive(self.tol_memberships, "tol_memberships", strict=False)
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.min_iter, "min_iter", integer=True)
-        if self.w_step not in ("pcg", "exact"):
-            raise ValueError(f"w_step must be 'pcg' or 'exact'; got {self.w_step!r}.")
         self._check_kernel_params(X)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
@@ -334,8 +343,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         if init == "spectral":
             return np.eye(K)[spectral_labels(X, K, random_state=random_state)]
         if init == "k-means":
-            km = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(X)
-            return np.eye(K)[km.labels_]
+            return np.eye(K)[kmeans_start(X, K, random_state)]
         if init == "k-means++":
             centers, _ = kmeans_plusplus(np.asarray(X), K, random_state=random_state)
             d2 = ((X[:, None, :] - centers[None, :, :]) ** 2).sum(-1) if n * K < 1e7 else None
@@ -344,7 +352,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
                 return np.eye(K)[pairwise_distances_argmin(X, centers)]
             return np.eye(K)[np.argmin(d2, axis=1)]
-        from .. import FuzzyCMeans
+        from ._fcm import FuzzyCMeans
 
         m = ctx["m"] if init == "fcm" else _SHARP_M
         with warnings.catch_warnings():

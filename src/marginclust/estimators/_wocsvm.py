@@ -12,22 +12,29 @@ from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..feature_maps import spectral_labels
-from ..objectives._wocsvm import (
-    FORMS,
-    OneClassData,
-    WOCSVMObjective,
-    check_decision_scale,
-    check_ocsvm_params,
-    e_step,
-    initial_weights,
-    one_class_label_free_grid,
-    prepare_one_class_data,
-    score_models,
-)
+from ..feature_maps._one_class import OneClassData, prepare_one_class_data
+from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
-from ..utils import check_memberships, check_positive, report, resolve_alias, resolve_renamed
+from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..utils import (
+    Boolean,
+    OneOf,
+    Or,
+    Positive,
+    check_memberships,
+    check_positive,
+    report,
+    resolve_alias,
+    resolve_renamed,
+)
+from ._one_class import (
+    DECISION_SCALE,
+    KERNEL_NU,
+    N_COMPONENTS,
+    initial_weights,
+    one_class_label_free_grid,
+)
 
 __all__ = ["WOCSVMClustering"]
 
@@ -244,6 +251,20 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "temperature_max",
         "temperature_min",
     )
+    # the temperatures are checked as they are resolved from their deprecated
+    # names (sigma, sigma_max, sigma_min), in _temperatures
+    _parameter_constraints = {
+        "form": OneOf(FORMS),
+        **KERNEL_NU,
+        "C": Or((None,), Positive(), "{name} must be a real number; got {value!r}."),
+        "tol": Positive(),
+        "svm_tol": Positive(),
+        "max_iter": Positive(integer=True),
+        "decision_scale": DECISION_SCALE,
+        "bound": OneOf(("sum", "n"), "bound must be 'sum' or 'n'; got {value!r}."),
+        "annealing": Boolean(),
+        "n_components": N_COMPONENTS,
+    }
 
     def _n_scaled_param_names(self) -> tuple[str, ...]:
         """The temperatures scale with ``n`` on the LIBSVM scale only (relative scores
@@ -305,8 +326,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     # ------------------------------------------------------------ validation
     def _temperatures(self) -> npt.NDArray[np.float64]:
-        if not isinstance(self.annealing, bool | np.bool_):
-            raise ValueError(f"annealing must be True or False; got {self.annealing!r}.")
         if self.annealing:
             t_max = resolve_renamed(self, "sigma_max", "temperature_max")
             t_min = resolve_renamed(self, "sigma_min", "temperature_min")
@@ -319,17 +338,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return np.array([check_positive(t, "temperature")])
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
-        if self.form not in FORMS:
-            raise ValueError(f"form must be one of {FORMS}; got {self.form!r}.")
-        nu = check_ocsvm_params(self.kernel, self.nu)
-        if self.C is not None:
-            check_positive(self.C, "C")
-        check_positive(self.tol, "tol")
-        check_positive(self.svm_tol, "svm_tol")
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_decision_scale(self.decision_scale)
-        if self.bound not in ("sum", "n"):
-            raise ValueError(f"bound must be 'sum' or 'n'; got {self.bound!r}.")
+        nu = float(self.nu)
         if self.bound == "n" and self.form == "scholkopf" and nu > 1.0 / self._n_clusters:
             # eq. (11) needs sum_i z_ik >= nu n, i.e. w_k >= nu for every cluster
             raise ValueError(
@@ -381,6 +390,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return WOCSVMObjective(
             data.X,
             self._n_clusters,
+            fit_machine=fit_weighted_ocsvm,
+            fit_linear_machine=fit_linear_weighted_ocsvm,
             form=self.form,
             nu=float(self.nu),
             C=None if self.C is None else float(self.C),
@@ -401,10 +412,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         K, init = self._n_clusters, self._init
         if not isinstance(init, str):
             init = check_memberships(init, data.X.shape[0], K)
-        if isinstance(init, str) and init == "spectral":
-            W0 = np.eye(K)[spectral_labels(data.X, K, random_state=random_state)]
-        else:
-            W0 = initial_weights(init, data.X, K, random_state)
+        W0 = initial_weights(init, data.X, K, random_state)
 
         def callback(it: int, f_ll: float, temperature: float) -> None:
             report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",

@@ -18,7 +18,6 @@ either trivial or interpolating. We therefore scale the draw by the data
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -30,11 +29,18 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers._blocks import column_mean
+from ..utils._blocks import BLOCK_ROWS, column_mean
+from ..utils._validation import Constraint, MaxIter, OneOf, PositiveFinite, check_parameters
 
-__all__ = ["ELMFeatures", "location_scale"]
+__all__ = ["ELM_CONSTRAINTS", "ELMFeatures", "location_scale"]
 
 _ACTIVATIONS = ("sigmoid", "gaussian")
+# ELMFeatures' parameter table (EMMC's hidden layer has the same parameters).
+ELM_CONSTRAINTS: dict[str, Constraint] = {
+    "n_hidden": MaxIter(),
+    "activation": OneOf(_ACTIVATIONS),
+    "weight_scale": PositiveFinite(),
+}
 
 
 class ELMFeatures(TransformerMixin, BaseEstimator):
@@ -122,18 +128,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        if (
-            isinstance(self.n_hidden, bool)
-            or not isinstance(self.n_hidden, numbers.Integral)
-            or self.n_hidden < 1
-        ):
-            raise ValueError(f"n_hidden must be a positive integer; got {self.n_hidden!r}.")
-        if self.activation not in _ACTIVATIONS:
-            raise ValueError(f"activation must be one of {_ACTIVATIONS}; got {self.activation!r}.")
-        ws = self.weight_scale
-        bad = isinstance(ws, bool) or not isinstance(ws, numbers.Real)
-        if bad or not np.isfinite(ws) or ws <= 0:
-            raise ValueError(f"weight_scale must be a positive finite number; got {ws!r}.")
+        check_parameters(self, ELM_CONSTRAINTS)
 
     def fit(self, X: Any, y: Any = None) -> ELMFeatures:
         """Draw the random hidden nodes, scaled to the data.
@@ -249,7 +244,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         return tags
 
 
-def location_scale(X: Any, block_rows: int = 8192) -> tuple[npt.NDArray[np.float64], float]:
+def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np.float64], float]:
     """Feature means and the root-mean-square feature spread of ``X``, free of overflow.
 
     The spread is accumulated on ``(X - mu) / c`` with ``c`` the largest absolute

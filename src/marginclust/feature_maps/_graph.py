@@ -39,7 +39,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ..solvers._blocks import sample_row_indices
+from ..utils._blocks import sample_row_indices
 
 __all__ = [
     "local_scaling_affinity",

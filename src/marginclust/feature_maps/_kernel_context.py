@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..solvers._blocks import column_mean
+from ..utils._blocks import column_mean
 from ._low_rank import LowRankKernelMap, TrainingFeatures, linear_kernel_with_bias, rbf_kernel_gamma
 
 __all__ = ["KernelContext", "build_kernel_context", "kernel_decision_values", "kernel_matrix"]

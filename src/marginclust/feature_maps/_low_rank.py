@@ -32,12 +32,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..solvers._blocks import sample_row_indices
+from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 
 __all__ = ["FEATURE_CACHE_BYTES", "LowRankKernelMap", "TrainingFeatures", "linear_kernel_with_bias",
            "rbf_kernel_gamma"]
 
-_BLOCK_ROWS = 8192
 _EIG_CUTOFF = 1e-12
 _DTYPES = {None: None, "float32": np.float32, "float64": np.float64,
            np.float32: np.float32, np.float64: np.float64}
@@ -238,7 +237,7 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
     def _landmark_indices(self, n: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
         """Sorted row numbers of the Nystroem landmarks: ``min(n_components, n)`` rows.
 
-        Drawn by :func:`marginclust.solvers._blocks.sample_row_indices` (O(L)
+        Drawn by :func:`marginclust.utils._blocks.sample_row_indices` (O(L)
         memory; the draw of the Dask path's blockwise sampler, so both use the
         same landmarks).
         """
@@ -284,7 +283,7 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "n_output_features_")
         dt = self._out_dtype(X)
         n = X.shape[0]
-        b = int(block_rows or _BLOCK_ROWS)
+        b = int(block_rows or BLOCK_ROWS)
         if self.kernel == "linear":
             for start in range(0, n, b):
                 block = np.asarray(X[start : start + b], dtype=dt)
@@ -375,7 +374,7 @@ class TrainingFeatures:
                  cache_bytes: int | None = None) -> None:
         self.fmap = fmap
         self.X = X
-        self.block_rows = int(block_rows or _BLOCK_ROWS)
+        self.block_rows = int(block_rows or BLOCK_ROWS)
         self.n_rows = int(X.shape[0])
         self.n_columns = int(fmap.n_output_features_)
         self.dtype = np.dtype(fmap._out_dtype(X))

@@ -44,6 +44,8 @@ import numpy.typing as npt
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 from scipy.linalg.blas import dsyrk, ssyrk
 
+from ..utils._blocks import BLOCK_ROWS
+
 __all__ = [
     "ELMRidgeProblem",
     "elm_outputs",
@@ -322,8 +324,9 @@ def resolve_balance_count(balance: Any, n: int, n_clusters: int) -> int:
 
     A float in (0, 1] is a fraction of ``n``: ``l = floor(balance * n)``, raised to
     the smallest feasible spread (1 when ``n_clusters`` does not divide ``n``).
-    An int is an absolute count and must be feasible. (The MMC objectives'
-    ``resolve_balance`` bounds a mean output instead; this one counts samples.)
+    An int is an absolute count. (The MMC objectives' ``resolve_balance`` bounds a
+    mean output instead; this one counts samples.) The estimators check the value
+    (:mod:`marginclust.estimators._balance`), including that a count is feasible.
 
     Parameters
     ----------
@@ -337,36 +340,10 @@ def resolve_balance_count(balance: Any, n: int, n_clusters: int) -> int:
     Returns
     -------
     l_max : int
-
-    Raises
-    ------
-    ValueError
-        On a value of the wrong type or range, or an absolute count that no
-        partition of ``n`` samples into ``n_clusters`` clusters can meet.
     """
-    if isinstance(balance, bool) or not isinstance(balance, numbers.Real):
-        raise ValueError(
-            f"balance must be a float in (0, 1] (a fraction of n_samples) or a non-negative "
-            f"int (an absolute count); got {balance!r}."
-        )
     if isinstance(balance, numbers.Integral):
-        l_max = int(balance)
-        if l_max < 0:
-            raise ValueError(f"balance as an absolute count must be >= 0; got {balance}.")
-        if not balance_feasible(n, n_clusters, l_max):
-            raise ValueError(
-                f"balance={balance} cannot be met: {n} samples cannot be split into "
-                f"{n_clusters} clusters whose sizes differ by at most {l_max}. Use "
-                f"balance >= 1 (or a fraction such as 0.03)."
-            )
-        return l_max
-    frac = float(balance)
-    if not np.isfinite(frac) or not 0.0 < frac <= 1.0:
-        raise ValueError(
-            f"balance as a fraction of n_samples must lie in (0, 1]; got {balance!r}. "
-            "Pass an int for an absolute count."
-        )
-    return max(int(np.floor(frac * n)), 0 if n % n_clusters == 0 else 1)
+        return int(balance)
+    return max(int(np.floor(float(balance) * n)), 0 if n % n_clusters == 0 else 1)
 
 
 class ELMRidgeProblem:
@@ -417,7 +394,7 @@ class ELMRidgeProblem:
         l_max: int,
         *,
         H: Array | None = None,
-        block_rows: int = 8192,
+        block_rows: int = BLOCK_ROWS,
         labels0: IntArray | None = None,
     ) -> None:
         self.hidden = hidden

@@ -29,10 +29,14 @@ small K of clustering, which is what the estimators' loops use.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "FuzzyProblem",
+    "KernelKMeansProblem",
     "fcm_centers",
     "membership_floor",
     "memberships_into",
@@ -450,3 +454,85 @@ def memberships_into(
     if m == 2.0:
         return inv
     return np.power(s.astype(np.float64), 1.0 - m).astype(D.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------
+# The problem objects the solvers are handed: a solver of solvers/ reaches the model
+# only through these methods, never by importing this module.
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FuzzyProblem:
+    """(Kernel) fuzzy c-means at fuzzifier ``m``, as its block solvers see it.
+
+    :mod:`marginclust.solvers._fuzzy` computes the distances and the centre sums
+    of each row block; the membership update, its overflow floor and the
+    log-space centres come from here.
+
+    Parameters
+    ----------
+    m : float
+        Fuzzifier ``> 1``.
+    """
+
+    m: float
+
+    def floor(self, dtype: npt.DTypeLike, n_clusters: int) -> float:
+        """:func:`membership_floor` at this ``m``."""
+        return membership_floor(dtype, n_clusters, self.m)
+
+    def memberships_into(
+        self, D: npt.NDArray[np.floating], out: npt.NDArray[np.floating], floor: float
+    ) -> npt.NDArray[np.floating] | None:
+        """:func:`memberships_into` (the fast update; None where it does not apply)."""
+        return memberships_into(D, self.m, out, floor)
+
+    def memberships(
+        self, D: npt.NDArray[np.floating]
+    ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.floating]]:
+        """:func:`memberships_from_distances` of a K x c block, with the per-sample cost."""
+        U, cost = memberships_from_distances(D, self.m, return_cost=True, transposed=True)
+        return U, cost
+
+    def log_centres(
+        self,
+        X: npt.NDArray[np.floating],
+        Ut: npt.NDArray[np.floating],
+        w: npt.NDArray[np.floating],
+        V: npt.NDArray[np.floating],
+        log_kernel: npt.NDArray[np.floating] | None = None,
+    ) -> npt.NDArray[np.floating]:
+        """Centres of weights ``w u^m`` (times ``exp(log_kernel)``) from their logarithms.
+
+        For clusters whose weights underflow: ``Ut`` is K x n, ``V`` the previous
+        centres (kept by a cluster with no positive weight).
+        """
+        logW = safe_log(w)[None, :] + self.m * safe_log(Ut)
+        if log_kernel is not None:
+            logW = logW + log_kernel
+        return log_weighted_means(X, logW, V, transposed=True)
+
+
+@dataclass(frozen=True)
+class KernelKMeansProblem:
+    """Kernel K-means with centres in data space (RBF ``exp(-gamma ||x - v||^2)``).
+
+    :func:`marginclust.solvers._kernel_kmeans.kernel_kmeans_alternation` assigns
+    by the squared distances and scores by the kernel distances of this object.
+
+    Parameters
+    ----------
+    gamma : float
+        RBF coefficient ``> 0``.
+    """
+
+    gamma: float
+
+    def sq_distances(
+        self, X: npt.NDArray[np.floating], V: npt.NDArray[np.floating], X_sq: npt.NDArray
+    ) -> npt.NDArray[np.floating]:
+        """:func:`squared_distances`, K x n."""
+        return squared_distances(X, V, X_sq, transposed=True)
+
+    def costs(self, D2: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        """Kernel distances ``2 (1 - k)`` of squared distances (:func:`kernel_distances`)."""
+        return np.asarray(kernel_distances(D2, float(np.sqrt(0.5 / self.gamma))))

@@ -62,7 +62,6 @@ __all__ = [
     "floor_labels",
     "MMCObjective",
     "MMCSurrogate",
-    "centred_sum_of_squares",
     "data_scale",
     "true_margin_loss",
 ]
@@ -119,9 +118,7 @@ class LinearData:
         if self.sparse:  # sparse data have no large offset; clipped at 0 against rounding
             ss = max(ss - self.n * float(self.xbar @ self.xbar), 0.0)
         self.sum_sq = ss
-        if isinstance(scale, str):
-            if scale != "auto":
-                raise ValueError(f"scale must be a positive float or 'auto'; got {scale!r}.")
+        if isinstance(scale, str):  # "auto"
             scale = data_scale(self.sum_sq, self.n, self.d)
         self.scale = float(scale)
         self._cache: list[tuple[Array, Array]] = []
@@ -151,23 +148,6 @@ class LinearData:
         if self.scale != 1.0:
             M *= 1.0 / self.scale
         return M.T
-
-
-def centred_sum_of_squares(X: Any, xbar: Array, block: int = 4096) -> float:
-    """``sum_ij (x_ij - xbar_j)^2`` without a copy of ``X``.
-
-    Dense: centred in row blocks (no cancellation at a large common offset).
-    Sparse: ``X.data . X.data - n xbar . xbar`` (sparse data have no large offset;
-    clipped at 0 against rounding).
-    """
-    if sp.issparse(X):
-        data = np.asarray(X.data, dtype=np.float64)
-        return max(float(data @ data) - X.shape[0] * float(xbar @ xbar), 0.0)
-    total = 0.0
-    for start in range(0, X.shape[0], block):
-        B = np.asarray(X[start : start + block], dtype=np.float64) - xbar
-        total += float(np.einsum("ij,ij->", B, B))
-    return total
 
 
 def data_scale(sum_sq: float, n: int, d: int) -> float:
@@ -350,6 +330,8 @@ class MMCObjective:
         self.k = int(n_clusters)
         self.multiclass = self.k > 2 if multiclass is None else bool(multiclass)
         if not self.multiclass and self.k != 2:
+            # not a parameter check: the two arguments of this class contradict each other
+            # (the estimators choose the formulation from n_clusters)
             raise ValueError("The binary formulation needs n_clusters=2.")
         self.q = self.k if self.multiclass else 1
         self.C = float(C)

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..solvers._blocks import BLOCK_ROWS, row_slices
+from ..utils._blocks import BLOCK_ROWS, row_slices
 
 __all__ = [
     "CuttingPlaneState",

@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from sklearn.cluster import KMeans
 
-from ..utils import check_label_init
+from ..utils import check_label_init, kmeans_start
 from ._constraints import PairSet
 from ._mmc import LinearData
 
@@ -138,15 +137,13 @@ def initial_labels(
         if init == "auto":
             init = "pca" if (pairs is not None and pairs.size) or sp.issparse(X) else "k-means"
         if init == "k-means":
-            km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
-            return km.fit_predict(X).astype(np.intp)
+            return kmeans_start(X, n_clusters, random_state)
         data = data if data is not None else LinearData(X)
         with_pairs = pairs is not None and pairs.size > 0
         # 2k directions carry a k-way split; constraint-aware directions need room
         n_dir = min(data.d, max(2 * n_clusters, 10) if with_pairs else 2 * n_clusters)
         S = principal_scores(data, n_dir, random_state, pairs)
-        km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
-        return km.fit_predict(S).astype(np.intp)
+        return kmeans_start(S, n_clusters, random_state)
     labels = check_label_init(init, n, n_clusters)
     assert labels is not None  # only a method name gives None, and those returned above
     return labels

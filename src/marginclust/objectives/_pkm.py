@@ -74,7 +74,7 @@ class PKMObjective:
 
     def _centered_centers(self, P: Array) -> Array:
         mass = P.sum(axis=0)
-        if np.any(mass <= 1e-300):
+        if np.any(mass <= 1e-300):  # the maths has no answer here, the solvers react to it
             empty = np.flatnonzero(mass <= 1e-300).tolist()
             raise EmptyClusterError(
                 f"Cluster(s) {empty} lost all membership; their centres are undefined."

@@ -48,6 +48,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 
+from ..utils._blocks import BLOCK_ROWS, row_slices
+
 __all__ = [
     "LSSVMProblem",
     "SLMCFeatureProblem",
@@ -75,8 +77,6 @@ __all__ = [
 ]
 
 Array = npt.NDArray[np.floating]
-
-_BLOCK_ROWS = 8192  # rows per block of the feature-space sweep (the feature maps' block)
 
 
 def membership_weights(U: Array, m: float) -> tuple[Array, Array]:
@@ -232,7 +232,7 @@ def spd_solve(build: Any, R: Array, *, numpy_lapack: bool = False) -> Array:
         If ``M`` has non-finite entries (the kernel or the features overflowed).
     """
     M = build()
-    if not np.all(np.isfinite(M)):
+    if not np.all(np.isfinite(M)):  # the data overflowed the kernel: no parameter to check
         raise ValueError(
             "The SLMC system has non-finite entries (the kernel overflowed). Rescale your "
             "features (e.g. sklearn.preprocessing.StandardScaler)."
@@ -354,8 +354,8 @@ def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array,
 
 
 def row_blocks(n: int) -> list[slice]:
-    """The row blocks of the feature-space sweep (``_BLOCK_ROWS`` rows each)."""
-    return [slice(s, min(s + _BLOCK_ROWS, n)) for s in range(0, n, _BLOCK_ROWS)]
+    """The row blocks of the feature-space sweep (``BLOCK_ROWS`` rows each)."""
+    return row_slices(n, BLOCK_ROWS)
 
 
 class ArrayBlocks:
@@ -752,7 +752,7 @@ def spd_factor(M: Array) -> Any:
     solve : callable
         ``solve(R)`` for ``R`` of shape (p,) or (p, K).
     """
-    if not np.all(np.isfinite(M)):
+    if not np.all(np.isfinite(M)):  # the data overflowed the kernel: no parameter to check
         raise ValueError(
             "The LS-SVM system has non-finite entries (the kernel overflowed). Rescale your "
             "features (e.g. sklearn.preprocessing.StandardScaler)."

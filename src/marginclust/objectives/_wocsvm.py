@@ -32,7 +32,7 @@ and the temperature a fraction of a machine's own offset at any n.
 
 from __future__ import annotations
 
-import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,8 +45,6 @@ from ._weighted_ocsvm import (
     KERNELS,
     LinearWeightedOCSVM,
     WeightedOCSVM,
-    fit_linear_weighted_ocsvm,
-    fit_weighted_ocsvm,
     kernel_diag,
     kernel_matrix,
 )
@@ -56,19 +54,11 @@ Machine = WeightedOCSVM | LinearWeightedOCSVM
 __all__ = [
     "FORMS",
     "KERNELS",
-    "OneClassData",
     "OneClassHardProblem",
     "WOCSVMObjective",
     "WOCSVMParams",
-    "check_decision_scale",
-    "check_ocsvm_params",
     "e_step",
     "kernel_dots",
-    "initial_weights",
-    "kmeans_partition",
-    "one_class_label_free_grid",
-    "prepare_one_class_data",
-    "random_partition",
     "score_models",
 ]
 
@@ -274,10 +264,18 @@ class WOCSVMObjective:
         Training data (validated, float64).
     n_clusters : int
         Number of clusters.
+    fit_machine : callable
+        The M-step's solver of one machine, ``fit_machine(X, w, K=..., **svm_kwargs)``
+        (:func:`~marginclust.solvers._weighted_ocsvm.fit_weighted_ocsvm`): handed
+        in by the estimator, so that the model imports no solver.
+    fit_linear_machine : callable
+        The same on explicit features, ``fit_linear_machine(F, w, form=..., nu=...,
+        C=..., bound=..., warm_start=...)``
+        (:func:`~marginclust.solvers._weighted_ocsvm.fit_linear_weighted_ocsvm`).
     form : {"scholkopf", "tax-duin"}
         Which weighted one-class SVM.
     nu, C, bound, kernel, gamma, degree, coef0, svm_tol
-        Passed to :func:`~marginclust.solvers._weighted_ocsvm.fit_weighted_ocsvm`.
+        Passed to ``fit_machine``.
     decision_scale : {"libsvm", "normalized", "relative"}
         Scale of the scores (see the module docstring).
     refit_tol : float, default=1e-7
@@ -292,7 +290,7 @@ class WOCSVMObjective:
         when None it is computed here for up to 5,000 samples.
     features : ndarray of shape (n_samples, n_features_out) or None, default=None
         Explicit features (e.g. a Nystroem map): the machines are then linear in
-        these features (:func:`fit_linear_weighted_ocsvm`), at a cost linear in
+        these features (``fit_linear_machine``), at a cost linear in
         ``n_samples``; ``kernel`` and ``gamma`` are then already in the features.
     """
 
@@ -301,6 +299,8 @@ class WOCSVMObjective:
         X: npt.NDArray[np.float64],
         n_clusters: int,
         *,
+        fit_machine: Callable[..., WeightedOCSVM],
+        fit_linear_machine: Callable[..., LinearWeightedOCSVM],
         form: str = "scholkopf",
         nu: float = 0.5,
         C: float | None = None,
@@ -317,6 +317,8 @@ class WOCSVMObjective:
         features: npt.NDArray[np.floating] | None = None,
     ) -> None:
         self.X = X
+        self.fit_machine = fit_machine
+        self.fit_linear_machine = fit_linear_machine
         self.n_samples = X.shape[0]
         self.n_clusters = n_clusters
         self.form = form
@@ -402,7 +404,7 @@ class WOCSVMObjective:
             if self.features is not None:
                 prev = None if previous is None else previous.models[k]
                 models.append(
-                    fit_linear_weighted_ocsvm(
+                    self.fit_linear_machine(
                         self.features,
                         w,
                         form=kwargs["form"],
@@ -413,7 +415,7 @@ class WOCSVMObjective:
                     )
                 )
             else:
-                models.append(fit_weighted_ocsvm(self.X, w, K=self._K, **kwargs))
+                models.append(self.fit_machine(self.X, w, K=self._K, **kwargs))
             used.append(w.copy())
             n_fits += 1
         if previous is None:
@@ -476,284 +478,6 @@ class WOCSVMObjective:
             f_LL of eq. (16) on these samples.
         """
         return e_step(self.score(params, X) / sigma, params.log_gamma)
-
-
-# ---------------------------------------------------------------------------
-# Once-per-fit data preparation shared by WOC-SVM and OC-SVM hard clustering.
-# ---------------------------------------------------------------------------
-EXACT_MAX_SAMPLES = _CACHE_MAX_SAMPLES  # n_components="auto" switches to a Nystroem map above this
-AUTO_COMPONENTS = 300
-
-
-@dataclass
-class OneClassData:
-    """Training data in the units the machines see, and how to map new data there.
-
-    ``X`` is ``(X_user - shift) / scale`` (times ``sqrt(gamma)`` for the linear
-    kernel, whose ``gamma`` is then already in the data): RBF and polynomial machines see
-    centred data of unit peak, so fits are the same for ``X``, ``c X`` and
-    ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
-    so it is only scaled). ``gamma`` is the kernel coefficient in those units;
-    ``gamma_user = gamma / scale**2`` is the same kernel in the user's units.
-    ``features`` are explicit features (Nystroem map or the scaled data for the
-    linear kernel) when the machines are linear in them, else None; ``K`` the
-    kernel matrix of an exact fit on few samples.
-    """
-
-    X: npt.NDArray[np.float64]
-    shift: npt.NDArray[np.float64]
-    scale: float
-    kernel: str
-    gamma: float
-    gamma_user: float
-    features: npt.NDArray[np.float64] | None = None
-    feature_map: Any = None
-    K: npt.NDArray[np.float64] | None = None
-
-    def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
-        """Map new (validated) samples to what the machines score."""
-        Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale
-        if self.feature_map is not None:
-            return np.asarray(self.feature_map.transform(Z), dtype=np.float64)
-        if self.kernel == "linear":
-            return Z * np.sqrt(self.gamma)
-        return Z
-
-
-def check_ocsvm_params(kernel: Any, nu: Any) -> float:
-    """Validate the kernel name and ``nu`` in (0, 1]; return ``nu``.
-
-    Parameters
-    ----------
-    kernel : str
-        One of ``KERNELS``.
-    nu : float
-        One-class SVM nu.
-
-    Returns
-    -------
-    nu : float
-    """
-    if kernel not in KERNELS:
-        raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
-    if isinstance(nu, bool) or not isinstance(nu, int | float | np.integer | np.floating):
-        raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}.")
-    if not (np.isfinite(nu) and 0 < nu <= 1):
-        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
-    return float(nu)
-
-
-def check_decision_scale(decision_scale: Any) -> None:
-    """Check that ``decision_scale`` is ``"libsvm"``, ``"normalized"`` or ``"relative"``.
-
-    Parameters
-    ----------
-    decision_scale : object
-        The parameter value.
-    """
-    if decision_scale not in ("libsvm", "normalized", "relative"):
-        raise ValueError(
-            "decision_scale must be 'libsvm', 'normalized' or 'relative'; got "
-            f"{decision_scale!r}."
-        )
-
-
-def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
-    """Labels of a random partition of ``n`` samples into ``n_clusters`` near-equal parts.
-
-    Parameters
-    ----------
-    n : int
-        Number of samples.
-    n_clusters : int
-        Number of parts.
-    rng : RandomState
-        Source of the permutation.
-
-    Returns
-    -------
-    labels : ndarray of shape (n,)
-    """
-    lab = np.empty(n, dtype=np.intp)
-    for k, part in enumerate(np.array_split(rng.permutation(n), n_clusters)):
-        lab[part] = k
-    return lab
-
-
-def kmeans_partition(Z: Any, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:
-    """Labels of one scikit-learn KMeans run (k-means++ seeding) on the scaled data ``Z``."""
-    from sklearn.cluster import KMeans
-
-    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=rng)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return km.fit(Z).labels_.astype(np.intp)
-
-
-def initial_weights(
-    init: Any, Z: npt.NDArray[np.float64], n_clusters: int, rng: np.random.RandomState
-) -> npt.NDArray[np.float64]:
-    """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
-
-    ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
-    peak, so GaussianMixture's absolute ``reg_covar`` is relative to the data's
-    spread: the start is scale-free); ``"k-means"``: the one-hot
-    :func:`kmeans_partition`; ``"random-weights"``: independent uniform weights;
-    ``"random-points"``: the one-hot :func:`random_partition`; an array: given
-    (validated) weights.
-    """
-    n, K = Z.shape[0], n_clusters
-    if not isinstance(init, str):
-        return np.asarray(init, dtype=np.float64)
-    if init == "gmm":
-        from sklearn.mixture import GaussianMixture
-
-        gmm = GaussianMixture(n_components=K, random_state=rng)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gmm.fit(Z)
-        return gmm.predict_proba(Z)
-    if init == "k-means":
-        return np.eye(K)[kmeans_partition(Z, K, rng)]
-    if init == "random-weights":
-        return rng.uniform(size=(n, K))
-    W = np.zeros((n, K))
-    W[np.arange(n), random_partition(n, K, rng)] = 1.0
-    return W
-
-
-def one_class_label_free_grid(kernel: str, X: Any, rule: str = "sigma0") -> dict[str, list[Any]]:
-    """Kernel widths around the rule's (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-    if kernel == "linear":
-        return {"nu": [0.8, 0.9, 0.95]}
-    g = prepare_one_class_data(
-        np.asarray(X, dtype=np.float64), kernel="rbf", gamma=rule, n_components=None,
-        random_state=0, cache_kernel=False,
-    ).gamma_user
-    return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}
-
-
-def prepare_one_class_data(
-    X: npt.NDArray[np.floating],
-    *,
-    kernel: str,
-    gamma: Any,
-    n_components: Any,
-    random_state: Any,
-    cache_kernel: bool = True,
-) -> OneClassData:
-    """Centre and scale ``X`` once per fit, resolve ``gamma``, build features or the kernel.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated training data.
-    kernel : {"rbf", "linear", "poly"}
-        Kernel.
-    gamma : float or {"scale", "sigma0"}
-        Kernel coefficient in the user's units, or a data-relative rule
-        (:func:`marginclust.feature_maps.resolve_gamma`).
-    n_components : int, "auto" or None
-        Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
-        300 components) or None (exact). Ignored by the linear kernel: on the
-        scaled data it runs LIBSVM on the precomputed kernel up to 5,000
-        samples and the primal solver (linear in n) above.
-    random_state : RandomState
-        Seeds the Nystroem landmarks and the ``sigma0`` row sample.
-    cache_kernel : bool, default=True
-        Build the n x n kernel matrix for exact fits on at most 5,000 samples.
-
-    Returns
-    -------
-    data : OneClassData
-    """
-    from sklearn.kernel_approximation import Nystroem
-
-    from ..feature_maps import resolve_gamma
-
-    X = np.asarray(X, dtype=np.float64)
-    with np.errstate(over="ignore"):
-        finite_mean = bool(np.all(np.isfinite(X.mean(axis=0))))
-    if not finite_mean:
-        raise ValueError(
-            "X has values so large that their mean overflows; rescale your features "
-            "(e.g. sklearn.preprocessing.StandardScaler)."
-        )
-    if kernel == "linear":
-        shift = np.zeros(X.shape[1])
-        peak = float(np.max(np.abs(X)))
-        spread = float(np.max(X.max(axis=0) - X.min(axis=0)))
-        if spread <= 1e-9 * peak:
-            raise ValueError(
-                f"X has a common offset (values up to {peak:.3g}) that dwarfs its spread "
-                f"({spread:.3g}); the linear one-class SVM separates the data from the origin, "
-                "so it cannot see the clusters. Centre the features (e.g. StandardScaler) or "
-                "use kernel='rbf', which is translation-invariant."
-            )
-    else:
-        shift = X.mean(axis=0)
-        peak = float(np.max(np.abs(X - shift)))
-    if not np.isfinite(peak) or peak <= 0:
-        raise ValueError("X has no spread to scale by; its samples are all identical.")
-    Z = (X - shift) / peak
-    if isinstance(gamma, str) and gamma == "auto":
-        warnings.warn(
-            "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
-            "use gamma='scale' (the default) or a float.",
-            FutureWarning,
-            stacklevel=4,
-        )
-        gamma_user = 1.0 / X.shape[1]
-        g = gamma_user * peak * peak
-    elif isinstance(gamma, str):
-        g = resolve_gamma(gamma, Z, random_state=random_state)
-        gamma_user = g / (peak * peak)
-    else:
-        gamma_user = resolve_gamma(gamma, Z)
-        with np.errstate(over="ignore"):
-            g = gamma_user * peak * peak
-    if not (np.isfinite(g) and g > 0):
-        raise ValueError(
-            f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
-            "overflow or be constant. Rescale your features or use gamma='scale'."
-        )
-    data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
-    n = X.shape[0]
-    if kernel == "linear":
-        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
-        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
-            data.X = F
-            data.K = kernel_matrix(F, F, kernel="linear")
-        else:  # linear in n: the machines are solved in the primal on these features
-            data.features = F
-        return data
-    if isinstance(n_components, str):
-        if n_components != "auto":
-            raise ValueError(f"n_components must be an int, 'auto' or None; got {n_components!r}.")
-        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
-    if n_components is not None:
-        if (
-            isinstance(n_components, bool)
-            or not isinstance(n_components, int | np.integer)
-            or n_components < 1
-        ):
-            raise ValueError(
-                f"n_components must be a positive int, 'auto' or None; got {n_components!r}."
-            )
-        nys = Nystroem(
-            kernel=kernel,
-            gamma=g,
-            degree=3,
-            coef0=0.0,
-            n_components=min(int(n_components), n),
-            random_state=random_state,
-        )
-        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
-        data.feature_map = nys
-        return data
-    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
-        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
-    return data
 
 
 class OneClassHardProblem:

@@ -3,8 +3,8 @@
 At centres ``V_t`` one pass over row blocks of X computes, per block and in the
 dtype of X: the squared distances (one BLAS product), for the kernel variant
 ``D = 2 (1 - k)`` with ``k = exp(-gamma D2)``, the optimal memberships ``U_t``
-(:func:`~marginclust.objectives._fcm.memberships_from_distances`, with the
-closed-form per-sample cost), the largest membership change against ``U_{t-1}``
+(the model's update, with the closed-form per-sample cost), the largest
+membership change against ``U_{t-1}``
 (the convergence measure; once one block's change exceeds ``tol`` the pass cannot
 converge, so the later blocks of that pass skip it, except on the last pass
 ``max_iter`` allows), and the sums of the next centre step: ``W^T X`` and
@@ -16,32 +16,30 @@ recorded after each pass is ``J(U_t, V_t)``, which neither step can increase.
 Memberships are held as a K x n array (clusters along the short axis of each
 block). A cluster whose weights all underflow (every ``u^m`` or kernel factor
 below the float range) has its centre recomputed in log space from the stored
-memberships (:func:`~marginclust.objectives._fcm.log_weighted_means`), one extra
-pass, only then.
+memberships (the model's log-space centres), one extra pass, only then.
+
+The model enters through the problem object the caller hands in (a
+:class:`FuzzyModel`, e.g. :class:`marginclust.objectives._fcm.FuzzyProblem`):
+its fuzzifier, membership update and log-space centres.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 from scipy.linalg.blas import idamax as _idamax
 from scipy.linalg.blas import isamax as _isamax
 
-from ..objectives._fcm import (
-    log_weighted_means,
-    membership_floor,
-    memberships_from_distances,
-    memberships_into,
-    safe_log,
-)
-from ._blocks import BlockRunner
+from ..utils._blocks import BlockRunner
 from ._result import SolverResult
 
 __all__ = [
     "BlockScratch",
+    "FuzzyModel",
     "fcm_block",
     "fcm_block_memberships",
     "fcm_chunk_rows",
@@ -51,6 +49,36 @@ __all__ = [
 ]
 
 Array = npt.NDArray[np.floating]
+
+
+class FuzzyModel(Protocol):
+    """What the fuzzy solvers need of the model.
+
+    :class:`marginclust.objectives._fcm.FuzzyProblem` is one.
+    """
+
+    @property
+    def m(self) -> float:
+        """The fuzzifier ``m > 1``."""
+        ...
+
+    def floor(self, dtype: npt.DTypeLike, n_clusters: int) -> float:
+        """Smallest distance the fast membership update handles without overflow."""
+        ...
+
+    def memberships_into(self, D: Array, out: Array, floor: float) -> Array | None:
+        """Memberships of a K x c block into ``out``; the cost, or None (use the safe path)."""
+        ...
+
+    def memberships(self, D: Array) -> tuple[Array, Array]:
+        """Overflow-free memberships of a K x c block and the per-sample cost."""
+        ...
+
+    def log_centres(
+        self, X: Array, Ut: Array, w: Array, V: Array, log_kernel: Array | None = None
+    ) -> Array:
+        """Centres of weights ``w u^m`` (times ``exp(log_kernel)``) in log space."""
+        ...
 
 
 # Bytes of the working set of one block (its rows of X, the two scratch arrays, the new
@@ -106,7 +134,7 @@ def _memberships(
     xsq_b: Array,
     V2: Array,
     vsq: Array,
-    m: float,
+    problem: FuzzyModel,
     gamma: float | None,
     floor: float,
     U: Array,
@@ -133,14 +161,12 @@ def _memberships(
         D *= -2.0
         np.exp(B, out=B)
         Kb = B
-    cost = memberships_into(D, m, U, floor)
+    cost = problem.memberships_into(D, U, floor)
     if cost is not None:
         return cost, D, Kb, True
     # zero / tiny distances: the shifted, overflow-free path
     np.maximum(D, 0.0, out=D)
-    U_safe, cost64 = memberships_from_distances(
-        D, m, return_cost=True, transposed=True
-    )
+    U_safe, cost64 = problem.memberships(D)
     U[...] = U_safe
     return cost64, D, Kb, False
 
@@ -150,7 +176,7 @@ def fcm_block_memberships(
     xsq_b: Array,
     V2: Array,
     vsq: Array,
-    m: float,
+    problem: FuzzyModel,
     gamma: float | None,
     floor: float,
     U: Array,
@@ -163,7 +189,7 @@ def fcm_block_memberships(
     """
     if scratch is None:
         scratch = BlockScratch(V2.shape[0], Xb.shape[0], Xb.dtype)
-    cost, D, Kb, _ = _memberships(Xb, xsq_b, V2, vsq, m, gamma, floor, U, scratch)
+    cost, D, Kb, _ = _memberships(Xb, xsq_b, V2, vsq, problem, gamma, floor, U, scratch)
     return cost, D, Kb
 
 
@@ -173,7 +199,7 @@ def fcm_block(
     wb: Array | None,
     V2: Array,
     vsq: Array,
-    m: float,
+    problem: FuzzyModel,
     gamma: float | None,
     floor: float,
     U: Array,
@@ -204,7 +230,8 @@ def fcm_block(
     c = Xb.shape[0]
     if scratch is None:
         scratch = BlockScratch(V2.shape[0], c, Xb.dtype)
-    cost, D, Kb, fast = _memberships(Xb, xsq_b, V2, vsq, m, gamma, floor, U, scratch)
+    cost, D, Kb, fast = _memberships(Xb, xsq_b, V2, vsq, problem, gamma, floor, U, scratch)
+    m = problem.m
     # per-block sum in the dtype of X (pairwise), blocks added in float64
     J = float(cost.sum()) if wb is None else float(np.dot(cost, wb))
     shift = 0.0
@@ -355,7 +382,7 @@ def fcm_iterations(
 def fuzzy_alternation(
     X: Array,
     sample_weight: Array,
-    m: float,
+    problem: FuzzyModel,
     *,
     centres: Array | None = None,
     memberships: Array | None = None,
@@ -374,8 +401,9 @@ def fuzzy_alternation(
         Dense data, float64 or float32 (kept). Centre it first for accuracy.
     sample_weight : ndarray of shape (n_samples,)
         Non-negative weights, dtype of X.
-    m : float
-        Fuzzifier > 1.
+    problem : FuzzyModel
+        The model at its fuzzifier ``m > 1``
+        (:class:`~marginclust.objectives._fcm.FuzzyProblem`).
     centres : ndarray of shape (n_clusters, n_features), default=None
         Starting centres; or give ``memberships``.
     memberships : ndarray of shape (n_samples, n_clusters), default=None
@@ -393,7 +421,7 @@ def fuzzy_alternation(
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks, BLAS held to one thread meanwhile (None: the
-        current BLAS limit); see :class:`~marginclust.solvers._blocks.BlockRunner`.
+        current BLAS limit); see :class:`~marginclust.utils._blocks.BlockRunner`.
         The block partials are reduced in block order whatever the thread count.
 
     Returns
@@ -414,8 +442,8 @@ def fuzzy_alternation(
         # kernel FCM: one majorise-minimise step from those means), then passes as below
         Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
         k = Ut.shape[0]
-        V0 = _membership_centres(X, xsq, Ut, w, m, unit=wb_all is None)
-        V = V0 if gamma is None else _log_space_centres(X, xsq, Ut, w, m, V0, gamma)
+        V0 = _membership_centres(X, xsq, Ut, w, problem, unit=wb_all is None)
+        V = V0 if gamma is None else _log_space_centres(X, xsq, Ut, w, problem, V0, gamma)
         n_iter, first = 1, False
     else:
         V = np.array(centres, dtype=dt)
@@ -425,7 +453,7 @@ def fuzzy_alternation(
     # two membership buffers used in turn: the new memberships are written next to the
     # old ones (no copy), the change is measured between them
     buffers = [Ut, np.empty_like(Ut)]
-    floor = membership_floor(dt, k, m)
+    floor = problem.floor(dt, k)
     step = chunk_rows
 
     scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
@@ -453,7 +481,7 @@ def fuzzy_alternation(
                 None if wb_all is None else wb_all[lo:hi],
                 V2,
                 vsq,
-                m,
+                problem,
                 gamma,
                 floor,
                 U_new[:, lo:hi],
@@ -467,7 +495,7 @@ def fuzzy_alternation(
         return parts
 
     def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
-        return _log_space_centres(X, xsq, buffers[0][bad], w, m, V_bad, gamma)
+        return _log_space_centres(X, xsq, buffers[0][bad], w, problem, V_bad, gamma)
 
     runner = BlockRunner(n, n_threads)
     with runner:
@@ -505,7 +533,7 @@ def fuzzy_alternation(
 
 
 def _membership_centres(
-    X: Array, xsq: Array, Ut: Array, w: Array, m: float, *, unit: bool = False
+    X: Array, xsq: Array, Ut: Array, w: Array, problem: FuzzyModel, *, unit: bool = False
 ) -> Array:
     """FCM centres of given memberships ``Ut`` (K x n): means weighted by ``w u^m``.
 
@@ -516,6 +544,7 @@ def _membership_centres(
     ``unit`` says that every weight is 1.
     """
     d = X.shape[1]
+    m = problem.m
     top = Ut.max(axis=1)
     W = Ut / np.where(top > 0, top, 1.0).astype(Ut.dtype)[:, None]
     if m == 2.0:
@@ -529,15 +558,18 @@ def _membership_centres(
     V = ((W @ X) / np.where(ok, tot, 1.0)[:, None]).astype(X.dtype, copy=False)
     if not ok.all():
         bad = np.flatnonzero(~ok)
-        V[bad] = _log_space_centres(X, xsq, Ut[bad], w, m, np.zeros((bad.size, d), X.dtype), None)
+        V[bad] = _log_space_centres(
+            X, xsq, Ut[bad], w, problem, np.zeros((bad.size, d), X.dtype), None
+        )
     return V
 
 
 def _log_space_centres(
-    X: Array, xsq: Array, Ut: Array, w: Array, m: float, V: Array, gamma: float | None
+    X: Array, xsq: Array, Ut: Array, w: Array, problem: FuzzyModel, V: Array,
+    gamma: float | None,
 ) -> Array:
     """Centres of clusters whose weights underflow, from log-weights (one extra pass)."""
-    logW = safe_log(w)[None, :] + m * safe_log(Ut)
+    log_kernel = None
     if gamma is not None:
         vsq = np.einsum("kd,kd->k", V, V)
         D2 = V @ X.T
@@ -545,5 +577,5 @@ def _log_space_centres(
         D2 += xsq[None, :]
         D2 += vsq[:, None]
         np.maximum(D2, 0.0, out=D2)
-        logW = logW - gamma * D2
-    return log_weighted_means(X, logW, V, transposed=True)
+        log_kernel = -gamma * D2
+    return problem.log_centres(X, Ut, w, V, log_kernel)

@@ -1,15 +1,16 @@
 """Kernel K-means with centres in data space: alternating assignment and kernel-weighted means.
 
 Objective ``J = sum_i w_i 2 (1 - k(x_i, v_{l_i}))`` with ``k(x, v) = exp(-gamma ||x - v||^2)``
-(SLMC eq. 15 with crisp memberships). Kernel distances come from
-:mod:`marginclust.objectives._fcm`.
+(SLMC eq. 15 with crisp memberships). The squared and kernel distances come from the
+problem object the caller hands in (:class:`marginclust.objectives._fcm.KernelKMeansProblem`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from ..objectives._fcm import kernel_distances, squared_distances
 from ._result import SolverResult
 
 __all__ = ["kernel_kmeans_alternation", "member_kernel_means"]
@@ -46,10 +47,10 @@ def member_kernel_means(
 
 
 def kernel_kmeans_alternation(
+    problem: Any,
     X: np.ndarray,
     *,
     n_clusters: int,
-    gamma: float,
     sample_weight: np.ndarray,
     centres: np.ndarray,
     max_iter: int,
@@ -62,14 +63,15 @@ def kernel_kmeans_alternation(
     increase J), reassigns every sample to its nearest centre (cannot increase J),
     and moves the centre of an empty cluster onto the sample with the largest cost
     (decreases J). Stops when no label changes and the relative decrease of J is at
-    most ``tol``.
+    most ``tol``. ``problem`` gives ``gamma``, ``sq_distances(X, V, X_sq)`` (K x n)
+    and ``costs(D2)`` (the kernel distances).
     """
-    sigma = float(np.sqrt(0.5 / gamma))
+    gamma = problem.gamma
     X_sq = np.einsum("ij,ij->i", X, X)
     n = X.shape[0]
     cols = np.arange(n)
     V = centres
-    D2 = squared_distances(X, V, X_sq, transposed=True)  # K x n
+    D2 = problem.sq_distances(X, V, X_sq)  # K x n
     labels = np.argmin(D2, axis=0)
     history: list[float] = []
     converged = False
@@ -79,7 +81,7 @@ def kernel_kmeans_alternation(
     for it in range(1, max_iter + 1):
         n_iter = it
         V = member_kernel_means(X, labels, D2[labels, cols], sample_weight, gamma, V)
-        D2 = squared_distances(X, V, X_sq, transposed=True)
+        D2 = problem.sq_distances(X, V, X_sq)
         new_labels = np.argmin(D2, axis=0)
         for _ in range(n_clusters):
             counts = np.bincount(new_labels, minlength=n_clusters)
@@ -92,9 +94,9 @@ def kernel_kmeans_alternation(
             if cost[far] <= 0:
                 break
             V[empty[0]] = X[far]
-            D2[empty[0]] = squared_distances(X, X[far : far + 1], X_sq, transposed=True)[0]
+            D2[empty[0]] = problem.sq_distances(X, X[far : far + 1], X_sq)[0]
             new_labels = np.argmin(D2, axis=0)
-        D = np.asarray(kernel_distances(D2[new_labels, cols], sigma))
+        D = problem.costs(D2[new_labels, cols])
         J = float(np.dot(sample_weight.astype(np.float64), D.astype(np.float64)))
         history.append(J)
         changed = bool(np.any(new_labels != labels))

@@ -41,9 +41,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 from ..utils._reporting import report
 from ._base import Callback, check_capabilities
-from ._blocks import sample_row_indices
 from ._result import SolverResult
 
 __all__ = ["LabelAlternation", "kmeans_labels", "kmeans_on_sample", "seeding_dims"]
@@ -245,12 +245,12 @@ def kmeans_labels(
     seed_rows: int = 2000,
     polish_iter: int = 10,
     max_rows: int = _KMEANS_MAX_ROWS,
-    block_rows: int = 8192,
+    block_rows: int = BLOCK_ROWS,
     seed_dims: int | str | None = "auto",
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.
 
-    The rows are drawn by :func:`marginclust.solvers._blocks.sample_row_indices`
+    The rows are drawn by :func:`marginclust.utils._blocks.sample_row_indices`
     (O(sample) memory, the draw the Dask path makes too). The best of ``n_init``
     k-means runs (k-means++ seeding) on a random subsample
     of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; at most

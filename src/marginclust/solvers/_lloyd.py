@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._blocks import BlockRunner
+from ..utils._blocks import BlockRunner
 from ._result import SolverResult
 
 __all__ = [
@@ -315,7 +315,7 @@ def lloyd(
         ``callback(iteration, objective)`` after each iteration; True stops.
     n_threads : int, default=None
         Threads sharing the row blocks (BLAS held to one thread meanwhile); None:
-        the current BLAS thread limit (see :class:`~marginclust.solvers._blocks.BlockRunner`).
+        the current BLAS thread limit (see :class:`~marginclust.utils._blocks.BlockRunner`).
         The block partials are reduced in block order whatever the thread count.
     total_sq : float, default=None
         ``sum_ij X_ij^2`` if already known (saves a pass).
@@ -422,6 +422,7 @@ def lloyd_from_memberships(
     Z: npt.NDArray[np.floating],
     P: Array,
     *,
+    sq_distances: Callable[[npt.NDArray[np.floating], Array], Array],
     thr: float,
     max_iter: int,
     callback: Callable[[int, float], bool | None] | None = None,
@@ -432,14 +433,13 @@ def lloyd_from_memberships(
     Every point goes to the nearest centre of a cluster that kept some membership
     (for a concave objective such as PKM's this does not increase it), then
     :func:`lloyd` runs, which first re-seeds an empty cluster with the point
-    farthest from its centre.
+    farthest from its centre. ``sq_distances(Z, C)`` (n x K) is the model's
+    squared distance (PKM's :func:`~marginclust.objectives._pkm.frame_sq_distances`).
     """
-    from ..objectives._pkm import frame_sq_distances
-
     mass = P.sum(axis=0)
     alive = np.flatnonzero(mass > 1e-300)
     C_alive = (P[:, alive].T @ Z) / mass[alive][:, None]
-    labels0 = alive[np.argmin(frame_sq_distances(Z, C_alive), axis=1)]
+    labels0 = alive[np.argmin(sq_distances(Z, C_alive), axis=1)]
     return lloyd(
         Z,
         np.zeros((P.shape[1], Z.shape[1])),

@@ -1,22 +1,34 @@
-"""Shared validation, randomness, reporting and data-frame helpers."""
+"""Shared validation, randomness, reporting, preprocessing and data-frame helpers."""
 
 from ._frame import Frame, centred_frame, check_objective_scale
-from ._init import check_center_init, initial_point
+from ._init import check_center_init, initial_point, kmeans_start
+from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
-from ._reporting import progress, report
+from ._reporting import progress, report, shorten
 from ._validation import (
+    Boolean,
+    Constraint,
     Degeneracy,
+    Fuzzifier,
+    MaxIter,
+    OneOf,
+    Or,
+    Positive,
+    PositiveFinite,
+    UnitInterval,
     check_finite_scale,
-    check_iteration_params,
     check_label_init,
     check_max_iter,
     check_memberships,
     check_n_clusters,
     check_not_constant,
     check_pairs,
+    check_parameters,
     check_positive,
     check_positive_finite,
     check_sample_weight,
+    check_sample_weight_form,
+    check_sample_weight_values,
     check_unit_interval,
     degeneracy,
     min_cluster_size,
@@ -25,12 +37,21 @@ from ._validation import (
 )
 
 __all__ = [
+    "PREPROCESSING",
+    "Boolean",
+    "Constraint",
     "Degeneracy",
+    "Fuzzifier",
+    "MaxIter",
+    "OneOf",
+    "Or",
+    "Positive",
+    "PositiveFinite",
+    "UnitInterval",
     "Frame",
     "centred_frame",
     "check_center_init",
     "check_finite_scale",
-    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
@@ -38,16 +59,22 @@ __all__ = [
     "check_not_constant",
     "check_objective_scale",
     "check_pairs",
+    "check_parameters",
     "check_positive",
     "check_positive_finite",
     "check_sample_weight",
+    "check_sample_weight_form",
+    "check_sample_weight_values",
     "check_unit_interval",
     "degeneracy",
     "initial_point",
+    "kmeans_start",
     "min_cluster_size",
+    "preprocess",
     "progress",
     "report",
     "resolve_alias",
     "resolve_renamed",
+    "shorten",
     "spawn_seeds",
 ]

@@ -49,24 +49,6 @@ class Frame:
     scale: float
     sq_total: float  # sum of squares of Z (float64)
 
-    def to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
-        """New data (same dtype) in the working frame.
-
-        Parameters
-        ----------
-        X : ndarray of shape (n_samples, n_features)
-            Data in the units of the fitted X.
-
-        Returns
-        -------
-        Z : ndarray of shape (n_samples, n_features)
-            The same data in the working frame, dtype kept.
-        """
-        Z = X - self.mean.astype(X.dtype, copy=False)
-        if self.scale != 1.0:
-            Z *= X.dtype.type(self.scale)
-        return Z
-
     def centers_to_frame(self, C: npt.ArrayLike) -> npt.NDArray[np.float64]:
         """Centres (data frame) in the working frame, float64.
 

@@ -1,4 +1,4 @@
-"""Starting centres of centroid methods (FCM, kernel FCM, kernel K-means): check and draw."""
+"""Starts: centres of centroid methods (FCM, kernel FCM, kernel K-means), the k-means start."""
 
 from __future__ import annotations
 
@@ -9,7 +9,42 @@ from sklearn.cluster import kmeans_plusplus
 
 from ._validation import check_memberships, resolve_alias
 
-__all__ = ["check_center_init", "initial_point"]
+__all__ = ["check_center_init", "initial_point", "kmeans_start"]
+
+
+def kmeans_start(X: Any, n_clusters: int, random_state: Any) -> np.ndarray:
+    """Labels of one scikit-learn k-means run (k-means++ seeding): the k-means start.
+
+    The start of the margin and one-class clusterers (MMC, IterativeLSSVM, SLMC,
+    WOC-SVM, OC-SVM hard clustering) when ``init="k-means"``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data the start is drawn on.
+    n_clusters : int
+        Number of clusters.
+    random_state : int, RandomState or None
+        Seeds the k-means++ draw.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,), dtype intp
+        The cluster of each sample after one k-means run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import kmeans_start
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> labels = kmeans_start(X, 2, 0)
+    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+    True
+    """
+    from sklearn.cluster import KMeans
+
+    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
+    return np.asarray(km.fit(X).labels_, dtype=np.intp)
 
 
 def check_center_init(init: Any, n_clusters: int, X: np.ndarray) -> None:

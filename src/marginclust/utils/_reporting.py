@@ -16,7 +16,7 @@ logger = logging.getLogger("marginclust")
 
 T = TypeVar("T")
 
-__all__ = ["progress", "report"]
+__all__ = ["progress", "report", "shorten"]
 
 
 def report(verbose: int | bool, msg: str, *args: object) -> None:
@@ -99,3 +99,30 @@ def progress(
             print(f"\r{desc} {done}{of} ({now - start:.1f} s)", end="", file=sys.stderr)
     if done:
         print(file=sys.stderr, flush=True)
+
+
+def shorten(text: str, width: int) -> str:
+    """Cut ``text`` at a word boundary to at most ``width`` characters.
+
+    Parameters
+    ----------
+    text : str
+        A message (e.g. an error's first line) to show in a report or a table cell.
+    width : int
+        The most characters kept, "..." included.
+
+    Returns
+    -------
+    text : str
+        ``text`` itself when it fits, else its words up to the last that fits and "...".
+
+    Examples
+    --------
+    >>> from marginclust.utils import shorten
+    >>> shorten("the fit did not converge in time", 20)
+    'the fit did not...'
+    """
+    if len(text) <= width:
+        return text
+    cut = text[: width - 3].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "..."

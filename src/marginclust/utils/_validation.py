@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -12,18 +13,29 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 __all__ = [
+    "Boolean",
+    "Constraint",
     "Degeneracy",
+    "Fuzzifier",
+    "MaxIter",
+    "OneOf",
+    "Or",
+    "Positive",
+    "PositiveFinite",
+    "UnitInterval",
     "check_finite_scale",
-    "check_iteration_params",
     "check_label_init",
     "check_max_iter",
     "check_memberships",
     "check_n_clusters",
     "check_not_constant",
+    "check_parameters",
     "check_pairs",
     "check_positive",
     "check_positive_finite",
     "check_sample_weight",
+    "check_sample_weight_form",
+    "check_sample_weight_values",
     "check_unit_interval",
     "degeneracy",
     "min_cluster_size",
@@ -591,41 +603,244 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
         sw = np.full(n, float(sample_weight), dtype=X.dtype)
     else:
         sw = np.asarray(sample_weight)
-        if sw.dtype.kind not in "fiub":
-            raise ValueError(f"sample_weight must be numeric; got dtype {sw.dtype}.")
+        check_sample_weight_form(sw, n)
         sw = sw.astype(X.dtype)
-    if sw.shape != (n,):
-        raise ValueError(
-            f"sample_weight must have shape (n_samples,) = ({n},); got {sw.shape}."
-        )
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    if not np.any(sw > 0):
-        raise ValueError(
-            "sample_weight is all zero: at least one weight must be positive (zero-weight "
-            "samples are ignored by the fit)."
-        )
+    check_sample_weight_values(
+        bool(np.all(np.isfinite(sw))) and not bool(np.any(sw < 0)), bool(np.any(sw > 0))
+    )
     return sw
 
 
-def check_iteration_params(est: Any) -> None:
-    """Check an estimator's ``max_iter`` (positive integer) and ``tol`` (non-negative).
+def check_sample_weight_form(sample_weight: Any, n_samples: int) -> None:
+    """Check that weights are numeric with shape ``(n_samples,)``.
+
+    Needs only ``dtype`` and ``shape``, so a lazy (dask) array is checked
+    without computing it.
 
     Parameters
     ----------
-    est : estimator
-        An object with the attributes ``max_iter`` and ``tol``.
+    sample_weight : array
+        The weights (NumPy or dask).
+    n_samples : int
+        Number of samples.
 
     Raises
     ------
     ValueError
-        If ``max_iter`` is not a positive integer or ``tol`` is negative or not finite.
+        If the dtype is not numeric or the shape is not ``(n_samples,)``.
+    """
+    if sample_weight.dtype.kind not in "fiub":
+        raise ValueError(f"sample_weight must be numeric; got dtype {sample_weight.dtype}.")
+    if sample_weight.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight must have shape (n_samples,) = ({n_samples},); "
+            f"got {sample_weight.shape}."
+        )
+
+
+def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) -> None:
+    """Raise the error of weights that are not finite and non-negative, or all zero.
+
+    The facts are passed in, so that a pass over lazy weights can gather them.
+
+    Parameters
+    ----------
+    finite_non_negative : bool
+        Every weight is finite and ``>= 0``.
+    any_positive : bool
+        Some weight is ``> 0``.
+
+    Raises
+    ------
+    ValueError
+        If either fact is false.
+    """
+    if not finite_non_negative:
+        raise ValueError("sample_weight must be finite and non-negative.")
+    if not any_positive:
+        raise ValueError(
+            "sample_weight is all zero: at least one weight must be positive (zero-weight "
+            "samples are ignored by the fit)."
+        )
+
+
+# ---------------------------------------------------------------------------
+# Declarative parameter constraints: each estimator lists ``parameter -> constraint``
+# in its ``_parameter_constraints`` table, which ``BaseClusterer`` checks once per fit
+# with :func:`check_parameters` (as scikit-learn's ``_parameter_constraints``). A
+# constraint is called as ``constraint(value, name)`` and raises ValueError with a
+# message that names the parameter; the messages are those of the ``check_*``
+# functions above.
+# ---------------------------------------------------------------------------
+Constraint = Callable[[Any, str], object]
+
+
+def check_parameters(estimator: Any, constraints: Mapping[str, Constraint]) -> None:
+    """Check an estimator's parameters against a table of constraints, in table order.
+
+    Parameters
+    ----------
+    estimator : object
+        The estimator; ``getattr(estimator, name)`` is each parameter's value.
+    constraints : mapping of str to callable
+        ``parameter name -> constraint``, each called as ``constraint(value, name)``.
+
+    Raises
+    ------
+    ValueError
+        At the first parameter that breaks its constraint.
 
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> from marginclust.utils import check_iteration_params
-    >>> check_iteration_params(SimpleNamespace(max_iter=100, tol=1e-4))
+    >>> from marginclust.utils import MaxIter, Positive, check_parameters
+    >>> table = {"tol": Positive(strict=False), "max_iter": MaxIter()}
+    >>> check_parameters(SimpleNamespace(tol=1e-4, max_iter=100), table)
+    >>> check_parameters(SimpleNamespace(tol=1e-4, max_iter=0), table)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_iter must be a positive integer; got 0.
     """
-    check_positive(est.max_iter, "max_iter", integer=True)
-    check_positive(est.tol, "tol", strict=False)
+    for name, constraint in constraints.items():
+        constraint(getattr(estimator, name), name)
+
+
+@dataclass(frozen=True)
+class Positive:
+    """A finite real ``> 0`` (``>= 0`` unless ``strict``); an integer with ``integer=True``.
+
+    Parameters
+    ----------
+    strict : bool, default=True
+        Require ``value > 0`` rather than ``value >= 0``.
+    integer : bool, default=False
+        Require an integer.
+    """
+
+    strict: bool = True
+    integer: bool = False
+
+    def __call__(self, value: Any, name: str) -> float:
+        """Check ``value`` (see :func:`check_positive`); return it."""
+        return check_positive(value, name, strict=self.strict, integer=self.integer)
+
+
+@dataclass(frozen=True)
+class PositiveFinite:
+    """A real ``0 < value < inf``, one message for every failure (:func:`check_positive_finite`)."""
+
+    def __call__(self, value: Any, name: str) -> float:
+        """Check ``value``; return it as a float."""
+        return check_positive_finite(value, name)
+
+
+@dataclass(frozen=True)
+class UnitInterval:
+    """A real in ``[0, 1)`` (:func:`check_unit_interval`)."""
+
+    def __call__(self, value: Any, name: str) -> float:
+        """Check ``value``; return it as a float."""
+        return check_unit_interval(value, name)
+
+
+@dataclass(frozen=True)
+class MaxIter:
+    """A positive integer, ``bool`` rejected (:func:`check_max_iter`)."""
+
+    def __call__(self, value: Any, name: str) -> int:
+        """Check ``value``; return it as an int."""
+        return check_max_iter(value, name)
+
+
+@dataclass(frozen=True)
+class Fuzzifier:
+    """A fuzzifier ``m``: a finite real ``> 1``."""
+
+    def __call__(self, value: Any, name: str) -> float:
+        """Check ``value``; return it as a float."""
+        m = check_positive(value, name)
+        if m <= 1:
+            raise ValueError(f"{name} (the fuzzifier) must be > 1; got {value!r}.")
+        return m
+
+
+@dataclass(frozen=True)
+class Boolean:
+    """``True`` or ``False`` (NumPy booleans too; ``0`` and ``1`` are not booleans)."""
+
+    def __call__(self, value: Any, name: str) -> bool:
+        """Check ``value``; return it as a bool."""
+        if not isinstance(value, bool | np.bool_):
+            raise ValueError(f"{name} must be True or False; got {value!r}.")
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of a fixed set of values (names, ``None``), compared with ``==``.
+
+    Parameters
+    ----------
+    options : tuple
+        The admissible values.
+    message : str or None, default=None
+        The error, formatted with ``name``, ``value`` and ``options``; by default
+        ``"{name} must be one of {options}; got {value!r}."``.
+    """
+
+    options: tuple[Any, ...]
+    message: str | None = None
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if not any(_same_option(value, option) for option in self.options):
+            message = self.message or "{name} must be one of {options}; got {value!r}."
+            raise ValueError(message.format(name=name, value=value, options=self.options))
+        return value
+
+
+@dataclass(frozen=True)
+class Or:
+    """One of ``options`` (names, ``None``), or else a value that ``other`` accepts.
+
+    A string (or ``None``) that is not an option is refused with ``message``; any
+    other value is checked by ``other``.
+
+    Parameters
+    ----------
+    options : tuple
+        Admissible names (and ``None``).
+    other : callable
+        The constraint of every other value, e.g. :class:`Positive`.
+    message : str or None, default=None
+        The error for an unknown name, formatted with ``name``, ``value`` and
+        ``options``; by default ``"{name} must be one of {options} or a number;
+        got {value!r}."``.
+    """
+
+    options: tuple[Any, ...]
+    other: Constraint
+    message: str | None = None
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if any(_same_option(value, option) for option in self.options):
+            return value
+        if value is None or isinstance(value, str):
+            message = self.message or "{name} must be one of {options} or a number; got {value!r}."
+            raise ValueError(message.format(name=name, value=value, options=self.options))
+        return self.other(value, name)
+
+
+def _same_option(value: Any, option: Any) -> bool:
+    """``value`` is ``option``: equal and of the same kind (``1`` is not ``True``)."""
+    if option is None or value is None:
+        return value is option
+    if isinstance(option, str) or isinstance(value, str):
+        return isinstance(value, str) and isinstance(option, str) and value == option
+    if isinstance(option, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(option, bool) and value == option
+    try:
+        return bool(value == option)
+    except (TypeError, ValueError):  # arrays: not an option
+        return False

@@ -1,6 +1,6 @@
-"""Issue 12 ("a newcomer's first hour"): the CLI answers every bad input in one line.
+"""The CLI answers every bad input in one line.
 
-Each test is one line of the issue; all run in a few seconds.
+Each test is one bad input; all run in a few seconds.
 """
 
 from __future__ import annotations

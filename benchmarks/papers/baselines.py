@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
+from marginclust.bench import Method, register_method
 from marginclust.feature_maps import mean_pairwise_distance
 
-from .._registry import Method, register_method
 from ._common import Delegating
 
 __all__ = ["SIGMA_MULTIPLES", "Sigma0Scaled", "mean_pairwise_distance"]

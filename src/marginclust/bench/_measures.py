@@ -1,5 +1,9 @@
-"""Measures the papers report, registered for the benchmark harness.
+"""The measures of :mod:`marginclust.metrics`, registered by name for the harness.
 
+These are the measures the papers report (clustering accuracy under either
+mapping, NMI, ARI, Rand, V-measure, SSE, DBI, PC, PE, Xie-Beni) plus counts a
+table may need (non-empty clusters, exact partitions, the fitted objective); a
+benchmark registers any other with :func:`~marginclust.bench.register_measure`.
 Every measure is called as ``func(y_true, labels, memberships, X)`` and returns a
 float. ``memberships`` (samples as rows) is None for hard methods; the fuzzy
 indices (PC, PE, XB) are then NaN rather than the trivial values of a one-hot
@@ -15,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Measure, register_measure
+from ._registry import Measure, register_measure
 
 __all__: list[str] = []
 NAN = float("nan")

@@ -8,7 +8,7 @@ reported (the text calls the +- figure a variance). Number of clusters = number
 of classes, except Tables 3-4 (synthetic four Gaussians with 3, 4, 5, 6 clusters).
 
 Every published number of Tables 3, 4, 6, 7 and 8 is transcribed in
-``bench/published/slmc.csv`` from ``papers/slmc-wang-chen-2013.txt`` as printed,
+``published/slmc.csv`` from ``papers/slmc-wang-chen-2013.txt`` as printed,
 for all of the paper's methods, keyed by our method names (``kmeans``, ``fcm``,
 ``mmc-sdp``, ``iterative-lssvm``, ``slmc``); a trailing "*" (significant by
 t-test) is dropped and "-" means not reported. Which methods are run is listed
@@ -24,8 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .._registry import TABLES, Dataset, Table, register_dataset, register_table
+from marginclust.bench import TABLES, Dataset, Table, register_dataset
+
 from . import slmc_methods  # noqa: F401  (registers slmc, iterative-lssvm, slmc-table8/fig2-4)
+from ._common import register_table
 
 __all__ = ["TABLE3_METHODS", "TABLE4_METHODS", "TABLE6_METHODS", "TABLE7_METHODS"]
 

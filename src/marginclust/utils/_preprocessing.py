@@ -1,4 +1,8 @@
-"""The preprocessing a table names ("raw", "standardize", "minmax"), recorded in every row."""
+"""Named feature scalings ("raw", "standardize", "minmax").
+
+``marginclust fit --standardize``, the demo and the benchmark harness (a table's
+``preprocessing``, recorded in every row) apply them by name.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +31,14 @@ def preprocess(X: npt.NDArray[np.floating], how: str) -> npt.NDArray[np.float64]
     -------
     X : ndarray of shape (n_samples, n_features)
         A new float64 array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import preprocess
+    >>> preprocess(np.array([[1.0, 5.0], [3.0, 5.0]]), "minmax")
+    array([[0., 0.],
+           [1., 0.]])
     """
     Z = np.array(X, dtype=np.float64)
     if how == "raw":

@@ -8,8 +8,9 @@ from numpy.testing import assert_allclose
 from sklearn.svm import OneClassSVM
 
 from marginclust.exceptions import InfeasibleProblemError
-from marginclust.objectives._weighted_ocsvm import fit_weighted_ocsvm, kernel_diag, kernel_matrix
+from marginclust.objectives._weighted_ocsvm import kernel_diag, kernel_matrix
 from marginclust.solvers._em import annealing_schedule
+from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
 from tests._oracles.wocsvm_qp import (
     scholkopf_objective,
     scholkopf_qp,

@@ -34,9 +34,18 @@ from typing import Any
 
 import numpy as np
 
-from .._published import split_method, values
-from .._registry import METHODS, Method, Table, register_method, register_table
-from ._common import Delegating, fmt_value, md_table, mean_of, table_head
+from marginclust.bench import METHODS, Method, Table, register_method
+
+from ._common import (
+    Delegating,
+    fmt_value,
+    md_table,
+    mean_of,
+    register_table,
+    split_method,
+    table_head,
+    values,
+)
 
 SOURCE = "Zhang, Xia, Liu & Zhang 2013 (EMMC)"
 C_GRID = [2.0**k for k in range(-10, 11, 2)]
@@ -106,7 +115,7 @@ class StartThenEMMC(Delegating):
         its 3.49% matches 10); or that k-means in the ELM hidden layer EMMC fits
         (the paper's "KM in ELM feature space", kept for Tables 5-10). EMMC's own
         ``init="k-means-elm"`` is a cheaper approximation (subsample, projection,
-        at most 10 Lloyd passes; issue 11), not the paper's scheme.
+        at most 10 Lloyd passes, made for speed), not the paper's scheme.
     C : float or None, default=None
         None: the scheme's labels are the result. Else EMMC (balance 0.03 n)
         starts from exactly those labels in the same ``fit``, so its time includes
@@ -319,7 +328,7 @@ def _flat(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def _footer(rows: Sequence[Mapping[str, Any]], text: str) -> list[str]:
     """The closing line of a report, with the fits that gave no numbers and why."""
-    from .._runner import row_status
+    from marginclust.bench._runner import row_status
 
     bad = [r for r in rows if row_status(r) in ("failed", "no-data")]
     lost = f" Fits without a result: {len(bad)} ({bad[0].get('error')})." if bad else ""

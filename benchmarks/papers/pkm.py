@@ -1,7 +1,7 @@
 """PKM paper (probabilistic K-means, Sec. 4): Tables II, III, IV, V and VI.
 
 All five are grid tables on the runner (III and IV report one set of fits). Published
-numbers are transcribed in ``bench/published/pkm.csv`` from
+numbers are transcribed in ``published/pkm.csv`` from
 ``papers/pkm-probabilistic-kmeans.txt`` as printed. Data sets the shared collection
 lacks (Yale-faces-B, Dermatology, Natural, Epileptic) appear with their published
 numbers only. Deviations from the paper's data:
@@ -28,16 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import (
+from marginclust.bench import (
     Dataset,
     Method,
     Table,
     register_dataset,
     register_method,
-    register_table,
+    summarize,
 )
-from .._report import summarize
-from ._common import Delegating, fmt_value, md_table, table_head
+
+from ._common import Delegating, fmt_value, md_table, register_table, table_head
 
 SOURCE = "Liu et al., Probabilistic K-means (PKM)"
 

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import RunContext, Table, register_table
-from ._common import UnitCache, md_table, mean_of, table_head
+from marginclust.bench import RunContext, Table
+
+from ._common import UnitCache, md_table, mean_of, register_table, table_head
 
 __all__ = ["CASES", "NOISE_LEVELS", "Case", "noisy_labels"]
 

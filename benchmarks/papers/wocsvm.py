@@ -7,7 +7,7 @@ per initialisation, accuracy = majority-label purity. Tables 1 and 4 use the sam
 initialisations (same seeds), as the paper did.
 
 Preprocessing that reproduces the paper with its (tau, nu) -- found by trying
-raw / standardised / min-max features (see the report of issue 7):
+raw / standardised / min-max features:
 
 * Iris: raw features (tau = 0.85).
 * Wine: standardised features (tau = 0.01); on raw features every run collapses.
@@ -35,10 +35,17 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Dataset, Method, Table, register_dataset, register_method, register_table
-from .._report import summarize
-from .._runner import row_status
-from ._common import md_table, table_head
+from marginclust.bench import (
+    Dataset,
+    Method,
+    Table,
+    register_dataset,
+    register_method,
+    summarize,
+)
+from marginclust.bench._runner import row_status
+
+from ._common import md_table, register_table, table_head
 
 __all__ = ["PAPER_SETTINGS", "TABLE3_ROWS", "load_paper_data"]
 
@@ -54,7 +61,7 @@ DATASETS = list(PAPER_SETTINGS)
 SHORT = {"iris": "Iris", "breast_cancer_wisconsin": "WBC", "wine": "Wine", "pima": "Pima",
          "biomed": "Biomed", "biomed-complete": "Biomed"}
 
-# Published accuracies (fractions; printed in %) are in bench/published/wocsvm.csv: the mean as
+# Published accuracies (fractions; printed in %) are in published/wocsvm.csv: the mean as
 # "ca_majority", the range as "ca_majority:max" / "ca_majority:min", per
 # initialisation as "<method>[init=<init>]".
 # Table 3 rows as printed -> their keys (a = taken by the paper from Camastra & Verri).
@@ -143,7 +150,7 @@ def load_paper_data(
     dataset: str, data_home: str | None = None
 ) -> tuple[np.ndarray, np.ndarray, str] | None:
     """``(X, y, preprocessing)`` of a paper data set as the tables load it (None: no data)."""
-    from .._runner import load_data
+    from marginclust.bench._runner import load_data
 
     name = "biomed-complete" if dataset == "biomed" else dataset
     try:

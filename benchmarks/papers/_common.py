@@ -1,18 +1,45 @@
-"""Helpers shared by the protocol modules: estimator wrappers, resumable units, Markdown."""
+"""Helpers shared by the protocol modules: registration with the published numbers,
+estimator wrappers, resumable units, Markdown."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .._registry import RunContext, Table
+from marginclust.bench import RunContext, Table, read_rows
+from marginclust.bench import register_table as _register_table
+from marginclust.bench._published import split_method, spreads
+from marginclust.bench._published import values as _values
+from marginclust.bench._report import md_table, table_head
 
-__all__ = ["Delegating", "UnitCache", "fmt_value", "md_table", "mean_of", "mean_table",
-           "table_head"]
+__all__ = ["PUBLISHED", "Delegating", "UnitCache", "fmt_value", "md_table", "mean_of",
+           "mean_table", "register_table", "split_method", "table_head", "values"]
+
+# The numbers the papers print, one CSV per paper (see marginclust.bench._published).
+PUBLISHED = Path(__file__).resolve().parent / "published"
+
+
+def values(table: str) -> dict[tuple[str, str, str], float]:
+    """``(dataset, method, measure) -> value`` that the paper prints for ``table``."""
+    return _values(table, PUBLISHED)
+
+
+def register_table(table: Table) -> Table:
+    """Register ``table`` with the paper's printed numbers (``published/<paper>.csv``).
+
+    The numbers are those of ``table.published_from`` when set, else of the table
+    itself; a table that brings its own ``published`` keeps them.
+    """
+    if not table.published:
+        source = table.published_from or table.name
+        table = replace(table, published=values(source),
+                        published_spread=spreads(source, PUBLISHED))
+    return _register_table(table)
 
 
 class Delegating:
@@ -39,8 +66,6 @@ class UnitCache:
     rerun with the same seed and quick flag reuses them. Without ``out_dir``, nothing."""
 
     def __init__(self, table: Table, context: RunContext) -> None:
-        from .._runner import read_rows
-
         self._prefix = f"seed={context.seed}|quick={context.quick}|"
         self.path = None if context.out_dir is None else (
             Path(context.out_dir) / f"{table.name.split('@')[0]}.units.jsonl")
@@ -59,20 +84,6 @@ class UnitCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"unit": key, "rows": rows}, default=float) + "\n")
-
-
-def table_head(table: Table) -> list[str]:
-    """Markdown heading lines of a table report: name, title and source."""
-    return [f"## {table.name}: {table.title}", "", f"Source: {table.source}.", ""]
-
-
-def md_table(
-    header: Sequence[str], body: Sequence[Sequence[Any]], fmt: Callable[[Any], str] = str
-) -> list[str]:
-    """Lines of a Markdown table (``fmt`` turns a cell into its text)."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(c) for c in row) + " |" for row in body]
-    return lines
 
 
 def fmt_value(value: Any, spec: str = ".4g") -> str:

@@ -1,6 +1,6 @@
 """SLMC and iterative LS-SVM for the harness, plus the SLMC paper's m sweep and figures.
 
-Methods (imported by :mod:`marginclust.bench.protocols.slmc`):
+Methods (imported by :mod:`papers.slmc`):
 
 - ``slmc``: :class:`marginclust.SLMC`, m = 2. Paper protocol (Sec. 4.1): one
   ``setting`` per grid point, linear kernel with ``lam`` in {0.1, 0.5, 1, 5, 10}
@@ -28,10 +28,9 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 
-from .._published import split_method
-from .._registry import Method, RunContext, Table, register_method, register_table
-from .._report import summarize
-from ._common import Delegating, md_table, table_head
+from marginclust.bench import Method, RunContext, Table, register_method, summarize
+
+from ._common import Delegating, md_table, register_table, split_method, table_head
 from .baselines import SIGMA_MULTIPLES
 
 __all__ = [
@@ -306,10 +305,9 @@ def figure_fig2(rows: Sequence[dict], table: Table, context: RunContext) -> None
     """Fig. 2: SLMC's partitions of the four Gaussians for k = 3..6, to ``slmc_fig2.png``."""
     from pathlib import Path
 
+    from marginclust.bench._runner import parse_dataset
     from marginclust.feature_maps import resolve_gamma
     from marginclust.plotting._slmc import plot_slmc_cluster_numbers
-
-    from .._runner import parse_dataset
 
     X, _ = context.load("slmc-four-gaussians")
     ks = sorted({parse_dataset(r["dataset"])[1] or 0 for r in rows})

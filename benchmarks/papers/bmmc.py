@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import Method, RunContext, Table, register_method, register_table
-from .._report import summarize
-from ._common import Delegating, fmt_value, md_table, mean_table, table_head
+from marginclust.bench import Method, RunContext, Table, register_method, summarize
+
+from ._common import Delegating, fmt_value, md_table, mean_table, register_table, table_head
 
 SOURCE = "Li et al. 2019, Improved maximum margin clustering via the bundle method, IEEE Access"
 C_GRID = [2.0**k for k in range(-8, 7)]
@@ -230,7 +230,7 @@ class RandomPointsBMMC(Delegating):
         """Draw the start, then fit BMMC from it."""
         from sklearn.metrics import pairwise_distances_argmin
 
-        from .._seeds import derive_seed
+        from marginclust.bench._seeds import derive_seed
 
         rng = np.random.RandomState(derive_seed(int(self.random_state or 0), self.start))
         X = np.asarray(X, dtype=np.float64)
@@ -349,7 +349,7 @@ register_table(
         notes="Default (label-free) parameters: BMMC/CPMMC C=1, balance=0.1; IterSVR "
         "defaults (binary only: n/a on USPS); K-means n_init=1; NCut sigma = 0.5 sigma0. One "
         "BLAS thread, best of 3 fits from the same seed (timing_repeats). Paper: MATLAB "
-        "R2012b on a 2.5 GHz Core i7. Other engineers share the 2 "
+        "R2012b on a 2.5 GHz Core i7. Other jobs share the 2 "
         "cores, which inflates our times.",
     )
 )

@@ -1,1 +1,0 @@
-"""Paper protocols: one module per paper registers its methods, tables and published numbers."""

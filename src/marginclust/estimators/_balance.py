@@ -1,0 +1,91 @@
+"""The ``balance`` parameters of the margin clusterers: their constraints.
+
+Two meanings, as the papers define them: BMMC and CPMMC bound the mean output
+(``|sum_i f(x_i)| <= l``, an int ``l >= 0`` or a float fraction of ``n`` in
+``(0, 1]``); EMMC and IterSVR / IterSVM bound the spread of the class sizes (an
+int count or a float fraction of ``n``, which ``n`` samples must be able to
+meet). The objectives turn a valid value into the bound
+(:func:`~marginclust.objectives._constraints.resolve_balance`,
+:func:`~marginclust.objectives._elm_ridge.resolve_balance_count`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from ..objectives._elm_ridge import balance_feasible, resolve_balance_count
+
+__all__ = ["check_count_balance", "mean_output_balance", "size_spread_balance"]
+
+
+def mean_output_balance(value: Any, name: str) -> None:
+    """BMMC's bound: an int ``l >= 0`` or a float fraction of ``n_samples`` in ``(0, 1]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"{name} must be an int >= 0 (absolute bound l on |sum_i f(x_i)|) or a float in "
+            f"(0, 1] (a fraction of n_samples); got {value!r}."
+        )
+    if isinstance(value, numbers.Integral):
+        if value < 0:
+            raise ValueError(f"{name} as an int is the bound l >= 0; got {value}.")
+        return
+    if not np.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
+        raise ValueError(
+            f"{name} as a float is a fraction of n_samples and must lie in (0, 1]; got "
+            f"{value!r}. Pass an int for an absolute bound."
+        )
+
+
+def size_spread_balance(value: Any, name: str) -> None:
+    """EMMC's spread of class sizes: an int count ``>= 0`` or a float fraction in ``(0, 1]``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(
+            f"{name} must be a float in (0, 1] (a fraction of n_samples) or a non-negative "
+            f"int (an absolute count); got {value!r}."
+        )
+    if isinstance(value, numbers.Integral):
+        if value < 0:
+            raise ValueError(f"{name} as an absolute count must be >= 0; got {value}.")
+        return
+    frac = float(value)
+    if not np.isfinite(frac) or not 0.0 < frac <= 1.0:
+        raise ValueError(
+            f"{name} as a fraction of n_samples must lie in (0, 1]; got {value!r}. "
+            "Pass an int for an absolute count."
+        )
+
+
+def check_count_balance(balance: Any, n: int, n_clusters: int) -> int:
+    """The spread ``l`` of a valid size-spread ``balance`` on ``n`` samples, checked feasible.
+
+    Parameters
+    ----------
+    balance : float or int
+        A value :func:`size_spread_balance` accepts.
+    n : int
+        Number of samples.
+    n_clusters : int
+        Number of clusters.
+
+    Returns
+    -------
+    l_max : int
+        The allowed spread of the class sizes.
+
+    Raises
+    ------
+    ValueError
+        If ``balance`` is an absolute count that no partition of ``n`` samples into
+        ``n_clusters`` clusters can meet.
+    """
+    l_max = resolve_balance_count(balance, n, n_clusters)
+    if isinstance(balance, numbers.Integral) and not balance_feasible(n, n_clusters, l_max):
+        raise ValueError(
+            f"balance={balance} cannot be met: {n} samples cannot be split into "
+            f"{n_clusters} clusters whose sizes differ by at most {l_max}. Use "
+            f"balance >= 1 (or a fraction such as 0.03)."
+        )
+    return l_max

@@ -1,0 +1,173 @@
+"""Once-per-fit data of the one-class SVM clusterers (WOC-SVM, OC-SVM hard clustering).
+
+The data are centred and scaled once per fit, the kernel width is resolved in
+those units, and the machines are given either the kernel matrix (exact fits on
+few samples) or explicit features on which they are linear (a Nystroem map, or
+the scaled data for the linear kernel); :class:`OneClassData` maps new samples
+the same way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..objectives._weighted_ocsvm import kernel_matrix
+from ..objectives._wocsvm import _CACHE_MAX_SAMPLES
+from ._kernel import resolve_gamma
+
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "OneClassData", "prepare_one_class_data"]
+
+# n_components="auto" switches to a Nystroem map above this many samples
+EXACT_MAX_SAMPLES = _CACHE_MAX_SAMPLES
+AUTO_COMPONENTS = 300
+
+
+@dataclass
+class OneClassData:
+    """Training data in the units the machines see, and how to map new data there.
+
+    ``X`` is ``(X_user - shift) / scale`` (times ``sqrt(gamma)`` for the linear
+    kernel, whose ``gamma`` is then already in the data): RBF and polynomial machines see
+    centred data of unit peak, so fits are the same for ``X``, ``c X`` and
+    ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
+    so it is only scaled). ``gamma`` is the kernel coefficient in those units;
+    ``gamma_user = gamma / scale**2`` is the same kernel in the user's units.
+    ``features`` are explicit features (Nystroem map or the scaled data for the
+    linear kernel) when the machines are linear in them, else None; ``K`` the
+    kernel matrix of an exact fit on few samples.
+    """
+
+    X: npt.NDArray[np.float64]
+    shift: npt.NDArray[np.float64]
+    scale: float
+    kernel: str
+    gamma: float
+    gamma_user: float
+    features: npt.NDArray[np.float64] | None = None
+    feature_map: Any = None
+    K: npt.NDArray[np.float64] | None = None
+
+    def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        """Map new (validated) samples to what the machines score."""
+        Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale
+        if self.feature_map is not None:
+            return np.asarray(self.feature_map.transform(Z), dtype=np.float64)
+        if self.kernel == "linear":
+            return Z * np.sqrt(self.gamma)
+        return Z
+
+
+def prepare_one_class_data(
+    X: npt.NDArray[np.floating],
+    *,
+    kernel: str,
+    gamma: Any,
+    n_components: Any,
+    random_state: Any,
+    cache_kernel: bool = True,
+) -> OneClassData:
+    """Centre and scale ``X`` once per fit, resolve ``gamma``, build features or the kernel.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated training data.
+    kernel : {"rbf", "linear", "poly"}
+        Kernel.
+    gamma : float or {"scale", "sigma0"}
+        Kernel coefficient in the user's units, or a data-relative rule
+        (:func:`marginclust.feature_maps.resolve_gamma`).
+    n_components : int, "auto" or None
+        Nystroem components (low rank), "auto" (exact up to 5,000 samples, else
+        300 components) or None (exact). Ignored by the linear kernel: on the
+        scaled data it runs LIBSVM on the precomputed kernel up to 5,000
+        samples and the primal solver (linear in n) above.
+    random_state : RandomState
+        Seeds the Nystroem landmarks and the ``sigma0`` row sample.
+    cache_kernel : bool, default=True
+        Build the n x n kernel matrix for exact fits on at most 5,000 samples.
+
+    Returns
+    -------
+    data : OneClassData
+    """
+    from sklearn.kernel_approximation import Nystroem
+
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore"):
+        finite_mean = bool(np.all(np.isfinite(X.mean(axis=0))))
+    if not finite_mean:
+        raise ValueError(
+            "X has values so large that their mean overflows; rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    if kernel == "linear":
+        shift = np.zeros(X.shape[1])
+        peak = float(np.max(np.abs(X)))
+        spread = float(np.max(X.max(axis=0) - X.min(axis=0)))
+        if spread <= 1e-9 * peak:
+            raise ValueError(
+                f"X has a common offset (values up to {peak:.3g}) that dwarfs its spread "
+                f"({spread:.3g}); the linear one-class SVM separates the data from the origin, "
+                "so it cannot see the clusters. Centre the features (e.g. StandardScaler) or "
+                "use kernel='rbf', which is translation-invariant."
+            )
+    else:
+        shift = X.mean(axis=0)
+        peak = float(np.max(np.abs(X - shift)))
+    if not np.isfinite(peak) or peak <= 0:
+        raise ValueError("X has no spread to scale by; its samples are all identical.")
+    Z = (X - shift) / peak
+    if isinstance(gamma, str) and gamma == "auto":
+        warnings.warn(
+            "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
+            "use gamma='scale' (the default) or a float.",
+            FutureWarning,
+            stacklevel=4,
+        )
+        gamma_user = 1.0 / X.shape[1]
+        g = gamma_user * peak * peak
+    elif isinstance(gamma, str):
+        g = resolve_gamma(gamma, Z, random_state=random_state)
+        gamma_user = g / (peak * peak)
+    else:
+        gamma_user = resolve_gamma(gamma, Z)
+        with np.errstate(over="ignore"):
+            g = gamma_user * peak * peak
+    if not (np.isfinite(g) and g > 0):
+        raise ValueError(
+            f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
+            "overflow or be constant. Rescale your features or use gamma='scale'."
+        )
+    data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
+    n = X.shape[0]
+    if kernel == "linear":
+        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
+        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+            data.X = F
+            data.K = kernel_matrix(F, F, kernel="linear")
+        else:  # linear in n: the machines are solved in the primal on these features
+            data.features = F
+        return data
+    if isinstance(n_components, str):  # "auto" (the estimators check the value)
+        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
+    if n_components is not None:
+        nys = Nystroem(
+            kernel=kernel,
+            gamma=g,
+            degree=3,
+            coef0=0.0,
+            n_components=min(int(n_components), n),
+            random_state=random_state,
+        )
+        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
+        data.feature_map = nys
+        return data
+    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
+    return data
