@@ -49,7 +49,10 @@ float ``gamma`` or ``"sigma0"`` / ``"local"`` on n <= 2,000, and an array,
 ``"fcm"`` init. ``gamma="scale"`` computes the
 variance by block sums (relative difference ~1e-16, then not bitwise).
 Not on this path: the exact kernel (an n x n matrix; set ``n_components``) and
-``kernel="precomputed"``.
+``kernel="precomputed"``. The W-step is always the exact one (``w_step`` is not
+read): one round trip per sweep, where conjugate gradients would need one per
+iteration; so the fit equals ``SLMC(w_step="exact")``'s, and ``SLMC()``'s to
+the CG tolerance.
 Not bitwise: the re-seeding of collapsed clusters (as in memory, from the
 worst-fitted rows; 2 more passes and a new alternation per re-seed), whose
 cluster means are block sums.
