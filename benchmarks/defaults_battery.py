@@ -236,10 +236,11 @@ def summary(args: argparse.Namespace) -> None:
     overrides = parse_sets(args.set or [])
     tags = args.tags.split(",")
     uci = args.uci
-    rows = [r for r in cache.rows.values() if r["set"].startswith("uci/") == uci]
-    if args.batteries and not uci:
+    if uci:
+        rows = [r for r in cache.rows.values() if r["set"].startswith("uci/")]
+    else:  # the suite's own "uci" battery lives in another cache (--cache)
         bats = args.batteries.split(",")
-        rows = [r for r in rows if r["set"].split("/")[0] in bats]
+        rows = [r for r in cache.rows.values() if r["set"].split("/")[0] in bats]
     methods = args.methods.split(",")
     groups = sorted({r["set"].split("/")[0] for r in rows})
     print(f"| method | tag | n fits | {' | '.join(groups)} | all sets | collapsed | seconds |")
