@@ -41,10 +41,12 @@ from .solvers import SolverResult
 from .utils import (
     Constraint,
     Degeneracy,
+    check_distinct_rows,
     check_n_clusters,
     check_not_constant,
     check_parameters,
     degeneracy,
+    describe_bad_values,
     min_cluster_size,
     report,
     spawn_seeds,
@@ -89,6 +91,23 @@ def _refuse_lazy(X: Any, name: str) -> None:
             "other classes listed by marginclust.dask.supported_estimators()); or pass a "
             "NumPy array (X.compute() if it fits in memory)."
         )
+
+
+def _validate(estimator: Any, X: Any, **kwargs: Any) -> Any:
+    """scikit-learn's ``validate_data``, with the row and column of a missing, infinite or
+    non-numeric entry (and a DataFrame's categorical columns) named in the error."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        message = describe_bad_values(X) if any(
+            str(t) == "category" for t in X.dtypes) else None
+        if message:
+            raise ValueError(message)
+    try:
+        return validate_data(estimator, X, **kwargs)
+    except ValueError as exc:
+        message = describe_bad_values(X)
+        if message is None:
+            raise
+        raise ValueError(message) from exc
 
 
 def _result_degeneracy(res: SolverResult, n_clusters: int) -> Degeneracy:
@@ -207,7 +226,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # ------------------------------------------------------------- machinery
     def _validate_fit_data(self, X: Any) -> Any:
         _refuse_lazy(X, type(self).__name__)
-        X = validate_data(
+        X = _validate(
             self,
             X,
             reset=True,
@@ -215,14 +234,12 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             dtype=list(self._dtypes),
             ensure_min_samples=2,
         )
-        if self._require_non_constant:
-            check_not_constant(X)
         return X
 
     def _validate_predict_data(self, X: Any) -> Any:
         check_is_fitted(self)
         _refuse_lazy(X, type(self).__name__)
-        return validate_data(
+        return _validate(
             self, X, reset=False, accept_sparse=self._accept_sparse, dtype=list(self._dtypes)
         )
 
@@ -236,6 +253,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """Validate, run the restarts, keep the best, set the fitted attributes."""
         X = self._validate_fit_data(X)
         self._check_fit_setup(X)
+        check_distinct_rows(X, self._n_clusters)
+        if self._require_non_constant:
+            check_not_constant(X)
         context = self._prepare(X, **fit_params)
         return self._fit_restarts(context)
 

@@ -210,7 +210,6 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
         ({"n_components": "full"}, "n_components"),
         ({"dtype": "int8"}, "dtype"),
         ({"init": np.ones((3, 3)) / 3}, "shape"),
-        ({"sigma": -1.0}, "sigma"),
         ({"n_components": 0}, "n_components"),
         ({"low_rank": "svd"}, "low_rank"),
         ({"max_iter": 0}, "max_iter"),
@@ -405,17 +404,17 @@ def test_auto_switches_to_low_rank_above_documented_size(monkeypatch, capsys):
     assert SLMC(2, n_components=None, random_state=0).fit(X).n_components_ is None
 
 
-def test_deprecated_width_parameters_still_work():
-    X, _ = _pinned_blobs()
-    from marginclust.feature_maps import resolve_gamma
+def test_removed_width_parameters_are_not_in_the_signature():
+    """sigma and sigma_scale (deprecated for gamma) are gone: the signature shows only
+    parameters that work, and passing one is a TypeError naming it."""
+    import inspect
 
-    with pytest.warns(FutureWarning, match="sigma"):
-        old = SLMC(2, sigma=1.5, random_state=0).fit(X)
-    assert old.gamma_ == pytest.approx(1 / (2 * 1.5**2))
-    with pytest.warns(FutureWarning, match="sigma_scale"):
-        old = SLMC(2, sigma_scale=0.5, random_state=0).fit(X)
-    g0 = resolve_gamma("sigma0", X - X.mean(0), random_state=0)
-    assert old.gamma_ == pytest.approx(g0 / 0.25)
+    X, _ = _pinned_blobs()
+    params = inspect.signature(SLMC).parameters
+    assert "sigma" not in params and "sigma_scale" not in params
+    assert all(p.default != "deprecated" for p in params.values())
+    with pytest.raises(TypeError, match="sigma"):
+        SLMC(2, sigma=1.5)
     with pytest.warns(FutureWarning, match="init"):
         SLMC(2, init="kmeans", random_state=0).fit(X)
 
@@ -452,4 +451,5 @@ def test_label_free_grid_is_small_label_free_and_scale_relative():
     assert 1 < n_settings <= 12
     g1 = SLMC(2)._label_free_grid(X * 10.0)["gamma"]
     np.testing.assert_allclose(np.array(g1) * 100.0, grid["gamma"])
-    assert SLMC._n_scaled_params == ("lam",)
+    # lam keeps its value on the subsets a search fits (see the lam parameter)
+    assert "lam" not in SLMC._n_scaled_params

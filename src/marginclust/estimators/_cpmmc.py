@@ -33,8 +33,7 @@ class CPMMC(LinearMMCBase):
     Binary (``n_clusters=2``; Zhao, Wang & Zhang, SDM 2008): BMMC eq. 3 in its
     1-slack form (eq. 7) by a cutting-plane outer loop: the working set of
     constraints ``c in {0,1}^n`` grows by the most violated one; each restricted
-    problem is solved by CCCP with an exact QP per CCCP step (see
-    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneMMC`). Stopping rule:
+    problem is solved by CCCP with an exact QP per CCCP step. Stopping rule:
     the outer loop stops when the most violated constraint is violated by at most
     ``tol`` (or after ``max_iter`` constraints); each CCCP stops when the
     restricted objective decreases by at most ``cccp_tol`` times its value (or
@@ -46,7 +45,7 @@ class CPMMC(LinearMMCBase):
     solved in its 1-slack form by constraint generation: the most violated
     constraint ``c in {0,1}^{n x k}`` is added to the working set and the small
     QP over the working set (one slack, with the balance constraints) is solved
-    exactly (see :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`).
+    exactly.
     Stopping rule: a subproblem stops when its most violated constraint is
     violated by at most ``tol`` (its value is then within ``C * tol`` of its
     minimum) or after ``max_iter`` constraints; CCCP stops when the true

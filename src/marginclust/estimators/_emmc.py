@@ -52,8 +52,7 @@ class EMMC(BaseClusterer):
     a ridge fit of ``beta`` (a Cholesky factor of ``I/C + H^T H`` computed once and
     reused, since only the targets change) with the optimal relabelling and the
     balance repair of Sec. 4.2, until the labels stop changing (the loop is
-    :class:`marginclust.solvers.LabelAlternation`, the maths
-    :class:`marginclust.objectives._elm_ridge.ELMRidgeProblem`).
+    :class:`marginclust.solvers.LabelAlternation`).
 
     Two clusters use targets ``+-1`` and the sign rule; more clusters one output
     (targets ``1..m``, nearest index) or one output per cluster (one-hot, argmax):

@@ -34,6 +34,7 @@ from ._one_class import (
     N_COMPONENTS,
     initial_weights,
     one_class_label_free_grid,
+    one_class_subset_params,
 )
 
 __all__ = ["WOCSVMClustering"]
@@ -121,10 +122,11 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
         on at most 2,000 rows, the others labelled by their nearest such row),
         responsibilities of a Gaussian mixture (fitted on the centred, scaled
-        data, so scale-free; the default before 0.2), the hard partition of one
-        scikit-learn KMeans run, independent uniform random weights, random
-        disjoint subsets of points, or an (n_samples, n_clusters) membership
-        matrix.
+        data, so scale-free; full covariances up to 100 features, diagonal ones
+        above, so the start costs O(n d) in high dimension; the default before
+        0.2), the hard partition of one scikit-learn KMeans run, independent
+        uniform random weights, random disjoint subsets of points, or an
+        (n_samples, n_clusters) membership matrix.
     n_components : int, "auto" or None, default="auto"
         Low rank: the number of Nystroem components (RBF or poly kernel).
         ``"auto"`` is exact up to 5,000 samples and 300 components above;
@@ -212,9 +214,12 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     ``nu sum_i z_ik``, so there ``temperature`` is declared as a parameter that
     scales with ``n_samples`` (``_n_scaled_params``): a temperature chosen on m
     rows means ``temperature * n / m`` on n rows; on the relative scale it
-    does not. ``_label_free_grid`` proposes widths around the default rule and
-    a few ``nu`` for :mod:`marginclust.model_selection`. Standardise the
-    features first (``make_pipeline(StandardScaler(), ...)``).
+    does not (model selection fits a subset of m of the n rows at
+    ``temperature * m / n`` on the LIBSVM scale only). Its label-free grid
+    (what :class:`~marginclust.model_selection.StabilitySearch` compares when
+    given no ``param_grid``) holds widths around the default rule and a few
+    ``nu``. Standardise the features first
+    (``make_pipeline(StandardScaler(), ...)``).
 
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``decision_scale="relative"``, ``nu=0.3``, ``temperature=0.05``) against
@@ -400,6 +405,10 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             grid["nu"] = [0.1, 0.3, 0.5]
         return grid
 
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
+
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:
         return WOCSVMObjective(
@@ -468,7 +477,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "temperature_": temperature,
             "gamma_": data.gamma_user,
             "feature_map_": data.feature_map,
-            "_data": data,
+            "_data": data.for_prediction(),
             "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),

@@ -4,7 +4,7 @@ from ._frame import Frame, centred_frame, check_objective_scale
 from ._init import check_center_init, initial_point, kmeans_start
 from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
-from ._reporting import progress, report, shorten
+from ._reporting import StatusLine, format_seconds, progress, report, shorten
 from ._validation import (
     Boolean,
     Constraint,
@@ -16,6 +16,7 @@ from ._validation import (
     Positive,
     PositiveFinite,
     UnitInterval,
+    check_distinct_rows,
     check_finite_scale,
     check_label_init,
     check_max_iter,
@@ -30,7 +31,9 @@ from ._validation import (
     check_sample_weight_form,
     check_sample_weight_values,
     check_unit_interval,
+    count_distinct_rows,
     degeneracy,
+    describe_bad_values,
     min_cluster_size,
     resolve_alias,
     resolve_renamed,
@@ -49,8 +52,10 @@ __all__ = [
     "PositiveFinite",
     "UnitInterval",
     "Frame",
+    "StatusLine",
     "centred_frame",
     "check_center_init",
+    "check_distinct_rows",
     "check_finite_scale",
     "check_label_init",
     "check_max_iter",
@@ -66,7 +71,10 @@ __all__ = [
     "check_sample_weight_form",
     "check_sample_weight_values",
     "check_unit_interval",
+    "count_distinct_rows",
     "degeneracy",
+    "describe_bad_values",
+    "format_seconds",
     "initial_point",
     "kmeans_start",
     "min_cluster_size",
