@@ -185,7 +185,7 @@ class EMMC(BaseClusterer):
     results in ``benchmarks/results/defaults_battery.md``): on the 33 sets with
     at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685 ->
     .873; on 23 shared UCI-like sets (standardised, K = the number of classes)
-    {UCI_EMMC}; on 20 held-out sets of the same suite {HELD_EMMC}. EMMC keeps
+    .597 -> .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI sets .439 -> .442). EMMC keeps
     most labels of its start, so it inherits the spectral start's failures:
     where the best-separated structure is not the classes (iris, australian,
     svmguide1) ``init="k-means-elm"`` is better.
