@@ -80,7 +80,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
                 "tests/estimators/test_fcm.py"
             ),
         },
-        variants=(("init-random", {"init": "random"}),),
+        variants=(("init-random", {"init": "random"}), ("m-2", {"m": 2.0})),
     ),
     EstimatorSpec(
         "KernelFuzzyCMeans",
@@ -117,9 +117,12 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("low-rank-nystroem", {"n_components": 20}),
             ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
             ("linear-low-rank", {"kernel": "linear", "n_components": 20}),
+            ("low-rank-exact-w-step", {"n_components": 20, "w_step": "exact"}),
             ("init-k-means", {"init": "k-means"}),
             ("init-random", {"init": "random"}),
             ("init-fcm", {"init": "fcm"}),
+            ("init-fcm-sharp", {"init": "fcm-sharp"}),
+            ("gamma-scale", {"gamma": "scale"}),
         ),
     ),
     EstimatorSpec(
@@ -168,6 +171,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("output-single", {"output": "single"}),
             ("output-multi", {"output": "multi"}),
             ("init-kmeans", {"init": "k-means"}),
+            ("init-kmeans-elm", {"init": "k-means-elm"}),
             ("init-random", {"init": "random"}),
         ),
     ),
@@ -198,6 +202,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("qp-ipm", {"qp": "ipm"}),
             ("qp-clarabel", {"qp": "clarabel"}),
             ("init-pca", {"init": "pca"}),
+            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
         ),
     ),
     EstimatorSpec(
@@ -208,6 +213,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("qp-ipm", {"qp": "ipm"}),
             ("qp-clarabel", {"qp": "clarabel"}),
             ("init-pca", {"init": "pca"}),
+            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
         ),
     ),
     EstimatorSpec(
@@ -222,6 +228,10 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
             ("init-random-points", {"init": "random-points"}),
             ("init-random-weights", {"init": "random-weights"}),
+            ("init-gmm", {"init": "gmm"}),
+            # the paper's scale at the defaults of 0.1
+            ("decision-libsvm", {"decision_scale": "libsvm", "nu": 0.9, "temperature": 1.0,
+                                 "gamma": "sigma0"}),
             # at temperature 1 this scale collapses by design (see the docstring)
             ("decision-normalized", {"decision_scale": "normalized", "temperature": 0.01}),
         ),

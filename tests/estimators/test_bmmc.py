@@ -325,8 +325,11 @@ def test_collapse_advice_names_this_methods_fix():
     from marginclust.exceptions import ConvergenceWarning
 
     X, _ = _pinned_blobs()
-    with pytest.warns(ConvergenceWarning, match="raise C"):
-        BMMC(3, random_state=0).fit(X)  # two blobs asked for three clusters
+    with pytest.warns(ConvergenceWarning, match="min_cluster_size"):
+        # two blobs asked for three clusters, without the size floor (the model of 0.1)
+        BMMC(3, C=1.0, min_cluster_size=0, random_state=0).fit(X)
+    # with it (the default) the third cluster keeps at least half its start's size
+    assert BMMC(3, random_state=0).fit(X).n_clusters_found_ == 3
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

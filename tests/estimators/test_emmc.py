@@ -384,7 +384,7 @@ def test_init_spellings_and_aliases():
         with pytest.warns(FutureWarning, match=new):
             b = EMMC(2, n_hidden=10, init=old, random_state=0).fit(X)
         np.testing.assert_array_equal(a.labels_, b.labels_)
-    assert EMMC().n_clusters == 2 and EMMC().init == "k-means-elm"
+    assert EMMC().n_clusters == 2 and EMMC().init == "spectral"  # the start since 0.2
 
 
 def test_duplicates_do_not_leak_kmeans_warning():

@@ -26,7 +26,8 @@ FCM_GRID = {"n_clusters": [2, 3, 4], "m": [1.5, 2.0]}
 def _search(**kw):
     params = {"n_pairs": 3, "random_state": 0}
     params.update(kw)
-    est = params.pop("estimator", FuzzyCMeans())
+    # m=2.0: a default inside FCM_GRID (FuzzyCMeans' own, m="auto", would add its rows)
+    est = params.pop("estimator", FuzzyCMeans(m=2.0))
     grid = params.pop("param_grid", FCM_GRID)
     return StabilitySearch(est, grid, **params)
 

@@ -168,3 +168,43 @@ def test_offset_polish_is_exact_and_prefers_zero(global_random_seed):
         xp = sub.polish(x)
         best = min(sub.risk((x[0], np.array([t]))) for t in np.linspace(-0.3, 0.3, 3001))
         assert sub.risk(xp) <= best + 1e-9 and abs(xp[1][0]) <= 0.3 + 1e-12
+
+
+def _floor_labels_literal(F, min_size):
+    """The greedy of floor_labels one row at a time (its oracle)."""
+    n, k = F.shape
+    labels = np.argmax(F, axis=1)
+    floor = min(min_size, n // k)
+    loss = np.maximum(0.0, 1.0 - F[:, :, None] + F[:, None, :]).sum(axis=2) - 1.0
+    sizes = np.bincount(labels, minlength=k)
+    fixed = np.zeros(n, dtype=bool)
+    for r in np.argsort(sizes, kind="stable"):
+        if floor - sizes[r] <= 0:
+            continue
+        cand = [i for i in range(n) if sizes[labels[i]] > floor and not fixed[i]
+                and labels[i] != r]
+        cand.sort(key=lambda i: (loss[i, r] - loss[i, labels[i]], i))
+        for i in cand:
+            if sizes[r] >= floor:
+                break
+            if sizes[labels[i]] > floor:
+                sizes[labels[i]] -= 1
+                labels[i] = r
+                sizes[r] += 1
+                fixed[i] = True
+    return labels
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_floor_labels_matches_its_literal_greedy(seed):
+    from marginclust.objectives._mmc import floor_labels
+
+    rng = np.random.RandomState(seed)
+    F = rng.randn(60, 4)
+    F[:, 3] -= 3.0  # cluster 3 nearly empty at the argmax
+    F[:, 2] -= 1.0
+    for floor in (0, 5, 12, 15, 40):
+        got = floor_labels(F, floor)
+        np.testing.assert_array_equal(got, _floor_labels_literal(F, floor))
+        assert np.bincount(got, minlength=4).min() >= min(floor, 15)
+    np.testing.assert_array_equal(floor_labels(F, 0), np.argmax(F, axis=1))

@@ -19,7 +19,10 @@ Passes (graph executions), per fit:
 - the initialisation: ``"k-means-elm"`` / ``"k-means"``: one gather of a sample of
   at most 20,000 rows (all rows when n <= 20,000), the same rows and the same
   k-means as in memory (:func:`marginclust.solvers.kmeans_on_sample`); the
-  labels of the other rows are computed in the Gram pass. ``"random"``: labels
+  labels of the other rows are computed in the Gram pass. ``"spectral"``: the
+  spectral start on a gathered sample of at most 2,000 rows (the rows the
+  in-memory start draws), the other rows taking the label of their nearest
+  sample row in the Gram pass. ``"random"``: labels
   drawn per row block from seeds spawned from ``random_state`` (not the
   in-memory stream of n draws). An array: its blocks;
 - 1 Gram pass: ``H_b^T H_b`` and ``H_b^T T_b`` per block (L x L + L x m);
@@ -34,7 +37,7 @@ Passes (graph executions), per fit:
 
 Bitwise equality with ``EMMC.fit`` under the synchronous scheduler holds when
 every chunk boundary is a multiple of 8,192 rows (the in-memory block) and the
-init is ``"k-means-elm"``, ``"k-means"`` or an array. Not on this path: the dual
+init is ``"spectral"``, ``"k-means-elm"``, ``"k-means"`` or an array. Not on this path: the dual
 solver (``n_hidden > n_samples``), sparse blocks.
 """
 
@@ -51,6 +54,7 @@ import dask
 
 from ..estimators._emmc import EMMC
 from ..feature_maps._elm import ELMFeatures
+from ..feature_maps._graph import MAX_SAMPLES, nearest_labels, spectral_sample_labels
 from ..objectives._elm_ridge import (
     _switch_cost,
     _symmetrize,
@@ -144,6 +148,10 @@ def _init_labels_block(Xb: Any, lohi: Any, cfg: dict[str, Any]) -> npt.NDArray[n
     if kind == "random":
         rs = np.random.RandomState(int(cfg["seeds"][cfg["block_of"][lo]]))
         return rs.randint(cfg["m"], size=hi - lo).astype(np.intp)
+    if kind == "nearest":
+        if hi <= lo:
+            return np.zeros(0, dtype=np.intp)
+        return nearest_labels(np.asarray(Xb, dtype=np.float64), cfg["sample"], cfg["labels"])
     km, feats = cfg["km"], cfg["feats"]
     Xb = np.asarray(Xb)
     return (
@@ -631,6 +639,14 @@ def _fit_one(
             seeds=random_state.randint(np.iinfo(np.int32).max, size=nb),
             block_of=block_of,
         )
+    elif init == "spectral":
+        rows, _ = sample_rows(X, MAX_SAMPLES, random_state)
+        Xs = np.asarray(rows, dtype=np.float64)
+        lab = spectral_sample_labels(Xs, m, random_state=random_state)
+        if rows.shape[0] == n:  # every row: the in-memory start exactly
+            init_extra = da.from_array(lab, chunks=(chunks,))
+        else:
+            cfg.update(kind="nearest", sample=Xs, labels=lab)
     else:  # k-means on a sample of rows, in the layer ("k-means-elm") or on X
         if init == "k-means-elm":
             if cached:

@@ -73,7 +73,7 @@ def _fit_one(
     frame: Frame = context["frame"]
     Z: da.Array = frame.Z  # type: ignore[assignment]
     w: da.Array | None = context["sample_weight"]
-    k, problem, gamma = est._n_clusters, FuzzyProblem(float(est.m)), context["gamma"]
+    k, problem, gamma = est._n_clusters, FuzzyProblem(est._m), context["gamma"]
     dt = Z.dtype
     init = context["init"]
     if isinstance(init, str):

@@ -19,6 +19,8 @@ out and, per block, one L x L + L x K partial back (8 (L^2 + LK) bytes).
 
 Once per fit: one pass for the column extremes (the estimator's own scale
 check) and the centring means; ``gamma="scale"`` one more pass (a variance);
+``"sigma0"`` and ``"local"`` one gather of 2,000 rows (the rows the in-memory
+rules sample);
 one gather of the ``n_components`` Nystroem landmarks
 (:func:`marginclust.dask._ops.sample_rows`, the rows the in-memory map draws:
 same seed, same landmarks); one pass for the first W-step. So
@@ -32,17 +34,25 @@ initialisation's:
   (the in-memory fit runs on all rows: equal when n <= 20,000);
 - ``"fcm"`` / ``"fcm-sharp"`` (default): the Dask fuzzy c-means fitter on the
   centred data (the same fit as in memory; its own ``n_iter_ + c`` passes);
+- ``"spectral"``: the spectral start on a sample of at most 2,000 rows (one
+  gather; the rows :func:`marginclust.feature_maps.spectral_labels` draws in
+  memory for the same seed, so the same start), every other row taking the
+  label of its nearest sample row in its block;
 - ``"random"``: Dirichlet memberships drawn per row block from seeds spawned
   from ``random_state`` (no pass; NOT the in-memory draw, which is one stream
   over all n rows and cannot be split across blocks).
 
 Bitwise equality with ``SLMC.fit`` under the synchronous scheduler holds when
 every chunk boundary is a multiple of 8,192 rows (the in-memory block), for a
-float ``gamma`` or ``"sigma0"`` on n <= 2,000, and an array, ``"k-means++"`` /
-``"k-means"`` (n <= 20,000) or ``"fcm"`` init. ``gamma="scale"`` computes the
+float ``gamma`` or ``"sigma0"`` / ``"local"`` on n <= 2,000, and an array,
+``"spectral"`` (n <= 2,000), ``"k-means++"`` / ``"k-means"`` (n <= 20,000) or
+``"fcm"`` init. ``gamma="scale"`` computes the
 variance by block sums (relative difference ~1e-16, then not bitwise).
 Not on this path: the exact kernel (an n x n matrix; set ``n_components``) and
-``kernel="precomputed"``.
+``kernel="precomputed"``. The W-step is always the exact one (``w_step`` is not
+read): one round trip per sweep, where conjugate gradients would need one per
+iteration; so the fit equals ``SLMC(w_step="exact")``'s, and ``SLMC()``'s to
+the CG tolerance.
 Not bitwise: the re-seeding of collapsed clusters (as in memory, from the
 worst-fitted rows; 2 more passes and a new alternation per re-seed), whose
 cluster means are block sums.
@@ -63,6 +73,7 @@ import dask
 from ..estimators._kernel_model import KernelContext
 from ..estimators._slmc import _INIT_ALIASES, _INITS, _MAX_RESEEDS, _SHARP_M, SLMC
 from ..feature_maps import resolve_gamma
+from ..feature_maps._graph import MAX_SAMPLES, nearest_labels, spectral_sample_labels
 from ..feature_maps._low_rank import LowRankKernelMap
 from ..objectives._slmc import (
     feature_normal_block,
@@ -208,6 +219,13 @@ def _nearest_onehot(Xb: Any, mean: Any, centres: Any, K: int) -> npt.NDArray[np.
     return np.asarray(np.eye(K)[np.argmin(d2, axis=1)], dtype=np.float64)
 
 
+def _nearest_sample_onehot(
+    Xb: Any, mean: Any, sample: Any, labels: Any, K: int
+) -> npt.NDArray[np.float64]:
+    Xw = np.asarray(_centred(Xb, mean), dtype=np.float64)
+    return np.asarray(np.eye(K)[nearest_labels(Xw, sample, labels)], dtype=np.float64)
+
+
 def _km_onehot(Xb: Any, mean: Any, km: Any, K: int) -> npt.NDArray[np.float64]:
     return np.asarray(np.eye(K)[km.predict(_centred(Xb, mean))], dtype=np.float64)
 
@@ -239,6 +257,15 @@ def _initial_memberships(
     if init == "random":
         seeds = random_state.randint(np.iinfo(np.int32).max, size=len(X.chunks[0]))
         return da.map_blocks(_random_block, X, seeds, K, chunks=chunks, dtype=np.float64)
+    if init == "spectral":
+        rows, _ = sample_rows(X, MAX_SAMPLES, random_state)
+        Xs = np.asarray(_centred(rows, mean), dtype=np.float64)
+        lab = spectral_sample_labels(Xs, K, random_state=random_state)
+        if rows.shape[0] == n:  # every row: the in-memory start exactly
+            return da.from_array(np.eye(K)[lab], chunks=chunks)
+        return da.map_blocks(
+            _nearest_sample_onehot, X, mean, Xs, lab, K, chunks=chunks, dtype=np.float64
+        )
     if init in ("k-means", "k-means++"):
         rows, _ = sample_rows(X, _INIT_SAMPLE, random_state)
         Xs = _centred(rows, mean)
@@ -351,7 +378,7 @@ def _resolve_width(est: SLMC, X: da.Array, mean: Any, proxy: ShapeProxy) -> floa
                 'gamma="scale" is undefined for data with zero variance; pass a float.'
             )
         return 1.0 / (X.shape[1] * var)
-    # "sigma0" (or the deprecated sigma_scale): the mean pairwise distance on 2000 rows
+    # "sigma0", "local" (or the deprecated sigma_scale): from 2000 rows
     rows, _ = sample_rows(X, 2000, np.random.RandomState(0))
     sample = _centred(rows, mean)
     with warnings.catch_warnings():

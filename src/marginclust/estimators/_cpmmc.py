@@ -66,10 +66,11 @@ class CPMMC(LinearMMCBase):
     n_clusters : int, default=2
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
-    C : float, default=1.0
+    C : float, default=10.0
         Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
         (the centred data are divided by their root mean feature variance
         ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
+        1 before 0.2; raised as BMMC's (see there).
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n);
         with pairs it grows by the number of rows in pairs (as
@@ -79,6 +80,9 @@ class CPMMC(LinearMMCBase):
         pair weighs ``C'`` with the pair margin).
     pair_loss : {"margin", "paper"}, default="margin"
         The loss of a pair, as in :class:`~marginclust.BMMC`.
+    min_cluster_size : "auto", float or int, default="auto"
+        Multiclass without pairs: the floor on the cluster sizes of
+        :class:`~marginclust.BMMC` (0: the paper's model).
     tol : float, default=0.01
         Constraint violation tolerance of the cutting-plane loop (absolute).
     max_iter : int, default=100
@@ -130,6 +134,8 @@ class CPMMC(LinearMMCBase):
         Whether the stopping rule was met.
     data_scale_ : float
         Root mean feature variance of the training data (the unit of ``C``).
+    size_moved_ : ndarray of int
+        Rows whose ``labels_`` differ from ``predict(X_train)`` (the floor).
     n_clusters_found_ : int
         Non-empty clusters in ``labels_``.
     n_features_in_ : int
@@ -171,10 +177,11 @@ class CPMMC(LinearMMCBase):
         self,
         n_clusters: int = 2,
         *,
-        C: float = 1.0,
+        C: float = 10.0,
         balance: int | float = 0.1,
         C_pairs: float = 1.0,
         pair_loss: str = "margin",
+        min_cluster_size: Any = "auto",
         tol: float = 0.01,
         max_iter: int = 100,
         cccp_tol: float = 0.01,
@@ -190,6 +197,7 @@ class CPMMC(LinearMMCBase):
         self.balance = balance
         self.C_pairs = C_pairs
         self.pair_loss = pair_loss
+        self.min_cluster_size = min_cluster_size
         self.tol = tol
         self.max_iter = max_iter
         self.cccp_tol = cccp_tol
@@ -217,6 +225,7 @@ class CPMMC(LinearMMCBase):
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
         labels0 = initial_labels(X, k, context.init, random_state, obj.data, obj.pairs)
+        obj.min_size = self._min_size(obj, labels0, X.shape[0])
         return self._solve(obj, labels0)
 
     def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:

@@ -62,8 +62,25 @@ def _init(value: Any, name: str) -> None:
 
 
 # The parameters BMMC and CPMMC share, last in their tables.
+def _size_floor(value: Any, name: str) -> Any:
+    """``"auto"``, a float in [0, 1] (a fraction of ``n / n_clusters``) or an int >= 0."""
+    message = f"{name} must be 'auto', a float in [0, 1] or an int >= 0; got {value!r}."
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(message)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(message)
+    if not np.isfinite(value) or value < 0 or (
+        isinstance(value, float | np.floating) and value > 1.0
+    ):
+        raise ValueError(message)
+    return value
+
+
 MMC_CONSTRAINTS: dict[str, Constraint] = {
     "balance": mean_output_balance,
+    "min_cluster_size": _size_floor,
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
     "init": _init,
     "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
@@ -83,7 +100,7 @@ class MMCContext:
 def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): ``w = 0, b = -1``, nothing to fit."""
     model = {"coef_": np.zeros((1, X.shape[1])), "intercept_": np.array([-1.0]),
-             "data_scale_": 1.0, **extra}
+             "data_scale_": 1.0, "size_moved_": np.zeros(0, dtype=np.intp), **extra}
     return one_cluster_result(X.shape[0], model, n_iter=0)
 
 
@@ -105,8 +122,13 @@ def linear_result(
     coef = W / data.scale
     b = t - coef @ data.xbar
     info: dict[str, Any] = {}
+    moved = np.zeros(0, dtype=np.intp)
     if getattr(data.blocks, "in_memory", True):
         labels = labels_from_scores(linear_scores(data.X, coef, b))
+        if obj.multiclass and obj.min_size > 0:
+            floored = obj.labels(res.x)  # the labelling the objective was minimised over
+            moved = np.flatnonzero(floored != labels)
+            labels = floored
         closure = obj.pairs.closure if obj.pairs is not None else None
         if closure is not None:  # the pairs are facts about these rows: their labels keep them
             F = linear_scores(data.X[closure.rows], coef, b)
@@ -120,6 +142,7 @@ def linear_result(
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
+        "size_moved_": moved,
     }
     x.update(extra)
     return SolverResult(
@@ -143,7 +166,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # helps on glass. Re-seeding an emptied cluster and solving again did not help
     # (the cluster emptied again in every case), so no recovery is attempted.
     _collapse_advice: ClassVar[str] = (
-        "This linear method has no kernel: raise C (e.g. C=10; a small C lets an "
+        "This linear method has no kernel: keep min_cluster_size='auto' (a floor on the "
+        "cluster sizes; in memory, multiclass), raise C (e.g. C=10; a small C lets an "
         "empty cluster save weight norm) or standardise the features "
         "(sklearn.preprocessing.StandardScaler), or ask for fewer clusters."
     )
@@ -155,10 +179,28 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # attributes a subclass provides
     C: float
     balance: int | float
+    min_cluster_size: Any
     init: Any
     qp: str
     pair_loss: str
     C_pairs: float
+
+    def _min_size(self, obj: Any, labels0: Any, n: int) -> int:
+        """The floor on the cluster sizes for this restart (0: the paper's model).
+
+        Pairs turn it off: their rows' labels are set by the pairs, which may ask
+        for a small cluster.
+        """
+        k = self._n_clusters
+        if k <= 2 or obj.pairs is not None:
+            return 0
+        v = self.min_cluster_size
+        if isinstance(v, str):  # "auto": half the smallest cluster of the start
+            counts = np.bincount(np.asarray(labels0, dtype=np.intp), minlength=k)
+            return int(np.ceil(0.5 * counts.min()))
+        if isinstance(v, float | np.floating):
+            return int(np.ceil(float(v) * n / k))
+        return int(v)
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C around the default (a mean loss in standardised units) and the balance bound.

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..feature_maps import spectral_labels
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Constraint, OneOf, kmeans_start
@@ -71,7 +72,8 @@ def _n_components(value: Any, name: str) -> None:
 # The parameters both estimators have, in the order of their tables.
 KERNEL_NU: dict[str, Constraint] = {"kernel": OneOf(KERNELS), "nu": _nu}
 DECISION_SCALE = OneOf(
-    ("libsvm", "normalized"), "decision_scale must be 'libsvm' or 'normalized'; got {value!r}."
+    ("libsvm", "normalized", "relative"),
+    "decision_scale must be 'libsvm', 'normalized' or 'relative'; got {value!r}.",
 )
 N_COMPONENTS: Constraint = _n_components
 
@@ -110,6 +112,7 @@ def initial_weights(
 ) -> npt.NDArray[np.float64]:
     """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
 
+    ``"spectral"``: the one-hot :func:`marginclust.feature_maps.spectral_labels`;
     ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
     peak, so GaussianMixture's absolute ``reg_covar`` is relative to the data's
     spread: the start is scale-free), with full covariances up to
@@ -121,6 +124,8 @@ def initial_weights(
     n, K = Z.shape[0], n_clusters
     if not isinstance(init, str):
         return np.asarray(init, dtype=np.float64)
+    if init == "spectral":
+        return np.eye(K)[spectral_labels(Z, K, random_state=rng)]
     if init == "gmm":
         from sklearn.mixture import GaussianMixture
 
@@ -155,12 +160,12 @@ def one_class_subset_params(kernel: str, n_components: Any, n_fit: int,
     return {"n_components": AUTO_COMPONENTS}
 
 
-def one_class_label_free_grid(kernel: str, X: Any) -> dict[str, list[Any]]:
-    """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
+def one_class_label_free_grid(kernel: str, X: Any, rule: str = "sigma0") -> dict[str, list[Any]]:
+    """Kernel widths around the rule's (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
     if kernel == "linear":
         return {"nu": [0.8, 0.9, 0.95]}
     g = prepare_one_class_data(
-        np.asarray(X, dtype=np.float64), kernel="rbf", gamma="sigma0", n_components=None,
+        np.asarray(X, dtype=np.float64), kernel="rbf", gamma=rule, n_components=None,
         random_state=0, cache_kernel=False,
     ).gamma_user
     return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}

@@ -81,8 +81,10 @@ def _declared_grid(estimator: Any, X: Any) -> dict[str, list[Any]]:
 def n_scaled_params(estimator: Any) -> tuple[str, ...]:
     """Names of the estimator's parameters that are sums over samples.
 
-    Declared by the estimator class (EMMC's ``C``, WOC-SVM's ``temperature``);
-    for a Pipeline, those of its last step, prefixed with the step name.
+    Declared by the estimator class (EMMC's ``C``, WOC-SVM's ``temperature``), or
+    by the estimator's method ``_n_scaled_param_names()`` when the answer depends
+    on its parameters (WOC-SVM's relative scores do not scale with n); for a
+    Pipeline, those of its last step, prefixed with the step name.
 
     Parameters
     ----------
@@ -94,11 +96,17 @@ def n_scaled_params(estimator: Any) -> tuple[str, ...]:
     names : tuple of str
         Parameter names (``step__name`` for a Pipeline), possibly empty.
     """
+    def names(est: Any) -> tuple[str, ...]:
+        hook = getattr(est, "_n_scaled_param_names", None)
+        if callable(hook):
+            return tuple(hook())
+        return tuple(getattr(type(est), "_n_scaled_params", ()))
+
     steps = getattr(estimator, "steps", None)
     if steps:
         name, last = steps[-1]
-        return tuple(f"{name}__{p}" for p in getattr(type(last), "_n_scaled_params", ()))
-    return tuple(getattr(type(estimator), "_n_scaled_params", ()))
+        return tuple(f"{name}__{p}" for p in names(last))
+    return names(estimator)
 
 
 def scale_params(

@@ -64,6 +64,7 @@ from ._pairs import PairTerm
 
 __all__ = [
     "LinearData",
+    "floor_labels",
     "MMCObjective",
     "MMCSurrogate",
     "data_scale",
@@ -187,6 +188,63 @@ def _multi_true_loss(F: Array) -> float:
     return float((np.maximum(0.0, 1.0 - M + F).sum() - n) / (n * k))
 
 
+def floor_labels(F: Array, min_size: int) -> npt.NDArray[np.intp]:
+    """The argmax labels of ``F``, repaired so every cluster has ``min_size`` members.
+
+    Greedy: while a cluster ``r`` is below the floor, the row of a cluster with
+    members to spare whose multiclass loss rises least when relabelled ``r``
+    moves to ``r`` (the loss of row ``i`` under label ``p`` is
+    ``sum_{q != p} max(0, 1 - f_p + f_q)``). Rows already moved are not moved
+    again; ties go to the lower row. With ``n >= k min_size`` every cluster
+    ends at or above the floor.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, k)
+        Scores.
+    min_size : int
+        Floor on the cluster sizes.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    n, k = F.shape
+    labels = np.argmax(F, axis=1).astype(np.intp)
+    floor = min(int(min_size), n // k)
+    if floor <= 0:
+        return labels
+    def cost(rows: npt.NDArray[np.intp], lab: npt.NDArray[np.intp]) -> Array:
+        # the row's loss under label lab (its own term, 1, dropped): O(k) per row
+        Fr = F[rows]
+        return np.maximum(0.0, 1.0 - Fr[np.arange(rows.size), lab][:, None] + Fr).sum(axis=1) - 1.0
+
+    sizes = np.bincount(labels, minlength=k)
+    fixed = np.zeros(n, dtype=bool)
+    for r in np.argsort(sizes, kind="stable"):
+        need = floor - int(sizes[r])
+        if need <= 0:
+            continue
+        spare = sizes[labels] > floor
+        cand = np.flatnonzero(spare & ~fixed & (labels != r))
+        extra = cost(cand, np.full(cand.size, r, dtype=np.intp)) - cost(cand, labels[cand])
+        order = cand[np.lexsort((cand, extra))]
+        src = labels[order]
+        # a candidate is eligible while its cluster still has members to spare: its rank
+        # among the candidates of its cluster (in cost order) is below the spare count
+        by_src = np.argsort(src, kind="stable")
+        sorted_src = src[by_src]
+        starts = np.flatnonzero(np.r_[True, sorted_src[1:] != sorted_src[:-1]])
+        rank = np.empty(order.size, dtype=np.intp)
+        rank[by_src] = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+        moved = order[rank < sizes[src] - floor][:need]
+        np.subtract.at(sizes, labels[moved], 1)
+        labels[moved] = r
+        sizes[r] += moved.size
+        fixed[moved] = True
+    return labels
+
+
 def true_margin_loss(F: Array) -> float:
     """The true (non-convex) mean margin loss of scores ``F`` of shape (n, q).
 
@@ -246,6 +304,13 @@ class MMCObjective:
         Precomputed data wrapper (to share it between objectives).
     pair_loss : {"margin", "paper"}, default="margin"
         The pair margin of :mod:`._pairs` or the paper's ``|f_u - z f_v|``.
+    min_size : int, default=0
+        Multiclass, in memory: the labelling of the loss (and of every CCCP
+        linearisation) is the cheapest one in which every cluster has at least
+        ``min_size`` members (:func:`floor_labels`) instead of the argmax, i.e.
+        the objective is minimised over labellings with that floor on the
+        cluster sizes, as in the class balance on labels of Xu et al. (2004).
+        0: the paper's model (the argmax).
     """
 
     def __init__(
@@ -260,8 +325,10 @@ class MMCObjective:
         multiclass: bool | None = None,
         data: LinearData | None = None,
         pair_loss: str = "margin",
+        min_size: int = 0,
     ) -> None:
         self.data = data if data is not None else LinearData(X)
+        self.min_size = int(min_size)
         self.k = int(n_clusters)
         self.multiclass = self.k > 2 if multiclass is None else bool(multiclass)
         if not self.multiclass and self.k != 2:
@@ -347,6 +414,9 @@ class MMCObjective:
             sizes += sz
         if self._states is None:
             changed = -1
+        if (self.multiclass and self.min_size > 0 and np.any(sizes < self.min_size)
+                and getattr(self.data.blocks, "in_memory", False)):
+            states, loss, changed, sizes = self._floored_pass(x)
         self._last = (
             np.array(W, copy=True),
             np.array(t, copy=True),
@@ -355,6 +425,21 @@ class MMCObjective:
             (loss, sizes),
         )
         return self._loss_value(W, loss), states, changed, sizes
+
+    def _floored_pass(self, x: Params) -> tuple[list[Any], float, int, npt.NDArray[np.intp]]:
+        """States, loss sum, changed labels and sizes of the floored labelling at ``x``.
+
+        Needs every row's scores at once (one more pass over X, in memory only; the
+        out-of-core backends keep the argmax), and only when the argmax leaves a
+        cluster below the floor.
+        """
+        blocks = self.data.blocks
+        F = self.scores(x)
+        labels = floor_labels(F, self.min_size)
+        loss = float(np.maximum(0.0, 1.0 - F[np.arange(F.shape[0]), labels][:, None] + F).sum())
+        prev = None if self._states is None else blocks.gather(self._states)
+        changed = -1 if prev is None else int(np.count_nonzero(prev != labels))
+        return blocks.split(labels), loss, changed, np.bincount(labels, minlength=self.k)
 
     def cutting_plane_pass(
         self, states: list[Any] | None, x: Params, append: bool, resign: bool

@@ -41,7 +41,7 @@ All functions here assume validated inputs (no checks, no loops over samples).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -69,6 +69,7 @@ __all__ = [
     "objective",
     "objective_features",
     "paper_eq8_alpha",
+    "pcg_w_step",
     "spd_factor",
     "spd_solve",
     "squared_code_distances",
@@ -527,6 +528,112 @@ class SLMCProblem:
         return float(np.max(np.abs(new[0] - old[0])))
 
 
+def pcg_w_step(
+    blocks: Any,
+    U: Array,
+    W0: Array,
+    F0: Array,
+    lam: float,
+    m: float,
+    precond: Array,
+    *,
+    tol: float,
+    max_iter: int,
+) -> tuple[Array, Array, int, bool]:
+    """Preconditioned conjugate gradients on the W-step, warm-started at ``W0``.
+
+    Solves ``(I + lam Phi^T D Phi) W = lam Phi^T U^m`` column by column (one CG
+    per cluster, their products batched), from ``W0`` whose decision values
+    ``F0 = Phi W0`` are known, with the preconditioner ``precond`` (the inverse
+    of the system matrix at an earlier ``D``). Every CG iterate lowers the
+    quadratic ``J(., U)`` (CG minimises it over a growing Krylov space), so the
+    step never raises ``J`` above ``J(W0, U)``; it stops when each column's
+    residual, in the preconditioner's norm, is at most ``tol`` times that of its
+    right-hand side.
+
+    One pass over the features for the first residual, one per iteration (the
+    products ``Phi p`` and ``Phi^T (d Phi p)`` of a row block taken together);
+    ``F = Phi W`` is updated from the ``Phi p`` of each iteration, so the U-step
+    needs no further pass.
+
+    Parameters
+    ----------
+    blocks : block source
+        The features (:func:`as_feature_blocks`).
+    U : ndarray of shape (n, K)
+        Memberships.
+    W0 : ndarray of shape (L, K)
+        Warm start.
+    F0 : ndarray of shape (n, K)
+        ``Phi W0``.
+    lam, m : float
+        Trade-off and fuzzifier.
+    precond : ndarray of shape (L, L)
+        Symmetric positive definite approximation of the system's inverse.
+    tol : float
+        Relative residual tolerance (preconditioned norm).
+    max_iter : int
+        Largest number of CG iterations.
+
+    Returns
+    -------
+    W : ndarray of shape (L, K)
+    F : ndarray of shape (n, K)
+        ``Phi W``.
+    n_iter : int
+        CG iterations run.
+    converged : bool
+        Whether every column met ``tol``.
+    """
+    Um, d = membership_weights(U, m)
+    K = U.shape[1]
+    L = W0.shape[0]
+    # right-hand side and the residual at W0 in one pass: Phi^T [U^m, d F0]
+    B = np.zeros((L, K))
+    MW = np.zeros((L, K))
+    for start, Pb in blocks:
+        sl = slice(start, start + Pb.shape[0])
+        both = np.hstack([Um[sl], d[sl, None] * F0[sl]]).astype(Pb.dtype, copy=False)
+        prod = np.asarray(Pb.T @ both, dtype=np.float64)
+        B += prod[:, :K]
+        MW += prod[:, K:]
+    B *= lam
+    R = B - (W0 + lam * MW)
+    W = np.array(W0, dtype=np.float64, copy=True)
+    F = np.array(F0, dtype=np.float64, copy=True)
+    Z = precond @ R
+    rz = np.einsum("lk,lk->k", R, Z)
+    bnorm = np.einsum("lk,lk->k", B, precond @ B)
+    target = (tol * tol) * np.maximum(bnorm, np.finfo(np.float64).tiny)
+    P = Z.copy()
+    it = 0
+    while it < max_iter and np.any(rz > target):
+        it += 1
+        Q = np.empty_like(F)
+        MP = np.zeros((L, K))
+        Pd = P
+        for start, Pb in blocks:
+            sl = slice(start, start + Pb.shape[0])
+            Qb = np.asarray(Pb @ Pd.astype(Pb.dtype, copy=False), dtype=np.float64)
+            Q[sl] = Qb
+            MP += np.asarray(Pb.T @ (d[sl, None] * Qb).astype(Pb.dtype, copy=False),
+                             dtype=np.float64)
+        MP *= lam
+        MP += P
+        curv = np.einsum("lk,lk->k", P, MP)
+        active = rz > target
+        alpha = np.where(active & (curv > 0), rz / np.where(curv > 0, curv, 1.0), 0.0)
+        W += alpha * P
+        F += alpha * Q
+        R -= alpha * MP
+        Z = precond @ R
+        rz_new = np.einsum("lk,lk->k", R, Z)
+        beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
+        P = Z + beta * P
+        rz = np.where(active, rz_new, rz)
+    return W, F, it, bool(np.all(rz <= target))
+
+
 @dataclass
 class SLMCFeatureProblem:
     """One SLMC restart with explicit features ``Phi`` (``Kmat ~ Phi Phi^T``).
@@ -534,6 +641,16 @@ class SLMCFeatureProblem:
     The state is ``(U, W, F)`` with primal weights ``W`` (L, K); products run
     in ``Phi``'s dtype (float32 features halve memory), the L x L solve and the
     memberships in float64.
+
+    W-step (``w_step``): ``"exact"`` forms ``Phi^T D Phi`` (O(n L^2)) and
+    solves; ``"pcg"`` does so on the first sweep only, keeps the inverse of
+    that system as a preconditioner and runs :func:`pcg_w_step` from the
+    previous ``W`` on the later sweeps (O(n L K) per CG iteration; D changes
+    little between sweeps, so a few iterations reach ``cg_tol``). A sweep whose
+    CG does not converge in ``max_cg`` iterations is redone exactly, which
+    refreshes the preconditioner. Either way ``J`` never increases. Features
+    streamed from the data (not cached) always take the exact step, since every
+    pass over them recomputes them.
 
     Parameters
     ----------
@@ -543,28 +660,75 @@ class SLMCFeatureProblem:
         recomputes them per block when they would not fit in memory).
     lam, m : float
         Trade-off and fuzzifier.
+    w_step : {"exact", "pcg"}, default="exact"
+        W-step solver.
+    cg_tol : float, default=1e-5
+        Relative residual tolerance of the CG W-step; the objective's error is
+        of the order of its square.
+    max_cg : int, default=20
+        CG iterations per sweep before falling back to the exact step.
     """
 
     Phi: Any
     lam: float
     m: float
+    w_step: str = "exact"
+    cg_tol: float = 1e-5
+    max_cg: int = 20
+    #: exact W-steps and CG iterations run so far (a record for the caller)
+    n_exact: int = field(default=0, init=False)
+    n_cg: int = field(default=0, init=False)
+    _precond: Any = field(default=None, init=False, repr=False)
+
+    def _exact(self, blocks: Any, U: Array) -> Array:
+        G, R = feature_normal_reduce(
+            (feature_normal_block(Pb, U[start : start + Pb.shape[0]], self.lam, self.m)
+             for start, Pb in blocks),
+            blocks.n_columns,
+            U.shape[1],
+        )
+        W = solve_feature_normal(G, R, self.lam)
+        self.n_exact += 1
+        if self.w_step == "pcg":
+            G[np.diag_indices_from(G)] += 1.0
+            try:
+                self._precond = np.linalg.inv(G)
+            except np.linalg.LinAlgError:
+                self._precond = None
+        return W
 
     def step(self, state: tuple) -> tuple[tuple, float]:
-        """One sweep: exact W-step, exact U-step; returns the new state and ``J``.
+        """One sweep: W-step (exact or CG), exact U-step; returns the new state and ``J``.
 
         Both halves run block by block (:func:`feature_normal_block`,
         :func:`feature_sweep_block`), the partial sums added in block order.
         """
         blocks = as_feature_blocks(self.Phi)
-        W = alpha_step_features(blocks, state[0], self.lam, self.m)
-        n, K = blocks.n_rows, W.shape[1]
-        F = np.empty((n, K), dtype=np.float64)
+        U, W_prev, F_prev = state
+        n, K = blocks.n_rows, U.shape[1]
+        F = None
+        use_cg = (self.w_step == "pcg" and self._precond is not None and W_prev is not None
+                  and F_prev is not None and getattr(blocks, "cached", True))
+        if use_cg:
+            W, F, n_it, ok = pcg_w_step(blocks, U, W_prev, F_prev, self.lam, self.m,
+                                        self._precond, tol=self.cg_tol, max_iter=self.max_cg)
+            self.n_cg += n_it
+            if not ok:
+                W, F = self._exact(blocks, U), None
+        else:
+            W = self._exact(blocks, U)
         U_new = np.empty((n, K), dtype=np.float64)
         loss = 0.0
-        for start, Pb in blocks:
-            sl = slice(start, start + Pb.shape[0])
-            F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
-            loss += loss_b
+        if F is None:
+            F = np.empty((n, K), dtype=np.float64)
+            for start, Pb in blocks:
+                sl = slice(start, start + Pb.shape[0])
+                F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
+                loss += loss_b
+        else:
+            for sl in row_blocks(n):
+                U_new[sl] = u_step(F[sl], self.m)
+                loss += code_loss(F[sl], U_new[sl], self.m)
         return (U_new, W, F), float(np.sum(W * W)) + self.lam * loss
 
     @staticmethod
