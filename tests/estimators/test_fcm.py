@@ -198,7 +198,7 @@ def test_fit_labels_equal_predict_and_proba(Est):
     np.testing.assert_array_equal(est.labels_, est.predict(X))
     # the same centres through other row blocks: distances expanded in another summation
     # order, each membership within the bound this rounding allows (tests/_crosspath.py)
-    rtol = fcm_memberships_rtol(X, est.cluster_centers_, est.m)
+    rtol = fcm_memberships_rtol(X, est.cluster_centers_, est.m_)
     np.testing.assert_allclose(est.predict_proba(X), est.memberships_, rtol=rtol)
     np.testing.assert_array_equal(est.labels_, np.argmax(est.memberships_, axis=1))
     np.testing.assert_array_equal(est.fit_predict(X), est.labels_)
@@ -280,9 +280,9 @@ def test_kernel_sigma_default_is_mean_pairwise_distance():
     assert est.sigma_ == pytest.approx(np.mean(pdist(X)))
     assert est.gamma_ == pytest.approx(_g(np.mean(pdist(X))))
     assert KernelFuzzyCMeans(3, gamma=0.7, random_state=0).fit(X).gamma_ == 0.7
-    with pytest.warns(FutureWarning, match="sigma"):  # the deprecated width still works
-        old = KernelFuzzyCMeans(3, sigma=0.7, random_state=0).fit(X)
-    assert old.sigma_ == pytest.approx(0.7) and old.gamma_ == pytest.approx(_g(0.7))
+    assert KernelFuzzyCMeans(3, gamma=_g(0.7), random_state=0).fit(X).sigma_ == pytest.approx(0.7)
+    with pytest.raises(TypeError, match="sigma"):  # the width is given as gamma
+        KernelFuzzyCMeans(3, sigma=0.7)
 
 
 def test_convergence_warning():

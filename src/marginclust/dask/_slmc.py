@@ -357,15 +357,10 @@ def _var_block(Xb: Any, mean: Any) -> tuple[float, float]:
 
 def _resolve_width(est: SLMC, X: da.Array, mean: Any, proxy: ShapeProxy) -> float | None:
     """``gamma_`` as ``SLMC`` resolves it, from passes over X (see the module docstring)."""
-    import warnings
-
     gamma = est.gamma
-    sigma = getattr(est, "sigma", "deprecated")
-    scale = getattr(est, "sigma_scale", "deprecated")
-    deprecated = not (isinstance(sigma, str) and isinstance(scale, str))
-    if est.kernel != "rbf" or (not isinstance(gamma, str) and not deprecated):
+    if est.kernel != "rbf" or not isinstance(gamma, str):
         return est._resolve_width(proxy)  # a float gamma (or no width): X is not touched
-    if isinstance(gamma, str) and gamma == "scale" and not deprecated:
+    if gamma == "scale":
         parts = block_partials(X, _var_block, mean)
         tot = sq = 0.0
         for s, q in parts:
@@ -378,16 +373,9 @@ def _resolve_width(est: SLMC, X: da.Array, mean: Any, proxy: ShapeProxy) -> floa
                 'gamma="scale" is undefined for data with zero variance; pass a float.'
             )
         return 1.0 / (X.shape[1] * var)
-    # "sigma0", "local" (or the deprecated sigma_scale): from 2000 rows
+    # "sigma0", "local": from 2000 rows
     rows, _ = sample_rows(X, 2000, np.random.RandomState(0))
-    sample = _centred(rows, mean)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return (
-            est._resolve_width(sample)
-            if deprecated
-            else resolve_gamma(gamma, sample, random_state=0)
-        )
+    return resolve_gamma(gamma, _centred(rows, mean), random_state=0)
 
 
 # ------------------------------------------------------------------ fitter

@@ -417,8 +417,6 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         Print the objective after each iteration to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed for the initialisation (and the sigma0 subsample).
-    sigma : float or None, default="deprecated"
-        Deprecated: the RBF width, ``gamma = 1 / (2 sigma^2)``; use ``gamma``.
 
     Attributes
     ----------
@@ -488,7 +486,6 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         n_init: int = 1,
         verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
-        sigma: Any = "deprecated",
     ) -> None:
         super().__init__(
             n_clusters,
@@ -501,7 +498,6 @@ class KernelFuzzyCMeans(FuzzyCMeans):
             random_state=random_state,
         )
         self.gamma = gamma
-        self.sigma = sigma
 
     def _set_kernel(self, context: dict[str, Any]) -> None:
         gamma_data, gamma_frame = resolve_frame_gamma(self, context["frame"])

@@ -17,7 +17,6 @@ from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..utils import Positive, kmeans_start, resolve_alias
 from ._kernel_model import (
-    DEPRECATED_WIDTH_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
@@ -97,10 +96,6 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
         Seeds the initialisation and the feature map.
     verbose : int, default=0
         ``verbose > 0`` prints one line per sweep to stderr.
-    sigma : float, default="deprecated"
-        Deprecated: use ``gamma = 1 / (2 sigma^2)``.
-    sigma_scale : float, default="deprecated"
-        Deprecated: use ``gamma``.
 
     Attributes
     ----------
@@ -154,7 +149,6 @@ n_features_in_
         "balance": _fraction,
         "max_iter": Positive(integer=True),
         **KERNEL_CONSTRAINTS,
-        **DEPRECATED_WIDTH_CONSTRAINTS,
     }
 
     def __init__(
@@ -173,8 +167,6 @@ n_features_in_
         dtype: Any = None,
         random_state: Any = None,
         verbose: int = 0,
-        sigma: Any = "deprecated",
-        sigma_scale: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -189,8 +181,6 @@ n_features_in_
         self.dtype = dtype
         self.random_state = random_state
         self.verbose = verbose
-        self.sigma = sigma
-        self.sigma_scale = sigma_scale
 
     def _check_params(self, X: Any) -> None:
         init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)

@@ -63,8 +63,6 @@ default="k-means++"
         Print a line per restart to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed for the initialisation (and the sigma0 subsample).
-    sigma : float or None, default="deprecated"
-        Deprecated: the RBF width, ``gamma = 1 / (2 sigma^2)``; use ``gamma``.
 
     Attributes
     ----------
@@ -137,7 +135,6 @@ default="k-means++"
         n_init: int = 1,
         verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
-        sigma: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.gamma = gamma
@@ -147,7 +144,6 @@ default="k-means++"
         self.n_init = n_init
         self.verbose = verbose
         self.random_state = random_state
-        self.sigma = sigma
 
     def fit(self, X: Any, y: Any = None, *, sample_weight: Any = None) -> KernelKMeans:
         """Fit the clustering to ``X``.

@@ -26,7 +26,6 @@ from ..utils import (
     check_positive,
     report,
     resolve_alias,
-    resolve_renamed,
 )
 from ._one_class import (
     DECISION_SCALE,
@@ -159,9 +158,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Seeds the initialisation and the Nystroem landmarks.
     verbose : int, default=0
         ``verbose > 0`` prints one line per EM iteration to stderr.
-    sigma, sigma_max, sigma_min : float, default="deprecated"
-        Deprecated names of ``temperature``, ``temperature_max`` and
-        ``temperature_min`` (removed in 0.3).
 
     Attributes
     ----------
@@ -272,8 +268,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "temperature_max",
         "temperature_min",
     )
-    # the temperatures are checked as they are resolved from their deprecated
-    # names (sigma, sigma_max, sigma_min), in _temperatures
+    # the temperatures are checked as the schedule is built, in _temperatures
     _parameter_constraints = {
         "form": OneOf(FORMS),
         **KERNEL_NU,
@@ -316,9 +311,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         n_init: int = 1,
         random_state: Any = None,
         verbose: int = 0,
-        sigma: Any = "deprecated",
-        sigma_max: Any = "deprecated",
-        sigma_min: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.form = form
@@ -341,22 +333,16 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         self.n_init = n_init
         self.random_state = random_state
         self.verbose = verbose
-        self.sigma = sigma
-        self.sigma_max = sigma_max
-        self.sigma_min = sigma_min
 
     # ------------------------------------------------------------ validation
     def _temperatures(self) -> npt.NDArray[np.float64]:
         if self.annealing:
-            t_max = resolve_renamed(self, "sigma_max", "temperature_max")
-            t_min = resolve_renamed(self, "sigma_min", "temperature_min")
             return annealing_schedule(
-                check_positive(t_max, "temperature_max"),
-                check_positive(t_min, "temperature_min"),
+                check_positive(self.temperature_max, "temperature_max"),
+                check_positive(self.temperature_min, "temperature_min"),
                 check_positive(self.decay, "decay"),
             )
-        t = resolve_renamed(self, "sigma", "temperature")
-        return np.array([check_positive(t, "temperature")])
+        return np.array([check_positive(self.temperature, "temperature")])
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
         nu = float(self.nu)
