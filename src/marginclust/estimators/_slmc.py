@@ -165,7 +165,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
         of the two agree to 1e-6 relative with the same labels
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
-        fraction of an exact one (``benchmarks/slmc_low_rank_speed.py``).
+        fraction of an exact one.
         Ignored by the exact kernel and by features streamed from the data
         (too large to keep in memory: every pass recomputes them), which take
         the exact step.
@@ -221,21 +221,25 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     n_features_in_ : int
         Number of features seen in ``fit``.
 
+    See Also
+    --------
+    marginclust.FuzzyCMeans : The initialisation.
+    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
+
     Notes
     -----
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``w_step="pcg"``) against 0.1's (``init="fcm-sharp"``, ``gamma="scale"``,
     exact W-step), label-free with the true K, mean normalised clustering
-    accuracy (NCA; ``benchmarks/defaults_battery.py``, results in
+    accuracy (NCA; results in
     ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut (rings, chains,
     spirals, nested and touching groups; the framework's "original" scaling)
     .701 -> .923, no collapsed fit; on 23 shared UCI-like sets (standardised,
     at most 3,000 rows, K = the number of classes) .503 -> .524; on 20 sets of
     the suite's sipu, uci and other batteries, never used to choose anything,
-    .553 -> .699 (their 8 UCI sets .417 -> .412). The start matters most: with the neighbour
-    width and 0.1's
-    FCM start the battery mean is .697 (the alternation keeps FCM's convex
+    .553 -> .699 (their 8 UCI sets .417 -> .412). The start matters most: with
+    the neighbour width and 0.1's FCM start the battery mean is .697 (the alternation keeps FCM's convex
     cut); with the spectral start and 0.1's width it is .869 (2 collapsed
     fits: a wide kernel merges neighbouring arms). Where the best-separated
     structure is not the classes (iris: setosa is split in two before
@@ -243,11 +247,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     loses to FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10
     clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten
     (accuracy 1.0; 0.1's merged two, .81).
-
-    See Also
-    --------
-    marginclust.FuzzyCMeans : The initialisation.
-    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
 
     References
     ----------
