@@ -93,11 +93,16 @@ def auto_fuzzifier(n_samples: int, n_features: int) -> float:
 class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     r"""Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
-    Minimises ``J_m(U, V) = sum_i w_i sum_k u_ik^m ||x_i - v_k||^2`` over memberships
-    ``U`` (rows on the simplex) and centres ``V`` by exact alternating minimisation,
-    so ``objective_history_`` is non-increasing. Each iteration is one pass over X by
-    row blocks (distances, memberships, the convergence measure and the next
-    centre sums fused per block, in the dtype of X).
+    Minimises
+
+    .. math::
+
+        J_m(U, V) = \sum_i w_i \sum_k u_{ik}^m \, \lVert x_i - v_k \rVert^2
+
+    over memberships :math:`U` (rows on the simplex) and centres :math:`V` by exact
+    alternating minimisation, so ``objective_history_`` is non-increasing. Each iteration
+    is one pass over X by row blocks (distances, memberships, the convergence measure and
+    the next centre sums fused per block, in the dtype of X).
 
     Parameters
     ----------
@@ -382,13 +387,19 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
 
 class KernelFuzzyCMeans(FuzzyCMeans):
-    """Kernel fuzzy c-means with an RBF kernel and centres in data space (SLMC eq. 15).
+    r"""Kernel fuzzy c-means with an RBF kernel and centres in data space (SLMC eq. 15).
 
-    Minimises ``J(U, V) = sum_i w_i sum_k u_ik^m ||phi(x_i) - phi(v_k)||^2
-    = sum_i w_i sum_k u_ik^m 2 (1 - k(x_i, v_k))`` with
-    ``k(x, y) = exp(-gamma ||x - y||^2)``. The membership step is exact; the
-    centre step is the fixed-point update ``v_k = sum_i a_ik x_i / sum_i a_ik``,
-    ``a_ik = w_i u_ik^m k(x_i, v_k)``, which majorises-minimises J, so
+    Minimises
+
+    .. math::
+
+        J(U, V) = \sum_i w_i \sum_k u_{ik}^m \lVert \phi(x_i) - \phi(v_k) \rVert^2
+                = \sum_i w_i \sum_k u_{ik}^m \, 2 \bigl(1 - k(x_i, v_k)\bigr)
+
+    with :math:`k(x, y) = \exp(-\gamma \lVert x - y \rVert^2)`. The membership step
+    is exact; the centre step is the fixed-point update
+    :math:`v_k = \sum_i a_{ik} x_i / \sum_i a_{ik}`, :math:`a_{ik} = w_i u_{ik}^m
+    k(x_i, v_k)`, which majorises-minimises J, so
     ``objective_history_`` is non-increasing.
 
     Parameters

@@ -42,9 +42,11 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
     Alternates an LS-SVM fit on the current labels (kernel ridge regression on
     targets y in {-1, +1}) and an exact relabelling under the class-balance
     constraint ``|sum_i y_i| <= l``, minimising (eq. (14) of Wang & Chen 2013,
-    after Zhang, Tsang & Kwok 2009)::
+    after Zhang, Tsang & Kwok 2009)
 
-        J(w, y) = ||w||^2 + lam * sum_i (w^T phi(x_i) - y_i)^2
+    .. math::
+
+        J(w, y) = \\lVert w \\rVert^2 + \\lambda \\sum_i \\bigl(w^\\top \\phi(x_i) - y_i\\bigr)^2
 
     Both steps are exact, so ``J`` never increases; the loop stops when no
     label changes. Binary only: the references define the two-cluster problem.

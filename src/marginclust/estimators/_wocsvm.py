@@ -49,14 +49,20 @@ class _Context:
 
 
 class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
-    """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
+    r"""Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
     with the cluster's memberships as weights. The E-step turns the machines'
-    outputs into memberships ``z_ik ∝ w_k exp(s_k(x_i) / T)`` at temperature
-    ``T``, with ``s_k = d_k`` (Schölkopf, eq. 13) or ``-||phi(x) - a_k||^2``
-    (Tax & Duin, eq. 12); the M-step retrains each machine and sets the cluster
-    weight ``w_k = mean_i z_ik``. With ``annealing=True`` the temperature goes
+    outputs into memberships
+
+    .. math::
+
+        z_{ik} \propto w_k \exp\bigl(s_k(x_i) / T\bigr)
+
+    at temperature :math:`T`, with :math:`s_k = d_k` (Schölkopf, eq. 13) or
+    :math:`s_k(x) = -\lVert \phi(x) - a_k \rVert^2` (Tax & Duin, eq. 12); the
+    M-step retrains each machine and sets the cluster weight
+    :math:`w_k = \frac{1}{n} \sum_i z_{ik}`. With ``annealing=True`` the temperature goes
     from ``temperature_max`` down to ``temperature_min`` (``T <- decay * T``),
     each level run to convergence.
 
