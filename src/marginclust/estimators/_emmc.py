@@ -43,16 +43,16 @@ _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 
 
 
 class EMMC(BaseClusterer):
-    r"""Extreme maximum margin clustering (Zhang, Xia, Liu & Zhang, IEICE 2013).
+    """Extreme maximum margin clustering (Zhang, Xia, Liu & Zhang, IEICE 2013).
 
     Maximum margin clustering with the SVM replaced by a regularised ELM: over
     labels ``t`` (under the class balance constraint
-    :math:`\max_p N_p - \min_q N_q \le l`) and output weights :math:`\beta` it
+    :math:`\\max_p N_p - \\min_q N_q \\le l`) and output weights :math:`\\beta` it
     minimises
 
     .. math::
 
-        \tfrac12 \lVert \beta \rVert^2 + \tfrac{C}{2} \lVert H \beta - T(t) \rVert^2
+        \\tfrac12 \\lVert \\beta \\rVert^2 + \\tfrac{C}{2} \\lVert H \\beta - T(t) \\rVert^2
 
     where :math:`H` is a random ELM hidden layer (:class:`ELMFeatures`). It alternates
     a ridge fit of ``beta`` (a Cholesky factor of ``I/C + H^T H`` computed once and

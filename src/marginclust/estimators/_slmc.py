@@ -49,18 +49,18 @@ _MAX_RESEEDS = 3
 
 
 class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
-    r"""Soft large margin clustering (Wang & Chen, Information Sciences 2013).
+    """Soft large margin clustering (Wang & Chen, Information Sciences 2013).
 
-    Learns a kernel decision function :math:`f(x) = \sum_i \alpha_i k(x_i, x)` in
-    :math:`\mathbb{R}^K` and soft memberships :math:`U` by alternating two exact
+    Learns a kernel decision function :math:`f(x) = \\sum_i \\alpha_i k(x_i, x)` in
+    :math:`\\mathbb{R}^K` and soft memberships :math:`U` by alternating two exact
     minimisations of
 
     .. math::
 
-        J(\alpha, U) = \operatorname{tr}(\alpha K \alpha^\top)
-            + \lambda \sum_{i,k} u_{ik}^m \, \lVert f(x_i) - e_k \rVert^2
+        J(\\alpha, U) = \\operatorname{tr}(\\alpha K \\alpha^\\top)
+            + \\lambda \\sum_{i,k} u_{ik}^m \\, \\lVert f(x_i) - e_k \\rVert^2
 
-    (:math:`K` the kernel matrix, :math:`e_k` the k-th unit vector, :math:`\lambda`
+    (:math:`K` the kernel matrix, :math:`e_k` the k-th unit vector, :math:`\\lambda`
     the parameter ``lam``).
 
     The alpha-step is a weighted kernel ridge regression solved by one Cholesky

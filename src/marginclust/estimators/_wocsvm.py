@@ -49,7 +49,7 @@ class _Context:
 
 
 class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
-    r"""Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
+    """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
     with the cluster's memberships as weights. The E-step turns the machines'
@@ -57,12 +57,12 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     .. math::
 
-        z_{ik} \propto w_k \exp\bigl(s_k(x_i) / T\bigr)
+        z_{ik} \\propto w_k \\exp\\bigl(s_k(x_i) / T\\bigr)
 
     at temperature :math:`T`, with :math:`s_k = d_k` (Schölkopf, eq. 13) or
-    :math:`s_k(x) = -\lVert \phi(x) - a_k \rVert^2` (Tax & Duin, eq. 12); the
+    :math:`s_k(x) = -\\lVert \\phi(x) - a_k \\rVert^2` (Tax & Duin, eq. 12); the
     M-step retrains each machine and sets the cluster weight
-    :math:`w_k = \frac{1}{n} \sum_i z_{ik}`. With ``annealing=True`` the temperature goes
+    :math:`w_k = \\frac{1}{n} \\sum_i z_{ik}`. With ``annealing=True`` the temperature goes
     from ``temperature_max`` down to ``temperature_min`` (``T <- decay * T``),
     each level run to convergence.
 
