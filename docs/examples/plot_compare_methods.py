@@ -75,16 +75,16 @@ fig, axes = plt.subplots(len(methods), len(datasets),
                          figsize=(1.9 * len(datasets) + 1.6, 1.7 * len(methods)))
 for col, (set_name, (X, k)) in enumerate(datasets.items()):
     X = StandardScaler().fit_transform(X)
-    axes[0, col].set_title(set_name, fontsize=10)
+    axes[0, col].set_title(set_name, fontsize=12)
     for row, (name, make) in enumerate(methods.items()):
         ax = axes[row, col]
         ax.set_xticks([])
         ax.set_yticks([])
         if col == 0:
             ax.set_ylabel(name.replace(" ", "\n", 1), rotation=0, ha="right", va="center",
-                          fontsize=8)
+                          fontsize=11)
         if name in BINARY and k != 2:
-            ax.text(0.5, 0.5, "two clusters only", ha="center", va="center", fontsize=7,
+            ax.text(0.5, 0.5, "two clusters only", ha="center", va="center", fontsize=9,
                     color="grey", transform=ax.transAxes)
             continue
         estimator = make(k)
@@ -95,9 +95,9 @@ for col, (set_name, (X, k)) in enumerate(datasets.items()):
         seconds = time.perf_counter() - start
         ax.scatter(X[:, 0], X[:, 1], s=2, c=np.where(labels < 0, "#cccccc",
                                                        colors[labels % len(colors)]))
-        ax.text(0.98, 0.02, f"{seconds:.2f} s", ha="right", va="bottom", fontsize=7,
+        ax.text(0.98, 0.02, f"{seconds:.2f} s", ha="right", va="bottom", fontsize=9,
                 transform=ax.transAxes)
         print(f"{set_name:13s} {name:28s} {seconds:6.2f} s")
-fig.subplots_adjust(left=0.17, right=0.99, top=0.985, bottom=0.005, wspace=0.05,
+fig.subplots_adjust(left=0.2, right=0.99, top=0.985, bottom=0.005, wspace=0.05,
                     hspace=0.08)
 plt.show()

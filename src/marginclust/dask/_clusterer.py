@@ -36,6 +36,16 @@ def register(estimator_class: type) -> Callable[[Fitter], Fitter]:
     would and returns the lazy ones (``labels_``, and ``memberships_`` for soft
     methods). Registration is by exact class (a subclass, e.g. a kernel
     variant, needs its own fitter).
+
+    Parameters
+    ----------
+    estimator_class : type
+        The marginclust estimator class the decorated fitter fits.
+
+    Returns
+    -------
+    decorator : callable
+        Registers the fitter and returns it unchanged.
     """
 
     def deco(fn: Fitter) -> Fitter:
@@ -60,7 +70,13 @@ def _load() -> None:
 
 
 def supported_estimators() -> list[str]:
-    """Names of the estimator classes ``DaskClusterer`` can fit."""
+    """Names of the estimator classes ``DaskClusterer`` can fit.
+
+    Returns
+    -------
+    names : list of str
+        Class names, sorted (e.g. ``"FuzzyCMeans"``).
+    """
     _load()
     return sorted(c.__name__ for c in _FITTERS)
 
@@ -199,6 +215,7 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Returns
         -------
         self : DaskClusterer
+            The fitted wrapper.
         """
         fitter = _fitter(self.estimator)
         X = check_dask_array(X, estimator=f"DaskClusterer({type(self.estimator).__name__})")
@@ -233,10 +250,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to label, chunked by rows like the training array.
 
         Returns
         -------
         labels : dask array of shape (n_samples,), int
+            Cluster of each row, computed when asked.
         """
         X = self._check_X(X)
         return X.map_blocks(
@@ -259,10 +278,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to label, chunked by rows like the training array.
 
         Returns
         -------
         memberships : dask array of shape (n_samples, n_clusters)
+            Rows on the simplex, computed when asked.
         """
         return self._map(X, "predict_proba")
 
@@ -272,10 +293,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to transform, chunked by rows like the training array.
 
         Returns
         -------
         Xt : dask array of shape (n_samples, n_clusters)
+            The estimator's ``transform`` of each row, computed when asked.
         """
         return self._map(X, "transform")
 
@@ -285,13 +308,16 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Float data chunked by rows, as for :meth:`fit`.
         y : Ignored
+            Not used, present for API consistency by convention.
         **fit_params
             As for :meth:`fit`.
 
         Returns
         -------
         labels : dask array of shape (n_samples,)
+            The lazy ``labels_`` of the fit.
         """
         return self.fit(X, **fit_params).labels_
 
