@@ -95,9 +95,9 @@ for col, (set_name, (X, k)) in enumerate(datasets.items()):
         seconds = time.perf_counter() - start
         ax.scatter(X[:, 0], X[:, 1], s=2, c=np.where(labels < 0, "#cccccc",
                                                        colors[labels % len(colors)]))
-        ax.text(0.98, 0.02, f"{seconds:.2f} s", ha="right", va="bottom", fontsize=9,
+        ax.text(0.96, 0.03, f"{seconds:.2f} s", ha="right", va="bottom", fontsize=9,
                 transform=ax.transAxes)
         print(f"{set_name:13s} {name:28s} {seconds:6.2f} s")
-fig.subplots_adjust(left=0.2, right=0.99, top=0.985, bottom=0.005, wspace=0.05,
+fig.subplots_adjust(left=0.2, right=0.98, top=0.985, bottom=0.005, wspace=0.05,
                     hspace=0.08)
 plt.show()
