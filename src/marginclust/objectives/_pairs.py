@@ -182,10 +182,11 @@ def linearised_pair_margin(
     active = (h > 0).astype(np.float64)
     Gu = np.zeros_like(Fu)
     Gv = np.zeros_like(Fv)
-    np.add.at(Gu, (rows, bp), active)
-    np.add.at(Gu, (rows, p), -active)
-    np.add.at(Gv, (rows, bq), active)
-    np.add.at(Gv, (rows, q), -active)
+    # one entry per row in each statement: plain fancy-index updates are exact
+    Gu[rows, bp] += active
+    Gu[rows, p] -= active
+    Gv[rows, bq] += active
+    Gv[rows, q] -= active
     return np.maximum(h, 0.0), Gu, Gv
 
 
@@ -292,9 +293,14 @@ class PairTerm:
             if self.q == 1:  # d/df of the two outputs (-f/2, f/2)
                 Gu = 0.5 * (Gu[:, 1:] - Gu[:, :1])
                 Gv = 0.5 * (Gv[:, 1:] - Gv[:, :1])
-        G = np.zeros_like(F)
-        np.add.at(G, self.iu, Gu)
-        np.add.at(G, self.iv, Gv)
+        # per output, the coefficients of each row summed over its pairs (bincount: a
+        # row may be in many pairs; the entries are multiples of 1/2, so sums are exact)
+        r = F.shape[0]
+        G = np.column_stack([
+            np.bincount(self.iu, Gu[:, j], minlength=r)
+            + np.bincount(self.iv, Gv[:, j], minlength=r)
+            for j in range(F.shape[1])
+        ])
         return float(loss.sum() * self.norm), G * self.norm
 
     def risk(self, W: Array, t: Array, assign: tuple[Index, Index] | None) -> float:

@@ -200,6 +200,10 @@ class BundleMethod:
             at = np.asarray(at, dtype=np.float64).ravel()
             add(aW, at, risk - float(aW @ W.ravel()) - float(at @ t), part)
 
+        def model_value(W: Array, t: Array, part: int) -> float:
+            sel = order[group[order] == part]
+            return float(np.max(A[sel] @ W.ravel() + Ct[sel] @ t + o[sel]))
+
         def evaluate(W: Array, t: Array) -> float:
             if split:
                 parts = objective.plane_parts((W, t))
@@ -273,9 +277,8 @@ class BundleMethod:
                 # are left to the part that needs the data.
                 for _ in range(self.max_cheap):
                     r1, a1, c1 = objective.cheap_plane((W, t))
-                    sel = order[group[order] == 1]
-                    m1 = float(np.max(A[sel] @ W.ravel() + Ct[sel] @ t + o[sel]))
-                    if C * (r1 - m1) <= self.cheap_tol * self.tol * max(abs(J_best), 1e-12):
+                    error = C * (r1 - model_value(W, t, 1))
+                    if error <= self.cheap_tol * self.tol * max(abs(J_best), 1e-12):
                         break
                     add_plane(W, t, r1, a1, c1, 1)
                     n_cheap += 1
