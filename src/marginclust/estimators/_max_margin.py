@@ -20,7 +20,7 @@ from ..exceptions import ConvergenceWarning
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairSet, make_pairs
 from ..objectives._margin import class_balanced_mean, vote_margins
-from ..objectives._pairs import honour_pairs
+from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import (
     Boolean,
     IntegerAtLeast,
@@ -143,9 +143,10 @@ class MaxMarginClustering(BaseClusterer):
     partition is then repaired on the pairs' rows: each must-link component
     takes the cluster with most votes among its members and their neighbours,
     and cannot-linked components that share a cluster are moved apart greedily
-    (as the labels of :class:`~marginclust.BMMC`), before the margin classifier
-    learns it. The pairs' rows are always among the rows the candidates are
-    fitted to.
+    (as the labels of :class:`~marginclust.BMMC`; where that leaves
+    cannot-links broken, the components placed in turn, COP-KMeans's rule, if
+    that breaks fewer), before the margin classifier learns it. The pairs'
+    rows are always among the rows the candidates are fitted to.
 
     Parameters
     ----------
@@ -665,7 +666,9 @@ def _repair(
     Each pair row's score for a cluster is its votes there among itself and its
     neighbours (the voting margin's vote); :func:`~marginclust.objectives._pairs.honour_pairs`
     gives each must-link component its most voted cluster and moves
-    cannot-linked components apart.
+    cannot-linked components apart. If cannot-links stay broken,
+    :func:`~marginclust.objectives._pairs.assign_in_order` places the components
+    in turn, and its labels are kept if they break fewer.
     """
     closure = pairs.closure
     assert closure is not None
@@ -674,6 +677,18 @@ def _repair(
     voters = np.column_stack([pos, neighbors[pos]])
     np.add.at(votes, (np.repeat(np.arange(pos.size), voters.shape[1]),
                       labels[voters].ravel()), 1.0)
+    comp, cannot = closure.component, closure.cannot
+    member = np.zeros(closure.n_components, dtype=np.intp)
+    member[comp] = np.arange(comp.size)  # one row of each component
+
+    def broken(lab: npt.NDArray[np.intp]) -> int:
+        return int(np.count_nonzero(lab[member[cannot[:, 0]]] == lab[member[cannot[:, 1]]]))
+
+    fixed = honour_pairs(votes, comp, cannot)
+    if broken(fixed):
+        placed = assign_in_order(votes, comp, cannot)
+        if broken(placed) < broken(fixed):
+            fixed = placed
     out = labels.copy()
-    out[pos] = honour_pairs(votes, closure.component, closure.cannot)
+    out[pos] = fixed
     return out

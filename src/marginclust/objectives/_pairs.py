@@ -62,6 +62,7 @@ __all__ = [
     "PAIR_LOSSES",
     "PairTerm",
     "best_allowed",
+    "assign_in_order",
     "best_forbidden",
     "honour_pairs",
     "linearised_pair_margin",
@@ -419,4 +420,46 @@ def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
                     break
         if best is not None:
             label[best[1]] = best[2]
+    return label[component]
+
+
+def assign_in_order(F: Array, component: Index, cannot: Index) -> Index:
+    """Labels of the constrained rows, placing the must-link components one at a time.
+
+    The assignment rule of COP-KMeans (Wagstaff et al. 2001) on given scores:
+    the components, most confident first (the gap between their two best summed
+    scores), each take their best cluster that none of their already placed
+    cannot-linked components holds (their best cluster when every cluster is
+    held: that cannot-link is left broken). Where many cannot-links join
+    components that share a cluster, moving one component at a time
+    (:func:`honour_pairs`) can find no free cluster for either end, while
+    placing them in turn still finds one.
+
+    Parameters
+    ----------
+    F : ndarray of shape (r, k)
+        Scores of the constrained rows.
+    component : ndarray of shape (r,)
+        Must-link component of each row (``0 .. c - 1``).
+    cannot : ndarray of shape (e, 2)
+        Pairs of components joined by a cannot-link.
+
+    Returns
+    -------
+    labels : ndarray of shape (r,)
+    """
+    n_comp = int(component.max()) + 1 if component.size else 0
+    S = np.zeros((n_comp, F.shape[1]))
+    np.add.at(S, component, F)
+    top = -np.sort(-S, axis=1)
+    gap = top[:, 0] - top[:, 1] if S.shape[1] > 1 else np.zeros(n_comp)
+    apart: list[list[int]] = [[] for _ in range(n_comp)]
+    for a, b in cannot.tolist():
+        apart[a].append(b)
+        apart[b].append(a)
+    label = np.full(n_comp, -1, dtype=np.intp)
+    for c in np.argsort(-gap, kind="stable").tolist():
+        taken = {int(label[o]) for o in apart[c]}
+        ranked = np.argsort(-S[c], kind="stable")
+        label[c] = next((int(r) for r in ranked if int(r) not in taken), int(ranked[0]))
     return label[component]
