@@ -221,6 +221,11 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     n_features_in_ : int
         Number of features seen in ``fit``.
 
+    See Also
+    --------
+    marginclust.FuzzyCMeans : The initialisation.
+    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
+
     Notes
     -----
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
@@ -243,11 +248,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     loses to FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10
     clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten
     (accuracy 1.0; 0.1's merged two, .81).
-
-    See Also
-    --------
-    marginclust.FuzzyCMeans : The initialisation.
-    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
 
     References
     ----------
