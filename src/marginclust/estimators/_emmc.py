@@ -181,8 +181,8 @@ class EMMC(BaseClusterer):
     Notes
     -----
     The spectral start (0.2) against k-means in the hidden layer (0.1),
-    label-free with the true K, mean NCA (``benchmarks/defaults_battery.py``,
-    results in ``benchmarks/results/defaults_battery.md``): on the 33 sets with
+    label-free with the true K, mean NCA (results in
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with
     at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685 ->
     .873; on 23 shared UCI-like sets (standardised, K = the number of classes)
     .597 -> .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI
@@ -425,7 +425,7 @@ class EMMC(BaseClusterer):
         """Per-sample C of 10, 100 (the default) and 1000, and L = 100 or 300 (at most n / 2).
 
         C is returned in the sum convention for these n rows (``c / n``), so a
-        search that refits on more rows rescales it (``_n_scaled_params``). L is
+        search that refits on more rows rescales it. L is
         capped at half the samples so the ridge fit cannot reproduce any
         labelling (``init_fixed_point_``); the hidden layer is scaled to the data
         (:class:`ELMFeatures`), so the grid needs no kernel width.

@@ -165,7 +165,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
         of the two agree to 1e-6 relative with the same labels
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
-        fraction of an exact one (``benchmarks/slmc_low_rank_speed.py``).
+        fraction of an exact one.
         Ignored by the exact kernel and by features streamed from the data
         (too large to keep in memory: every pass recomputes them), which take
         the exact step.
@@ -231,8 +231,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``w_step="pcg"``) against 0.1's (``init="fcm-sharp"``, ``gamma="scale"``,
     exact W-step), label-free with the true K, mean normalised clustering
-    accuracy (NCA; ``benchmarks/defaults_battery.py``, results in
-    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
+    accuracy (NCA; results in ``benchmarks/results/defaults_battery.md``): on
+    the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut (rings, chains,
     spirals, nested and touching groups; the framework's "original" scaling)
     .701 -> .923, no collapsed fit; on 23 shared UCI-like sets (standardised,
