@@ -13,7 +13,7 @@ from marginclust.metrics import adjusted_rand_index
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
 from marginclust.solvers._cutting_plane import CuttingPlaneSVM
-from tests._crosspath import assert_same_minimiser, bundle_gap
+from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
 
 
 def test_binary_blobs(global_random_seed):
@@ -142,16 +142,6 @@ def test_cutting_plane_subproblem_matches_bundle():
     assert sub.value(loose.x) <= sub.value(bm.x) + 2.0 * 0.05 + 1e-9
 
 
-class _OneModel:
-    """A surrogate seen through ``plane`` only: one working set for the whole risk."""
-
-    def __init__(self, sub):
-        self.sub, self.C, self.balance, self.shape = sub, sub.C, sub.balance, sub.shape
-
-    def plane(self, x):
-        return self.sub.plane(x)
-
-
 @pytest.mark.parametrize("k", [2, 3])
 def test_cutting_plane_with_the_pair_part_apart_matches_bundle(k, global_random_seed):
     """With pairs the pair part gets its own slack and working set, refined without a
@@ -172,7 +162,7 @@ def test_cutting_plane_with_the_pair_part_apart_matches_bundle(k, global_random_
     x0 = obj.zero()
     tol = 1e-4
     apart = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(sub, x0)
-    whole = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(_OneModel(obj.surrogate(labels)), x0)
+    whole = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(OneModel(obj.surrogate(labels)), x0)
     best = BundleMethod(tol=1e-9, max_iter=2000).solve(obj.surrogate(labels), x0)
     assert apart.converged and whole.converged and apart.info["n_cheap_constraints"] > 0
     for res in (apart, whole):

@@ -10,7 +10,7 @@ from scipy.optimize import minimize
 from marginclust.objectives._constraints import make_pairs
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
-from tests._crosspath import assert_same_minimiser, bundle_gap
+from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
 
 
 def _direct_qp(sub):
@@ -125,16 +125,6 @@ def test_bundle_matches_direct_qp(k, with_pairs, global_random_seed):
     assert res.info["lower_bound"] <= f_qp + 1e-7
 
 
-class _OneModel:
-    """A surrogate seen through ``plane`` only: the bundle method models its risk whole."""
-
-    def __init__(self, sub):
-        self.sub, self.C, self.balance, self.shape = sub, sub.C, sub.balance, sub.shape
-
-    def plane(self, x):
-        return self.sub.plane(x)
-
-
 @pytest.mark.parametrize("k", [2, 3])
 def test_pair_part_modelled_apart_reaches_the_same_minimum(k, global_random_seed):
     """With pairs the bundle method keeps one cutting-plane model for the margin and one
@@ -156,7 +146,7 @@ def test_pair_part_modelled_apart_reaches_the_same_minimum(k, global_random_seed
     assert sub.split
     tol = 1e-6
     apart = BundleMethod(tol=tol, max_iter=2000).solve(sub)
-    whole = BundleMethod(tol=tol, max_iter=2000).solve(_OneModel(obj.surrogate(labels)))
+    whole = BundleMethod(tol=tol, max_iter=2000).solve(OneModel(obj.surrogate(labels)))
     assert apart.converged and whole.converged
     assert apart.info["n_cheap_planes"] > 0 and "n_cheap_planes" in whole.info
     assert apart.objective == pytest.approx(sub.value(apart.x))

@@ -375,6 +375,18 @@ class PairTerm:
         return np.concatenate(a_list), np.concatenate(b_list), np.concatenate(w_list)
 
 
+def _components(F: Array, component: Index, cannot: Index) -> tuple[Array, list[list[int]]]:
+    """Summed scores of each must-link component and the components each is cannot-linked to."""
+    n_comp = int(component.max()) + 1 if component.size else 0
+    S = np.zeros((n_comp, F.shape[1]))
+    np.add.at(S, component, F)
+    apart: list[list[int]] = [[] for _ in range(n_comp)]
+    for a, b in cannot.tolist():
+        apart[a].append(b)
+        apart[b].append(a)
+    return S, apart
+
+
 def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
     """Labels of the constrained rows that keep every must-link and repair cannot-links.
 
@@ -398,14 +410,8 @@ def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
     -------
     labels : ndarray of shape (r,)
     """
-    n_comp = int(component.max()) + 1 if component.size else 0
-    S = np.zeros((n_comp, F.shape[1]))
-    np.add.at(S, component, F)
+    S, apart = _components(F, component, cannot)
     label = np.argmax(S, axis=1).astype(np.intp)
-    apart: list[list[int]] = [[] for _ in range(n_comp)]
-    for a, b in cannot.tolist():
-        apart[a].append(b)
-        apart[b].append(a)
     for a, b in cannot.tolist():
         if label[a] != label[b]:
             continue
@@ -448,15 +454,10 @@ def assign_in_order(F: Array, component: Index, cannot: Index) -> Index:
     -------
     labels : ndarray of shape (r,)
     """
-    n_comp = int(component.max()) + 1 if component.size else 0
-    S = np.zeros((n_comp, F.shape[1]))
-    np.add.at(S, component, F)
+    S, apart = _components(F, component, cannot)
+    n_comp = S.shape[0]
     top = -np.sort(-S, axis=1)
     gap = top[:, 0] - top[:, 1] if S.shape[1] > 1 else np.zeros(n_comp)
-    apart: list[list[int]] = [[] for _ in range(n_comp)]
-    for a, b in cannot.tolist():
-        apart[a].append(b)
-        apart[b].append(a)
     label = np.full(n_comp, -1, dtype=np.intp)
     for c in np.argsort(-gap, kind="stable").tolist():
         taken = {int(label[o]) for o in apart[c]}
