@@ -277,6 +277,15 @@ class MaxMarginClustering(BaseClusterer):
     >>> est.predict([[0.0, 0.0], [1.0, 0.0]]).tolist() == [est.labels_[y == 1][0],
     ...                                                    est.labels_[y == 0][0]]
     True
+
+    Must-link / cannot-link pairs (indices into the rows of ``X``) are kept in
+    ``labels_``:
+
+    >>> inner, outer = np.flatnonzero(y == 1)[:2], np.flatnonzero(y == 0)[0]
+    >>> semi = MaxMarginClustering(n_clusters=2, random_state=0).fit(
+    ...     X, must_link=[inner], cannot_link=[[inner[0], outer]])
+    >>> bool(semi.labels_[inner[0]] == semi.labels_[inner[1]] != semi.labels_[outer])
+    True
     """
 
     _min_clusters = 1
