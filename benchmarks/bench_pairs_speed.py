@@ -9,6 +9,8 @@ proportion they occur (as in ``bench_pairs.py``).
 Run::
 
     nice -n 5 .venv/bin/python benchmarks/bench_pairs_speed.py [--n 100000] [--pairs 500]
+
+Results and their reading: ``benchmarks/results/pairs_speed.md``.
 """
 
 from __future__ import annotations

@@ -93,3 +93,18 @@ def feature_rounding_bound(fmap, X, eps):
     arg = np.abs(X) @ np.abs(fmap.random_weights_) + np.abs(fmap.random_offset_)
     c = np.sqrt(2.0 / fmap.n_output_features_)
     return c * eps * ((X.shape[1] + 2) * arg.max() + 2)
+
+
+class OneModel:
+    """A surrogate seen through ``plane`` only: a solver models its risk as one part.
+
+    With pairs the bundle and cutting-plane solvers model the pair term apart (the
+    surrogate's ``split``); through this view they treat the whole risk as one, the
+    reference the split path must agree with.
+    """
+
+    def __init__(self, sub):
+        self.sub, self.C, self.balance, self.shape = sub, sub.C, sub.balance, sub.shape
+
+    def plane(self, x):
+        return self.sub.plane(x)

@@ -6,7 +6,9 @@ The standard figure of semi-supervised clustering: pairs of rows are drawn at
 random, labelled must-link or cannot-link from the reference partition, and each
 method is scored (normalised clustering accuracy, NCA) at 0 to 500 pairs. BMMC
 uses the pair margin (a margin on each pair's joint label); ``bmmc-paper`` is
-BMMC with the paper's ``|f_u - z f_v|`` term; COP-KMeans (Wagstaff et al. 2001)
+BMMC with the paper's ``|f_u - z f_v|`` term; ``mmc`` is MaxMarginClustering
+(candidates that break the fewest pairs, then the best voting margin, the pairs'
+rows repaired); COP-KMeans (Wagstaff et al. 2001)
 and PCKMeans (Basu, Banerjee & Mooney 2004) are the peers. The curves are the
 means over data sets saved by ``benchmarks/bench_pairs.py`` (run it to add data
 sets or draws; its report, ``benchmarks/results/pairs.md``, lists them).

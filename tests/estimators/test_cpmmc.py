@@ -13,7 +13,7 @@ from marginclust.metrics import adjusted_rand_index
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
 from marginclust.solvers._cutting_plane import CuttingPlaneSVM
-from tests._crosspath import assert_same_minimiser, bundle_gap
+from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
 
 
 def test_binary_blobs(global_random_seed):
@@ -140,6 +140,35 @@ def test_cutting_plane_subproblem_matches_bundle():
     # the stopping rule bounds the gap: value <= model minimum + C tol <= optimum + C tol
     loose = CuttingPlaneSVM(tol=0.05).solve(sub, x0)
     assert sub.value(loose.x) <= sub.value(bm.x) + 2.0 * 0.05 + 1e-9
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_cutting_plane_with_the_pair_part_apart_matches_bundle(k, global_random_seed):
+    """With pairs the pair part gets its own slack and working set, refined without a
+    pass over the data; the stopping rule bounds the gap by C tol either way."""
+    from marginclust.objectives._constraints import make_pairs
+
+    rng = np.random.RandomState(global_random_seed)
+    n = 200
+    X = rng.standard_normal((n, 4))
+    X[: n // 2, 0] += 2.0
+    y = np.arange(n) < n // 2
+    uv = rng.randint(n, size=(60, 2))
+    uv = uv[uv[:, 0] != uv[:, 1]]
+    same = y[uv[:, 0]] == y[uv[:, 1]]
+    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
+    labels = rng.randint(0, k, n)
+    sub = obj.surrogate(labels)
+    x0 = obj.zero()
+    tol = 1e-4
+    apart = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(sub, x0)
+    whole = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(OneModel(obj.surrogate(labels)), x0)
+    best = BundleMethod(tol=1e-9, max_iter=2000).solve(obj.surrogate(labels), x0)
+    assert apart.converged and whole.converged and apart.info["n_cheap_constraints"] > 0
+    for res in (apart, whole):
+        assert best.objective - 1e-9 * abs(best.objective) <= sub.value(res.x)
+        assert sub.value(res.x) <= best.objective / (1 - 1e-9) + obj.C * tol
+    assert apart.n_iter < whole.n_iter  # passes over the data
 
 
 @pytest.mark.parametrize("seed", range(4))

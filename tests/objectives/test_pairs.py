@@ -14,6 +14,7 @@ from marginclust.objectives._constraints import (
 )
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.objectives._pairs import (
+    assign_in_order,
     best_allowed,
     honour_pairs,
     linearised_pair_margin,
@@ -222,3 +223,24 @@ def test_honour_pairs_keeps_must_links_and_repairs_cannot_links():
     L = honour_pairs(F, comp, cannot)
     assert L[0] == L[1] == 0  # summed scores (2, 1.5, 0): the best shared cluster
     assert L[2] != L[0] and L[2] != L[3]
+
+
+def test_assign_in_order_places_components_where_one_move_cannot():
+    """Every cannot-link of three groups of three (a complete tripartite graph) from
+    scores that mix the groups: moving one end of a broken cannot-link finds no free
+    cluster, placing the rows in turn (most confident first) separates the groups."""
+    truth = np.repeat([0, 1, 2], 3)
+    cannot = np.array([(a, b) for a in range(9) for b in range(a + 1, 9) if truth[a] != truth[b]])
+    rng = np.random.RandomState(0)
+    F = rng.rand(9, 3)
+    F[np.arange(9), (truth + np.arange(9)) % 3] += 1.0  # each group spread over the clusters
+    comp = np.arange(9)
+    broken = [int(np.sum(L[cannot[:, 0]] == L[cannot[:, 1]]))
+              for L in (honour_pairs(F, comp, cannot), assign_in_order(F, comp, cannot))]
+    assert broken[0] > 0 and broken[1] == 0
+    L = assign_in_order(F, comp, cannot)
+    assert all(len(set(L[truth == g])) == 1 for g in range(3))
+    # must-link components move as one: the summed score decides
+    L = assign_in_order(np.array([[2.0, 0.0], [0.0, 1.0], [0.0, 3.0]]), np.array([0, 0, 1]),
+                        np.array([[0, 1]]))
+    assert L[0] == L[1] == 0 and L[2] == 1

@@ -10,7 +10,7 @@ from scipy.optimize import minimize
 from marginclust.objectives._constraints import make_pairs
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
-from tests._crosspath import assert_same_minimiser, bundle_gap
+from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
 
 
 def _direct_qp(sub):
@@ -123,6 +123,36 @@ def test_bundle_matches_direct_qp(k, with_pairs, global_random_seed):
     np.testing.assert_allclose(res.x[0], W_qp, atol=2e-2)
     # the gap certificate is a true lower bound
     assert res.info["lower_bound"] <= f_qp + 1e-7
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_pair_part_modelled_apart_reaches_the_same_minimum(k, global_random_seed):
+    """With pairs the bundle method keeps one cutting-plane model for the margin and one
+    for the pairs (refined between passes over the data); both minimise the same convex
+    subproblem, so each ends within its stopping gap of the one minimum, with fewer
+    passes over the data."""
+    rng = np.random.RandomState(global_random_seed)
+    n = 300
+    X = rng.randn(n, 4)
+    X[: n // 2, 0] += 2.0
+    y = np.arange(n) < n // 2
+    uv = rng.randint(n, size=(80, 2))
+    uv = uv[uv[:, 0] != uv[:, 1]]
+    same = y[uv[:, 0]] == y[uv[:, 1]]
+    pairs = make_pairs(uv[same], uv[~same], n)
+    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=pairs)
+    labels = rng.randint(k, size=n)
+    sub = obj.surrogate(labels)
+    assert sub.split
+    tol = 1e-6
+    apart = BundleMethod(tol=tol, max_iter=2000).solve(sub)
+    whole = BundleMethod(tol=tol, max_iter=2000).solve(OneModel(obj.surrogate(labels)))
+    assert apart.converged and whole.converged
+    assert apart.info["n_cheap_planes"] > 0 and "n_cheap_planes" in whole.info
+    assert apart.objective == pytest.approx(sub.value(apart.x))
+    ga, gb = bundle_gap(apart.objective, tol), bundle_gap(whole.objective, tol)
+    assert_same_minimiser(apart.objective, apart.x[0], ga, whole.objective, whole.x[0], gb)
+    assert apart.n_iter < whole.n_iter  # passes over the data
 
 
 def test_bundle_keeps_best_and_never_worse_than_warm_start(global_random_seed):

@@ -53,6 +53,59 @@ def test_bundle_dual_matches_generic_solver_and_kkt(q, global_random_seed):
         np.testing.assert_allclose(w, w2, atol=1e-4)
 
 
+def _slsqp_primal_parts(Aw, Ct, o, groups, C, bal):
+    """Generic solve of min 1/2||w||^2 + C sum_g xi_g, xi_g >= a_j.w + c_j.t + o_j (j in g)."""
+    d, q, n_g = Aw.shape[1], Ct.shape[1], int(groups.max()) + 1
+
+    def slack(x):
+        return x[d + q :][groups] - (Aw @ x[:d] + Ct @ x[d : d + q] + o)
+
+    cons = [{"type": "ineq", "fun": slack}]
+    if bal.G.shape[0]:
+        cons.append({"type": "ineq", "fun": lambda x: bal.h - bal.G @ x[d : d + q]})
+    if bal.E.shape[0]:
+        cons.append({"type": "eq", "fun": lambda x: bal.E @ x[d : d + q] - bal.e})
+    res = minimize(
+        lambda x: 0.5 * x[:d] @ x[:d] + C * x[d + q :].sum(),
+        np.zeros(d + q + n_g),
+        constraints=cons,
+        method="SLSQP",
+        options={"ftol": 1e-13, "maxiter": 1000},
+    )
+    return res.x[:d], res.fun
+
+
+@pytest.mark.parametrize("q", [1, 3])
+@pytest.mark.parametrize("method", ["ipm", "active-set"])
+def test_grouped_bundle_dual_matches_generic_solver(q, method, global_random_seed):
+    """Two cutting-plane models (one simplex each): the sum of their maxima is minimised."""
+    rng = np.random.RandomState(global_random_seed)
+    for _ in range(4):
+        m, d = rng.randint(4, 12), rng.randint(2, 6)
+        Aw, Ct, o = rng.randn(m, d), rng.randn(m, q), rng.rand(m)
+        groups = np.concatenate([[0, 1], rng.randint(2, size=m - 2)])
+        Aw[:2], Ct[:2], o[:2] = 0.0, 0.0, 0.0  # each part's R >= 0 plane first
+        if q > 1:
+            Ct -= Ct.mean(axis=1, keepdims=True)
+        C = float(rng.uniform(0.5, 5))
+        bal = make_balance(q, float(rng.uniform(0, 0.5)))
+        res = solve_bundle_dual(
+            Aw @ Aw.T, o, Ct, C, bal.G, bal.h, bal.E, bal.e, method=method, groups=groups
+        )
+        w, t = -res.beta @ Aw, res.t
+        vals = Aw @ w + Ct @ t + o
+        model = 0.5 * w @ w + C * sum(vals[groups == g].max() for g in (0, 1))
+        for g in (0, 1):  # each part's weights on its own simplex, on its active planes
+            assert res.beta[groups == g].sum() == pytest.approx(C)
+            act = (groups == g) & (res.beta > 1e-6 * C)
+            assert np.all(vals[act] >= vals[groups == g].max() - 1e-6)
+        assert np.all(res.beta >= -1e-12) and bal.violation(t) <= 1e-8
+        assert model == pytest.approx(res.lower_bound, rel=1e-7, abs=1e-9)
+        w2, f2 = _slsqp_primal_parts(Aw, Ct, o, groups, C, bal)
+        assert model == pytest.approx(f2, rel=1e-6, abs=1e-8)
+        np.testing.assert_allclose(w, w2, atol=1e-4)
+
+
 def test_clarabel_agrees_with_ipm():
     pytest.importorskip("clarabel")
     rng = np.random.RandomState(0)

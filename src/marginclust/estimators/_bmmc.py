@@ -198,7 +198,11 @@ class BMMC(LinearMMCBase):
     more clusters it asks ``f(x_v) = -f(x_u)``, which no confident multiclass
     score meets. CCCP fixes each pair's best allowed joint label at the current
     iterate, as it fixes each row's argmax, so the bundle subproblems stay
-    convex and the objective never increases. Fits with pairs start from
+    convex and the objective never increases. The bundle method keeps a
+    cutting-plane model of the pair term apart from the margin's and refines
+    it between passes over ``X`` (it reads the pairs' rows only): 500 pairs on
+    1e5 rows took 80-112 bundle steps with one model, 3 with two
+    (``benchmarks/results/pairs_speed.md``). Fits with pairs start from
     constraint-aware labels (K-means that keeps must-link components whole,
     cannot-links repaired), and the pairs' own rows are labelled to keep them:
     each must-link component takes its best shared cluster (the argmax of its

@@ -58,8 +58,9 @@ class CPMMC(LinearMMCBase):
     its closure, start, balance bound and labels of the pairs' rows; the fit
     then runs the multiclass structure for any ``n_clusters`` (CCCP outside,
     with each row's label and each pair's allowed joint label fixed, and the
-    1-slack cutting plane on each convex subproblem, whose planes carry the
-    pairs' terms).
+    1-slack cutting plane on each convex subproblem, with a slack and a
+    working set for the pairs' term apart from the margin's, whose
+    constraints are added without a pass over ``X``).
 
     Parameters
     ----------

@@ -18,7 +18,6 @@ from sklearn.base import TransformerMixin
 from ..base import BaseClusterer, one_cluster_result
 from ..objectives._constraints import (
     PairSet,
-    check_two_clusters,
     closed_pairs,
     make_pairs,
     resolve_balance,
@@ -257,9 +256,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         """
         check_finite_scale(X)
         n = X.shape[0]
-        pairs = make_pairs(must_link, cannot_link, n)  # validated whatever n_clusters is
-        if self._n_clusters == 2 and pairs.closure is not None:
-            check_two_clusters(pairs.closure)
+        pairs = make_pairs(must_link, cannot_link, n, self._n_clusters)  # whatever K is
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
         if not isinstance(init, str):
             init = check_label_init(init, n, self._n_clusters)

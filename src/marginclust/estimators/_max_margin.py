@@ -18,7 +18,9 @@ from sklearn.utils.validation import check_memory
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
 from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._constraints import PairSet, make_pairs
 from ..objectives._margin import class_balanced_mean, vote_margins
+from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import (
     Boolean,
     IntegerAtLeast,
@@ -59,6 +61,8 @@ class Candidate:
         Wall time of the generator's fit (for all numbers of clusters at once).
     error : str, default=""
         Why the generator failed (then ``score`` is NaN and the sizes are empty).
+    violated_pairs : int, default=0
+        Must-link and cannot-link pairs given to ``fit`` that its labels break.
     """
 
     name: str
@@ -67,6 +71,7 @@ class Candidate:
     cluster_sizes: tuple[int, ...]
     seconds: float
     error: str = ""
+    violated_pairs: int = 0
 
 
 def _check_candidates(value: Any, name: str) -> Any:
@@ -126,6 +131,22 @@ class MaxMarginClustering(BaseClusterer):
     first. Candidates are fitted on at most ``max_samples`` rows (a seeded
     random subset) and the margin classifier labels the other rows, so time and
     memory grow linearly in ``n_samples`` beyond that.
+
+    Must-link and cannot-link pairs (``fit(X, must_link=..., cannot_link=...)``)
+    are facts about rows; the candidates are generated without them, so the
+    pairs each one breaks are honest evidence against it. A candidate is kept
+    only if it breaks at most one standard error more pairs than the most
+    consistent candidate (the count's binomial standard error, with the
+    Agresti-Coull correction, so that one pair more or less among a few is not
+    decisive), and among those the voting margin decides as without pairs (the
+    same one-standard-error rule as for ``n_clusters="auto"``). The chosen
+    partition is then repaired on the pairs' rows: each must-link component
+    takes the cluster with most votes among its members and their neighbours,
+    and cannot-linked components that share a cluster are moved apart greedily
+    (as the labels of :class:`~marginclust.BMMC`; where that leaves
+    cannot-links broken, the components placed in turn, COP-KMeans's rule, if
+    that breaks fewer), before the margin classifier learns it. The pairs'
+    rows are always among the rows the candidates are fitted to.
 
     Parameters
     ----------
@@ -256,6 +277,15 @@ class MaxMarginClustering(BaseClusterer):
     >>> est.predict([[0.0, 0.0], [1.0, 0.0]]).tolist() == [est.labels_[y == 1][0],
     ...                                                    est.labels_[y == 0][0]]
     True
+
+    Must-link / cannot-link pairs (indices into the rows of ``X``) are kept in
+    ``labels_``:
+
+    >>> inner, outer = np.flatnonzero(y == 1)[:2], np.flatnonzero(y == 0)[0]
+    >>> semi = MaxMarginClustering(n_clusters=2, random_state=0).fit(
+    ...     X, must_link=[inner], cannot_link=[[inner[0], outer]])
+    >>> bool(semi.labels_[inner[0]] == semi.labels_[inner[1]] != semi.labels_[outer])
+    True
     """
 
     _min_clusters = 1
@@ -314,7 +344,9 @@ class MaxMarginClustering(BaseClusterer):
         return (check_n_clusters(self.n_clusters, n_samples, min_clusters=1),)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any = None) -> MaxMarginClustering:
+    def fit(
+        self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None
+    ) -> MaxMarginClustering:
         """Generate the candidates on ``X``, judge them, keep the best, train the classifier.
 
         Parameters
@@ -323,6 +355,10 @@ class MaxMarginClustering(BaseClusterer):
             Training data.
         y : Ignored
             Not used, present for API consistency by convention.
+        must_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs of rows that should share a cluster.
+        cannot_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs of rows that should be in different clusters.
 
         Returns
         -------
@@ -339,12 +375,22 @@ class MaxMarginClustering(BaseClusterer):
             ks = tuple(k for k in ks if k <= distinct)
         else:
             check_distinct_rows(X, ks[0])
+        pairs = make_pairs(must_link, cannot_link, n, ks[0] if len(ks) == 1 else None)
+        closure = pairs.closure
         rng = check_random_state(self.random_state)
         memory = check_memory(self.memory)
         Z, self._mean, self._scale = _working_frame(X)
 
         m = min(n, int(self.max_samples))
-        rows = np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
+        if m == n:
+            rows = np.arange(n)
+        elif closure is None:
+            rows = np.sort(rng.choice(n, m, replace=False))
+        else:  # the pairs' rows, and a random subset of the others
+            others = np.setdiff1d(np.arange(n), closure.rows)
+            fill = rng.choice(others, max(m - closure.rows.size, 0), replace=False)
+            rows = np.sort(np.concatenate([closure.rows, fill]))
+            m = rows.size
         Zs = np.ascontiguousarray(Z[rows])
         ks = tuple(k for k in ks if k <= m)
         if not ks:
@@ -358,6 +404,7 @@ class MaxMarginClustering(BaseClusterer):
             width = float(np.sqrt(np.mean(Zs * Zs)))
         seeds = spawn_seeds(rng, len(self._pool) + 1)
 
+        pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
         fit_cached = memory.cache(fit_candidate)
         judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]] = []
         failures = []
@@ -376,15 +423,22 @@ class MaxMarginClustering(BaseClusterer):
                 margins = vote_margins(labels, graph.indices, k)
                 score = class_balanced_mean(margins, labels, k)
                 sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
-                judged.append((Candidate(name, k, score, sizes, seconds), labels, margins))
-                report(self.verbose, "%s K=%d: margin %.4f, sizes %s (%.2f s)", name, k, score,
-                       sizes, seconds)
+                broken = _violated_pairs(labels, *pair_pos)
+                judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
+                               margins))
+                report(self.verbose, "%s K=%d: margin %.4f, sizes %s, violated pairs %d "
+                       "(%.2f s)", name, k, score, sizes, broken, seconds)
         if not judged:
             raise RuntimeError(
                 "Every candidate generator failed: " + "; ".join(
                     f"{c.name}: {c.error}" for c in failures)
             )
-        best, labels = self._select(judged, ks)
+        consistent = _consistent(judged, pairs.size)
+        best, labels = self._select(
+            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent))
+        )
+        if closure is not None:  # the pairs are facts about these rows: their labels keep them
+            labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
         self.candidates_ = [c for c, _, _ in judged] + failures
         self.best_candidate_ = best.name
         self.score_ = best.score
@@ -578,3 +632,72 @@ def _standard_error(labels: npt.NDArray[np.intp], margins: npt.NDArray[np.float6
         if m.size > 1:
             total += float(np.var(m, ddof=1)) / m.size
     return float(np.sqrt(total)) / k
+
+
+def _violated_pairs(
+    labels: npt.NDArray[np.intp],
+    pu: npt.NDArray[np.intp],
+    pv: npt.NDArray[np.intp],
+    z: npt.NDArray[np.float64],
+) -> int:
+    """Must-links split and cannot-links joined by ``labels`` (pairs as positions in them)."""
+    same = labels[pu] == labels[pv]
+    return int(np.count_nonzero(same != (z > 0)))
+
+
+def _consistent(
+    judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]], n_pairs: int
+) -> list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]]:
+    """The candidates that break at most one standard error more pairs than the fewest.
+
+    The fewest count ``v`` among ``m`` pairs estimates a violation rate; its
+    standard error (Agresti-Coull: ``p = (v + 1) / (m + 2)``, ``sqrt(m p (1 - p))``
+    pairs) is the tolerance, so with few pairs a one-pair difference does not
+    overrule the margin, and with many it takes a real difference in the rate.
+    """
+    if n_pairs == 0:
+        return judged
+    fewest = min(c.violated_pairs for c, _, _ in judged)
+    p = (fewest + 1.0) / (n_pairs + 2.0)
+    tolerance = float(np.sqrt(n_pairs * p * (1.0 - p)))
+    return [entry for entry in judged if entry[0].violated_pairs <= fewest + tolerance]
+
+
+def _repair(
+    labels: npt.NDArray[np.intp],
+    rows: npt.NDArray[np.intp],
+    neighbors: npt.NDArray[np.intp],
+    k: int,
+    pairs: PairSet,
+) -> npt.NDArray[np.intp]:
+    """``labels`` (of ``rows``) with the pairs' rows relabelled to keep the pairs.
+
+    Each pair row's score for a cluster is its votes there among itself and its
+    neighbours (the voting margin's vote); :func:`~marginclust.objectives._pairs.honour_pairs`
+    gives each must-link component its most voted cluster and moves
+    cannot-linked components apart. If cannot-links stay broken,
+    :func:`~marginclust.objectives._pairs.assign_in_order` places the components
+    in turn, and its labels are kept if they break fewer.
+    """
+    closure = pairs.closure
+    assert closure is not None
+    pos = np.searchsorted(rows, closure.rows)
+    votes = np.zeros((pos.size, k))
+    voters = np.column_stack([pos, neighbors[pos]])
+    np.add.at(votes, (np.repeat(np.arange(pos.size), voters.shape[1]),
+                      labels[voters].ravel()), 1.0)
+    comp, cannot = closure.component, closure.cannot
+    member = np.zeros(closure.n_components, dtype=np.intp)
+    member[comp] = np.arange(comp.size)  # one row of each component
+
+    def broken(lab: npt.NDArray[np.intp]) -> int:
+        return int(np.count_nonzero(lab[member[cannot[:, 0]]] == lab[member[cannot[:, 1]]]))
+
+    fixed = honour_pairs(votes, comp, cannot)
+    if broken(fixed):
+        placed = assign_in_order(votes, comp, cannot)
+        if broken(placed) < broken(fixed):
+            fixed = placed
+    out = labels.copy()
+    out[pos] = fixed
+    return out

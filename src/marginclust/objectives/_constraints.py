@@ -277,8 +277,12 @@ def check_two_clusters(closure: PairClosure) -> None:
                     )
 
 
-def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
+def make_pairs(
+    must_link: Any, cannot_link: Any, n_samples: int, n_clusters: int | None = None
+) -> PairSet:
     """Validate must-link (``z = +1``) and cannot-link (``z = -1``) pairs and close them.
+
+    The one validation of pairs for every estimator that takes them.
 
     Parameters
     ----------
@@ -286,6 +290,9 @@ def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
         Index pairs into the rows of ``X``.
     n_samples : int
         Number of samples.
+    n_clusters : int or None, default=None
+        The number of clusters asked for: with 2, cannot-links that no two
+        clusters can satisfy (:func:`check_two_clusters`) are an error too.
 
     Returns
     -------
@@ -296,7 +303,8 @@ def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
     ------
     ValueError
         On malformed pairs (shape, non-integer or out-of-range indices, a row
-        linked to itself), or a cannot-link inside a must-link component.
+        linked to itself), a cannot-link inside a must-link component, or (with
+        ``n_clusters=2``) an odd cycle of cannot-links.
     """
     ml = check_pairs(must_link, n_samples, "must_link")
     cl = check_pairs(cannot_link, n_samples, "cannot_link")
@@ -304,6 +312,8 @@ def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
     v = np.concatenate([ml[:, 1], cl[:, 1]]).astype(np.intp)
     z = np.concatenate([np.ones(ml.shape[0]), -np.ones(cl.shape[0])])
     closure = close_pairs(ml, cl) if u.size else None
+    if n_clusters == 2 and closure is not None:
+        check_two_clusters(closure)
     return PairSet(u, v, z, closure)
 
 
@@ -334,20 +344,21 @@ def closed_pairs(pairs: PairSet, X: Any) -> PairSet:
     closure = pairs.closure
     if closure is None:
         return pairs
-    centre = np.empty(closure.n_components, dtype=np.intp)
-    mu: list[npt.NDArray[np.intp]] = []
-    mv: list[npt.NDArray[np.intp]] = []
-    for c, members in enumerate(closure.members()):
-        if members.size <= 2:
-            centre[c] = members[0]
-        else:
-            Xc = X[members]
-            Xc = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
-            dist = ((Xc - Xc.mean(axis=0)) ** 2).sum(axis=1)
-            centre[c] = members[int(np.argmin(dist))]
-        rest = members[members != centre[c]]
-        mu.append(np.full(rest.size, centre[c], dtype=np.intp))
-        mv.append(rest)
+    rows, comp = closure.rows, closure.component
+    sizes = np.bincount(comp, minlength=closure.n_components)
+    by_comp = np.argsort(comp, kind="stable")  # members of each component, in row order
+    starts = np.cumsum(sizes) - sizes
+    centre = rows[by_comp[starts]]  # the first member; the one nearest the mean from 3 on
+    for c in np.flatnonzero(sizes > 2):
+        members = rows[by_comp[starts[c] : starts[c] + sizes[c]]]
+        Xc = X[members]
+        Xc = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
+        dist = ((Xc - Xc.mean(axis=0)) ** 2).sum(axis=1)
+        centre[c] = members[int(np.argmin(dist))]
+    # the star's edges, component by component: every member but the centre
+    spoke = by_comp[rows[by_comp] != centre[comp[by_comp]]]
+    mu = [centre[comp[spoke]]]
+    mv = [rows[spoke]]
     cu, cv = centre[closure.cannot[:, 0]], centre[closure.cannot[:, 1]]
     u = np.concatenate([*mu, cu]).astype(np.intp)
     v = np.concatenate([*mv, cv]).astype(np.intp)

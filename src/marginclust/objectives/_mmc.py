@@ -617,7 +617,8 @@ class MMCSurrogate:
             return 0.0
         return self._pair_weight * pt.risk(W, t, self.assign)
 
-    def _block_plane(self, x: Params) -> tuple[float, Array, Array]:
+    def _margin_plane(self, x: Params) -> tuple[float, Array, Array]:
+        """The margin part of the risk and its subgradient: one pass over the row blocks."""
         obj = self.obj
         W, t = x
         xbar, scale, multi = obj._block_args()
@@ -636,13 +637,38 @@ class MMCSurrogate:
         XtG -= np.outer(xbar, gsum)
         if scale != 1.0:
             XtG *= 1.0 / scale
-        aW, at = XtG.T, gsum
-        pt = obj.pair_term
-        if pt is not None:
-            pr, pW, p_t = pt.plane(W, t, self.assign)
-            w = self._pair_weight
-            risk, aW, at = risk + w * pr, aW + w * pW, at + w * p_t
-        self._remember(W, t, risk)
+        return risk, XtG.T, gsum
+
+    def cheap_plane(self, x: Params) -> tuple[float, Array, Array]:
+        """The pair part of the risk (``C'/C`` times the pair loss) and its subgradient.
+
+        Reads the pairs' rows only (no pass over the data): the bundle method
+        models it apart (:attr:`split`) and refines its model between passes.
+        """
+        pt = self.obj.pair_term
+        assert pt is not None
+        pr, pW, p_t = pt.plane(x[0], x[1], self.assign)
+        w = self._pair_weight
+        return w * pr, w * pW, w * p_t
+
+    @property
+    def split(self) -> bool:
+        """Whether the risk has a cheap part (the pairs'), modelled apart by the bundle method."""
+        return self.obj.pair_term is not None
+
+    def plane_parts(self, x: Params) -> list[tuple[float, Array, Array]]:
+        """The margin part and the pair part of the risk, each with its subgradient."""
+        parts = [self._margin_plane(x)]
+        if self.obj.pair_term is not None:
+            parts.append(self.cheap_plane(x))
+        self._remember(x[0], x[1], float(sum(r for r, _, _ in parts)))
+        return parts
+
+    def _block_plane(self, x: Params) -> tuple[float, Array, Array]:
+        parts = self.plane_parts(x)
+        risk, aW, at = parts[0]
+        for r, pW, p_t in parts[1:]:
+            risk, aW, at = risk + r, aW + pW, at + p_t
         return risk, aW, at
 
     def _block_risks(self, W: Array, ts: list[Array]) -> list[float]:

@@ -141,9 +141,12 @@ def pair_kmeans_start(
 
     n = X.shape[0]
     comp_of = closure.labels_of(n)
-    members = closure.members()
-    sizes = np.array([mm.size for mm in members], dtype=np.float64)
-    means = np.vstack([_dense_rows(X, mm).mean(axis=0) for mm in members])
+    rows = closure.rows
+    Xr = _dense_rows(X, rows)
+    sizes = np.bincount(closure.component, minlength=closure.n_components).astype(np.float64)
+    means = np.zeros((closure.n_components, Xr.shape[1]))
+    np.add.at(means, closure.component, Xr)
+    means /= sizes[:, None]
     free = np.flatnonzero(comp_of < 0)
     Xf = X[free]
     points: Any = sp.vstack([Xf, sp.csr_matrix(means)]).tocsr() if sp.issparse(Xf) else (
@@ -157,8 +160,6 @@ def pair_kmeans_start(
     labels = np.empty(n, dtype=np.intp)
     labels[free] = km.labels_[: free.size]
     # the components: k-means' choice (the nearest centre of the mean), cannot-links repaired
-    rows = closure.rows
-    Xr = _dense_rows(X, rows)
     F = 2.0 * Xr @ centres.T - (centres**2).sum(axis=1)  # -||x - c||^2 up to a per-row constant
     labels[rows] = honour_pairs(F, closure.component, closure.cannot)
     return labels

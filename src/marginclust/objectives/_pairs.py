@@ -62,6 +62,7 @@ __all__ = [
     "PAIR_LOSSES",
     "PairTerm",
     "best_allowed",
+    "assign_in_order",
     "best_forbidden",
     "honour_pairs",
     "linearised_pair_margin",
@@ -182,10 +183,11 @@ def linearised_pair_margin(
     active = (h > 0).astype(np.float64)
     Gu = np.zeros_like(Fu)
     Gv = np.zeros_like(Fv)
-    np.add.at(Gu, (rows, bp), active)
-    np.add.at(Gu, (rows, p), -active)
-    np.add.at(Gv, (rows, bq), active)
-    np.add.at(Gv, (rows, q), -active)
+    # one entry per row in each statement: plain fancy-index updates are exact
+    Gu[rows, bp] += active
+    Gu[rows, p] -= active
+    Gv[rows, bq] += active
+    Gv[rows, q] -= active
     return np.maximum(h, 0.0), Gu, Gv
 
 
@@ -292,9 +294,14 @@ class PairTerm:
             if self.q == 1:  # d/df of the two outputs (-f/2, f/2)
                 Gu = 0.5 * (Gu[:, 1:] - Gu[:, :1])
                 Gv = 0.5 * (Gv[:, 1:] - Gv[:, :1])
-        G = np.zeros_like(F)
-        np.add.at(G, self.iu, Gu)
-        np.add.at(G, self.iv, Gv)
+        # per output, the coefficients of each row summed over its pairs (bincount: a
+        # row may be in many pairs; the entries are multiples of 1/2, so sums are exact)
+        r = F.shape[0]
+        G = np.column_stack([
+            np.bincount(self.iu, Gu[:, j], minlength=r)
+            + np.bincount(self.iv, Gv[:, j], minlength=r)
+            for j in range(F.shape[1])
+        ])
         return float(loss.sum() * self.norm), G * self.norm
 
     def risk(self, W: Array, t: Array, assign: tuple[Index, Index] | None) -> float:
@@ -368,6 +375,18 @@ class PairTerm:
         return np.concatenate(a_list), np.concatenate(b_list), np.concatenate(w_list)
 
 
+def _components(F: Array, component: Index, cannot: Index) -> tuple[Array, list[list[int]]]:
+    """Summed scores of each must-link component and the components each is cannot-linked to."""
+    n_comp = int(component.max()) + 1 if component.size else 0
+    S = np.zeros((n_comp, F.shape[1]))
+    np.add.at(S, component, F)
+    apart: list[list[int]] = [[] for _ in range(n_comp)]
+    for a, b in cannot.tolist():
+        apart[a].append(b)
+        apart[b].append(a)
+    return S, apart
+
+
 def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
     """Labels of the constrained rows that keep every must-link and repair cannot-links.
 
@@ -391,14 +410,8 @@ def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
     -------
     labels : ndarray of shape (r,)
     """
-    n_comp = int(component.max()) + 1 if component.size else 0
-    S = np.zeros((n_comp, F.shape[1]))
-    np.add.at(S, component, F)
+    S, apart = _components(F, component, cannot)
     label = np.argmax(S, axis=1).astype(np.intp)
-    apart: list[list[int]] = [[] for _ in range(n_comp)]
-    for a, b in cannot.tolist():
-        apart[a].append(b)
-        apart[b].append(a)
     for a, b in cannot.tolist():
         if label[a] != label[b]:
             continue
@@ -413,4 +426,41 @@ def honour_pairs(F: Array, component: Index, cannot: Index) -> Index:
                     break
         if best is not None:
             label[best[1]] = best[2]
+    return label[component]
+
+
+def assign_in_order(F: Array, component: Index, cannot: Index) -> Index:
+    """Labels of the constrained rows, placing the must-link components one at a time.
+
+    The assignment rule of COP-KMeans (Wagstaff et al. 2001) on given scores:
+    the components, most confident first (the gap between their two best summed
+    scores), each take their best cluster that none of their already placed
+    cannot-linked components holds (their best cluster when every cluster is
+    held: that cannot-link is left broken). Where many cannot-links join
+    components that share a cluster, moving one component at a time
+    (:func:`honour_pairs`) can find no free cluster for either end, while
+    placing them in turn still finds one.
+
+    Parameters
+    ----------
+    F : ndarray of shape (r, k)
+        Scores of the constrained rows.
+    component : ndarray of shape (r,)
+        Must-link component of each row (``0 .. c - 1``).
+    cannot : ndarray of shape (e, 2)
+        Pairs of components joined by a cannot-link.
+
+    Returns
+    -------
+    labels : ndarray of shape (r,)
+    """
+    S, apart = _components(F, component, cannot)
+    n_comp = S.shape[0]
+    top = -np.sort(-S, axis=1)
+    gap = top[:, 0] - top[:, 1] if S.shape[1] > 1 else np.zeros(n_comp)
+    label = np.full(n_comp, -1, dtype=np.intp)
+    for c in np.argsort(-gap, kind="stable").tolist():
+        taken = {int(label[o]) for o in apart[c]}
+        ranked = np.argsort(-S[c], kind="stable")
+        label[c] = next((int(r) for r in ranked if int(r) not in taken), int(ranked[0]))
     return label[component]

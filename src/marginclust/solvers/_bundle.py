@@ -12,6 +12,21 @@ optimum) is at most ``tol`` times the best value (BMMC Table 2).
 Planes whose weight stayed zero for ``max_idle`` consecutive steps are dropped;
 if more than ``max_planes`` remain, the idle part is aggregated into its
 weighted average plane (Teo et al., Sec. 4.3), so the QP stays small.
+
+A risk with a cheap part. When the objective says ``split`` (the pair term of
+MMC with must-link / cannot-link pairs, which reads only the pairs' rows),
+``R = R_0 + R_1`` is modelled by two cutting-plane models, ``max_j`` over the
+planes of each part (a disaggregated bundle: the sum of the two maxima is a
+tighter lower model than one maximum of summed planes), and before each pass
+over the data the model of the cheap part ``R_1`` is refined at the candidate
+(planes from ``cheap_plane``, no pass) until its error there is at most
+``cheap_tol * tol * J_best``. The pair term is a sum of hinges with weights far
+above one row's (each pair weighs ``C'``, each row ``C / n``): modelled with
+the margin in one maximum, its kinks forced many short steps, each a pass
+over the data (measured with 500 pairs on 1e5 blobs: 80 and 112 steps for
+K = 2 and 3 against 14 and 19 without pairs); modelled apart, the passes are
+about those of the margin alone (3 for both).
+The lower bound and the stopping rule are unchanged.
 """
 
 from __future__ import annotations
@@ -37,7 +52,9 @@ class BundleMethod:
     The objective must provide ``plane(x)`` returning ``(risk, dR/dW, dR/dt)``,
     attributes ``C`` (risk weight), ``shape`` (shape of ``W``) and ``balance``
     (a :class:`~marginclust.objectives._constraints.BalanceSet` for ``t``).
-    ``x = (W, t)``.
+    ``x = (W, t)``. An objective whose ``split`` is true also provides
+    ``plane_parts(x)`` (the planes of the two parts) and ``cheap_plane(x)`` (the
+    second part's, without a pass over the data).
 
     Parameters
     ----------
@@ -56,7 +73,13 @@ class BundleMethod:
     max_idle : int, default=10
         Drop a plane whose weight was zero for this many consecutive steps.
     nonnegative_risk : bool, default=True
-        Add the plane ``R >= 0`` (``a_0 = 0, o_0 = 0``, Table 2) to the model.
+        Add the plane ``R >= 0`` (``a_0 = 0, o_0 = 0``, Table 2) to the model
+        (one per part with a split risk).
+    max_cheap : int, default=100
+        Split risk: most planes of the cheap part added before one pass.
+    cheap_tol : float, default=0.5
+        Split risk: refine the cheap part's model until its error at the
+        candidate is at most ``cheap_tol * tol * J_best``.
     """
 
     required: ClassVar[tuple[str, ...]] = ("plane",)
@@ -70,6 +93,8 @@ class BundleMethod:
         max_planes: int = 60,
         max_idle: int = 10,
         nonnegative_risk: bool = True,
+        max_cheap: int = 100,
+        cheap_tol: float = 0.5,
     ) -> None:
         self.tol = tol
         self.max_iter = max_iter
@@ -77,6 +102,8 @@ class BundleMethod:
         self.max_planes = max_planes
         self.max_idle = max_idle
         self.nonnegative_risk = nonnegative_risk
+        self.max_cheap = max_cheap
+        self.cheap_tol = cheap_tol
 
     def solve(
         self,
@@ -107,6 +134,9 @@ class BundleMethod:
         bal = objective.balance
         shape = tuple(objective.shape)
         p = int(np.prod(shape))
+        # a risk with a cheap part (no pass over the data): one model per part
+        split = bool(getattr(objective, "split", False))
+        n_groups = 2 if split else 1
         if x0 is None:
             x0 = (np.zeros(shape), np.zeros(bal.G.shape[1]))
         W0 = np.asarray(x0[0], dtype=np.float64).reshape(shape)
@@ -116,26 +146,28 @@ class BundleMethod:
         # plane frees its slot and adding one fills a free slot, so no row of A is
         # ever moved. ``order`` lists the slots of the m planes of the model (the QP
         # order); Q (m x m) is kept in that order.
-        cap = self.max_planes + 2
+        cap = self.max_planes + 2 * n_groups
         A = np.zeros((cap, p))
         Ct = np.zeros((cap, qdim))
         o = np.zeros(cap)
         idle = np.zeros(cap, dtype=np.int64)
         weights = np.zeros(cap)  # plane weights of the last QP (warm start of the next)
+        group = np.zeros(cap, dtype=np.intp)  # the part each plane models
         order = np.zeros(0, dtype=np.intp)
         Q = np.zeros((0, 0))
         free = list(range(cap - 1, -1, -1))
         rest: npt.NDArray[np.float64] | None = None
 
-        def add(a: Array, c: Array, off: float) -> None:
-            nonlocal A, Ct, o, idle, weights, order, Q
-            if not free:  # grow (only when aggregation is disabled by max_planes)
+        def add(a: Array, c: Array, off: float, part: int = 0) -> None:
+            nonlocal A, Ct, o, idle, weights, group, order, Q
+            if not free:  # grow (aggregation disabled by max_planes, or cheap planes)
                 old = A.shape[0]
                 A = np.vstack([A, np.zeros_like(A)])
                 Ct = np.vstack([Ct, np.zeros_like(Ct)])
                 o = np.concatenate([o, np.zeros_like(o)])
                 idle = np.concatenate([idle, np.zeros_like(idle)])
                 weights = np.concatenate([weights, np.zeros_like(weights)])
+                group = np.concatenate([group, np.zeros_like(group)])
                 free.extend(range(2 * old - 1, old - 1, -1))
             slot = free.pop()
             A[slot] = a
@@ -143,6 +175,7 @@ class BundleMethod:
             o[slot] = off
             idle[slot] = 0
             weights[slot] = 0.0
+            group[slot] = part
             order = np.append(order, slot)
             col = (A @ a)[order]  # one pass over the slots, no copy of rows
             m = order.size
@@ -159,30 +192,45 @@ class BundleMethod:
             Q = Q[np.ix_(mask, mask)]
 
         if self.nonnegative_risk:
-            add(np.zeros(p), np.zeros(qdim), 0.0)
+            for part in range(n_groups):
+                add(np.zeros(p), np.zeros(qdim), 0.0, part)
 
-        def evaluate(W: Array, t: Array) -> float:
-            risk, aW, at = objective.plane((W, t))
+        def add_plane(W: Array, t: Array, risk: float, aW: Any, at: Any, part: int) -> None:
             aW = np.asarray(aW, dtype=np.float64).ravel()
             at = np.asarray(at, dtype=np.float64).ravel()
-            add(aW, at, risk - float(aW @ W.ravel()) - float(at @ t))
+            add(aW, at, risk - float(aW @ W.ravel()) - float(at @ t), part)
+
+        def model_value(W: Array, t: Array, part: int) -> float:
+            sel = order[group[order] == part]
+            return float(np.max(A[sel] @ W.ravel() + Ct[sel] @ t + o[sel]))
+
+        def evaluate(W: Array, t: Array) -> float:
+            if split:
+                parts = objective.plane_parts((W, t))
+                for part, (r, aW, at) in enumerate(parts):
+                    add_plane(W, t, r, aW, at, part)
+                risk = float(sum(r for r, _, _ in parts))
+            else:
+                risk, aW, at = objective.plane((W, t))
+                add_plane(W, t, risk, aW, at, 0)
             return float(0.5 * np.vdot(W, W) + C * risk)
 
-        best_W, best_t = W0.copy(), t0.copy()
-        J_best = evaluate(W0, t0)
-        lower = -np.inf
-        history = [J_best]
-        converged = False
         qp_iter = 0
         qp_time = 0.0
-        gap = np.inf
-        it = 0
-        for it in range(1, self.max_iter + 1):  # noqa: B007
+
+        def solve_model() -> Any:
+            """The model's minimiser (dual QP), warm-started from the last plane weights."""
+            nonlocal rest, qp_iter, qp_time
             tic = time.perf_counter()
             warm = None
             w_ord = weights[order]
-            if qp == "active-set" and rest is not None and w_ord.sum() > 0:
-                warm = (w_ord / w_ord.sum(), rest)
+            g_ord = group[order]
+            if split:  # each part's weights on its simplex
+                sums = np.bincount(g_ord, weights=w_ord, minlength=n_groups)[g_ord]
+            else:
+                sums = np.full(w_ord.size, w_ord.sum())
+            if qp == "active-set" and rest is not None and np.all(sums > 0):
+                warm = (w_ord / sums, rest)
             res = solve_bundle_dual(
                 Q,
                 o[order],
@@ -194,20 +242,53 @@ class BundleMethod:
                 bal.e,
                 method=qp if warm is not None or self.nonnegative_risk else "ipm",
                 warm_start=warm,
+                groups=g_ord if split else None,
             )
             weights[order] = res.beta / C
             rest = res.rest
             qp_time += time.perf_counter() - tic
             qp_iter += res.n_iter
+            return res
+
+        def minimiser(res: Any) -> tuple[Array, Array]:
+            beta_slots = np.zeros(A.shape[0])
+            beta_slots[order] = res.beta
+            return -(beta_slots @ A).reshape(shape), res.t
+
+        best_W, best_t = W0.copy(), t0.copy()
+        J_best = evaluate(W0, t0)
+        lower = -np.inf
+        history = [J_best]
+        converged = False
+        gap = np.inf
+        n_cheap = 0
+        it = 0
+        for it in range(1, self.max_iter + 1):  # noqa: B007
+            res = solve_model()
             lower = max(lower, res.lower_bound)
             gap = J_best - lower
             if gap <= self.tol * max(abs(J_best), 1e-12):
                 converged = True
                 break
-            beta_slots = np.zeros(A.shape[0])
-            beta_slots[order] = res.beta
-            W = -(beta_slots @ A).reshape(shape)
-            t = res.t
+            W, t = minimiser(res)
+            if split:
+                # Refine the cheap part's model at the candidate before paying for a
+                # pass over the data: its planes cost no pass, so the expensive steps
+                # are left to the part that needs the data.
+                for _ in range(self.max_cheap):
+                    r1, a1, c1 = objective.cheap_plane((W, t))
+                    error = C * (r1 - model_value(W, t, 1))
+                    if error <= self.cheap_tol * self.tol * max(abs(J_best), 1e-12):
+                        break
+                    add_plane(W, t, r1, a1, c1, 1)
+                    n_cheap += 1
+                    res = solve_model()
+                    lower = max(lower, res.lower_bound)
+                    W, t = minimiser(res)
+                gap = J_best - lower
+                if gap <= self.tol * max(abs(J_best), 1e-12):
+                    converged = True
+                    break
             n_old = order.size
             active = res.beta > 1e-10 * C
             idle[order] = np.where(active, 0, idle[order] + 1)
@@ -223,13 +304,15 @@ class BundleMethod:
                 break
             m = order.size
             if m > self.max_planes:
-                order, Q = self._aggregate(res.beta, A, Ct, o, idle, weights, order, n_old, free)
+                order, Q = self._aggregate(
+                    res.beta, A, Ct, o, idle, weights, group, order, n_old, free, n_groups
+                )
                 continue
-            # drop long-idle planes (never the zero plane nor the newest)
+            # drop long-idle planes (never a zero plane nor the newest)
             mask = np.ones(m, dtype=bool)
-            mask[: m - 1] = idle[order[: m - 1]] < self.max_idle
+            mask[: m - n_groups] = idle[order[: m - n_groups]] < self.max_idle
             if self.nonnegative_risk:
-                mask[0] = True
+                mask[:n_groups] = True
             if not mask.all():
                 keep(mask)
         polish = getattr(objective, "polish", None)
@@ -249,6 +332,7 @@ class BundleMethod:
                 "lower_bound": float(lower),
                 "qp_iter": qp_iter,
                 "qp_time": qp_time,
+                "n_cheap_planes": n_cheap,
             },
         )
 
@@ -260,33 +344,44 @@ class BundleMethod:
         o: Array,
         idle: npt.NDArray[np.int64],
         weights: Array,
+        group: npt.NDArray[np.intp],
         order: npt.NDArray[np.intp],
         n_old: int,
         free: list[int],
+        n_groups: int = 1,
     ) -> tuple[npt.NDArray[np.intp], Array]:
-        """Replace the planes of the last QP by their beta-average; return the new order and Q."""
-        start = 1 if self.nonnegative_risk else 0
-        wts = beta[start:n_old].copy()
-        agg_weight = float(wts.sum() / beta.sum()) if beta.sum() > 0 else 0.0
-        total = wts.sum()
-        if total <= 0:
-            wts = np.full(n_old - start, 1.0)
+        """Replace the planes of the last QP by their beta-average, per part; new order and Q."""
+        start = n_groups if self.nonnegative_risk else 0
+        kept = [order[:start]]
+        for part in range(n_groups):
+            pos = start + np.flatnonzero(group[order[start:n_old]] == part)
+            if pos.size == 0:
+                continue
+            wts = beta[pos].copy()
+            in_part = group[order[:n_old]] == part
+            part_total = float(beta[:n_old][in_part].sum())
+            agg_weight = float(wts.sum() / part_total) if part_total > 0 else 0.0
             total = wts.sum()
-        wts /= total
-        old = order[start:n_old]
-        w_slots = np.zeros(A.shape[0])
-        w_slots[old] = wts
-        agg_a = w_slots @ A
-        agg_c = wts @ Ct[old]
-        agg_o = float(wts @ o[old])
-        # Layout after: [zero plane], aggregated plane (in the first old slot), newer planes.
-        slot = int(old[0])
-        free.extend(int(j) for j in old[1:])
-        A[slot] = agg_a
-        Ct[slot] = agg_c
-        o[slot] = agg_o
-        idle[slot] = 0
-        weights[slot] = agg_weight
-        new_order = np.concatenate([order[:start], [slot], order[n_old:]]).astype(np.intp)
+            if total <= 0:
+                wts = np.full(pos.size, 1.0)
+                total = wts.sum()
+            wts /= total
+            old = order[pos]
+            w_slots = np.zeros(A.shape[0])
+            w_slots[old] = wts
+            agg_a = w_slots @ A
+            agg_c = wts @ Ct[old]
+            agg_o = float(wts @ o[old])
+            # the aggregated plane takes the first old slot of its part
+            slot = int(old[0])
+            free.extend(int(j) for j in old[1:])
+            A[slot] = agg_a
+            Ct[slot] = agg_c
+            o[slot] = agg_o
+            idle[slot] = 0
+            weights[slot] = agg_weight
+            kept.append(np.array([slot]))
+        # Layout after: [zero planes], aggregated planes, newer planes.
+        new_order = np.concatenate([*kept, order[n_old:]]).astype(np.intp)
         rows = A[new_order]
         return new_order, rows @ rows.T

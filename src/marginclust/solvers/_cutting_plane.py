@@ -214,6 +214,14 @@ class CuttingPlaneSVM:
     and ``balance`` (as :class:`~marginclust.objectives._mmc.MMCSurrogate`).
     Used inside :class:`._cccp.CCCP` as its ``inner`` solver.
 
+    A subproblem whose ``split`` is true (with must-link / cannot-link pairs)
+    has a cheap part, the pair term, which reads only the pairs' rows: as in
+    :class:`~._bundle.BundleMethod`, the two parts get a slack each (one
+    working set per part, ``R_0 <= xi_0``, ``R_1 <= xi_1``), and before each
+    pass over the data the pair part's constraints are added at the candidate
+    until its violation there is at most ``cheap_tol * tol``. The stopping rule
+    is unchanged: ``R(x) - (xi_0 + xi_1) <= tol``.
+
     Parameters
     ----------
     tol : float, default=0.01
@@ -223,14 +231,29 @@ class CuttingPlaneSVM:
         Maximum constraints added (QPs solved).
     qp : {"active-set", "ipm", "clarabel"}, default="active-set"
         QP solver.
+    max_cheap : int, default=100
+        Split risk: most constraints of the cheap part added before one pass.
+    cheap_tol : float, default=0.5
+        Split risk: add the cheap part's constraints until its violation at the
+        candidate is at most ``cheap_tol * tol``.
     """
 
     required: ClassVar[tuple[str, ...]] = ("plane",)
 
-    def __init__(self, *, tol: float = 0.01, max_iter: int = 100, qp: str = "active-set") -> None:
+    def __init__(
+        self,
+        *,
+        tol: float = 0.01,
+        max_iter: int = 100,
+        qp: str = "active-set",
+        max_cheap: int = 100,
+        cheap_tol: float = 0.5,
+    ) -> None:
         self.tol = tol
         self.max_iter = max_iter
         self.qp = qp
+        self.max_cheap = max_cheap
+        self.cheap_tol = cheap_tol
 
     def solve(
         self, objective: Any, x0: tuple[Array, Array], *, callback: Callback | None = None
@@ -258,27 +281,41 @@ class CuttingPlaneSVM:
         W = np.asarray(x0[0], dtype=np.float64).reshape(shape)
         t = np.asarray(x0[1], dtype=np.float64).ravel()
         q = t.size
-        # plane 0 is xi >= 0; then one plane per constraint of the working set
-        A: list[Array] = [np.zeros(W.size)]
-        Ct: list[Array] = [np.zeros(q)]
-        off: list[float] = [0.0]
+        split = bool(getattr(objective, "split", False))
+        # plane 0 (and 1 with a split risk) is xi >= 0; then one plane per constraint
+        A: list[Array] = [np.zeros(W.size)] * (2 if split else 1)
+        Ct: list[Array] = [np.zeros(q)] * (2 if split else 1)
+        off: list[float] = [0.0] * (2 if split else 1)
+        part: list[int] = [0, 1] if split else [0]
 
-        def add(x: tuple[Array, Array]) -> float:
-            risk, gW, gt = objective.plane(x)
+        def add_plane(x: tuple[Array, Array], risk: float, gW: Any, gt: Any, g: int) -> None:
             gW = np.asarray(gW, dtype=np.float64).ravel()
             gt = np.asarray(gt, dtype=np.float64).ravel()
             A.append(gW)
             Ct.append(gt)
             off.append(float(risk - gW @ x[0].ravel() - gt @ x[1]))
+            part.append(g)
+
+        def add(x: tuple[Array, Array]) -> float:
+            if split:
+                parts = objective.plane_parts(x)
+                for g, (r, gW, gt) in enumerate(parts):
+                    add_plane(x, r, gW, gt, g)
+                return float(sum(r for r, _, _ in parts))
+            risk, gW, gt = objective.plane(x)
+            add_plane(x, risk, gW, gt, 0)
             return float(risk)
 
-        risk = add((W, t))
-        best, J_best = (W, t), float(0.5 * np.vdot(W, W) + C * risk)
-        converged = False
-        violation = np.inf
-        it = 0
-        for it in range(1, self.max_iter + 1):  # noqa: B007
+        warm: list[Any] = []  # split risk: the last plane weights and balance multipliers
+
+        def model_minimiser() -> tuple[Array, Array, Array]:
             Aall = np.asarray(A)
+            start = None
+            if split and warm and self.qp == "active-set":
+                # the last QP's solution, new planes at weight 0: a feasible start
+                alpha = np.zeros(len(A))
+                alpha[: warm[0].size] = warm[0]
+                start = (alpha, warm[1])
             res = solve_bundle_dual(
                 Aall @ Aall.T,
                 np.asarray(off),
@@ -289,10 +326,39 @@ class CuttingPlaneSVM:
                 bal.E,
                 bal.e,
                 method=self.qp,
+                warm_start=start,
+                groups=np.asarray(part) if split else None,
             )
+            if split:
+                warm[:] = [res.beta / C, res.rest]
             W = -(res.beta @ Aall).reshape(shape)
-            t = np.asarray(res.t, dtype=np.float64).ravel()
-            xi = max(0.0, float(np.max(Aall @ W.ravel() + np.asarray(Ct) @ t + np.asarray(off))))
+            return W, np.asarray(res.t, dtype=np.float64).ravel(), Aall
+
+        def slack(W: Array, t: Array, Aall: Array, g: int | None = None) -> float:
+            vals = Aall @ W.ravel() + np.asarray(Ct) @ t + np.asarray(off)
+            grp = np.asarray(part)
+            if g is not None:
+                return float(np.max(vals[grp == g]))
+            return float(sum(max(0.0, float(np.max(vals[grp == h]))) for h in np.unique(grp)))
+
+        risk = add((W, t))
+        best, J_best = (W, t), float(0.5 * np.vdot(W, W) + C * risk)
+        converged = False
+        violation = np.inf
+        n_cheap = 0
+        it = 0
+        for it in range(1, self.max_iter + 1):  # noqa: B007
+            W, t, Aall = model_minimiser()
+            if split:
+                # the pair part's constraints at the candidate first: they need no pass
+                for _ in range(self.max_cheap):
+                    r1, g1, c1 = objective.cheap_plane((W, t))
+                    if r1 - slack(W, t, Aall, 1) <= self.cheap_tol * self.tol:
+                        break
+                    add_plane((W, t), r1, g1, c1, 1)
+                    n_cheap += 1
+                    W, t, Aall = model_minimiser()
+            xi = slack(W, t, Aall)
             risk = add((W, t))
             J = float(0.5 * np.vdot(W, W) + C * risk)
             if J < J_best:
@@ -310,5 +376,9 @@ class CuttingPlaneSVM:
             n_iter=it,
             converged=converged,
             message="" if converged else f"cutting plane stopped at max_iter={self.max_iter}",
-            info={"n_constraints": len(A) - 1, "violation": float(violation)},
+            info={
+                "n_constraints": len(A) - (2 if split else 1),
+                "violation": float(violation),
+                "n_cheap_constraints": n_cheap,
+            },
         )

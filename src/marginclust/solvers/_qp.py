@@ -380,21 +380,36 @@ class BundleQPResult:
 
 
 def _balance_blocks(
-    m: int, q: int, Ct: Array, G: Array, h: Array, E: Array, e: Array, C: float, Q: Array, o: Array
+    m: int,
+    q: int,
+    Ct: Array,
+    G: Array,
+    h: Array,
+    E: Array,
+    e: Array,
+    C: float,
+    Q: Array,
+    o: Array,
+    groups: npt.NDArray[np.intp] | None = None,
 ) -> tuple[Array, Array, Array, Array, Array]:
-    """Assemble the dual as ``min 1/2 z'Hz + g'z, Az = b, z >= 0 on beta and mu``."""
+    """Assemble the dual as ``min 1/2 z'Hz + g'z, Az = b, z >= 0 on beta and mu``.
+
+    ``groups``: the plane group of each plane (one simplex row per group; None: one).
+    """
     nG, nE = G.shape[0], E.shape[0]
+    groups = np.zeros(m, dtype=np.intp) if groups is None else groups
+    n_groups = int(groups.max()) + 1 if m else 1
     p = m + nG + nE
     H = np.zeros((p, p))
     H[:m, :m] = Q
     g = np.concatenate([-o, h, e])
-    A = np.zeros((1 + q, p))
-    A[0, :m] = 1.0
-    A[1:, :m] = Ct.T
-    A[1:, m : m + nG] = G.T
-    A[1:, m + nG :] = E.T
-    b = np.zeros(1 + q)
-    b[0] = C
+    A = np.zeros((n_groups + q, p))
+    A[groups, np.arange(m)] = 1.0
+    A[n_groups:, :m] = Ct.T
+    A[n_groups:, m : m + nG] = G.T
+    A[n_groups:, m + nG :] = E.T
+    b = np.zeros(n_groups + q)
+    b[:n_groups] = C
     nonneg = np.zeros(p, dtype=bool)
     nonneg[: m + nG] = True
     return H, g, A, b, nonneg
@@ -413,8 +428,13 @@ def solve_bundle_dual(
     method: str = "ipm",
     tol: float = 1e-13,
     warm_start: tuple[Array, Array] | None = None,
+    groups: npt.ArrayLike | None = None,
 ) -> BundleQPResult:
     """Minimise the model ``1/2||w||^2 + C max_j(a_j.w + c_j.t + o_j)`` on the balance set.
+
+    With ``groups``, the risk is a sum of parts, each with its own cutting-plane
+    model: ``1/2||w||^2 + C sum_g max_{j in g}(a_j.w + c_j.t + o_j)`` (a
+    disaggregated bundle), and the dual has one simplex per part.
 
     Parameters
     ----------
@@ -442,7 +462,12 @@ def solve_bundle_dual(
         ``beta`` is of the order of the square root of the complementarity gap).
     warm_start : tuple (alpha, rest) or None, default=None
         Feasible start for ``"active-set"``: plane weights on the simplex (shape
-        (m,)) and the scaled balance multipliers (:attr:`BundleQPResult.rest`).
+        (m,); summing to 1 in each group) and the scaled balance multipliers
+        (:attr:`BundleQPResult.rest`).
+    groups : array-like of shape (m,) or None, default=None
+        The part ``0 .. n_groups - 1`` of each plane (each part needs a plane;
+        None: one part). Without a warm start, the first plane of each part
+        must be its ``R >= 0`` plane for ``"active-set"``.
 
     Returns
     -------
@@ -463,13 +488,18 @@ def solve_bundle_dual(
     h = np.asarray(h, dtype=np.float64).ravel()
     E = np.asarray(E, dtype=np.float64).reshape(-1, q)
     e = np.asarray(e, dtype=np.float64).ravel()
+    grp = None if groups is None else np.asarray(groups, dtype=np.intp).ravel()
     # Scale the problem so that the QP solver sees O(1) numbers: beta = C * alpha.
-    H, g, A, b, nonneg = _balance_blocks(m, q, Ct, G, h, E, e, 1.0, C * Q, o)
+    H, g, A, b, nonneg = _balance_blocks(m, q, Ct, G, h, E, e, 1.0, C * Q, o, grp)
     used = method
     if method == "active-set":
         if warm_start is None:
             z0 = np.zeros(H.shape[0])
-            z0[0] = 1.0
+            if grp is None:
+                z0[0] = 1.0
+            else:  # the first plane of each group
+                firsts = np.unique(grp, return_index=True)[1]
+                z0[firsts] = 1.0
         else:
             z0 = np.concatenate(
                 [np.asarray(warm_start[0], float), np.asarray(warm_start[1], float)]
@@ -487,11 +517,14 @@ def solve_bundle_dual(
     else:
         raise ValueError(f"method must be 'ipm', 'active-set' or 'clarabel'; got {method!r}.")
     alpha = np.maximum(z[:m], 0.0)
-    alpha /= alpha.sum()
+    if grp is None:
+        alpha /= alpha.sum()
+    else:  # each part's weights on its simplex
+        alpha /= np.bincount(grp, weights=alpha)[grp]
     beta = C * alpha
     # Dual value in the original scale: C * (-1/2 C a'Qa + o'a - h'mu' - e'eta') where
     # (mu', eta') = (mu, eta) / C; the multipliers of the t-rows are t itself.
-    t = y[1:].copy()
+    t = y[A.shape[0] - q :].copy()
     rest = z[m:]
     lower = C * float(-0.5 * C * alpha @ Q @ alpha + o @ alpha - np.concatenate([h, e]) @ rest)
     return BundleQPResult(
