@@ -20,6 +20,27 @@ belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
 every restart: ``_fit_one(context, random_state)``. Restarts run through
 :class:`joblib.Parallel`: sequential by default, in parallel under
 ``joblib.parallel_config(n_jobs=...)``, bitwise the same fit (seeds drawn first).
+
+The contract of every clusterer is enforced here, after the best restart is
+kept (:meth:`BaseClusterer._finish_fit`), not by each estimator:
+
+- ``labels_`` lie in ``[0, n_clusters_found_)``: when a fit leaves clusters
+  empty, the non-empty ones are numbered first (the estimator's cluster-indexed
+  attributes are permuted by :meth:`BaseClusterer._permute_clusters`);
+- ``predict(X_train)`` equals ``labels_``: a final assignment step sets
+  ``labels_`` to the model's own rule on the training data, as scikit-learn's
+  KMeans does after its last centre update; an estimator whose labels obey a
+  constraint the rule does not (a class-balance repair) names instead, in
+  ``_moved_attribute``, the fitted attribute that lists the rows where the two
+  differ, and this step fills it;
+- ``predict_proba(X_train)`` equals ``memberships_``: the same step sets
+  ``memberships_`` to the model's memberships of the training data (the
+  solver's last memberships up to rounding), unless the estimator keeps its
+  solver's iterate (``_memberships_from_model = False``, e.g. PKM, whose
+  memberships are hard at a KKT point).
+
+The step costs one prediction pass over the training data (as KMeans' final
+assignment).
 """
 
 from __future__ import annotations
@@ -159,6 +180,18 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # Restarts share nothing mutable (``_fit_one`` reads the context and ``self``,
     # writes neither), so joblib may run them in parallel.
     _parallel_restarts: ClassVar[bool] = True
+    # The fitted attribute listing the training rows whose ``labels_`` differ from
+    # ``predict(X_train)`` (labels held to a constraint the prediction rule does not
+    # see, e.g. ``"balance_moved_"``); None: ``labels_`` is ``predict(X_train)``.
+    _moved_attribute: ClassVar[str | None] = None
+    # Cluster-indexed fitted attributes and their cluster axis, permuted together
+    # when empty clusters are numbered last (see :meth:`_permute_clusters`).
+    _cluster_axes: ClassVar[Mapping[str, int]] = {}
+    # Soft methods: the final step sets memberships_ = the model's memberships of the
+    # training data (predict_proba(X_train)); False keeps the solver's own.
+    _memberships_from_model: ClassVar[bool] = True
+    # Fitted attributes holding cluster indices (renumbered with the clusters).
+    _cluster_index_attributes: ClassVar[tuple[str, ...]] = ()
 
     # Fitted attributes every clusterer sets (declared for type checkers only).
     labels_: npt.NDArray[np.intp]
@@ -237,7 +270,71 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         X = self._validate_fit_data(X)
         self._check_fit_setup(X)
         context = self._prepare(X, **fit_params)
-        return self._fit_restarts(context)
+        self._fit_restarts(context, finish=False)
+        del context  # kernel matrices and caches of the fit: free before the last pass
+        return self._finish_fit(X)
+
+    def _permute_clusters(self, order: npt.NDArray[np.intp]) -> None:
+        """Renumber the clusters: new cluster ``j`` is the fitted cluster ``order[j]``.
+
+        Permutes every attribute of ``_cluster_axes`` along its cluster axis; an
+        estimator whose model is indexed otherwise (a list of machines, a sign)
+        overrides this. ``labels_`` is renumbered by the caller.
+        """
+        for name, axis in self._cluster_axes.items():
+            value = getattr(self, name, None)
+            if value is None:
+                continue
+            if isinstance(value, list):
+                setattr(self, name, [value[int(j)] for j in order])
+            else:
+                setattr(self, name, np.take(np.asarray(value), order, axis=axis))
+        inverse = np.empty(order.size, dtype=np.intp)
+        inverse[order] = np.arange(order.size)
+        for name in self._cluster_index_attributes:
+            value = getattr(self, name, None)
+            if value is not None:
+                setattr(self, name, sorted(int(inverse[j]) for j in value))
+
+    def _finish_fit(self, X: Any) -> BaseClusterer:
+        """The contract of every clusterer (module docstring): cluster numbering, the final
+        assignment step (or the ``_moved_attribute`` rows), ``n_clusters_found_``."""
+        k = self._n_clusters
+        # at most two rounds: a rule that ties between clusters resolves to the lower
+        # index, which the renumbering can change once; it never picks an empty cluster
+        for _ in range(2):
+            self._number_nonempty_first(k)
+            pred = self._final_assignment(X)
+            if self._moved_attribute is not None:
+                setattr(self, self._moved_attribute, np.flatnonzero(pred != self.labels_))
+                break
+            if np.array_equal(pred, self.labels_):
+                break
+            self.labels_ = pred
+        self._number_nonempty_first(k)
+        self._warn_if_degenerate()
+        return self
+
+    def _final_assignment(self, X: Any) -> npt.NDArray[np.intp]:
+        """``predict(X_train)``; soft methods also set ``memberships_`` from the model."""
+        if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
+            return np.asarray(self._predict(X), dtype=np.intp)
+        P = self._predict_memberships(X)
+        self.memberships_ = P
+        if type(self)._predict is BaseClusterer._predict:  # the argmax of P: no second pass
+            return np.asarray(np.argmax(P, axis=1), dtype=np.intp)
+        return np.asarray(self._predict(X), dtype=np.intp)
+
+    def _number_nonempty_first(self, k: int) -> None:
+        """Permute the clusters so that ``labels_`` fill ``0 .. n_clusters_found_ - 1``."""
+        sizes = np.bincount(self.labels_, minlength=k)
+        order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
+        if order.size == k and np.array_equal(order, np.arange(k)):
+            return
+        self._permute_clusters(order)
+        inverse = np.empty(order.size, dtype=np.intp)
+        inverse[order] = np.arange(order.size)
+        self.labels_ = inverse[self.labels_]
 
     def _check_fit_setup(self, X: Any) -> None:
         """Check ``n_clusters`` against the data, then the parameter table, then
@@ -256,13 +353,17 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         check_parameters(self, self._parameter_constraints)
         self._check_params(X)
 
-    def _fit_restarts(self, context: Any, fit_one: Any = None) -> BaseClusterer:
+    def _fit_restarts(
+        self, context: Any, fit_one: Any = None, *, finish: bool = True
+    ) -> BaseClusterer:
         """Run the restarts from ``context``, keep the best, set the fitted attributes.
 
         ``fit_one(context, random_state)`` defaults to :meth:`_fit_one`; an
         out-of-core fitter (:mod:`marginclust.dask`) passes its own. A result
         whose ``info`` holds ``"cluster_sizes"`` is judged by those sizes (its
-        ``labels_`` may be lazy and are then left as they are).
+        ``labels_`` may be lazy and are then left as they are). With
+        ``finish=False`` the caller runs :meth:`_finish_fit` (which sets
+        ``n_clusters_found_`` and warns about degenerate labels).
         """
         parallel_ok = fit_one is None and self._parallel_restarts
         fit_one = self._fit_one if fit_one is None else fit_one
@@ -337,7 +438,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 "before meeting its tolerance; increase max_iter or tol."
             )
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
-        self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
+        if finish:
+            self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
         return self
 
     def _warn_if_degenerate(self, deg: Degeneracy | None = None) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
-__all__ = ["Case", "cases", "TRANSFORMS", "EXTREMES", "make_data"]
+__all__ = ["Case", "cases", "tiny_cases", "TRANSFORMS", "EXTREMES", "make_data"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,18 @@ def cases(max_clusters: int = 3) -> st.SearchStrategy[Case]:
         d=st.integers(2, 5),
         k=st.integers(2, max(2, min(3, max_clusters))),
         std=st.sampled_from([0.3, 0.6, 1.0]),
+    )
+
+
+def tiny_cases() -> st.SearchStrategy[Case]:
+    """Very small problems (2 to 9 rows) with 1..3 blobs, ``n_clusters=1`` included."""
+    return st.builds(
+        Case,
+        seed=st.integers(0, 2**16),
+        n=st.integers(2, 9),
+        d=st.integers(2, 4),
+        k=st.integers(1, 3),
+        std=st.sampled_from([0.3, 1.0]),
     )
 
 

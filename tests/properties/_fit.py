@@ -37,6 +37,7 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
         "memberships_": getattr(est, "memberships_", None),
         "objective_history_": getattr(est, "objective_history_", None),
         "converged_": getattr(est, "converged_", None),
+        "n_clusters_found_": getattr(est, "n_clusters_found_", None),
         "attr_dtypes": _float_attributes(est),
         "X_unchanged_by_fit": bool(np.array_equal(X, X0)),
     }

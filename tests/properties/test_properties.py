@@ -21,13 +21,14 @@ import pytest
 from hypothesis import Phase, example, given, seed, settings
 from sklearn.metrics import adjusted_rand_score
 
-from ._cases import EXTREMES, Case, cases, make_data
+from ._cases import EXTREMES, Case, cases, make_data, tiny_cases
 from ._fit import fit_record, refit_record, stray_runtime_warnings
 from ._guard import Outcome
-from ._known import PINNED, STANDARD, STANDARD3, known_reason
+from ._known import PINNED, STANDARD, STANDARD3, TINY, known_reason
 from ._registry import CONFIGS, Config
 
 CATEGORIES = (
+    "contract",
     "simplex",
     "labels",
     "predict",
@@ -48,7 +49,7 @@ _LONG = os.environ.get("MARGINCLUST_HYPOTHESIS_PROFILE", "ci") == "long"
 # Categories that fit several times per problem: in the ci profile they run the
 # standard problem only (plus pinned ones), and only on the configurations that
 # select a code path (the init variants only change the start; ``long`` runs all).
-_EXPENSIVE = ("determinism", "refit", "dtype", "scale", "extremes")
+_EXPENSIVE = ("contract", "determinism", "refit", "dtype", "scale", "extremes")
 
 
 def _params(category: str, sub: str = "") -> list:
@@ -149,6 +150,11 @@ def _predict_vs_labels(rec: dict, case: Case) -> tuple[bool, str]:
     )
 
 
+def _rounding(dtype: str) -> float:
+    """A few units of rounding of the dtype (memberships are at most 1)."""
+    return 4.0 * float(np.finfo(np.dtype(dtype)).eps)
+
+
 def _on_simplex(P: np.ndarray, atol: float) -> bool:
     P = np.asarray(P, dtype=np.float64)
     return bool(
@@ -193,7 +199,9 @@ def test_labels_in_range_and_argmax(config, case):
     labels, pred = rec["labels_"], rec["predict"]
     check(labels.shape == (case.n,), f"labels_ shape {labels.shape}")
     check(labels.dtype.kind == "i", f"labels_ dtype {labels.dtype}")
-    check(labels.min() >= 0 and labels.max() < case.k, f"labels_ outside 0..{case.k - 1}")
+    found = rec["n_clusters_found_"]
+    check(found is not None and labels.min() >= 0 and labels.max() < found,
+          f"labels_ outside [0, n_clusters_found_={found})")
     check(pred.min() >= 0 and pred.max() < case.k, f"predict outside 0..{case.k - 1}")
     if config.labels_are_argmax():
         check(_argmax_consistent(labels, rec["memberships_"]), "labels_ != argmax memberships_")
@@ -212,8 +220,75 @@ def test_predict_train_equals_labels(config, case):
         check(*_predict_vs_labels(rec, case))
     if rec["memberships_"] is not None and "predict_proba" in rec:
         gap = float(np.max(np.abs(rec["predict_proba"] - rec["memberships_"])))
-        check(gap <= 1e-6, f"predict_proba(X_train) differs from memberships_ by {gap:.3g}")
+        check(gap <= _rounding("float64"),
+              f"predict_proba(X_train) differs from memberships_ by {gap:.3g}")
     check.done()
+
+
+def _contract_case(case: Case, config: Config) -> Case:
+    return dataclasses.replace(case, k=min(case.k, config.max_clusters, case.n))
+
+
+def _contract_params() -> list:
+    out = []
+    for dtype in ("float64", "float32"):
+        for p in _params("contract"):
+            config = p.values[0]
+            marks = list(p.marks)
+            if np.dtype(dtype).type not in getattr(config.cls, "_dtypes", (np.float64,)):
+                marks.append(pytest.mark.skip(reason=f"{dtype} input is not accepted"))
+            out.append(pytest.param(config, dtype, id=f"{p.id}-{dtype}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("config", "dtype"), _contract_params())
+@given(case=tiny_cases())
+def test_contract_on_tiny_and_one_cluster_problems(config, dtype, case):
+    """The contract of every clusterer, enforced by the base class.
+
+    ``labels_`` in ``[0, n_clusters_found_)`` (every number used), ``predict(X_train)``
+    equal to ``labels_`` (except the rows a ``*moved_`` attribute lists), and
+    ``predict_proba(X_train)`` equal to ``memberships_`` within the dtype's rounding,
+    on 2 to 9 rows and with ``n_clusters=1``, in float64 and float32.
+    """
+    case = _contract_case(case, config)
+    check = _Check(f"contract:{dtype}", config, case)
+    out = fit_record(config.id, case, dtype=dtype)
+    if out.raised("ValueError") and not out.raised("LinAlgError"):
+        # a clear refusal of a tiny problem is an answer, not an internal failure
+        leaked = [m for m in _UNHELPFUL if m in out.error_message]
+        check(not leaked, f"unhelpful ValueError from inside the fit: {out.error_message!r}")
+        check.done()
+        return
+    _assert_clean(out, check, "identity")
+    rec = out.value
+    labels, found = rec["labels_"], rec["n_clusters_found_"]
+    check(found is not None, "no n_clusters_found_")
+    if found is not None:
+        check(labels.min() >= 0 and labels.max() < found,
+              f"labels_ outside [0, n_clusters_found_={found})")
+        check(np.unique(labels).size == found, "n_clusters_found_ is not the number of labels")
+    pred = rec["predict"]
+    check(pred.min() >= 0 and pred.max() < case.k, f"predict outside [0, {case.k})")
+    if config.predict_matches_labels():
+        check(*_predict_vs_labels(rec, case))
+    if rec["memberships_"] is not None and "predict_proba" in rec:
+        gap = float(np.max(np.abs(
+            rec["predict_proba"].astype(np.float64) - rec["memberships_"].astype(np.float64)
+        )))
+        check(gap <= _rounding(dtype),
+              f"{dtype} predict_proba(X_train) differs from memberships_ by {gap:.3g}")
+    check.done()
+
+
+for _case in TINY:  # the pinned tiny problems, explicit examples in every profile
+    test_contract_on_tiny_and_one_cluster_problems = example(case=_case)(
+        test_contract_on_tiny_and_one_cluster_problems
+    )
+if not _LONG:
+    test_contract_on_tiny_and_one_cluster_problems = seed(_SEED)(
+        test_contract_on_tiny_and_one_cluster_problems
+    )
 
 
 @pytest.mark.parametrize("config", _params("input"))

@@ -216,6 +216,8 @@ class EMMC(BaseClusterer):
     """
 
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
+    # labels_ meet the class balance; predict applies the relabelling rule alone
+    _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _block_rows: ClassVar[int] = 8192
     _max_cache_bytes: ClassVar[int] = 1 << 30
@@ -352,7 +354,7 @@ class EMMC(BaseClusterer):
         )
         res = solver.solve(problem, init_labels)
         labels = res.x
-        beta, F, _ = res.info["model"]
+        beta = res.info["model"][0]
         dof = problem.dof
         fixed_point, message = self._stop_outcome(res, dof, n)
         x = {
@@ -361,7 +363,6 @@ class EMMC(BaseClusterer):
             "feature_map_": fmap,
             "balance_": l_max,
             "C_": self._C,
-            "balance_moved_": np.flatnonzero(relabel(F, m, out) != labels),
             "output_": out,
             "solver_": "dual" if dual else "primal",
             "stop_reason_": res.info["stop_reason"],
@@ -470,7 +471,6 @@ def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> S
         "feature_map_": fmap,
         "balance_": balance,
         "C_": C,
-        "balance_moved_": np.zeros(0, dtype=np.intp),
         "output_": "binary",
         "solver_": "none",
         "stop_reason_": "converged",

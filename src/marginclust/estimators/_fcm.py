@@ -126,6 +126,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
+    _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _collapse_advice = (
         "Lower the fuzzifier m (memberships near 1/K merge clusters), standardise the "
         "features, or use more n_init."

@@ -47,6 +47,8 @@ class _IterBase(BaseClusterer):
 
     _max_clusters: ClassVar[int] = 2
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
+    # labels_ meet the class balance; predict applies the sign rule alone
+    _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
     _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
@@ -129,7 +131,6 @@ class _IterBase(BaseClusterer):
             "labels_": labels,
             "model_": model,
             "balance_": self._balance,
-            "balance_moved_": np.flatnonzero((f > 0).astype(np.intp) != labels),
             "stop_reason_": res.info["stop_reason"],
             "init_labels_": labels0,
             "_w_sq": svm_weight_norm_sq(model, f, self.kernel == "linear"),
@@ -208,7 +209,6 @@ def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResul
     return one_cluster_result(n, {
         "model_": None,
         "balance_": balance,
-        "balance_moved_": np.zeros(0, dtype=np.intp),
         "stop_reason_": "converged",
         "init_labels_": np.zeros(n, dtype=np.intp),
         "_w_sq": 0.0,

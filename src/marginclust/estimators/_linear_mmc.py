@@ -260,3 +260,10 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return labels_from_scores(linear_scores(X, self.coef_, self.intercept_))
+
+    def _permute_clusters(self, order: npt.NDArray[np.intp]) -> None:
+        """One score per cluster: its rows; one score (``f >= 0``: cluster 1): its sign."""
+        if self.coef_.shape[0] == order.size:
+            self.coef_, self.intercept_ = self.coef_[order], self.intercept_[order]
+        elif order[0] == 1:
+            self.coef_, self.intercept_ = -self.coef_, -self.intercept_

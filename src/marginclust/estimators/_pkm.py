@@ -111,7 +111,9 @@ array-like, default="k-means++"
     objective_history_ : ndarray of shape (n_iter_,)
         J after each step (non-increasing).
     n_iter_ : int
-        Number of steps of the kept restart.
+        Number of steps of the kept restart; a start that is already a KKT
+        point counts its verification as one iteration (as Lloyd's last pass,
+        in which no point moves, is counted).
     n_released_ : int
         Number of inequality constraints released (moves out of an active
         ``p_ij = 0``; for a hard start: points moved after the first
@@ -168,6 +170,9 @@ array-like, default="k-means++"
 
     # K = 1 is a valid (trivial) problem, as for KMeans; scikit-learn's checks use it.
     _min_clusters = 1
+    _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
+    # the solver's memberships (hard at a KKT point, where they equal predict_proba)
+    _memberships_from_model = False
     _collapse_advice = (
         "Use init='k-means++' (the default) with n_init > 1, or fewer n_clusters if the data "
         "have few distinct points."
@@ -324,6 +329,8 @@ array-like, default="k-means++"
             max_iter=self._max_iter,
             callback=self._callback(),
         )
+        if res.n_iter == 0:  # the start is a KKT point: its verification is the iteration
+            res = replace(res, n_iter=1, objective_history=np.array([res.objective]))
         P, n_released, n_relocated = res.x, int(res.info["n_released"]), 0
         if res.info.get("emptied"):
             # a cluster lost all membership: harden, then Lloyd steps that re-seed it

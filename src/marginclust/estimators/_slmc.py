@@ -211,6 +211,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (u = 1)
+    # still collapsed after the re-seeds: the base numbers the non-empty clusters first
+    _cluster_axes = {"memberships_": 1, "decision_values_": 1, "dual_coef_": 1, "coef_": 1}
     _n_scaled_params = ("lam",)
     _collapse_advice = (
         "Standardise the features, raise lam (e.g. 10x) or use a narrower kernel "
@@ -372,10 +374,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
                 break  # a second re-seed would start from the same labels: same result
             res = res1
         U, coef, F = res.x
-        sizes = np.bincount(np.argmax(F, axis=1), minlength=K)
-        if np.any(sizes == 0):  # still collapsed: number the non-empty clusters first
-            order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
-            U, coef, F = U[:, order], coef[:, order], F[:, order]
         labels = np.argmax(F, axis=1)
         # memberships in the input dtype (the kernel algebra runs in float64)
         U = U.astype(kctx.X.dtype, copy=False)

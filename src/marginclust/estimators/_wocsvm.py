@@ -218,6 +218,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     _dtypes = (np.float64,)
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
+    _cluster_axes = {"memberships_": 1, "weights_": 0, "models_": 0}
+    _cluster_index_attributes = ("absorbed_clusters_",)
     _collapse_advice: ClassVar[str] = (
         "Standardise the features, keep gamma='sigma0' (or lower gamma: a wider kernel), "
         "lower the temperature, try init='random-points' or annealing=True, or more n_init."
