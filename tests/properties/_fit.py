@@ -27,8 +27,14 @@ def _float_attributes(est: Any) -> dict[str, str]:
     return out
 
 
-def _collect(config: Config, case: Case, transform: str, dtype: str, random_state: int) -> dict:
-    X, _ = make_data(case, transform, np.dtype(dtype).type)
+def _collect(
+    config: Config, case: Case, transform: str, dtype: str, random_state: int, fmt: str
+) -> dict:
+    X, y = make_data(case, transform, np.dtype(dtype).type)
+    if fmt != "dense":  # the same data as a sparse matrix
+        import scipy.sparse as sp
+
+        X = getattr(sp, f"{fmt}_matrix")(X)
     X0 = X.copy()
     est = config.make(case.k, random_state=random_state)
     est.fit(X)
@@ -39,7 +45,8 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
         "converged_": getattr(est, "converged_", None),
         "n_clusters_found_": getattr(est, "n_clusters_found_", None),
         "attr_dtypes": _float_attributes(est),
-        "X_unchanged_by_fit": bool(np.array_equal(X, X0)),
+        "X_unchanged_by_fit": bool(_same(X, X0)),
+        "y": y,
     }
     # the project's vocabulary: a fitted attribute named ``*moved_`` lists the training
     # rows whose labels_ differ from predict(X_train) (e.g. EMMC's balance_moved_)
@@ -53,8 +60,18 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
     rec["predict"] = np.asarray(est.predict(X))
     if hasattr(est, "predict_proba"):
         rec["predict_proba"] = np.asarray(est.predict_proba(X))
-    rec["X_unchanged"] = bool(np.array_equal(X, X0))
+    if hasattr(est, "decision_function"):
+        rec["decision_function"] = np.asarray(est.decision_function(X), dtype=np.float64)
+    rec["X_unchanged"] = bool(_same(X, X0))
     return rec
+
+
+def _same(A, B) -> bool:
+    import scipy.sparse as sp
+
+    if sp.issparse(A):
+        return bool(A.shape == B.shape and (A != B).nnz == 0)
+    return bool(np.array_equal(A, B))
 
 
 @functools.lru_cache(maxsize=512)
@@ -66,14 +83,16 @@ def fit_record(
     random_state: int = 0,
     timeout: float | None = None,
     repeat: int = 0,
+    fmt: str = "dense",
 ) -> Outcome:
     """Fit ``config`` on ``case`` (after ``transform``) in a guarded child; cached.
 
+    ``fmt`` passes the data as a ``"csr"``, ``"csc"`` or ``"coo"`` matrix;
     ``repeat`` only changes the cache key (a second, independent fit).
     """
     config = _BY_ID[config_id]
     return run_guarded(
-        lambda: _collect(config, case, transform, dtype, random_state), timeout=timeout
+        lambda: _collect(config, case, transform, dtype, random_state, fmt), timeout=timeout
     )
 
 

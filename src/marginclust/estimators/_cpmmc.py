@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from ..objectives._mmc import MMCObjective
-from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
@@ -197,14 +196,13 @@ class CPMMC(LinearMMCBase):
             )
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
-        labels0 = initial_labels(X, k, context.init, random_state, obj.data)
-        return self._solve(obj, labels0)
-
-    def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
-        """Cutting plane (binary) or CCCP + cutting plane (multiclass) from ``labels0``."""
-        if self._n_clusters > 2:
-            return self._fit_multiclass(obj, obj.surrogate(labels0))
-        return self._fit_binary(obj, obj.data.blocks.split(np.asarray(labels0, dtype=np.intp)))
+        start = self._start(context, obj, random_state)
+        states0 = start if isinstance(start, list) else obj.data.blocks.split(
+            np.asarray(start, dtype=np.intp)
+        )
+        if k > 2:
+            return self._fit_multiclass(obj, obj.surrogate_from_states(states0, None))
+        return self._fit_binary(obj, states0)
 
     def _fit_binary(self, obj: MMCObjective, states0: list[Any]) -> SolverResult:
         """Binary CPMMC from the initial labels per row block of ``obj.data.blocks``."""

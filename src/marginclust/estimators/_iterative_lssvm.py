@@ -137,6 +137,7 @@ n_features_in_
     """
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition
+    _exact_copies = 4  # the kernel, the LS-SVM system, its factor's backup and a solve
     _max_clusters = 2
     _n_scaled_params = ("lam",)
     _collapse_advice = (

@@ -21,6 +21,7 @@ from ..utils import (
     check_sample_weight,
     initial_point,
 )
+from ..utils._memory import check_rows_memory
 
 __all__ = ["KernelKMeans"]
 
@@ -180,6 +181,8 @@ default="k-means++"
                 f"{np.asarray(self.init).shape}."
             )
         check_center_init(self.init, self._n_clusters, X)
+        # the frame (a copy of X), K x n distances, weights and their products
+        check_rows_memory(type(self).__name__, X.shape, self._n_clusters, X.dtype.itemsize, 5)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X)

@@ -18,7 +18,7 @@ from sklearn.base import TransformerMixin
 from ..base import BaseClusterer, one_cluster_result
 from ..objectives._constraints import PairSet, make_pairs, resolve_balance
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
-from ..objectives._mmc_init import labels_from_scores, linear_scores
+from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_scores
 from ..solvers._result import SolverResult
 from ..utils import (
     Constraint,
@@ -27,6 +27,8 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
+from ..utils._blocks import RowBackend
+from ..utils._init import kmeans_start_states
 from ._balance import mean_output_balance
 
 __all__ = [
@@ -82,26 +84,26 @@ def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
 def linear_result(
     obj: MMCObjective, res: SolverResult, extra: dict[str, Any], message: str
 ) -> SolverResult:
-    """Fitted attributes of a solved linear MMC in the data's units, and the labels.
+    """Fitted attributes of a solved linear MMC in the data's units, and the cluster sizes.
 
     The solver's ``W`` acts on ``(x - xbar) / scale``; ``coef_ = W / scale`` and
-    ``intercept_ = t - coef_ xbar``. The labels come from the training scores
-    the solver already computed (no further pass over ``X``). ``extra`` holds
-    the solver's own fitted attributes; ``message`` is used only when the solver
-    did not converge.
+    ``intercept_ = t - coef_ xbar``. The sizes (which restart is degenerate) come
+    from the training scores the solver already computed in memory, from one
+    blockwise pass out of core; ``labels_`` is the final assignment step of the
+    base class. ``extra`` holds the solver's own fitted attributes; ``message``
+    is used only when the solver did not converge.
     """
     W, t = res.x
     data = obj.data
     coef = W / data.scale
     b = t - coef @ data.xbar
-    info: dict[str, Any] = {}
-    if getattr(data.blocks, "in_memory", True):
-        labels = labels_from_scores(linear_scores(data.X, coef, b))
-    else:  # out-of-core backend: lazy labels, sizes from the last blockwise pass
-        labels = data.blocks.lazy_labels(coef, b)
-        info["cluster_sizes"] = obj.cluster_sizes(res.x)
+    if data.blocks.in_memory:
+        sizes = np.bincount(labels_from_scores(linear_scores(data.X, coef, b)),
+                            minlength=obj.k)
+    else:
+        sizes = obj.cluster_sizes(res.x)
+    info: dict[str, Any] = {"cluster_sizes": np.asarray(sizes, dtype=np.intp)}
     x = {
-        "labels_": labels,
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
@@ -123,6 +125,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
+    _out_of_core: ClassVar[bool] = True  # without pairs every pass is a row-block pass
     # Measured (glass, segmentation; raw and standardised; seeds 0, 1): C=10 finds
     # more non-empty clusters than C=1 in 3 of 4 cases, C=0.1 fewer; standardising
     # helps on glass. Re-seeding an emptied cluster and solving again did not help
@@ -137,6 +140,9 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # with n (an int balance is absolute and would; the label-free grid uses floats).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ()
 
+    # fitted attributes
+    coef_: Any
+    intercept_: Any
     # attributes a subclass provides
     C: float
     balance: int | float
@@ -162,13 +168,27 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     ) -> MMCContext:
         """Once per fit: check the scale, validate pairs, build the data wrapper and objective.
 
-        ``blocks``: the row-block backend of :class:`LinearData` (None: ``X`` in
-        memory; :mod:`marginclust.dask` passes its own, with ``X`` a shape proxy).
+        ``blocks``: the row-block backend of :class:`LinearData` (None: ``X`` itself
+        when it is an out-of-core backend, else ``X`` in memory).
         """
         check_finite_scale(X)
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n)  # validated whatever n_clusters is
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
+        if isinstance(X, RowBackend) and not X.in_memory:
+            blocks = X
+            name = type(self).__name__
+            if pairs is not None and pairs.size:
+                raise ValueError(
+                    f"Out of core, {name} does not take must_link / cannot_link (the pair "
+                    f"terms need the pairs' rows together); fit {name} in memory for "
+                    "constrained clustering."
+                )
+            if isinstance(init, str) and init == "pca":
+                raise ValueError(
+                    f"Out of core, {name} starts from init='k-means' (on a sample) or given "
+                    "labels; init='pca' is in-memory only."
+                )
         if not isinstance(init, str):
             init = check_label_init(init, n, self._n_clusters)
         if self._n_clusters == 1:
@@ -190,6 +210,24 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             data=data,
         )
         return MMCContext(X, init, pairs, obj)
+
+    def _start(
+        self, context: MMCContext, obj: MMCObjective, random_state: np.random.RandomState,
+        pairs: Any = None,
+    ) -> Any:
+        """The start's labels: an array in memory, per-block labels out of core.
+
+        Out of core a named init is k-means on a sample of rows (each block's
+        labels its nearest centre, :func:`~marginclust.utils.kmeans_start_states`).
+        """
+        blocks = obj.data.blocks
+        if isinstance(context.init, str) and not blocks.in_memory:
+            return kmeans_start_states(blocks, self._n_clusters, random_state)
+        if not blocks.in_memory:  # given labels
+            return blocks.split(np.asarray(context.init, dtype=np.intp))
+        return initial_labels(
+            context.X, self._n_clusters, context.init, random_state, obj.data, pairs
+        )
 
     # ---------------------------------------------------------- prediction
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:

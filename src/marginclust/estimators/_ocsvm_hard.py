@@ -184,6 +184,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
             kernel=self.kernel,
             gamma=self.gamma,
             n_components=self.n_components,
+            name=type(self).__name__,
             random_state=check_random_state(self.random_state),
         )
 

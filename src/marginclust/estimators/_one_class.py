@@ -11,6 +11,7 @@ import numpy.typing as npt
 from ..feature_maps._one_class import prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Constraint, OneOf, kmeans_start
+from ..utils._memory import check_memory
 
 __all__ = [
     "DECISION_SCALE",
@@ -96,6 +97,14 @@ def initial_weights(
         return np.asarray(init, dtype=np.float64)
     if init == "gmm":
         from sklearn.mixture import GaussianMixture
+
+        d = Z.shape[1]
+        # full covariances, their precisions' factors and the M-step's products:
+        # measured 9 d^2 float64 for two components (d = 1000, 2000)
+        check_memory(8.0 * (5 * K * d * d + 4 * n * d),
+                     f"The Gaussian-mixture start (full covariances, n_features={d})",
+                     "use init='k-means' (no covariance matrices) or fewer features "
+                     "(e.g. sklearn.decomposition.PCA)")
 
         gmm = GaussianMixture(n_components=K, random_state=rng)
         with warnings.catch_warnings():

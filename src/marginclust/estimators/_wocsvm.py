@@ -332,6 +332,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             kernel=self.kernel,
             gamma=self.gamma,
             n_components=self.n_components,
+            name=type(self).__name__,
             random_state=rng,
         )
         if data.feature_map is not None and self.n_components == "auto":

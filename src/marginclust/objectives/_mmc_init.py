@@ -119,7 +119,7 @@ def initial_labels(
         subspace iteration without centring ``X`` (cheap for very large or sparse
         data). With pairs the directions also spread cannot-linked and tie
         must-linked samples (see :func:`principal_scores`). ``"auto"``:
-        ``"pca"`` when pairs are given or ``X`` is sparse, else ``"k-means"``.
+        ``"pca"`` when pairs are given, else ``"k-means"``.
         An array gives the labels directly.
     random_state : RandomState
         Randomness of K-means and of the subspace iteration.
@@ -135,7 +135,8 @@ def initial_labels(
     n = X.shape[0]
     if isinstance(init, str):
         if init == "auto":
-            init = "pca" if (pairs is not None and pairs.size) or sp.issparse(X) else "k-means"
+            # not by sparsity: the sparse and the dense copy of the same data start alike
+            init = "pca" if pairs is not None and pairs.size else "k-means"
         if init == "k-means":
             return kmeans_start(X, n_clusters, random_state)
         data = data if data is not None else LinearData(X)

@@ -32,8 +32,9 @@ different scales, a large common offset, a numerically indefinite user kernel),
 it solves with a symmetric eigendecomposition whose eigenvalues are clipped at
 the exact lower bound 1 instead of raising ``LinAlgError``.
 
-:class:`SLMCProblem` (exact kernel) and :class:`SLMCFeatureProblem` (explicit
-features) expose one sweep (alpha-step then U-step) to the generic
+:class:`SLMCProblem` (exact kernel) and :class:`SLMCRowProblem` (explicit
+features, over the row blocks of the data: in memory or out of core) expose one
+sweep (alpha-step then U-step) to the generic
 :class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
 
 All functions here assume validated inputs (no checks, no loops over samples).
@@ -52,17 +53,14 @@ from ..utils._blocks import BLOCK_ROWS, row_slices
 
 __all__ = [
     "LSSVMProblem",
-    "SLMCFeatureProblem",
     "SLMCProblem",
+    "SLMCRowProblem",
     "alpha_step",
     "balanced_sign",
     "alpha_step_features",
-    "ArrayBlocks",
-    "as_feature_blocks",
     "feature_normal_block",
     "feature_normal_reduce",
     "feature_sweep_block",
-    "row_blocks",
     "solve_feature_normal",
     "gradient_alpha",
     "membership_weights",
@@ -352,39 +350,6 @@ def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array,
     return F_b, U_b, code_loss(F_b, U_b, m)
 
 
-def row_blocks(n: int) -> list[slice]:
-    """The row blocks of the feature-space sweep (``BLOCK_ROWS`` rows each)."""
-    return row_slices(n, BLOCK_ROWS)
-
-
-class ArrayBlocks:
-    """Row blocks of an in-memory feature matrix, in the protocol the feature steps read.
-
-    The protocol (also met by
-    :class:`marginclust.feature_maps._low_rank.TrainingFeatures`, which streams
-    the blocks from the data when they do not fit in memory): iterating yields
-    ``(start, Phi_block)`` in row order, on the boundaries of :func:`row_blocks`;
-    ``n_rows``; ``n_columns``; ``dtype``.
-
-    Parameters
-    ----------
-    Phi : ndarray of shape (n, L)
-    """
-
-    def __init__(self, Phi: Array) -> None:
-        self.Phi = Phi
-        self.n_rows, self.n_columns = (int(v) for v in Phi.shape)
-        self.dtype = Phi.dtype
-
-    def __iter__(self) -> Any:
-        return ((sl.start, self.Phi[sl]) for sl in row_blocks(self.n_rows))
-
-
-def as_feature_blocks(Phi: Any) -> Any:
-    """``Phi`` itself if it already yields blocks, else :class:`ArrayBlocks` over it."""
-    return Phi if hasattr(Phi, "n_rows") else ArrayBlocks(np.asarray(Phi))
-
-
 def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
@@ -395,9 +360,8 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L) or block source
-        Explicit features (``Kmat ~ Phi Phi^T``), or a source of their row
-        blocks (:class:`ArrayBlocks`; e.g. streamed from the data).
+    Phi : ndarray of shape (n, L)
+        Explicit features (``Kmat ~ Phi Phi^T``).
     U : ndarray of shape (n, K)
         Memberships.
     lam : float
@@ -410,11 +374,10 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     W : ndarray of shape (L, K)
         Primal weights (float64); ``F = Phi @ W``.
     """
-    blocks = as_feature_blocks(Phi)
     G, R = feature_normal_reduce(
-        (feature_normal_block(Pb, U[start : start + Pb.shape[0]], lam, m)
-         for start, Pb in blocks),
-        blocks.n_columns,
+        (feature_normal_block(Phi[sl], U[sl], lam, m)
+         for sl in row_slices(Phi.shape[0], BLOCK_ROWS)),
+        Phi.shape[1],
         U.shape[1],
     )
     return solve_feature_normal(G, R, lam)
@@ -527,50 +490,137 @@ class SLMCProblem:
         return float(np.max(np.abs(new[0] - old[0])))
 
 
-@dataclass
-class SLMCFeatureProblem:
-    """One SLMC restart with explicit features ``Phi`` (``Kmat ~ Phi Phi^T``).
+def _features_of(fmap: Any, Xb: Array) -> Array:
+    """The fitted map's features of one block of (centred) rows."""
+    return next(fmap.transform_blocks(Xb, block_rows=max(1, Xb.shape[0])))[1]
 
-    The state is ``(U, W, F)`` with primal weights ``W`` (L, K); products run
-    in ``Phi``'s dtype (float32 features halve memory), the L x L solve and the
-    memberships in float64.
+
+def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict[str, Any], Any]:
+    """One low-rank SLMC pass over a block (cut into ``BLOCK_ROWS``-row sub-blocks).
+
+    ``rest`` is ``([U0_b,] fmap, W, lam, m, cache)``. With ``W`` None (the first
+    pass) the memberships are the start's ``U0_b``; otherwise ``F = Phi W`` and
+    ``U = u_step(F)``, with the data term and the largest membership change
+    against the block's previous ``U``. The partial is the sub-blocks' shares of
+    the next W-step's normal equations (:func:`feature_normal_block`, summed in
+    float64 from zero, in order), the data term, the change and the sizes of the
+    crisp clusters; the state keeps ``U``, ``F`` and, when ``cache``, ``Phi``.
+    """
+    U0b = None
+    if len(rest) == 6:
+        U0b, rest = np.asarray(rest[0], dtype=np.float64), rest[1:]
+    fmap, W, lam, m, cache = rest
+    Xb = np.asarray(Xb)
+    subs = row_slices(Xb.shape[0], BLOCK_ROWS)
+    cached = state.get("Phi") if state is not None else None
+    Phis = cached if cached is not None else [_features_of(fmap, Xb[sl]) for sl in subs]
+    L = int(fmap.n_output_features_)
+    K = W.shape[1] if W is not None else U0b.shape[1]  # type: ignore[union-attr]
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
+    Us, Fs = [], []
+    for sl, Phi in zip(subs, Phis):
+        if W is None:
+            U, F = U0b[sl], None  # type: ignore[index]
+        else:
+            F, U, loss_b = feature_sweep_block(Phi, W, m)
+            loss += loss_b
+            if U.size:
+                move = max(move, float(np.max(np.abs(U - state["U"][sl]))))  # type: ignore[index]
+            counts += np.bincount(np.argmax(F, axis=1), minlength=K)
+        G_b, R_b = feature_normal_block(Phi, U, lam, m)
+        G += G_b
+        R += R_b
+        Us.append(U)
+        Fs.append(F)
+    new_state = {
+        "U": np.concatenate(Us) if Us else np.zeros((0, K)),
+        "F": None if W is None else (np.concatenate(Fs) if Fs else np.zeros((0, K))),  # type: ignore[arg-type]
+        "Phi": Phis if cache else None,
+    }
+    return new_state, (G, R, loss, move, counts)
+
+
+def _state_decision_values(state: dict[str, Any]) -> Array:
+    return state["F"]
+
+
+class SLMCRowProblem:
+    """Low-rank SLMC over the row blocks of the (centred) data: one pass per sweep.
+
+    A problem of :class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
+    Each block keeps its memberships and decision values in its state beside the
+    data (in memory: :class:`~marginclust.utils._blocks.RowBlocks`; out of core:
+    the dask backend). A pass at the weights ``W_t`` computes the block's
+    features ``Phi_b`` (kept in the state when ``cache``), ``F = Phi_b W_t``, the
+    U-step ``U_t = u_step(F)``, its data term and largest change, and the
+    block's share of the next W-step's normal equations
+    ``(I + lam Phi^T D Phi) W = lam Phi^T U^m``: one pass and one L x L solve
+    per sweep, the partials summed in block order.
+
+    The solver's state is ``(W, G, R, move, counts)``: the last weights, the
+    reduced normal equations of the next W-step, the last change and the
+    cluster sizes; the per-row state is :attr:`states`.
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L) or block source
-        Features of the training data, or a source of their row blocks
-        (:class:`ArrayBlocks`; :class:`~marginclust.feature_maps._low_rank.TrainingFeatures`
-        recomputes them per block when they would not fit in memory).
+    rows : row-block backend
+        The centred data the map was fitted on.
+    fmap : object
+        The fitted low-rank map (``transform_blocks``, ``n_output_features_``).
     lam, m : float
         Trade-off and fuzzifier.
+    U0 : array of shape (n_samples, n_clusters)
+        The start's memberships (row-aligned; lazy out of core).
+    cache : bool, default=False
+        Keep each block's features in its state (else recomputed every pass).
     """
 
-    Phi: Any
-    lam: float
-    m: float
+    def __init__(self, rows: Any, fmap: Any, lam: float, m: float, U0: Any,
+                 cache: bool = False) -> None:
+        self.rows, self.fmap, self.U0 = rows, fmap, U0
+        self.lam, self.m, self.cache = float(lam), float(m), bool(cache)
+        self.L = int(fmap.n_output_features_)
+        self.K = int(U0.shape[1])
+        self.states: list[Any] | None = None
+        self.n_passes = 0
 
-    def step(self, state: tuple) -> tuple[tuple, float]:
-        """One sweep: exact W-step, exact U-step; returns the new state and ``J``.
+    def initial_state(self) -> tuple[Any, ...]:
+        """The start's normal equations (one pass)."""
+        self.states, parts = self.rows.states(
+            _sweep_pass, None, self.fmap, None, self.lam, self.m, self.cache, extra=(self.U0,)
+        )
+        self.n_passes += 1
+        G, R = feature_normal_reduce(((p[0], p[1]) for p in parts), self.L, self.K)
+        return (None, G, R, np.inf, None)
 
-        Both halves run block by block (:func:`feature_normal_block`,
-        :func:`feature_sweep_block`), the partial sums added in block order.
-        """
-        blocks = as_feature_blocks(self.Phi)
-        W = alpha_step_features(blocks, state[0], self.lam, self.m)
-        n, K = blocks.n_rows, W.shape[1]
-        F = np.empty((n, K), dtype=np.float64)
-        U_new = np.empty((n, K), dtype=np.float64)
+    def step(self, state: tuple[Any, ...]) -> tuple[tuple[Any, ...], float]:
+        """Solve the W-step, then one pass: the U-step, ``J`` and the next normal equations."""
+        W = solve_feature_normal(state[1], state[2], self.lam)
+        self.states, parts = self.rows.states(
+            _sweep_pass, self.states, self.fmap, W, self.lam, self.m, self.cache
+        )
+        self.n_passes += 1
+        G, R = feature_normal_reduce(((p[0], p[1]) for p in parts), self.L, self.K)
         loss = 0.0
-        for start, Pb in blocks:
-            sl = slice(start, start + Pb.shape[0])
-            F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
-            loss += loss_b
-        return (U_new, W, F), float(np.sum(W * W)) + self.lam * loss
+        for p in parts:
+            loss += p[2]
+        move = max((p[3] for p in parts), default=0.0)
+        counts = np.sum([p[4] for p in parts], axis=0)
+        return (W, G, R, move, counts), float(np.sum(W * W)) + self.lam * loss
 
     @staticmethod
-    def change(old: tuple, new: tuple) -> float:
-        """Largest membership change between two states."""
-        return float(np.max(np.abs(new[0] - old[0])))
+    def change(old: tuple[Any, ...], new: tuple[Any, ...]) -> float:
+        """Largest membership change of the last sweep (computed in its pass)."""
+        return float(new[3])
+
+    def decision_values(self) -> Any:
+        """The training decision values of the last sweep (row-aligned; lazy out of core)."""
+        return self.rows.gather_states(
+            _state_decision_values, self.states, dtype=np.float64, tail=(self.K,)
+        )
 
 
 def spd_factor(M: Array) -> Any:
