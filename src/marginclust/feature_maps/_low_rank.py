@@ -104,8 +104,8 @@ def rbf_kernel_gamma(
         X = np.asarray(X, dtype=np.float64) * root
         Y = np.asarray(Y, dtype=np.float64) * root
         gamma = 1.0
-    X = X.astype(dtype, copy=False)
-    Y = Y.astype(dtype, copy=False)
+    X = np.asarray(X).astype(dtype, copy=False)
+    Y = np.asarray(Y).astype(dtype, copy=False)
     D2 = X @ Y.T
     D2 *= -2.0
     D2 += np.einsum("ij,ij->i", X, X)[:, None]
