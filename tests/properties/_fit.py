@@ -62,6 +62,12 @@ def _collect(
         rec["predict_proba"] = np.asarray(est.predict_proba(X))
     if hasattr(est, "decision_function"):
         rec["decision_function"] = np.asarray(est.decision_function(X), dtype=np.float64)
+    rec["objective_"] = getattr(est, "objective_", None)
+    rec["params"] = est.get_params()
+    if hasattr(est, "data_scale_"):  # linear MMC: the largest norm of a row in its units
+        Xd = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        Xc = (Xd - Xd.mean(axis=0)) / est.data_scale_
+        rec["row_norm"] = float(np.max(np.linalg.norm(Xc, axis=1)))
     rec["X_unchanged"] = bool(_same(X, X0))
     return rec
 
