@@ -27,7 +27,7 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	touch $@
 
 demo: $(VENV)/.installed-demo
-	$(BIN)/marginclust demo --out demo-output
+	$(THREADS) $(BIN)/marginclust demo --out demo-output
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests benchmarks
@@ -64,7 +64,7 @@ test-long: $(VENV)/.installed-test
 	$(THREADS) MARGINCLUST_HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -n 2 -q tests/properties
 
 bench: $(VENV)/.installed-test
-	$(BIN)/marginclust bench --quick --out bench-results
+	$(THREADS) $(BIN)/marginclust bench --all --quick --out bench-results
 
 # Every speed ratio against its peer (1 and 2 BLAS threads, set by each
 # script with threadpoolctl) in one table; 6-8 minutes on a quiet machine, not part

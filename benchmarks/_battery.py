@@ -80,15 +80,27 @@ def list_sets(
     *,
     max_samples: int | None = 3000,
     root: str | os.PathLike[str] | None = None,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> list[str]:
-    """Keys ``"battery/name"`` of the sets with at most ``max_samples`` points, sorted."""
+    """Keys ``"battery/name"`` of the sets with at most ``max_samples`` points, sorted.
+
+    A data file that cannot be read (e.g. a truncated download) is left out; when
+    ``skipped`` is a list, ``(key, reason)`` is appended to it.
+    """
     base = battery_root(root)
     keys = []
     for battery in batteries:
         for path in sorted((base / battery).glob("*.data.gz")):
             name = path.name[: -len(".data.gz")]
-            if max_samples is not None and _count_rows(path) > max_samples:
-                continue
+            if max_samples is not None:
+                try:
+                    rows = _count_rows(path)
+                except (OSError, EOFError) as exc:
+                    if skipped is not None:
+                        skipped.append((f"{battery}/{name}", f"unreadable: {exc}"))
+                    continue
+                if rows > max_samples:
+                    continue
             keys.append(f"{battery}/{name}")
     return keys
 
@@ -110,7 +122,10 @@ def load_set(key: str, *, root: str | os.PathLike[str] | None = None) -> Battery
         path = folder / f"{name}.labels{j}.gz"
         if not path.is_file():
             break
-        refs.append(np.loadtxt(path, dtype=np.int64).ravel())
+        ref = np.loadtxt(path, dtype=np.int64, ndmin=1).ravel()
+        if ref.shape != (X.shape[0],):
+            raise ValueError(f"{path}: {ref.size} labels for {X.shape[0]} points")
+        refs.append(ref)
     if not refs:
         raise FileNotFoundError(f"{folder / name}: no labels0 file")
     return BatterySet(battery, name, X, tuple(refs))

@@ -53,6 +53,7 @@ RUNS: dict[str, list[list[str]]] = {
          "--threads", "1", "2"],
         ["bench_wocsvm.py", "--parts", "2", "--lowrank-sizes", "100000", "--threads", "1"],
     ],
+    "max-margin": [["bench_max_margin_speed.py", "--repeats", "3"]],
     "slmc": [
         ["bench_slmc.py", "--n", "100000", "--repeats", "1", "--threads", "1", "2",
          "--no-exact"],

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
                 for r in range(args.runs):
                     kw = dict(n_hidden=1000, activation="gaussian", C=C, output="multi",
                               balance=0.03, random_state=1000 + r)
-                    est = (EMMC(4, **kw) if start == "own"
+                    est = (EMMC(4, init="k-means-elm", **kw) if start == "own"
                            else StartThenEMMC("k-means-elm", n_clusters=4, **kw))
                     with threadpool_limits(1):
                         acc[i, r] = 100 * clustering_accuracy(y, est.fit(X).labels_)

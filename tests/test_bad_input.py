@@ -34,12 +34,13 @@ def _bad_inputs():
     inf = X.copy()
     inf[5, 0] = np.inf
     return {
-        "nan": (nan, "NaN"),
-        "inf": (inf, "infinity|inf"),
+        "nan": (nan, r"NaN \(a missing value\) at row 3, column 1"),
+        "inf": (inf, "inf at row 5, column 0"),
         "empty": (np.empty((0, 3)), "0 sample"),
         "one-sample": (X[:1], "1 sample"),
         "one-dimensional": (X[:, 0], "2D array"),
-        "strings": (np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object), "string|float"),
+        "strings": (np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object),
+                    "X holds 'a' at row 0, column 0, not a number"),
         "constant": (np.ones((10, 3)), "identical"),
     }
 

@@ -86,10 +86,15 @@ def _linear_mmc(cls_name: str) -> Any:
         import marginclust
 
         params = {k: float(v) if k in ("C", "C_pairs") else v for k, v in params.items()}
-        est = getattr(marginclust, cls_name)(n_clusters, random_state=random_state, **params)
+        # the paper's model (no floor on the cluster sizes) and, without a given C, the
+        # library's default C of 0.1, explicit: the tables keep their numbers
+        pinned = {"min_cluster_size": 0, **({} if "C" in params else {"C": 1.0})}
+        est = getattr(marginclust, cls_name)(n_clusters, random_state=random_state,
+                                             **{**pinned, **params})
         return PaperUnitsC(est) if "C" in params else est
 
-    make.__doc__ = f":class:`marginclust.{cls_name}`; a given ``C`` is in the paper's units."
+    make.__doc__ = (f":class:`marginclust.{cls_name}`; a given ``C`` is in the paper's units "
+                    "(otherwise C=1 in the library's), no floor on the cluster sizes.")
     return make
 
 
@@ -377,7 +382,8 @@ def run_fig4(table: Table, context: RunContext) -> list[dict[str, Any]]:
             for rep in range(context.pick(5, 2, 1)):
                 seed = context.seed_for(table.name, ds, count, rep)
                 ml, cl = _random_pairs(y, count, np.random.RandomState(seed))
-                est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, random_state=seed))
+                est = PaperUnitsC(BMMC(k, C=8.0, C_pairs=1.0, pair_loss="paper",
+                                       min_cluster_size=0, random_state=seed))
                 fields, _ = context.fit(est, X, y, fit_params={"must_link": ml,
                                                                "cannot_link": cl})
                 rows.append({"dataset": ds, "method": "bmmc", "n_constraints": count,
@@ -436,7 +442,8 @@ def run_fig56(table: Table, context: RunContext) -> list[dict[str, Any]]:
                 seed = context.seed_for(table.name, name, n)
                 idx = np.random.RandomState(seed).choice(len(X), size=min(n, len(X)),
                                                          replace=False)
-                fields, est = context.fit(BMMC(k, random_state=seed), X[idx], y[idx])
+                fields, est = context.fit(BMMC(k, C=1.0, min_cluster_size=0, random_state=seed),
+                                          X[idx], y[idx])
                 bundle = None if est is None else int(np.sum(est.n_inner_iter_))
                 rows.append({"dataset": name, "n_samples": int(idx.size), "n_clusters": k,
                              "seed": seed, **fields, "bundle_iter": bundle})

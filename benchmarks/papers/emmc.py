@@ -79,9 +79,11 @@ def make_emmc(n_clusters: int, random_state: Any = None, **params: Any) -> Any:
     """:class:`marginclust.EMMC` with the given parameters (``n_hidden="n"``: L = n)."""
     from marginclust import EMMC
 
-    # the paper's class balance (0.03 n) unless a table says otherwise; EMMC's own
-    # default became the label-free balance="auto"
+    # the paper's class balance (0.03 n) and start (k-means in the ELM layer) unless a
+    # table says otherwise; EMMC's own defaults became the label-free balance="auto"
+    # and the spectral start
     params.setdefault("balance", 0.03)
+    params.setdefault("init", "k-means-elm")
     if params.get("n_hidden") == "n":
         params.pop("n_hidden")
         return HiddenPerSample(EMMC(n_clusters, random_state=random_state, **params))

@@ -79,11 +79,18 @@ WOC_INITS = ("random-points", "random-weights", "gmm")
 HC_INITS = ("random", "k-means")
 
 
-def _make(cls_name: str) -> Any:
+# WOCSVMClustering's label-free defaults of 0.1, explicit: the tables keep their numbers
+# when the estimator's defaults change
+WOC_DEFAULTS_01: dict[str, Any] = {"gamma": "sigma0", "nu": 0.9, "temperature": 1.0,
+                                   "init": "gmm", "decision_scale": "libsvm"}
+
+
+def _make(cls_name: str, pinned: dict[str, Any] | None = None) -> Any:
     def make(n_clusters: int = 3, random_state: Any = None, **params: Any) -> Any:
         import marginclust
 
-        return getattr(marginclust, cls_name)(n_clusters, random_state=random_state, **params)
+        return getattr(marginclust, cls_name)(n_clusters, random_state=random_state,
+                                              **{**(pinned or {}), **params})
 
     return make
 
@@ -102,8 +109,9 @@ def _make_gmm(n_clusters: int = 3, random_state: Any = None, **params: Any) -> A
 
 
 for _method in (
-    Method("wocsvm-sc", _make("WOCSVMClustering"), notes="WOC-SVM soft clustering, "
-           "label-free defaults (gamma='sigma0', nu=0.9, temperature=1)."),
+    Method("wocsvm-sc", _make("WOCSVMClustering", WOC_DEFAULTS_01),
+           notes="WOC-SVM soft clustering, label-free defaults (gamma='sigma0', nu=0.9, "
+           "temperature=1)."),
     Method("gmm", _make_gmm, notes="scikit-learn GaussianMixture (full)"),
     Method("ocsvm-hc", _make("OCSVMHardClustering"), notes="OC-SVM hard clustering "
            "(Camastra-Verri as adapted), K-means init, defaults."),

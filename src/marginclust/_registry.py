@@ -75,7 +75,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
                 "tests/estimators/test_fcm.py"
             ),
         },
-        variants=(("init-random", {"init": "random"}),),
+        variants=(("init-random", {"init": "random"}), ("m-2", {"m": 2.0})),
     ),
     EstimatorSpec(
         "KernelFuzzyCMeans",
@@ -112,9 +112,12 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("low-rank-nystroem", {"n_components": 20}),
             ("low-rank-rff", {"n_components": 20, "low_rank": "rff"}),
             ("linear-low-rank", {"kernel": "linear", "n_components": 20}),
+            ("low-rank-exact-w-step", {"n_components": 20, "w_step": "exact"}),
             ("init-k-means", {"init": "k-means"}),
             ("init-random", {"init": "random"}),
             ("init-fcm", {"init": "fcm"}),
+            ("init-fcm-sharp", {"init": "fcm-sharp"}),
+            ("gamma-scale", {"gamma": "scale"}),
         ),
     ),
     EstimatorSpec(
@@ -158,6 +161,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("output-single", {"output": "single"}),
             ("output-multi", {"output": "multi"}),
             ("init-kmeans", {"init": "k-means"}),
+            ("init-kmeans-elm", {"init": "k-means-elm"}),
             ("init-random", {"init": "random"}),
         ),
     ),
@@ -188,6 +192,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("qp-ipm", {"qp": "ipm"}),
             ("qp-clarabel", {"qp": "clarabel"}),
             ("init-pca", {"init": "pca"}),
+            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
         ),
     ),
     EstimatorSpec(
@@ -198,6 +203,7 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("qp-ipm", {"qp": "ipm"}),
             ("qp-clarabel", {"qp": "clarabel"}),
             ("init-pca", {"init": "pca"}),
+            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
         ),
     ),
     EstimatorSpec(
@@ -212,6 +218,10 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("annealing", {"annealing": True, "decay": 0.7, "max_iter": 20}),
             ("init-random-points", {"init": "random-points"}),
             ("init-random-weights", {"init": "random-weights"}),
+            ("init-gmm", {"init": "gmm"}),
+            # the paper's scale at the defaults of 0.1
+            ("decision-libsvm", {"decision_scale": "libsvm", "nu": 0.9, "temperature": 1.0,
+                                 "gamma": "sigma0"}),
             # at temperature 1 this scale collapses by design (see the docstring)
             ("decision-normalized", {"decision_scale": "normalized", "temperature": 0.01}),
         ),
@@ -225,6 +235,16 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("low-rank-nystroem", {"n_components": 20}),
             ("init-random", {"init": "random"}),
             ("decision-normalized", {"decision_scale": "normalized"}),
+        ),
+    ),
+    EstimatorSpec(
+        "MaxMarginClustering",
+        _E + "_max_margin",
+        aliases=("max-margin",),
+        variants=(
+            ("subsample", {"max_samples": 20}),
+            ("probability", {"probability": True}),
+            ("library-candidates", {"candidates": ["slmc", "kernel-k-means", "k-means"]}),
         ),
     ),
     EstimatorSpec("ELMFeatures", "marginclust.feature_maps._elm", clusterer=False),

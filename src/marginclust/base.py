@@ -30,9 +30,14 @@ kept (:meth:`BaseClusterer._finish_fit`), not by each estimator:
 - ``predict(X_train)`` equals ``labels_``: a final assignment step sets
   ``labels_`` to the model's own rule on the training data, as scikit-learn's
   KMeans does after its last centre update; an estimator whose labels obey a
-  constraint the rule does not (a class-balance repair) names instead, in
-  ``_moved_attribute``, the fitted attribute that lists the rows where the two
-  differ, and this step fills it;
+  constraint the rule does not (a class-balance repair, a floor on the cluster
+  sizes, must-link / cannot-link pairs, the partition a classifier was trained
+  on) names instead, in ``_moved_attribute``, the fitted attribute that lists
+  the rows where the two differ, and this step fills it (an estimator with more
+  than one such constraint splits the rows among its attributes,
+  :meth:`BaseClusterer._set_moved`; a restart whose constraint moved nothing it
+  could see, e.g. out of core, sets ``labels_ = None`` and gets the final
+  assignment step);
 - ``predict_proba(X_train)`` equals ``memberships_``: the same step sets
   ``memberships_`` to the model's memberships of the training data (the
   solver's last memberships up to rounding), unless the estimator keeps its
@@ -62,10 +67,12 @@ from .solvers import SolverResult
 from .utils import (
     Constraint,
     Degeneracy,
+    check_distinct_rows,
     check_n_clusters,
     check_not_constant,
     check_parameters,
     degeneracy,
+    describe_bad_values,
     min_cluster_size,
     report,
     spawn_seeds,
@@ -170,6 +177,23 @@ def _sizes_degeneracy(sizes: npt.NDArray[np.intp], n_clusters: int) -> Degenerac
     return Degeneracy(n_found, sizes, threshold, bad)
 
 
+def _validate(estimator: Any, X: Any, **kwargs: Any) -> Any:
+    """scikit-learn's ``validate_data``, with the row and column of a missing, infinite or
+    non-numeric entry (and a DataFrame's categorical columns) named in the error."""
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):
+        message = describe_bad_values(X) if any(
+            str(t) == "category" for t in X.dtypes) else None
+        if message:
+            raise ValueError(message)
+    try:
+        return validate_data(estimator, X, **kwargs)
+    except ValueError as exc:
+        message = describe_bad_values(X)
+        if message is None:
+            raise
+        raise ValueError(message) from exc
+
+
 def _result_degeneracy(res: SolverResult, n_clusters: int) -> Degeneracy:
     """Degeneracy of a restart's labels (or of ``res.info["cluster_sizes"]`` if given)."""
     sizes = res.info.get("cluster_sizes") if res.info else None
@@ -243,7 +267,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     _out_of_core: ClassVar[bool] = False
     # The fitted attribute listing the training rows whose ``labels_`` differ from
     # ``predict(X_train)`` (labels held to a constraint the prediction rule does not
-    # see, e.g. ``"balance_moved_"``); None: ``labels_`` is ``predict(X_train)``.
+    # see, e.g. ``"balance_moved_"``, ``"size_moved_"``); None: ``labels_`` is
+    # ``predict(X_train)``.
     _moved_attribute: ClassVar[str | None] = None
     # Cluster-indexed fitted attributes and their cluster axis, permuted together
     # when empty clusters are numbered last (see :meth:`_permute_clusters`).
@@ -303,7 +328,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         if isinstance(X, RowBackend) and not X.in_memory:
             return self._validate_row_backend(X)
         _refuse_lazy(X, type(self).__name__)
-        X = validate_data(
+        X = _validate(
             self,
             X,
             reset=True,
@@ -311,8 +336,6 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             dtype=list(self._dtypes),
             ensure_min_samples=2,
         )
-        if self._require_non_constant:
-            check_not_constant(X)
         return X
 
     def _validate_row_backend(self, rows: Any) -> Any:
@@ -335,7 +358,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     def _validate_predict_data(self, X: Any) -> Any:
         check_is_fitted(self)
         _refuse_lazy(X, type(self).__name__)
-        return validate_data(
+        return _validate(
             self, X, reset=False, accept_sparse=self._accept_sparse, dtype=list(self._dtypes)
         )
 
@@ -349,6 +372,10 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """Validate, run the restarts, keep the best, set the fitted attributes."""
         X = self._validate_fit_data(X)
         self._check_fit_setup(X)
+        if not isinstance(X, RowBackend):  # an out-of-core backend checked its columns' ranges
+            check_distinct_rows(X, self._n_clusters)
+            if self._require_non_constant:
+                check_not_constant(X)
         context = self._prepare(X, **fit_params)
         self._fit_restarts(context, finish=False)
         del context  # kernel matrices and caches of the fit: free before the last pass
@@ -387,7 +414,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """
         rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
         k = self._n_clusters
-        if self._moved_attribute is None:
+        if self._moved_attribute is None or getattr(self, "labels_", None) is None:
+            # (a restart whose constraint left every row to the rule sets labels_ = None)
             labels = self._final_assignment(rows)
             sizes = rows.bincount(labels, k)
             # a rule that ties between clusters resolves to the lower index, which a
@@ -401,6 +429,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 labels = self._final_assignment(rows)
                 sizes = rows.bincount(labels, k)
             self.labels_ = labels
+            if self._moved_attribute is not None:
+                self._set_moved(np.zeros(0, dtype=np.intp))
         else:
             sizes = rows.bincount(self.labels_, k)
             order = _nonempty_first(sizes)
@@ -411,11 +441,21 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 self.labels_ = _renumbered(self.labels_, inverse)
                 sizes = sizes[order]
             pred = self._final_assignment(rows)
-            setattr(self, self._moved_attribute, rows.flatnonzero(pred != self.labels_))
+            self._set_moved(rows.flatnonzero(pred != self.labels_))
         if not hasattr(self.labels_, "__dask_graph__"):
             self.labels_ = np.asarray(self.labels_, dtype=np.intp)
         self._warn_if_degenerate(_sizes_degeneracy(np.asarray(sizes), k))
         return self
+
+    def _set_moved(self, moved: npt.NDArray[np.intp]) -> None:
+        """Record the training rows where ``labels_`` differs from ``predict``.
+
+        ``moved`` (sorted row numbers) goes to ``_moved_attribute``; an estimator
+        whose labels obey more than one constraint overrides this to split the
+        rows among its attributes (their union is ``moved``).
+        """
+        assert self._moved_attribute is not None
+        setattr(self, self._moved_attribute, np.asarray(moved, dtype=np.intp))
 
     def _labels_of(self, X: Any) -> npt.NDArray[np.intp]:
         return np.asarray(self._predict(X), dtype=np.intp)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +24,8 @@ def load_benchmark() -> Callable[[str], ModuleType]:
             pytest.skip("benchmarks/ is not beside the tests (installed package)")
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
+        # registered first, as an import would: dataclasses resolve their module by name
+        sys.modules[name] = module
         spec.loader.exec_module(module)
         return module
 

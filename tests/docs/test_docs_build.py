@@ -51,11 +51,12 @@ def test_every_public_estimator_has_an_api_page(built):
             assert (out / "generated" / f"marginclust.{name}.html").is_file(), name
 
 
-def test_gallery_draws_memberships_convergence_and_a_paper_table(built):
+def test_gallery_draws_every_example(built):
     _, out = built
     images = {p.name for p in (out / "_images").glob("sphx_glr_plot_*_001.png")}
     assert images == {"sphx_glr_plot_memberships_001.png", "sphx_glr_plot_convergence_001.png",
-                      "sphx_glr_plot_paper_table_001.png"}
+                      "sphx_glr_plot_paper_table_001.png", "sphx_glr_plot_pairs_001.png",
+                      "sphx_glr_plot_max_margin_001.png"}
 
 
 def test_make_docs_target_exists():

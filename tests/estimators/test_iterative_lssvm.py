@@ -58,6 +58,9 @@ def test_low_rank_linear_equals_exact(rng):
     init = (rng.rand(X.shape[0]) < 0.5).astype(int)
     a = IterativeLSSVM(kernel="linear", init=init).fit(X)
     b = IterativeLSSVM(kernel="linear", init=init, n_components=3).fit(X)
+    # n x n kernel algebra and 3 features round differently (cond x eps, ~1e-13 here); no
+    # relabelling on these blobs is that close to a tie (a relative 1e-11 change of X
+    # parted no path over 100 seeds and moved the objectives by at most 2e-11)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_allclose(a.objective_history_, b.objective_history_, rtol=1e-8)
 

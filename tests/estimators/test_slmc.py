@@ -65,7 +65,12 @@ def test_linear_low_rank_equals_exact(rng):
     U0 = rng.dirichlet(np.ones(3), size=X.shape[0])
     kw = dict(kernel="linear", lam=1.5, init=U0, max_iter=30, random_state=0)
     exact = SLMC(3, **kw).fit(X)
-    low = SLMC(3, n_components=2, **kw).fit(X)  # linear features [x, 1] are exact
+    # linear features [x, 1] are exact; the exact W-step solves the same system as the
+    # exact kernel's alpha-step (the CG step agrees to its tolerance: test_slmc_pcg.py)
+    low = SLMC(3, n_components=2, w_step="exact", **kw).fit(X)
+    # n x n kernel algebra and 5 features round differently (n eps relative); the smooth
+    # SLMC path barely amplifies it (a relative 1e-12 change of X moved the memberships by
+    # at most 5e-12 over 40 seeds, with the same stopping iteration), far below 1e-8
     np.testing.assert_allclose(low.objective_history_, exact.objective_history_, rtol=1e-8)
     np.testing.assert_allclose(low.memberships_, exact.memberships_, atol=1e-8)
     np.testing.assert_allclose(low.decision_function(X[:7]), exact.decision_function(X[:7]),
@@ -208,7 +213,6 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
         ({"n_components": "full"}, "n_components"),
         ({"dtype": "int8"}, "dtype"),
         ({"init": np.ones((3, 3)) / 3}, "shape"),
-        ({"sigma": -1.0}, "sigma"),
         ({"n_components": 0}, "n_components"),
         ({"low_rank": "svd"}, "low_rank"),
         ({"max_iter": 0}, "max_iter"),
@@ -265,16 +269,23 @@ def test_float32_input(rng):
     assert proba.dtype == np.float32 and np.all(np.isfinite(proba))
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-5)
     # low rank: float32 data (or dtype="float32") give float32 features, same clustering
+    # (on separated blobs no label is near a tie)
+    Xs, _ = _separated_blobs(rng)
     kw = dict(lam=5.0, init="k-means", n_components=30, random_state=0)
-    lo64 = SLMC(3, **kw).fit(X)
-    lo32 = SLMC(3, **kw).fit(X.astype(np.float32))
-    asked = SLMC(3, dtype="float32", **kw).fit(X)
-    assert lo64.feature_map_.transform(X).dtype == np.float64
-    assert lo32.feature_map_.transform(X.astype(np.float32)).dtype == np.float32
-    assert asked.feature_map_.transform(X).dtype == np.float32
+    lo64 = SLMC(3, **kw).fit(Xs)
+    lo32 = SLMC(3, **kw).fit(Xs.astype(np.float32))
+    asked = SLMC(3, dtype="float32", **kw).fit(Xs)
+    assert lo64.feature_map_.transform(Xs).dtype == np.float64
+    assert lo32.feature_map_.transform(Xs.astype(np.float32)).dtype == np.float32
+    assert asked.feature_map_.transform(Xs).dtype == np.float32
     np.testing.assert_array_equal(lo32.labels_, lo64.labels_)
-    np.testing.assert_allclose(lo32.objective_, lo64.objective_, rtol=1e-4)
-    np.testing.assert_array_equal(asked.predict(X), asked.labels_)
+    # Nystroem features k(x, Z) V S^(-1/2) from float32 kernel values: the rounding eps32
+    # is amplified by up to sqrt(cond) of the kept landmark Gram (its column norms are
+    # 1/sqrt(s)), and J is quadratic in the features
+    norms = np.linalg.norm(lo32.feature_map_.normalization_, axis=0)
+    rtol = 2 * (norms.max() / norms.min()) * np.finfo(np.float32).eps
+    np.testing.assert_allclose(lo32.objective_, lo64.objective_, rtol=rtol)
+    np.testing.assert_array_equal(asked.predict(Xs), asked.labels_)
 
 
 def test_plot_memberships_smoke(rng, tmp_path):
@@ -405,17 +416,17 @@ def test_auto_switches_to_low_rank_above_documented_size(monkeypatch, capsys):
     assert SLMC(2, n_components=None, random_state=0).fit(X).n_components_ is None
 
 
-def test_deprecated_width_parameters_still_work():
-    X, _ = _pinned_blobs()
-    from marginclust.feature_maps import resolve_gamma
+def test_removed_width_parameters_are_not_in_the_signature():
+    """sigma and sigma_scale (deprecated for gamma) are gone: the signature shows only
+    parameters that work, and passing one is a TypeError naming it."""
+    import inspect
 
-    with pytest.warns(FutureWarning, match="sigma"):
-        old = SLMC(2, sigma=1.5, random_state=0).fit(X)
-    assert old.gamma_ == pytest.approx(1 / (2 * 1.5**2))
-    with pytest.warns(FutureWarning, match="sigma_scale"):
-        old = SLMC(2, sigma_scale=0.5, random_state=0).fit(X)
-    g0 = resolve_gamma("sigma0", X - X.mean(0), random_state=0)
-    assert old.gamma_ == pytest.approx(g0 / 0.25)
+    X, _ = _pinned_blobs()
+    params = inspect.signature(SLMC).parameters
+    assert "sigma" not in params and "sigma_scale" not in params
+    assert all(p.default != "deprecated" for p in params.values())
+    with pytest.raises(TypeError, match="sigma"):
+        SLMC(2, sigma=1.5)
     with pytest.warns(FutureWarning, match="init"):
         SLMC(2, init="kmeans", random_state=0).fit(X)
 
@@ -452,4 +463,5 @@ def test_label_free_grid_is_small_label_free_and_scale_relative():
     assert 1 < n_settings <= 12
     g1 = SLMC(2)._label_free_grid(X * 10.0)["gamma"]
     np.testing.assert_allclose(np.array(g1) * 100.0, grid["gamma"])
-    assert SLMC._n_scaled_params == ("lam",)
+    # lam keeps its value on the subsets a search fits (see the lam parameter)
+    assert "lam" not in SLMC._n_scaled_params

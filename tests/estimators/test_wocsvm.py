@@ -61,7 +61,9 @@ def test_fit_records_f_ll_each_iteration(blobs, form):
     X, y = blobs
     # Tax & Duin distances lie in [0, 2] for the RBF kernel: sigma must be well below 1
     sigma = 1.0 if form == "scholkopf" else 0.05
-    m = WOCSVMClustering(3, form=form, gamma=0.05, nu=0.9, temperature=sigma, random_state=0).fit(X)
+    # the paper's scale and start (the defaults before 0.2)
+    m = WOCSVMClustering(3, form=form, gamma=0.05, nu=0.9, temperature=sigma,
+                         decision_scale="libsvm", init="gmm", random_state=0).fit(X)
     assert m.objective_history_.shape == (m.n_iter_ + 1,)
     # the last entry is f_LL recomputed from the fitted state (eq. 16)
     f = m.score(X) * X.shape[0]
@@ -78,7 +80,7 @@ def test_annealing_runs_every_level_and_ends_near_sigma_min(blobs):
     X, y = blobs
     m = WOCSVMClustering(
         3, gamma=0.05, nu=0.9, annealing=True, temperature_max=2.0, temperature_min=0.5, decay=0.7,
-        random_state=0, init="random-weights",
+        decision_scale="libsvm", random_state=0, init="random-weights",
     ).fit(X)
     levels = annealing_schedule(2.0, 0.5, 0.7)
     assert_allclose(np.unique(m.temperature_history_)[::-1], levels)
@@ -111,10 +113,12 @@ def test_normalized_decision_scale_collapses(blobs):
     X, _ = blobs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        m = WOCSVMClustering(3, gamma=0.05, nu=0.9, decision_scale="normalized", random_state=0)
+        m = WOCSVMClustering(3, gamma=0.05, nu=0.9, temperature=1.0, decision_scale="normalized",
+                             random_state=0)
         m.fit(X)
     assert m.memberships_.max() - m.memberships_.min() < 0.2
-    native = WOCSVMClustering(3, gamma=0.05, nu=0.9, random_state=0).fit(X)
+    native = WOCSVMClustering(3, gamma=0.05, nu=0.9, temperature=1.0, decision_scale="libsvm",
+                              random_state=0).fit(X)
     assert native.memberships_.max() > 0.99
 
 
@@ -358,3 +362,69 @@ def test_readme_example_standardised_wine_does_not_collapse():
     labels = pipe.fit_predict(X)
     assert len(np.unique(labels)) == 3
     assert adjusted_rand_score(y, labels) > 0.8
+
+
+def _machines():
+    from marginclust.solvers._weighted_ocsvm import (
+        fit_linear_weighted_ocsvm,
+        fit_weighted_ocsvm,
+    )
+
+    return {"fit_machine": fit_weighted_ocsvm, "fit_linear_machine": fit_linear_weighted_ocsvm}
+
+
+_MACHINES = _machines()
+
+
+def _two_rings(n_inner=500, n_outer=200, seed=0):
+    """A dense inner ring inside a sparse outer one (3x the length, fewer points)."""
+    rng = np.random.RandomState(seed)
+    t = rng.uniform(0, 2 * np.pi, n_inner + n_outer)
+    r = np.r_[np.ones(n_inner), 3 * np.ones(n_outer)] + 0.05 * rng.randn(n_inner + n_outer)
+    return np.c_[r * np.cos(t), r * np.sin(t)], np.repeat([0, 1], [n_inner, n_outer])
+
+
+@pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
+def test_relative_scores_divide_either_scale_by_the_machines_offset(form):
+    from marginclust.feature_maps._one_class import prepare_one_class_data
+    from marginclust.objectives._wocsvm import WOCSVMObjective
+
+    X, y = _two_rings()
+    data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
+                                  random_state=np.random.RandomState(0))
+    scores = {}
+    for scale in ("relative", "libsvm", "normalized"):
+        obj = WOCSVMObjective(data.X, 2, form=form, nu=0.3, gamma=data.gamma, K=data.K,
+                              decision_scale=scale, **_MACHINES)
+        params = obj.m_step(np.eye(2)[y], None)
+        scores[scale] = obj.score(params)
+    rho = np.array([m.rho for m in params.models])
+    native = np.array([m.native_scale for m in params.models])
+    if form == "scholkopf":  # d / rho: the same from LIBSVM's values and eq. (6)
+        assert_allclose(scores["relative"], scores["normalized"] / rho, rtol=1e-10)
+        assert_allclose(scores["relative"], scores["libsvm"] / (native * rho), rtol=1e-10)
+        far = obj.score(params, data.transform(np.array([[50.0, 50.0]])))
+        assert_allclose(far, -rho[None, :])  # eq. (6) far from every support vector: -rho
+        obj.decision_scale = "relative"
+        assert_allclose(obj.score(params, data.transform(np.array([[50.0, 50.0]]))), -1.0)
+    else:  # (R^2 - d^2) / R^2
+        assert_allclose(scores["relative"], (scores["normalized"] + rho) / rho, rtol=1e-10)
+
+
+def test_relative_scale_keeps_a_dense_cluster_that_libsvm_scale_erodes():
+    # with offsets as the unit, the border of the dense inner ring is not nearer, in
+    # score, to the sparse outer ring than to its own machine
+    from marginclust.feature_maps._one_class import prepare_one_class_data
+    from marginclust.objectives._wocsvm import WOCSVMObjective
+
+    X, y = _two_rings()
+    data = prepare_one_class_data(X, kernel="rbf", gamma="local", n_components=None,
+                                  random_state=np.random.RandomState(0))
+    kept = {}
+    for scale, nu, temperature in (("relative", 0.3, 0.05), ("libsvm", 0.9, 1.0)):
+        obj = WOCSVMObjective(data.X, 2, nu=nu, gamma=data.gamma, K=data.K,
+                              decision_scale=scale, **_MACHINES)
+        Z, _ = obj.e_step(obj.m_step(np.eye(2)[y], None), temperature)
+        kept[scale] = float(np.mean(Z.argmax(axis=1) == y))
+    assert kept["relative"] == 1.0
+    assert kept["libsvm"] < 0.8  # 0.734 measured: a quarter of the points moved

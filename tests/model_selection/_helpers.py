@@ -77,3 +77,37 @@ class GridKMeans(CollapsibleKMeans):
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         return {"n_clusters": [2, 3, 4, 5][: 1 + np.asarray(X).shape[1]]}
+
+
+class CountingKMeans(CollapsibleKMeans):
+    """Counts its fits; with ``stop_after`` set, the fit after that many raises
+    KeyboardInterrupt (a user's Ctrl-C in the middle of a search)."""
+
+    fits: ClassVar[int] = 0
+    stop_after: ClassVar[int | None] = None
+
+    def fit(self, X: Any, y: Any = None) -> CountingKMeans:
+        CountingKMeans.fits += 1
+        stop = CountingKMeans.stop_after
+        if stop is not None and CountingKMeans.fits > stop:
+            raise KeyboardInterrupt
+        return super().fit(X)
+
+
+class RandomLabels(ClusterMixin, BaseEstimator):
+    """Labels drawn at random, seeded by the data: no partition it finds is reproducible."""
+
+    def __init__(self, n_clusters: int = 2, random_state: Any = None):
+        self.n_clusters = n_clusters
+        self.random_state = random_state
+
+    def _draw(self, X: Any) -> np.ndarray:
+        seed = int(abs(float(np.asarray(X).sum())) * 1e6) % (2**31)
+        return np.random.RandomState(seed).randint(self.n_clusters, size=np.asarray(X).shape[0])
+
+    def fit(self, X: Any, y: Any = None) -> RandomLabels:
+        self.labels_ = self._draw(X)
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        return self._draw(np.asarray(X) + 1.0)

@@ -9,7 +9,7 @@ import pytest
 from sklearn.cluster import KMeans
 
 from marginclust import FuzzyCMeans
-from marginclust.exceptions import ConvergenceWarning, NotFittedError
+from marginclust.exceptions import ConvergenceWarning
 from marginclust.model_selection import StabilitySearch, halving_schedule
 
 from ._helpers import (
@@ -26,7 +26,8 @@ FCM_GRID = {"n_clusters": [2, 3, 4], "m": [1.5, 2.0]}
 def _search(**kw):
     params = {"n_pairs": 3, "random_state": 0}
     params.update(kw)
-    est = params.pop("estimator", FuzzyCMeans())
+    # m=2.0: a default inside FCM_GRID (FuzzyCMeans' own, m="auto", would add its rows)
+    est = params.pop("estimator", FuzzyCMeans(m=2.0))
     grid = params.pop("param_grid", FCM_GRID)
     return StabilitySearch(est, grid, **params)
 
@@ -87,17 +88,24 @@ def test_degenerate_settings_dropped_before_scoring():
     assert res["rank"] == [2, 1]
 
 
-def test_every_setting_collapsed_warns_and_picks_nothing():
+def test_every_setting_collapsed_warns_and_keeps_the_least_degenerate():
     X = blobs(3, seed=4)
     search = _search(estimator=CollapsibleKMeans(3, collapse=True),
                      param_grid={"n_clusters": [2, 3]})
-    with pytest.warns(ConvergenceWarning, match="Every setting .* collapsed"):
+    with pytest.warns(ConvergenceWarning, match="Every setting .* collapsed.*collapsed_ is True"):
         search.fit(X)
-    assert search.best_params_ is None and search.best_estimator_ is None
-    assert not hasattr(search, "labels_")
-    assert all(search.results_["degenerate"])
-    with pytest.raises(NotFittedError, match="every setting collapsed"):
-        search.predict(X)
+    assert search.collapsed_ and all(search.results_["degenerate"])
+    # one clear outcome: labels_ exist (one cluster found of the two asked: the least
+    # degenerate share), predict works, nothing raises AttributeError
+    assert search.best_params_ == {"n_clusters": 2}
+    assert search.labels_.shape == (X.shape[0],) and search.n_clusters_found_ == 1
+    np.testing.assert_array_equal(search.predict(X), search.labels_)
+    assert search.results_["reason"][0] == "1 of 2 clusters non-empty"
+
+
+def test_not_collapsed_when_a_setting_survives():
+    search = _search(estimator=CollapsibleKMeans(3), param_grid={"collapse": [True, False]})
+    assert not search.fit(blobs(3, seed=4)).collapsed_
 
 
 def test_results_table_and_attributes():
@@ -146,28 +154,51 @@ def test_grid_from_the_estimator_hook_and_defaults_fallback():
 def test_n_scaled_parameters_rescaled_for_every_fit():
     X = blobs(3, n_per=100, seed=9)
     SumLossKMeans.fits.clear()
-    search = _search(estimator=SumLossKMeans(3), param_grid={"C": [2.0]}, subsample=100,
-                     n_pairs=2).fit(X)
-    # grid values are meant for the 100 search rows: halves use C*50/100, the refit C*300/100
+    search = _search(estimator=SumLossKMeans(3), param_grid={"C": [3.0]}, subsample=100,
+                     n_pairs=2, include_defaults=False).fit(X)
+    # values are meant for all 300 rows: the 100 search rows use C*100/300, their
+    # halves C*50/300, and the refit on all rows C itself
     seen = set(SumLossKMeans.fits)
-    assert seen == {(2.0, 100), (1.0, 50), (6.0, 300)}
-    assert search.best_params_ == {"C": 2.0}
-    assert search.best_estimator_.C == pytest.approx(6.0)
+    assert seen == {(1.0, 100), (0.5, 50), (3.0, 300)}
+    assert search.best_params_ == {"C": 3.0}
+    assert search.best_estimator_.C == 3.0
     assert search.labels_.shape == (300,)
 
 
+def test_the_defaults_refitted_are_the_plain_fit():
+    """On a subsample, the defaults' n-scaled value is not rescaled for the refit."""
+    X = blobs(3, n_per=100, seed=9)
+    search = _search(estimator=SumLossKMeans(3, C=2.0, random_state=0),
+                     param_grid={"C": [2.0]}, subsample=100, n_pairs=2).fit(X)
+    assert search.results_["is_default"] == [True]
+    plain = SumLossKMeans(3, C=2.0, random_state=0).fit(X)
+    assert search.best_estimator_.C == 2.0
+    np.testing.assert_array_equal(search.labels_, plain.labels_)
+
+
 def test_budget_uses_successive_halving():
-    X = blobs(3, n_per=150, seed=11)
-    grid = {"n_clusters": [2, 3, 4, 5, 6, 7]}
+    X = blobs(3, n_per=400, seed=11)
+    grid = {"n_clusters": [2, 3, 4, 5]}
     full = _search(estimator=KMeans(n_init=2), param_grid=grid).fit(X)
-    halved = _search(estimator=KMeans(n_init=2), param_grid=grid, budget=20).fit(X)
+    halved = _search(estimator=KMeans(n_init=2), param_grid=grid, budget=14).fit(X)
     assert len(halved.schedule_) > 1 and len(full.schedule_) == 1
-    # cost in fits on all rows: 6 settings x (1 + 3 pairs) on a third, then 2 on all rows
-    assert halved.cost_ == pytest.approx(6 * 4 / 3 + 2 * 4) and full.cost_ == 6 * 4
-    assert [tuple(r) for r in halved.schedule_] == [(6, 150), (2, 450)]
+    # cost in fits on all rows: 4 settings x (1 + 3 pairs) on a third, then 2 on all rows
+    assert halved.cost_ == pytest.approx(4 * 4 / 3 + 2 * 4) and full.cost_ == 4 * 4
+    assert [tuple(r) for r in halved.schedule_] == [(4, 400), (2, 1200)]
     assert halved.best_params_ == full.best_params_ == {"n_clusters": 3}
     # eliminated settings stop at the first rung
-    assert sorted(halved.results_["iter"]) == [0, 0, 0, 0, 1, 1]
+    assert sorted(halved.results_["iter"]) == [0, 0, 1, 1]
+
+
+def test_halving_never_shrinks_below_the_rows_k_clusters_need():
+    """A budget that would start halving on 112 of 2,000 rows (where every setting of a
+    6-cluster grid looks degenerate) starts on at least 2 x 20 x 6 rows instead."""
+    X = blobs(6, n_per=334, seed=3)[:2000]
+    with pytest.warns(UserWarning, match="no rung may have fewer than 240 rows"):
+        search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [4, 5, 6]},
+                         budget=4).fit(X)
+    assert min(r.n_rows for r in search.schedule_) >= 240
+    assert search.best_params_ == {"n_clusters": 6}
 
 
 def test_budget_too_small_warns():
@@ -235,15 +266,17 @@ def test_pipeline_takes_its_last_steps_grid_on_transformed_rows():
     assert search.n_clusters_found_ == 3
 
 
-def test_a_half_that_cannot_be_fitted_scores_worst_not_crash():
-    """KMeans(n_clusters=13) fits the 24 rows but not a half of 12: its pairs score -1."""
+def test_a_half_that_cannot_be_fitted_is_a_failure_not_a_number():
+    """KMeans(n_clusters=13) fits the 24 rows but not a half of 12: its splits fail."""
     X = blobs(2, n_per=12, seed=18)
     search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 13]},
                      n_pairs=2, tie_break=None).fit(X)
     res = search.results_
-    assert res["score"][0] > 0.9
+    assert res["score"][0] > 0.9 and res["n_failed_pairs"][0] == 0
     assert res["error"] == [None, None]
-    assert not res["degenerate"][1] and res["score"][1] == -1.0
+    assert res["degenerate"][1] and np.isnan(res["score"][1])
+    assert res["n_failed_pairs"][1] == 2 and all(np.isnan(res["pair_scores"][1]))
+    assert res["reason"][1].startswith("every half failed")
     assert search.best_params_ == {"n_clusters": 2}
 
 
@@ -282,8 +315,11 @@ def test_auto_scoring_is_stability_across_k_and_calinski_harabasz_at_fixed_k():
     assert fixed.scoring_ == "calinski_harabasz"
     assert all(f == 1 for f in fixed.results_["n_fits"])
     np.testing.assert_array_equal(fixed.results_["score"], fixed.results_["calinski_harabasz"])
-    best = int(np.argmax(fixed.results_["calinski_harabasz"]))
-    assert fixed.best_index_ == best
+    ch = np.asarray(fixed.results_["calinski_harabasz"])
+    # the best CH, or the defaults (m=2.0) when they tie with it within tol
+    assert fixed.best_index_ == int(np.argmax(ch)) or (
+        fixed.results_["params"][fixed.best_index_] == {"m": 2.0, "n_clusters": 3}
+        and ch[fixed.best_index_] >= ch.max() - fixed.tol)
     # a Pipeline's prefixed n_clusters counts too
     from marginclust.model_selection._search import _varies_n_clusters
 

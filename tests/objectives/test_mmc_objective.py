@@ -23,12 +23,14 @@ def _random_x(obj, rng, scale=1.0):
 
 def _objectives(X, rng):
     n = X.shape[0]
-    pairs = make_pairs([[0, 1], [2, 3]], [[0, n - 1]], n)
+    pairs = make_pairs([[0, 1], [2, 3]], [[0, n - 1], [2, n - 2]], n)
     return [
         MMCObjective(X, 2, 1.5, 0.2),
         MMCObjective(X, 3, 2.0, 0.2),
         MMCObjective(X, 2, 1.5, 0.2, C_pairs=0.7, pairs=pairs),
         MMCObjective(X, 3, 2.0, 0.2, C_pairs=0.7, pairs=pairs),
+        MMCObjective(X, 2, 1.5, 0.2, C_pairs=0.7, pairs=pairs, pair_loss="paper"),
+        MMCObjective(X, 3, 2.0, 0.2, C_pairs=0.7, pairs=pairs, pair_loss="paper"),
     ]
 
 
@@ -119,7 +121,7 @@ def test_balance_helpers():
 
 
 def test_pairs_validation():
-    with pytest.raises(ValueError, match="both must-link and cannot-link"):
+    with pytest.raises(ValueError, match="contradictory"):
         make_pairs([[0, 1]], [[1, 0]], 5)
     with pytest.raises(ValueError, match="outside"):
         make_pairs([[0, 9]], None, 5)
@@ -127,29 +129,82 @@ def test_pairs_validation():
     np.testing.assert_array_equal(p.z, [1.0, -1.0])
 
 
-def test_offset_polish_is_exact_and_prefers_zero(global_random_seed):
-    from marginclust.objectives._mmc import _argmin_sum_of_hinges
+def _argmin_hinges(a, b, w, lo, hi):
+    """``_argmin_in_box`` on ``sum_j w_j max(0, a_j + b_j t)`` (its slope and breakpoints)."""
+    from marginclust.objectives._mmc import _argmin_in_box
 
+    nz = b != 0
+    a, b, w = a[nz], b[nz], w[nz]
+    tau, jump = -a / b, w * np.abs(b)
+    slope0 = float(np.sum(w[b < 0] * b[b < 0])) + float(np.sum(jump[tau <= lo]))
+    inbox = (tau > lo) & (tau < hi)
+    order = np.argsort(tau[inbox])
+    return _argmin_in_box(slope0, tau[inbox][order], jump[inbox][order], lo, hi, 1e-12)
+
+
+def test_offset_polish_is_exact_and_prefers_zero(global_random_seed):
     rng = np.random.RandomState(global_random_seed)
     for _ in range(30):
         m = rng.randint(1, 8)
         a, b, w = rng.randn(m), rng.randn(m) * (rng.rand(m) < 0.8), rng.rand(m)
         lo, hi = -abs(rng.randn()), abs(rng.randn())
-        t = _argmin_sum_of_hinges(a, b, w, lo, hi)
+        t = _argmin_hinges(a, b, w, lo, hi)
         grid = np.linspace(lo, hi, 4001)
         vals = (w * np.maximum(0, a + b * grid[:, None])).sum(axis=1)
         assert lo - 1e-12 <= t <= hi + 1e-12
         assert np.sum(w * np.maximum(0, a + b * t)) <= vals.min() + 1e-9
     # flat in t (every hinge active, balanced signs): the offset closest to 0
-    assert (
-        _argmin_sum_of_hinges(np.full(4, 5.0), np.array([1.0, -1, 1, -1]), np.ones(4), -1, 1) == 0
-    )
+    assert _argmin_hinges(np.full(4, 5.0), np.array([1.0, -1, 1, -1]), np.ones(4), -1, 1) == 0
     X = _data(rng)
     n = X.shape[0]
-    for pairs in (None, make_pairs([[0, 1]], [[2, n - 1]], n)):
-        obj = MMCObjective(X, 2, 1.0, 0.3, C_pairs=0.5, pairs=pairs)
+    cases = [(None, "margin")] + [
+        (make_pairs([[0, 1], [3, n - 2]], [[2, n - 1], [1, n - 3]], n), kind)
+        for kind in ("margin", "paper")
+    ]
+    for pairs, kind in cases:
+        obj = MMCObjective(X, 2, 1.0, 0.3, C_pairs=0.5, pairs=pairs, pair_loss=kind)
         sub = obj.surrogate(rng.randint(2, size=n))
         x = (0.1 * rng.randn(1, 4), 0.2 * rng.randn(1))
         xp = sub.polish(x)
         best = min(sub.risk((x[0], np.array([t]))) for t in np.linspace(-0.3, 0.3, 3001))
         assert sub.risk(xp) <= best + 1e-9 and abs(xp[1][0]) <= 0.3 + 1e-12
+
+
+def _floor_labels_literal(F, min_size):
+    """The greedy of floor_labels one row at a time (its oracle)."""
+    n, k = F.shape
+    labels = np.argmax(F, axis=1)
+    floor = min(min_size, n // k)
+    loss = np.maximum(0.0, 1.0 - F[:, :, None] + F[:, None, :]).sum(axis=2) - 1.0
+    sizes = np.bincount(labels, minlength=k)
+    fixed = np.zeros(n, dtype=bool)
+    for r in np.argsort(sizes, kind="stable"):
+        if floor - sizes[r] <= 0:
+            continue
+        cand = [i for i in range(n) if sizes[labels[i]] > floor and not fixed[i]
+                and labels[i] != r]
+        cand.sort(key=lambda i: (loss[i, r] - loss[i, labels[i]], i))
+        for i in cand:
+            if sizes[r] >= floor:
+                break
+            if sizes[labels[i]] > floor:
+                sizes[labels[i]] -= 1
+                labels[i] = r
+                sizes[r] += 1
+                fixed[i] = True
+    return labels
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_floor_labels_matches_its_literal_greedy(seed):
+    from marginclust.objectives._mmc import floor_labels
+
+    rng = np.random.RandomState(seed)
+    F = rng.randn(60, 4)
+    F[:, 3] -= 3.0  # cluster 3 nearly empty at the argmax
+    F[:, 2] -= 1.0
+    for floor in (0, 5, 12, 15, 40):
+        got = floor_labels(F, floor)
+        np.testing.assert_array_equal(got, _floor_labels_literal(F, floor))
+        assert np.bincount(got, minlength=4).min() >= min(floor, 15)
+    np.testing.assert_array_equal(floor_labels(F, 0), np.argmax(F, axis=1))

@@ -16,6 +16,7 @@ from marginclust.objectives._slmc import (
     squared_code_distances,
     u_step,
 )
+from tests._crosspath import feature_rounding_bound
 
 
 def _problem(rng, n=12, d=3, K=3, kernel="rbf"):
@@ -177,6 +178,11 @@ def test_row_problem_cached_and_streamed_features_equal_the_dense_sweep(rng, dty
     fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=0).fit(X)
     Phi = fmap.transform(X)
     assert Phi.dtype == dtype
+    # features of 64-row blocks (what a pass computes) are the map's, up to the rounding
+    # of each (64-row blocks may take other BLAS kernels than one block)
+    blocks = np.vstack([P for _, P in fmap.transform_blocks(X, block_rows=64)])
+    atol = 2 * feature_rounding_bound(fmap, X.astype(np.float64), np.finfo(dtype).eps)
+    np.testing.assert_allclose(blocks, Phi, rtol=0, atol=atol)
     U = rng.dirichlet(np.ones(3), size=300)
     rows = RowBlocks(X, block_rows=64)
     cached = SLMCRowProblem(rows, fmap, 2.0, 2.0, U, cache=True)

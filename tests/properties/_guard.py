@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 __all__ = ["Outcome", "run_guarded", "default_timeout"]
 
 
@@ -71,6 +73,11 @@ def _qualname(cls: type) -> str:
 
 def _child(fn: Callable[[], Any], conn: Any) -> None:
     out = Outcome()
+    # A forked child inherits no worker threads: once the parent has run an OpenMP
+    # region (scikit-learn's KMeans) with more than one thread, a child that enters one
+    # waits for the parent's team forever. One thread per child keeps every thread count
+    # safe (OMP_NUM_THREADS=2 in the parent, as in the 2-thread runs).
+    threadpool_limits(limits=1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

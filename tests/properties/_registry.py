@@ -97,7 +97,12 @@ class Config:
         return inspect.getdoc(self.cls) or ""
 
     def is_soft(self) -> bool:
-        return hasattr(self.cls, "predict_proba")
+        """Soft memberships: the class documents ``memberships_``."""
+        return bool(_attribute_entry(self.doc, "memberships_"))
+
+    def has_predict_proba(self) -> bool:
+        """``predict_proba`` exists with this configuration's parameters (``available_if``)."""
+        return hasattr(self.cls(**{**SMALL.get(self.name, {}), **self.params}), "predict_proba")
 
     def labels_are_argmax(self) -> bool:
         entry = _attribute_entry(self.doc, "labels_")

@@ -178,16 +178,20 @@ def _argmax_consistent(labels: np.ndarray, P: np.ndarray, atol: float = 1e-12) -
 def test_memberships_on_simplex(config, case):
     case = _fit_case(case, config)
     check = _Check("simplex", config, case)
-    if not config.is_soft():
+    soft, proba = config.is_soft(), config.has_predict_proba()
+    if not (soft or proba):
         check.skip("no memberships")
         pytest.skip("hard clustering: no memberships")
     rec = _fitted(check)
-    P = rec["memberships_"]
-    check(P is not None and P.shape == (case.n, case.k), f"memberships_ shape {np.shape(P)}")
-    check(P is not None and _on_simplex(P, 1e-8), "memberships_ rows not on the simplex")
-    Q = rec["predict_proba"]
-    check(Q.shape == (case.n, case.k), f"predict_proba shape {Q.shape}")
-    check(_on_simplex(Q, 1e-8), "predict_proba rows not on the simplex")
+    if soft:
+        P = rec["memberships_"]
+        check(P is not None and P.shape == (case.n, case.k),
+              f"memberships_ shape {np.shape(P)}")
+        check(P is not None and _on_simplex(P, 1e-8), "memberships_ rows not on the simplex")
+    if proba:
+        Q = rec["predict_proba"]
+        check(Q.shape == (case.n, case.k), f"predict_proba shape {Q.shape}")
+        check(_on_simplex(Q, 1e-8), "predict_proba rows not on the simplex")
     check.done()
 
 

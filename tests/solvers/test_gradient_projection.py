@@ -37,6 +37,12 @@ def _run(X, P0, **kw):
     ],
 )
 def test_same_iterates_as_dense_oracle(method, step, seed, hard):
+    # Same iterates up to rounding: on these problems every discrete choice of the
+    # oracle's path clears its tie by far more than rounding (measured: the two smallest
+    # step ratios and the two most negative multipliers differ by over 5% relative, the
+    # largest projected gradient entry is at least 1e-9 of the scale away from the
+    # threshold 1e-9 of the scale), so the row-block solver makes the same choices and the iterates
+    # differ by the rounding of O((nK)^3) dense algebra, far below 1e-10.
     X, P0 = _problem(seed, hard=hard)
     ref = dense_gradient_projection(X, P0, method=method, step=step, max_iter=5000)
     res = _run(X, P0, method=method, step=step, max_iter=5000)
@@ -158,6 +164,10 @@ def test_block_lloyd_fast_path_gives_the_same_iterates(global_random_seed):
     P0 = rng.dirichlet(np.ones(5), size=150)
     fast = _run(X, P0, method="block", max_iter=1000)
     slow = _run(X, P0, method="block", max_iter=1000, lloyd_fast_path=False)
+    # Hard rows hold 0 and 1 exactly, so both paths sum the same points; their sums of
+    # squares and centres round differently (n eps). A move needs a distance gap beyond
+    # thr; on continuous random data a gap within rounding of thr has probability ~1e-13
+    # per decision, so the paths are the same and J agrees to n eps x ||X||^2 / J.
     assert fast.converged and slow.converged
     assert fast.n_iter == slow.n_iter and fast.info["n_released"] == slow.info["n_released"]
     np.testing.assert_array_equal(fast.x, slow.x)
@@ -175,6 +185,9 @@ def test_block_chunking_does_not_change_the_result(global_random_seed):
     P0 = rng.dirichlet(np.ones(4), size=100)
     one = _run(X, P0, method="block", max_iter=1000)
     many = _run(X, P0, method="block", max_iter=1000, chunk_rows=7)
+    # chunks only regroup the sums P'X, P'1 (n eps); every discrete step (snap at 1e-13,
+    # release and move thresholds) compares continuous random quantities, within rounding
+    # of their threshold with probability ~1e-13 each: the same path
     assert one.n_iter == many.n_iter
     np.testing.assert_allclose(one.x, many.x, atol=1e-12)
     np.testing.assert_allclose(one.objective_history, many.objective_history, rtol=1e-10)

@@ -97,3 +97,17 @@ def test_check_finite_scale_float32_judged_like_float64():
     # the extremes are taken in float32 and differenced in float64: wide float32
     # ranges that float64 squares without overflow are accepted
     check_finite_scale(X * np.float32(1e30))
+
+
+@pytest.mark.parametrize("value", [1, 1.0, 2.5, True, "3", None, np.float64(3.0)])
+def test_integer_at_least_refuses_what_is_not_an_integer_in_range(value):
+    from marginclust.utils import IntegerAtLeast
+
+    with pytest.raises(ValueError, match=r"k must be an integer >= 2"):
+        IntegerAtLeast(2)(value, "k")
+
+
+def test_integer_at_least_accepts_numpy_integers():
+    from marginclust.utils import IntegerAtLeast
+
+    assert IntegerAtLeast(2)(np.int64(7), "k") == 7 and IntegerAtLeast(0)(0, "k") == 0

@@ -25,12 +25,12 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench",
         help="reproduce a paper table",
-        description="Run a paper table (or every table of a paper, or without --table and "
-        "--suite every table of the benchmark) and print ours beside the published numbers. "
-        "Rows are cached in --out, so a rerun resumes. The tables come from --benchmark: by "
-        f"default {DEFAULT_BENCHMARK}, the papers' tables of a repository checkout (run from "
-        "its root); your own tables from a .py file or folder that registers them with "
-        "marginclust.bench.register_table.",
+        description="Run a paper table (--table), every table of a paper (--suite) or every "
+        "table of the benchmark (--all) and print ours beside the published numbers; without "
+        "them, list the tables. Rows are cached in --out, so a rerun resumes. The tables come "
+        f"from --benchmark: by default {DEFAULT_BENCHMARK}, the papers' tables of a repository "
+        "checkout (run from its root); your own tables from a .py file or folder that "
+        "registers them with marginclust.bench.register_table.",
     )
     p.add_argument("--benchmark", metavar="PATH", default=None,
                    help="benchmark folder (a Python package) or .py file whose import "
@@ -38,7 +38,10 @@ def add_parser(sub: Any) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--table", action="append", metavar="NAME", help="table to run (repeatable)")
     what.add_argument("--suite", metavar="PAPER", help="every table of a paper, e.g. 'slmc'")
-    what.add_argument("--list", action="store_true", help="list the registered tables")
+    what.add_argument("--list", action="store_true", help="list the registered tables (also "
+                      "what the command does without --table, --suite or --all)")
+    what.add_argument("--all", action="store_true",
+                      help="every registered table (hours at full size; --quick: minutes)")
     p.add_argument("--quick", action="store_true", help="small version: fewer runs and settings")
     p.add_argument("--tiny", action="store_true",
                    help="smoke test: one data set, run and setting on a row subsample (seconds)")
@@ -153,17 +156,21 @@ def run(args: argparse.Namespace) -> int:
     from marginclust.bench._runner import run_table, system_info
 
     _load(args.benchmark)
-    if args.list:
+    if args.list or not (args.table or args.suite or args.all):
         width = max((len(n) for n in TABLES), default=0)
         for name, table in sorted(TABLES.items()):
             print(f"{name:<{width}}  {table.source}: {table.title}")
+        if not args.list:
+            print("\nmarginclust bench: no table named, so nothing was run. Run one with "
+                  "--table NAME (add --quick for a small version), a paper's tables with "
+                  "--suite PAPER, or every table with --all.", file=sys.stderr)
         return 0
     if args.suite:
         names = sorted(n for n in TABLES if n.split("-")[0] == args.suite)
         if not names:
             papers = sorted({n.split("-")[0] for n in TABLES})
             raise ValueError(f"No tables for suite {args.suite!r}; suites: {papers}.")
-    elif not args.table:
+    elif args.all:
         names = sorted(TABLES)
     else:
         names = args.table

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import argparse
 import ast
-import csv
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._registry import cli_aliases, clusterer_names
 from ._csv import parse_delimiter, read_csv
+from ._output import check_out_file, open_output, scale_note, write_clusters
 
 __all__ = [
     "METHOD_ALIASES",
@@ -39,6 +38,9 @@ PROGRESS_DELAY = 3.0
 # pointing at the low-rank mode: one sweep costs O(n^2) and a fit takes tens of sweeps
 # (SLMC on 3,498 rows: 110 s exact, 10.5 s with n_components=300, same accuracy).
 EXACT_KERNEL_NOTE_ROWS = 2000
+# Reading or writing more cells than this, or for longer, gets a line saying how long.
+LARGE_IO_CELLS = 1_000_000
+LARGE_IO_SECONDS = 1.0
 
 _EXAMPLES = """\
 examples:
@@ -117,20 +119,6 @@ def parse_params(items: list[str] | None) -> dict[str, Any]:
     return params
 
 
-def check_out_file(out: str | None) -> None:
-    """Fail before any work when ``--out`` cannot be written as a file."""
-    if out is None:
-        return
-    path = Path(out)
-    if path.is_dir():
-        raise ValueError(f"--out {out} is a directory; name a file, e.g. {path / 'clusters.csv'}.")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"--out {out}: the directory {parent} does not exist; create it first.")
-    if path.exists() and not path.is_file():
-        raise ValueError(f"--out {out} exists and is not a regular file.")
-
-
 def add_parser(sub: Any) -> None:
     """Register the ``fit`` subcommand."""
     p = sub.add_parser(
@@ -141,7 +129,8 @@ def add_parser(sub: Any) -> None:
         epilog=_EXAMPLES,
         formatter_class=_HelpFormatter,
     )
-    p.add_argument("input", nargs="?", help="CSV file (.csv or .csv.gz)")
+    p.add_argument("input", nargs="?", help="CSV file (.csv, or compressed: .gz, .bz2, .xz, "
+                   "a .zip of one file); '-' reads standard input")
     p.add_argument("--method", default="fcm", help="method name, see --list-methods")
     p.add_argument(
         "--n-clusters", type=int, default=None,
@@ -156,11 +145,15 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--label-column", default=None, help="column holding true labels (not used "
                    "for fitting; clustering accuracy is reported)")
+    p.add_argument("--id-column", action="append", default=[], metavar="NAME",
+                   help="column identifying the rows (e.g. a sample name): kept out of the "
+                   "fit and copied to the output (repeatable)")
     p.add_argument("--delimiter", default=None, help="cell separator: one character or "
                    "comma/semicolon/tab (default: ',' unless the header row uses ';' or tabs)")
     p.add_argument("--standardize", action="store_true", help="zero mean, unit variance first")
     p.add_argument("--seed", type=int, default=0, help="random_state")
-    p.add_argument("--out", default=None, help="output CSV file (default: standard output)")
+    p.add_argument("--out", default=None,
+                   help="output CSV file; '-' or none: standard output")
     p.add_argument("-v", "--verbose", action="count", default=0,
                    help="print the estimator's iteration lines to stderr (-vv: more)")
     p.add_argument("--no-progress", action="store_true",
@@ -242,6 +235,15 @@ def _list_methods() -> int:
 
 
 def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -> int:
+    from ._search import searched_n_clusters
+
+    searched = searched_n_clusters(args)
+    if searched is not None:
+        given = args.n_clusters if args.n_clusters is not None else params.get("n_clusters")
+        if given is not None:
+            _say(f"note: n_clusters is searched over {searched}, so the number of clusters "
+                 f"given ({given}) is not used")
+        return int(searched[0])
     from_param = params.get("n_clusters")
     if from_param is not None and args.n_clusters is not None and from_param != args.n_clusters:
         raise ValueError(
@@ -253,7 +255,8 @@ def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -
         if labels is None:
             raise ValueError(
                 "--n-clusters is required (or name a --label-column to use its number of "
-                "classes)."
+                "classes, or let --search choose it: --search --search-param "
+                "'n_clusters=[2,3,4,5,6]')."
             )
         k = int(np.unique(labels).size)
         _say(f"--n-clusters not given: using {k}, the number of classes in column "
@@ -279,10 +282,18 @@ def run(args: argparse.Namespace) -> int:
             f"{cls.__name__} has no parameter(s) {unknown}; its parameters are "
             f"{sorted(init_params)}."
         )
-    data = read_csv(args.input, args.label_column, delimiter=parse_delimiter(args.delimiter))
+    data = read_csv(args.input, args.label_column, delimiter=parse_delimiter(args.delimiter),
+                    id_columns=args.id_column)
     for note in data.notes:
         _say(f"note: {note}")
     X, labels = data.X, data.labels
+    if data.seconds > LARGE_IO_SECONDS or X.size > LARGE_IO_CELLS:
+        _say(f"read {X.shape[0]:,} rows x {X.shape[1]:,} features from "
+             f"{'standard input' if args.input == '-' else args.input} in {data.seconds:.1f} s")
+    if not args.standardize:
+        scales = scale_note(X, data.feature_names)
+        if scales:
+            _say(f"note: {scales}")
     k = _n_clusters(args, params, labels)
     params["n_clusters"] = k
     if args.standardize:
@@ -318,30 +329,26 @@ def run(args: argparse.Namespace) -> int:
     if args.verbose:
         _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
     start = time.perf_counter()
-    with fit_progress(f"fitting {cls.__name__}", enabled=not args.no_progress and not args.verbose):
+    with fit_progress(f"fitting {cls.__name__}",
+                      enabled=not args.no_progress and not args.verbose and not args.search):
         estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
     U = getattr(estimator, "memberships_", None)
-    header = ["cluster"]
-    if U is not None:
-        header += [f"membership_{j}" for j in range(U.shape[1])]
-    if labels is not None:
-        header.append(args.label_column)
-    fh = open(args.out, "w", newline="", encoding="utf-8") if args.out else sys.stdout
+    fh, close = open_output(args.out)
+    start = time.perf_counter()
     try:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        for i in range(X.shape[0]):
-            row: list[Any] = [int(labels_[i])]
-            if U is not None:
-                row += [f"{u:.6g}" for u in U[i]]
-            if labels is not None:
-                row.append(labels[i])
-            writer.writerow(row)
+        write_clusters(fh, labels_, None if U is None else np.asarray(U), data.ids, labels,
+                       args.label_column)
     finally:
-        if args.out:
+        if close:
             fh.close()
+    seconds = time.perf_counter() - start
+    if seconds > LARGE_IO_SECONDS or labels_.size * (1 + (0 if U is None else U.shape[1])) \
+            > LARGE_IO_CELLS:
+        _say(f"wrote {labels_.size:,} rows to "
+             f"{'standard output' if close is False else args.out} in {seconds:.1f} s")
+    k = int(getattr(estimator, "n_clusters", k))  # a search may have chosen it
     summary = (
         f"{cls.__name__}: k={k}, {X.shape[0]} samples, {np.unique(labels_).size} non-empty "
         f"clusters, fit {elapsed:.3f} s, n_iter {getattr(estimator, 'n_iter_', '-')}"
@@ -353,5 +360,6 @@ def run(args: argparse.Namespace) -> int:
             f", CA majority {clustering_accuracy(labels, labels_, mapping='majority'):.4f}"
             f", CA hungarian {clustering_accuracy(labels, labels_, mapping='hungarian'):.4f}"
         )
-    print(summary, file=sys.stderr if not args.out else sys.stdout)
+    to_file = args.out is not None and args.out != "-"
+    print(summary, file=sys.stdout if to_file else sys.stderr)
     return 0

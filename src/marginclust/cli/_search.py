@@ -12,7 +12,7 @@ import ast
 import sys
 from typing import Any
 
-__all__ = ["add_search_arguments", "fit_estimator", "parse_grid"]
+__all__ = ["add_search_arguments", "fit_estimator", "parse_grid", "searched_n_clusters"]
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--search", action="store_true",
                        help="choose the parameters without labels (default grid: the "
-                            "method's label-free grid)")
+                            "method's label-free grid, plus its defaults)")
     group.add_argument("--search-param", action="append", metavar="KEY=[V1,V2,...]",
                        help="grid values for one parameter, a Python list (repeatable; "
                             "replaces the method's own grid)")
@@ -38,10 +38,42 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--search-n-pairs", type=int, default=5,
                        help="half splits per setting for stability (default 5)")
     group.add_argument("--search-subsample", type=int, default=None,
-                       help="rows used by the search (default: all); the pick is refitted "
-                            "on all rows")
-    group.add_argument("--search-budget", type=float, default=None,
-                       help="cost cap in fits on the search rows (successive halving)")
+                       help="rows used by the search (default: chosen by the budget); the "
+                            "pick is refitted on all rows")
+    group.add_argument("--search-budget", default="auto", type=_budget,
+                       help="cost cap: 'auto' (about 10 plain fits in all: the search "
+                            "chooses a subsample and halving and says what it chose), a "
+                            "number of fits on the search rows (successive halving), or "
+                            "'none' (every setting on every search row)")
+    group.add_argument("--search-cache", default=None, metavar="DIR",
+                       help="keep finished settings in DIR; rerunning the same command "
+                            "after an interruption reuses them")
+
+
+def _budget(value: str) -> float | str | None:
+    """``--search-budget``: ``auto``, ``none`` or a positive number."""
+    low = value.strip().lower()
+    if low == "auto":
+        return "auto"
+    if low in ("none", "all", "off"):
+        return None
+    try:
+        number = float(low)
+    except ValueError:
+        number = float("nan")
+    if not number > 0 or number == float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"expected 'auto', 'none' or a positive number of fits; got {value!r}")
+    return number
+
+
+def searched_n_clusters(args: argparse.Namespace) -> list[int] | None:
+    """The ``n_clusters`` values of ``--search-param`` (None when not searched)."""
+    if not getattr(args, "search", False):
+        return None
+    grid = parse_grid(args.search_param) or {}
+    values = grid.get("n_clusters")
+    return None if values is None else list(values)
 
 
 def parse_grid(items: list[str] | None) -> dict[str, list[Any]] | None:
@@ -61,15 +93,43 @@ def parse_grid(items: list[str] | None) -> dict[str, list[Any]] | None:
     return grid or None
 
 
+def _state(res: dict[str, list[Any]], i: int) -> str:
+    """A setting's outcome in words: its score, or why it was dropped."""
+    if res["degenerate"][i]:
+        reason = res["reason"][i] or "collapsed"
+        if res["error"][i]:
+            reason = f"failed: {res['error'][i]}"
+        return f"dropped: {reason}"
+    n_pairs = len(res["pair_scores"][i])
+    failed = res["n_failed_pairs"][i]
+    if n_pairs and 2 * failed > n_pairs:  # the median is a failure: no number to show
+        ok = [v for v in res["pair_scores"][i] if v == v]
+        return (f"failed: a half collapsed in {failed} of {n_pairs} splits (the other "
+                f"{len(ok)} scored {sum(ok) / len(ok):.2f})")
+    text = f"score {res['score'][i]:.4f}"
+    if n_pairs:
+        text += f" +- {res['score_std'][i]:.2f}"
+        if failed:
+            text += f" ({failed} of {n_pairs} splits failed: a half collapsed)"
+    return text
+
+
 def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
     """Fit ``estimator`` on ``X``; with ``--search`` return the search's refitted pick.
 
-    The search's table (one line per setting) and the pick go to stderr.
+    The search's plan, its progress line ``setting i/N, fit j/M, ETA`` (ended
+    before anything else is printed), its table (one line per setting) and the
+    pick go to stderr.
     """
     if not getattr(args, "search", False):
         return estimator.fit(X)
     from marginclust.model_selection import StabilitySearch
 
+    args.interrupt_hint = (
+        f"; rerun the same command to resume from the settings saved in {args.search_cache}"
+        if args.search_cache else
+        "; nothing was saved: --search-cache DIR keeps finished settings for a rerun"
+    )
     search = StabilitySearch(
         estimator,
         parse_grid(args.search_param),
@@ -77,17 +137,23 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
         n_pairs=args.search_n_pairs,
         subsample=args.search_subsample,
         budget=args.search_budget,
+        memory=args.search_cache,
         random_state=args.seed,
+        verbose=0 if args.no_progress else 1,
     ).fit(X)
     res = search.results_
-    print(f"search ({search.grid_source_} grid, {args.search_scoring}):", file=sys.stderr)
+    print(f"search ({search.grid_source_} grid, {search.scoring_}, "
+          f"{search.n_search_rows_:,} rows):", file=sys.stderr)
+    mixed = not all(res["is_default"])  # mark the defaults only beside other settings
     for i in sorted(range(len(res["params"])), key=lambda j: res["rank"][j]):
-        state = "degenerate" if res["degenerate"][i] else f"score {res['score'][i]:.4f}"
-        print(f"  #{res['rank'][i]:<3d} {res['params'][i]}  {state}, "
+        params = res["params"][i] or "(the defaults)"
+        mark = " [defaults]" if mixed and res["is_default"][i] and res["params"][i] else ""
+        print(f"  #{res['rank'][i]:<3d} {params}{mark}  {_state(res, i)}, "
               f"{res['n_clusters_found'][i]} clusters found, {res['seconds'][i]:.2f} s",
               file=sys.stderr)
-    if search.best_estimator_ is None:
-        raise ValueError("every setting of the search collapsed (see the table above); try "
-                         "fewer clusters, --standardize or other --search-param values.")
-    print(f"search picked {search.best_params_}", file=sys.stderr)
+    if search.collapsed_:
+        print(f"search: every setting collapsed; writing the least degenerate one, "
+              f"{search.best_params_ or 'the defaults'}", file=sys.stderr)
+    else:
+        print(f"search picked {search.best_params_ or 'the defaults'}", file=sys.stderr)
     return search.best_estimator_

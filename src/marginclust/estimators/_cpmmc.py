@@ -16,7 +16,6 @@ from ..utils._reporting import report
 from ._linear_mmc import (
     MMC_CONSTRAINTS,
     LinearMMCBase,
-    MMCContext,
     linear_result,
     one_cluster_model,
 )
@@ -32,8 +31,7 @@ class CPMMC(LinearMMCBase):
     Binary (``n_clusters=2``; Zhao, Wang & Zhang, SDM 2008): BMMC eq. 3 in its
     1-slack form (eq. 7) by a cutting-plane outer loop: the working set of
     constraints ``c in {0,1}^n`` grows by the most violated one; each restricted
-    problem is solved by CCCP with an exact QP per CCCP step (see
-    :class:`~marginclust.solvers._cutting_plane.CuttingPlaneMMC`). Stopping rule:
+    problem is solved by CCCP with an exact QP per CCCP step. Stopping rule:
     the outer loop stops when the most violated constraint is violated by at most
     ``tol`` (or after ``max_iter`` constraints); each CCCP stops when the
     restricted objective decreases by at most ``cccp_tol`` times its value (or
@@ -45,7 +43,7 @@ class CPMMC(LinearMMCBase):
     solved in its 1-slack form by constraint generation: the most violated
     constraint ``c in {0,1}^{n x k}`` is added to the working set and the small
     QP over the working set (one slack, with the balance constraints) is solved
-    exactly (see :class:`~marginclust.solvers._cutting_plane.CuttingPlaneSVM`).
+    exactly.
     Stopping rule: a subproblem stops when its most violated constraint is
     violated by at most ``tol`` (its value is then within ``C * tol`` of its
     minimum) or after ``max_iter`` constraints; CCCP stops when the true
@@ -54,17 +52,36 @@ class CPMMC(LinearMMCBase):
     increases (the inner solver returns its best iterate, never worse than the
     warm start).
 
+    Must-link / cannot-link pairs (``fit(X, must_link=..., cannot_link=...)``)
+    add the pair loss of :class:`~marginclust.BMMC` to every subproblem, with
+    its closure, start, balance bound and labels of the pairs' rows; the fit
+    then runs the multiclass structure for any ``n_clusters`` (CCCP outside,
+    with each row's label and each pair's allowed joint label fixed, and the
+    1-slack cutting plane on each convex subproblem, whose planes carry the
+    pairs' terms).
+
     Parameters
     ----------
     n_clusters : int, default=2
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
-    C : float, default=1.0
+    C : float, default=10.0
         Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
         (the centred data are divided by their root mean feature variance
         ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
+        1 before 0.2; raised as BMMC's (see there).
     balance : int or float, default=0.1
-        Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n).
+        Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n);
+        with pairs it grows by the number of rows in pairs (as
+        :class:`~marginclust.BMMC`).
+    C_pairs : float, default=1.0
+        Weight ``C'`` of the pair loss, as in :class:`~marginclust.BMMC` (each
+        pair weighs ``C'`` with the pair margin).
+    pair_loss : {"margin", "paper"}, default="margin"
+        The loss of a pair, as in :class:`~marginclust.BMMC`.
+    min_cluster_size : "auto", float or int, default="auto"
+        Multiclass without pairs: the floor on the cluster sizes of
+        :class:`~marginclust.BMMC` (0: the paper's model).
     tol : float, default=0.01
         Constraint violation tolerance of the cutting-plane loop (absolute).
     max_iter : int, default=100
@@ -91,7 +108,8 @@ class CPMMC(LinearMMCBase):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        Cluster labels.
+        Cluster labels (on the rows of pairs, labels that keep every must-link,
+        as in :class:`~marginclust.BMMC`).
     coef_ : ndarray of shape (1, n_features) or (n_clusters, n_features)
         Weights in the data's units.
     intercept_ : ndarray of shape (1,) or (n_clusters,)
@@ -105,8 +123,8 @@ class CPMMC(LinearMMCBase):
     n_iter_ : int
         Binary: cutting-plane iterations. Multiclass: CCCP iterations.
     n_cccp_iter_ : ndarray of int
-        Binary: CCCP iterations of each cutting-plane iteration. Multiclass:
-        ``[n_iter_]`` (one CCCP run).
+        Binary: CCCP iterations of each cutting-plane iteration. Multiclass (or
+        with pairs): ``[n_iter_]`` (one CCCP run).
     n_inner_iter_ : ndarray of int
         Multiclass only: constraints generated in each CCCP iteration.
     n_constraints_ : int
@@ -115,6 +133,13 @@ class CPMMC(LinearMMCBase):
         Whether the stopping rule was met.
     data_scale_ : float
         Root mean feature variance of the training data (the unit of ``C``).
+    size_moved_ : ndarray of int
+        Rows whose ``labels_`` differ from ``predict(X_train)``: moved by the
+        cluster-size floor (empty when it did not bind).
+    pairs_moved_ : ndarray of int
+        Rows of must-link / cannot-link pairs whose ``labels_`` (which keep the
+        pairs) differ from ``predict(X_train)``; empty without pairs. Together
+        with ``size_moved_``: every row where the two differ.
     n_clusters_found_ : int
         Non-empty clusters in ``labels_``.
     n_features_in_ : int
@@ -137,10 +162,14 @@ class CPMMC(LinearMMCBase):
     (2, (40, 2))
     >>> bool((CPMMC(random_state=0).fit(X * 1e-3).labels_ == est.labels_).all())
     True
+    >>> semi = CPMMC(random_state=0).fit(X, must_link=[[0, 1]], cannot_link=[[0, 2]])
+    >>> bool(semi.labels_[0] == semi.labels_[1] != semi.labels_[2])
+    True
     """
 
     _parameter_constraints = {
         "C": Positive(),
+        "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "cccp_tol": Positive(),
         "max_iter": MaxIter(),
@@ -152,8 +181,11 @@ class CPMMC(LinearMMCBase):
         self,
         n_clusters: int = 2,
         *,
-        C: float = 1.0,
+        C: float = 10.0,
         balance: int | float = 0.1,
+        C_pairs: float = 1.0,
+        pair_loss: str = "margin",
+        min_cluster_size: Any = "auto",
         tol: float = 0.01,
         max_iter: int = 100,
         cccp_tol: float = 0.01,
@@ -167,6 +199,9 @@ class CPMMC(LinearMMCBase):
         self.n_clusters = n_clusters
         self.C = C
         self.balance = balance
+        self.C_pairs = C_pairs
+        self.pair_loss = pair_loss
+        self.min_cluster_size = min_cluster_size
         self.tol = tol
         self.max_iter = max_iter
         self.cccp_tol = cccp_tol
@@ -176,9 +211,6 @@ class CPMMC(LinearMMCBase):
         self.qp = qp
         self.random_state = random_state
         self.verbose = verbose
-
-    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        return self._make_context(X)
 
     def _callback(self, what: str) -> Any:
         def callback(it: int, value: float) -> None:
@@ -196,13 +228,19 @@ class CPMMC(LinearMMCBase):
             )
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
-        start = self._start(context, obj, random_state)
-        states0 = start if isinstance(start, list) else obj.data.blocks.split(
-            np.asarray(start, dtype=np.intp)
-        )
-        if k > 2:
-            return self._fit_multiclass(obj, obj.surrogate_from_states(states0, None))
-        return self._fit_binary(obj, states0)
+        start = self._start(context, obj, random_state, obj.pairs)
+        if isinstance(start, list):  # per-block labels (out of core: no floor, no pairs)
+            if k > 2:
+                return self._fit_multiclass(obj, obj.surrogate_from_states(start, None))
+            return self._fit_binary(obj, start)
+        obj.min_size = self._min_size(obj, start, X.shape[0])
+        return self._solve(obj, start)
+
+    def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
+        """Cutting plane (binary) or CCCP + cutting plane (multiclass, pairs) from ``labels0``."""
+        if self._n_clusters > 2 or obj.pair_term is not None:
+            return self._fit_multiclass(obj, obj.surrogate(labels0))
+        return self._fit_binary(obj, obj.data.blocks.split(np.asarray(labels0, dtype=np.intp)))
 
     def _fit_binary(self, obj: MMCObjective, states0: list[Any]) -> SolverResult:
         """Binary CPMMC from the initial labels per row block of ``obj.data.blocks``."""
@@ -232,7 +270,7 @@ class CPMMC(LinearMMCBase):
         )
 
     def _fit_multiclass(self, obj: MMCObjective, first: Any) -> SolverResult:
-        """Multiclass CPMMC: CCCP outside, the 1-slack cutting plane on each subproblem.
+        """CCCP outside, the 1-slack cutting plane on each subproblem (multiclass, or pairs).
 
         ``first``: the first convex subproblem (the initial labels).
         """

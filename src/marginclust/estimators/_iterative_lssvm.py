@@ -16,7 +16,12 @@ from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..utils import Positive, kmeans_start, resolve_alias
-from ._kernel_model import KERNEL_CONSTRAINTS, KernelContext, KernelModelMixin
+from ._kernel_model import (
+    DEPRECATED_WIDTH_CONSTRAINTS,
+    KERNEL_CONSTRAINTS,
+    KernelContext,
+    KernelModelMixin,
+)
 
 __all__ = ["IterativeLSSVM", "balanced_sign"]
 
@@ -68,7 +73,7 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
         Weight of the squared loss (a sum over samples, as in the paper). The
         defaults (``lam=0.1``, ``sigma0``, ``balance=0.1``, standardised
         features) had the best mean clustering accuracy over eight binary UCI
-        sets in ``benchmarks/slmc_defaults.py --lssvm``.
+        sets.
     balance : float, default=0.1
         Class-balance constraint as a fraction of ``n``: ``l = floor(balance * n)``
         (0 forces equal halves, 1 removes the constraint).
@@ -150,6 +155,7 @@ n_features_in_
         "balance": _fraction,
         "max_iter": Positive(integer=True),
         **KERNEL_CONSTRAINTS,
+        **DEPRECATED_WIDTH_CONSTRAINTS,
     }
 
     def __init__(

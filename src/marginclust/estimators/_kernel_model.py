@@ -28,8 +28,8 @@ from ..utils import Constraint, OneOf, Or, Positive, check_finite_scale, check_p
 from ..utils._blocks import RowBackend
 from ..utils._memory import check_memory
 
-__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
-           "KernelModelMixin", "kernel_fit_memory"]
+__all__ = ["AUTO_COMPONENTS", "DEPRECATED_WIDTH_CONSTRAINTS", "EXACT_MAX_SAMPLES",
+           "KERNEL_CONSTRAINTS", "KernelContext", "KernelModelMixin", "kernel_fit_memory"]
 
 KERNELS = ("rbf", "linear", "precomputed")
 
@@ -56,6 +56,9 @@ KERNEL_CONSTRAINTS: dict[str, Constraint] = {
     "kernel": _kernel,
     "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
     "dtype": _dtype,
+}
+#: The deprecated widths, for an estimator that still takes them (IterativeLSSVM).
+DEPRECATED_WIDTH_CONSTRAINTS: dict[str, Constraint] = {
     "sigma": _DEPRECATED_WIDTH,
     "sigma_scale": _DEPRECATED_WIDTH,
 }
@@ -87,9 +90,9 @@ def kernel_fit_memory(n: int, d: int, L: int | None, copies: int) -> float:
 class KernelModelMixin:
     """Kernel parameters, validation, per-fit context and decision values.
 
-    Expects the attributes ``kernel``, ``gamma``, ``sigma`` and ``sigma_scale``
-    (deprecated), ``n_components``, ``low_rank``, ``dtype``, ``random_state`` and
-    ``verbose``.
+    Expects the attributes ``kernel``, ``gamma``, ``n_components``, ``low_rank``,
+    ``dtype``, ``random_state`` and ``verbose`` (and reads the deprecated ``sigma``
+    and ``sigma_scale`` where a subclass still has them).
     """
 
     kernel: Any
@@ -157,6 +160,22 @@ class KernelModelMixin:
                 return None
             return AUTO_COMPONENTS
         return int(check_positive(L, "n_components", integer=True))
+
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Keep the low-rank mode of a fit on ``n_total`` rows on a subset of ``n_fit`` rows.
+
+        Model selection fits halves and subsamples; with ``n_components="auto"``
+        those below the exact-kernel limit would switch to the exact kernel (a
+        different model, and slower per sweep than the low-rank map the refit on
+        all rows uses). Small subsets keep the exact kernel: up to twice
+        ``AUTO_COMPONENTS`` rows an exact sweep (a Cholesky factorisation,
+        n^3 / 3 flops) costs no more than a low-rank one (n L^2 + L^3).
+        """
+        if self.n_components != "auto" or self.kernel == "precomputed":
+            return {}
+        if n_total <= EXACT_MAX_SAMPLES or n_fit <= 2 * AUTO_COMPONENTS:
+            return {}
+        return {"n_components": AUTO_COMPONENTS}
 
     def _resolve_width(self, X: Any) -> float | None:
         """``gamma`` of the RBF kernel on (centred) ``X``; None for other kernels.

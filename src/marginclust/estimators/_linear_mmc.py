@@ -16,9 +16,16 @@ import numpy.typing as npt
 from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer, one_cluster_result
-from ..objectives._constraints import PairSet, make_pairs, resolve_balance
+from ..objectives._constraints import (
+    PairSet,
+    check_two_clusters,
+    closed_pairs,
+    make_pairs,
+    resolve_balance,
+)
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
 from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_scores
+from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..utils import (
     Constraint,
@@ -57,10 +64,28 @@ def _init(value: Any, name: str) -> None:
 
 
 # The parameters BMMC and CPMMC share, last in their tables.
+def _size_floor(value: Any, name: str) -> Any:
+    """``"auto"``, a float in [0, 1] (a fraction of ``n / n_clusters``) or an int >= 0."""
+    message = f"{name} must be 'auto', a float in [0, 1] or an int >= 0; got {value!r}."
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(message)
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(message)
+    if not np.isfinite(value) or value < 0 or (
+        isinstance(value, float | np.floating) and value > 1.0
+    ):
+        raise ValueError(message)
+    return value
+
+
 MMC_CONSTRAINTS: dict[str, Constraint] = {
     "balance": mean_output_balance,
+    "min_cluster_size": _size_floor,
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
     "init": _init,
+    "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
 }
 
 
@@ -77,7 +102,7 @@ class MMCContext:
 def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): ``w = 0, b = -1``, nothing to fit."""
     model = {"coef_": np.zeros((1, X.shape[1])), "intercept_": np.array([-1.0]),
-             "data_scale_": 1.0, **extra}
+             "data_scale_": 1.0, "_pair_rows": np.zeros(0, dtype=np.intp), **extra}
     return one_cluster_result(X.shape[0], model, n_iter=0)
 
 
@@ -87,26 +112,42 @@ def linear_result(
     """Fitted attributes of a solved linear MMC in the data's units, and the cluster sizes.
 
     The solver's ``W`` acts on ``(x - xbar) / scale``; ``coef_ = W / scale`` and
-    ``intercept_ = t - coef_ xbar``. The sizes (which restart is degenerate) come
-    from the training scores the solver already computed in memory, from one
-    blockwise pass out of core; ``labels_`` is the final assignment step of the
-    base class. ``extra`` holds the solver's own fitted attributes; ``message``
-    is used only when the solver did not converge.
+    ``intercept_ = t - coef_ xbar``. In memory the labels are the argmax of the
+    training scores, except on the rows the floor on the cluster sizes moved
+    (``size_moved_``: the labelling the objective was minimised over) and on the
+    rows of must-link / cannot-link pairs, whose labels keep every must-link and
+    repair cannot-links (:func:`~marginclust.objectives._pairs.honour_pairs`: a
+    must-link component takes its best shared cluster; ``pairs_moved_``). The base
+    class lists the rows where they differ from ``predict``. Out of core (no floor,
+    no pairs) ``labels_`` is the final assignment step of the base class and the
+    sizes come from one blockwise pass. ``extra`` holds the solver's own fitted
+    attributes; ``message`` is used only when the solver did not converge.
     """
     W, t = res.x
     data = obj.data
     coef = W / data.scale
     b = t - coef @ data.xbar
+    info: dict[str, Any] = {}
+    labels: Any = None  # out of core: the base class's final assignment step
+    pair_rows = np.zeros(0, dtype=np.intp)
     if data.blocks.in_memory:
-        sizes = np.bincount(labels_from_scores(linear_scores(data.X, coef, b)),
-                            minlength=obj.k)
-    else:
-        sizes = obj.cluster_sizes(res.x)
-    info: dict[str, Any] = {"cluster_sizes": np.asarray(sizes, dtype=np.intp)}
+        labels = labels_from_scores(linear_scores(data.X, coef, b))
+        if obj.multiclass and obj.min_size > 0:
+            labels = obj.labels(res.x)  # the labelling the objective was minimised over
+        closure = obj.pairs.closure if obj.pairs is not None else None
+        if closure is not None:  # the pairs are facts about these rows: their labels keep them
+            F = linear_scores(data.X[closure.rows], coef, b)
+            F = two_outputs(F) if F.ndim == 1 else F
+            labels[closure.rows] = honour_pairs(F, closure.component, closure.cannot)
+            pair_rows = np.asarray(closure.rows, dtype=np.intp)
+    else:  # out-of-core backend: sizes from the last blockwise pass
+        info["cluster_sizes"] = np.asarray(obj.cluster_sizes(res.x), dtype=np.intp)
     x = {
+        "labels_": labels,
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
+        "_pair_rows": pair_rows,
     }
     x.update(extra)
     return SolverResult(
@@ -126,12 +167,16 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
     _out_of_core: ClassVar[bool] = True  # without pairs every pass is a row-block pass
+    # labels_ keep the floor on the cluster sizes (size_moved_) and the pairs
+    # (pairs_moved_: rows of pairs); see _set_moved
+    _moved_attribute: ClassVar[str | None] = "size_moved_"
     # Measured (glass, segmentation; raw and standardised; seeds 0, 1): C=10 finds
     # more non-empty clusters than C=1 in 3 of 4 cases, C=0.1 fewer; standardising
     # helps on glass. Re-seeding an emptied cluster and solving again did not help
     # (the cluster emptied again in every case), so no recovery is attempted.
     _collapse_advice: ClassVar[str] = (
-        "This linear method has no kernel: raise C (e.g. C=10; a small C lets an "
+        "This linear method has no kernel: keep min_cluster_size='auto' (a floor on the "
+        "cluster sizes; in memory, multiclass), raise C (e.g. C=10; a small C lets an "
         "empty cluster save weight norm) or standardise the features "
         "(sklearn.preprocessing.StandardScaler), or ask for fewer clusters."
     )
@@ -146,8 +191,28 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # attributes a subclass provides
     C: float
     balance: int | float
+    min_cluster_size: Any
     init: Any
     qp: str
+    pair_loss: str
+    C_pairs: float
+
+    def _min_size(self, obj: Any, labels0: Any, n: int) -> int:
+        """The floor on the cluster sizes for this restart (0: the paper's model).
+
+        Pairs turn it off: their rows' labels are set by the pairs, which may ask
+        for a small cluster.
+        """
+        k = self._n_clusters
+        if k <= 2 or obj.pairs is not None:
+            return 0
+        v = self.min_cluster_size
+        if isinstance(v, str):  # "auto": half the smallest cluster of the start
+            counts = np.bincount(np.asarray(labels0, dtype=np.intp), minlength=k)
+            return int(np.ceil(0.5 * counts.min()))
+        if isinstance(v, float | np.floating):
+            return int(np.ceil(float(v) * n / k))
+        return int(v)
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """C around the default (a mean loss in standardised units) and the balance bound.
@@ -157,6 +222,37 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         of ``n``), so the grid does not depend on ``X``.
         """
         return {"C": [0.1, 1.0, 10.0, 100.0], "balance": [0.03, 0.1, 0.3]}
+
+    def fit(
+        self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None
+    ) -> Any:
+        """Fit the clustering to ``X``, optionally with pairwise constraints.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        must_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs that should share a cluster.
+        cannot_link : array-like of shape (n_pairs, 2), default=None
+            Index pairs that should be in different clusters.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(X, must_link=must_link, cannot_link=cannot_link)
+
+    def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
+        return self._make_context(
+            X,
+            fit_params.get("must_link"),
+            fit_params.get("cannot_link"),
+            C_pairs=float(self.C_pairs),
+        )
 
     def _make_context(
         self,
@@ -174,6 +270,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         check_finite_scale(X)
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n)  # validated whatever n_clusters is
+        if self._n_clusters == 2 and pairs.closure is not None:
+            check_two_clusters(pairs.closure)
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
         if isinstance(X, RowBackend) and not X.in_memory:
             blocks = X
@@ -200,14 +298,20 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
                 "(K-means would overflow). Rescale your features (e.g. "
                 "sklearn.preprocessing.StandardScaler) or pass float64 data."
             )
+        bound = resolve_balance(self.balance, n) / n
+        if pairs.closure is not None:
+            # the pairs fix the side of their r rows: each, at the margin (|f| = 1), may
+            # move a mean score by 1/n, so the balance prior gives way by r / n
+            bound += pairs.closure.rows.size / n
         obj = MMCObjective(
             X,
             self._n_clusters,
             float(self.C),
-            resolve_balance(self.balance, n) / n,
+            bound,
             C_pairs=float(C_pairs),
-            pairs=pairs,
+            pairs=closed_pairs(pairs, X),
             data=data,
+            pair_loss=self.pair_loss,
         )
         return MMCContext(X, init, pairs, obj)
 
@@ -298,6 +402,15 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return labels_from_scores(linear_scores(X, self.coef_, self.intercept_))
+
+    def _set_moved(self, moved: npt.NDArray[np.intp]) -> None:
+        """Rows where ``labels_`` differs from ``predict``: on a pair's row the pairs
+        moved it (``pairs_moved_``), elsewhere the floor on the cluster sizes
+        (``size_moved_``)."""
+        moved = np.asarray(moved, dtype=np.intp)
+        on_pair = np.isin(moved, self._pair_rows)
+        self.size_moved_ = moved[~on_pair]
+        self.pairs_moved_ = moved[on_pair]
 
     def _permute_clusters(self, order: npt.NDArray[np.intp]) -> None:
         """One score per cluster: its rows; one score (``f >= 0``: cluster 1): its sign."""

@@ -23,6 +23,7 @@ from ._one_class import (
     N_COMPONENTS,
     kmeans_partition,
     one_class_label_free_grid,
+    one_class_subset_params,
     random_partition,
 )
 
@@ -192,6 +193,10 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
         """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
         return one_class_label_free_grid(self.kernel, X)
 
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
+
     def _initial_labels(
         self, Z: npt.NDArray[np.float64], rng: np.random.RandomState
     ) -> npt.NDArray[np.intp]:
@@ -243,7 +248,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
                 "models_": params.models,
                 "gamma_": data.gamma_user,
                 "feature_map_": data.feature_map,
-                "_data": data,
+                "_data": data.for_prediction(),
                 "absorbed_clusters_": sorted(set(absorbed)),
             },
             objective=problem.objective_value(params, labels),

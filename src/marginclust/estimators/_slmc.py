@@ -15,7 +15,9 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..feature_maps import _low_rank, resolve_gamma
+from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
+from ..feature_maps._graph import MAX_SAMPLES as SPECTRAL_MAX_SAMPLES
+from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._slmc import (
     SLMCProblem,
     SLMCRowProblem,
@@ -25,7 +27,7 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
-from ..utils import Fuzzifier, Positive, check_memberships, resolve_alias
+from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
 from ..utils._blocks import RowBackend, RowBlocks
 from ..utils._init import kmeans_start_states
 from ._kernel_model import (
@@ -36,7 +38,7 @@ from ._kernel_model import (
 
 __all__ = ["SLMC"]
 
-_INITS = ("fcm", "fcm-sharp", "k-means", "k-means++", "random")
+_INITS = ("spectral", "fcm", "fcm-sharp", "k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++", "fcm_sharp": "fcm-sharp"}
 _SHARP_M = 1.2
 _START_ROWS = 20000  # out of core, the k-means / k-means++ starts run on this many rows
@@ -52,6 +54,12 @@ def _dirichlet(k: int, random_state: np.random.RandomState, n: int) -> npt.NDArr
 
 def _one_hot(labels: Any, k: int) -> npt.NDArray[np.float64]:
     return np.eye(k)[np.asarray(labels, dtype=np.intp)]
+
+
+def _sample_one_hot(Xb: Any, labeller: Any, k: int) -> npt.NDArray[np.float64]:
+    return _one_hot(labeller.predict(Xb), k)
+
+
 _MAX_RESEEDS = 3
 
 
@@ -72,7 +80,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     The data are centred internally (RBF and linear kernels), so a large common
     offset does not change the result; features are used at their scale, and
     standardising them first (``make_pipeline(StandardScaler(), SLMC(...))``)
-    is recommended (``benchmarks/slmc_defaults.py``). The defaults are
+    is recommended (the defaults were chosen on standardised data). The defaults are
     invariant to a uniform rescaling of ``X`` (``gamma`` is data-relative).
 
     Parameters
@@ -87,33 +95,49 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         ``kernel(X, Y)`` returning the (n_x, n_y) kernel matrix (data not
         centred); ``"precomputed"``: ``X`` is the (n, n) training kernel
         matrix in ``fit`` and the (n_new, n) cross-kernel in ``predict``.
-    gamma : float or {"scale", "sigma0"}, default="scale"
-        RBF width parameter. ``"scale"``: ``1 / (n_features * X.var())`` as in
-        scikit-learn's SVC (about ``sigma = 0.5 sigma0``); ``"sigma0"``:
-        ``1 / (2 sigma0^2)`` with ``sigma0``
-        the paper's mean pairwise distance (on at most 2,000 rows). The
-        paper's grid ``sigma`` in {0.25, ..., 4} x sigma0 is ``gamma`` in
-        ``gamma_sigma0 / {0.0625, ..., 16}``.
+    gamma : float or {"local", "scale", "sigma0"}, default="local"
+        RBF width parameter. ``"local"``: ``1 / s^2`` with ``s`` the median
+        distance of a point to its 7th nearest neighbour (the local scale of
+        Zelnik-Manor & Perona's self-tuning affinity;
+        :func:`marginclust.feature_maps.neighbor_scale`, on at most 2,000
+        rows); ``"scale"``: ``1 / (n_features * X.var())`` as in scikit-learn's
+        SVC (about ``sigma = 0.5 sigma0``; the default before 0.2);
+        ``"sigma0"``: ``1 / (2 sigma0^2)`` with ``sigma0`` the paper's mean
+        pairwise distance (on at most 2,000 rows). The paper's grid ``sigma``
+        in {0.25, ..., 4} x sigma0 is ``gamma`` in
+        ``gamma_sigma0 / {0.0625, ..., 16}``. A width set by the whole data
+        set's spread makes arms of a spiral or nested rings that are close
+        relative to that spread look joined, so the margin objective prefers
+        a convex cut through them; the neighbour width follows the gaps
+        between neighbouring points (see Notes for the measurements).
     lam : float, default=10.0
         Weight of the membership-weighted squared loss (a sum over samples, as
-        in the paper: declared in ``_n_scaled_params`` so a value chosen on a
-        subsample is rescaled by model selection). The defaults ``lam=10``,
-        ``gamma="scale"``, ``init="fcm-sharp"`` had the best mean Hungarian
-        accuracy over eight standardised UCI sets among scale-free candidates
-        (``benchmarks/slmc_defaults.py``; ``lam=1`` lost 24 points on
-        heart_statlog, ``gamma="sigma0"`` 17 on iris).
+        in the paper). Model selection keeps its value on subsamples and halves
+        rather than rescaling it by their share of the rows: on 524-row
+        subsamples of pendigits (10 clusters) ``lam=10`` scaled to 1.5 emptied
+        clusters in 3 of 4 draws and ``lam=10`` in none. ``lam=10`` had the
+        best mean Hungarian accuracy over eight standardised UCI sets among
+        scale-free candidates at the defaults of 0.1 (``lam=1`` lost 24 points
+        on heart_statlog); at those of 0.2, ``lam=100`` gave the same mean NCA
+        on the benchmark battery (.925 against .923).
     m : float, default=2.0
         Fuzzifier (> 1).
-    init : {"fcm-sharp", "fcm", "k-means", "k-means++", "random"} or array-like, \
-            default="fcm-sharp"
-        Initial memberships: fuzzy c-means at ``m = 1.2`` (sharper; the
-        default, since in high dimension FCM at ``m = 2`` is nearly uniform),
-        fuzzy c-means at the same ``m`` (the paper's choice), one-hot labels of
-        a scikit-learn K-means run, one-hot nearest-seed labels of k-means++
+    init : {"spectral", "fcm-sharp", "fcm", "k-means", "k-means++", "random"} \
+            or array-like, default="spectral"
+        Initial memberships: one-hot labels of self-tuning spectral clustering
+        (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
+        10-nearest-neighbour graph, its Laplacian eigenvectors, k-means in that
+        embedding; on at most 2,000 rows, the others labelled by their nearest
+        such row), fuzzy c-means at ``m = 1.2`` (sharper; the default before
+        0.2, since in high dimension FCM at ``m = 2`` is nearly uniform), fuzzy
+        c-means at the same ``m`` (the paper's choice), one-hot labels of a
+        scikit-learn K-means run, one-hot nearest-seed labels of k-means++
         seeds, random Dirichlet rows, or an (n_samples, n_clusters) membership
         matrix. With ``kernel="precomputed"`` the data-space inits run on the
         rows of the kernel matrix. ``"kmeans"`` and ``"kmeans++"`` are
-        deprecated spellings.
+        deprecated spellings. The alternation is a local search: from an FCM
+        or k-means start it keeps their convex cut of a ring or a spiral,
+        while the spectral start follows the data's connected groups (Notes).
     tol : float, default=1e-5
         Relative objective tolerance of the stopping rule.
     tol_memberships : float, default=1e-3
@@ -121,7 +145,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         must hold). It guards against stopping on the objective alone from a
         near-uniform start, and the move must have stopped growing. Against
         1e-4, 1e-3 gave the same clustering accuracy on the eight shared data
-        sets with 12-50% fewer sweeps (``benchmarks/bench_slmc.py --stopping``).
+        sets with 12-50% fewer sweeps.
     min_iter : int, default=5
         Minimum number of sweeps before the stopping rule may fire.
     max_iter : int, default=300
@@ -134,16 +158,33 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         low-rank mode with an ``L``-dimensional feature map (O(n L^2 + L^3) per
         sweep; the n x L features are kept in memory up to 1 GiB and recomputed
         per row block above, so memory stays O(n K + L^2) at any n).
-        ``"auto"``: exact up to 2,000 samples
-        (``marginclust.estimators._kernel_model.EXACT_MAX_SAMPLES``), a rank-500
-        Nystroem map above (for pendigits, 3,498 rows and 10 clusters, the
-        same clustering accuracy as the exact kernel at a fraction of the time;
-        ``verbose=1`` prints the switch). Exact mode refuses data whose kernel
+        ``"auto"``: exact up to 2,000 samples, a rank-500 Nystroem map above
+        (for pendigits, 3,498 rows and 10 clusters, the same clustering
+        accuracy as the exact kernel at a fraction of the time; ``verbose=1``
+        prints the switch). Exact mode refuses data whose kernel
         matrix would not fit in memory.
     low_rank : {"nystroem", "rff"}, default="nystroem"
         Feature map of the low-rank mode (Nystroem landmarks or random
         Fourier features, RBF only). Ignored for ``kernel="linear"``, whose
         exact features ``[x - mu, 1]`` are used.
+    w_step : {"pcg", "exact"}, default="pcg"
+        Solver of the low-rank W-step ``(I + lam Phi^T D Phi) W = lam Phi^T U^m``.
+        ``"exact"`` forms ``Phi^T D Phi`` (O(n L^2)) at every sweep.
+        ``"pcg"`` does so at the first sweep only and then runs conjugate
+        gradients warm-started at the previous ``W``, preconditioned by the
+        inverse of that first system (O(n L K) per CG iteration; ``D`` changes
+        little between sweeps, so a few iterations reach a relative residual
+        of 1e-5). CG lowers the W-step's quadratic from its warm start, so
+        ``J`` still never increases; a sweep whose CG does not converge in 20
+        iterations is redone exactly (which refreshes the preconditioner).
+        On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
+        of the two agree to 1e-6 relative with the same labels
+        (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
+        fraction of an exact one (``benchmarks/slmc_low_rank_speed.py``).
+        Ignored by the exact kernel and by features streamed from the data
+        (too large to keep in memory, or out of core with
+        :mod:`marginclust.dask`: every pass recomputes them, and a CG
+        iteration would cost a pass), which take the exact step.
     dtype : {None, "float32", "float64"}, default=None
         dtype of the low-rank features; None follows ``X`` (float32 data give
         float32 features: half the memory, about twice the speed). The exact
@@ -153,11 +194,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         make the randomness deterministic.
     verbose : int, default=0
         ``verbose > 0`` prints the mode and one line per sweep to stderr.
-    sigma : float, default="deprecated"
-        Deprecated: use ``gamma = 1 / (2 sigma^2)``.
-    sigma_scale : float, default="deprecated"
-        Deprecated: the width was ``sigma_scale * sigma`` (``sigma0`` when
-        ``sigma`` is not given); use ``gamma``.
 
     Attributes
     ----------
@@ -201,6 +237,29 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     n_features_in_ : int
         Number of features seen in ``fit``.
 
+    Notes
+    -----
+    Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
+    ``w_step="pcg"``) against 0.1's (``init="fcm-sharp"``, ``gamma="scale"``,
+    exact W-step), label-free with the true K, mean normalised clustering
+    accuracy (NCA; ``benchmarks/defaults_battery.py``, results in
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
+    3,000 points of Gagolewski's batteries fcps, graves and wut (rings, chains,
+    spirals, nested and touching groups; the framework's "original" scaling)
+    .701 -> .923, no collapsed fit; on 23 shared UCI-like sets (standardised,
+    at most 3,000 rows, K = the number of classes) .503 -> .524; on 20 sets of
+    the suite's sipu, uci and other batteries, never used to choose anything,
+    .553 -> .699 (their 8 UCI sets .417 -> .412). The start matters most: with the neighbour
+    width and 0.1's
+    FCM start the battery mean is .697 (the alternation keeps FCM's convex
+    cut); with the spectral start and 0.1's width it is .869 (2 collapsed
+    fits: a wide kernel merges neighbouring arms). Where the best-separated
+    structure is not the classes (iris: setosa is split in two before
+    versicolor and virginica are; categorical australian) the spectral start
+    loses to FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10
+    clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten
+    (accuracy 1.0; 0.1's merged two, .81).
+
     See Also
     --------
     marginclust.FuzzyCMeans : The initialisation.
@@ -228,7 +287,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     _out_of_core = True  # the low-rank mode (every sweep is one pass over the row blocks)
     # still collapsed after the re-seeds: the base numbers the non-empty clusters first
     _cluster_axes = {"memberships_": 1, "decision_values_": 1, "dual_coef_": 1, "coef_": 1}
-    _n_scaled_params = ("lam",)
     _collapse_advice = (
         "Standardise the features, raise lam (e.g. 10x) or use a narrower kernel "
         "(a larger gamma, e.g. 4x gamma_); more n_init also helps."
@@ -241,6 +299,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         "tol_memberships": Positive(strict=False),
         "max_iter": Positive(integer=True),
         "min_iter": Positive(integer=True),
+        "w_step": OneOf(("pcg", "exact"), "w_step must be 'pcg' or 'exact'; got {value!r}."),
         **KERNEL_CONSTRAINTS,
     }
 
@@ -249,10 +308,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         n_clusters: int = 2,
         *,
         kernel: str | Callable[..., Any] = "rbf",
-        gamma: float | str = "scale",
+        gamma: float | str = "local",
         lam: float = 10.0,
         m: float = 2.0,
-        init: str | npt.ArrayLike = "fcm-sharp",
+        init: str | npt.ArrayLike = "spectral",
         tol: float = 1e-5,
         tol_memberships: float = 1e-3,
         min_iter: int = 5,
@@ -260,11 +319,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         n_init: int = 1,
         n_components: int | str | None = "auto",
         low_rank: str = "nystroem",
+        w_step: str = "pcg",
         dtype: Any = None,
         random_state: Any = None,
         verbose: int = 0,
-        sigma: Any = "deprecated",
-        sigma_scale: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -279,11 +337,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         self.n_init = n_init
         self.n_components = n_components
         self.low_rank = low_rank
+        self.w_step = w_step
         self.dtype = dtype
         self.random_state = random_state
         self.verbose = verbose
-        self.sigma = sigma
-        self.sigma_scale = sigma_scale
 
     # ------------------------------------------------------------ validation
     def _check_params(self, X: Any) -> None:
@@ -327,6 +384,18 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             return rows.map_rows(_ones, dtype=np.float64, tail=(1,))
         if init == "random":
             return rows.draw(functools.partial(_dirichlet, K), random_state)
+        if init == "spectral":
+            if rows.in_memory:
+                return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
+            # out of core: the sample spectral_labels draws, every other row labelled
+            # by its nearest sample row, block by block
+            sample, _ = rows.sample(SPECTRAL_MAX_SAMPLES, random_state)
+            labels = spectral_sample_labels(sample.astype(np.float64), K,
+                                            random_state=random_state)
+            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+                return np.eye(K)[labels]
+            return rows.map_rows(_sample_one_hot, SampleLabels(sample, labels), K,
+                                 dtype=np.float64, tail=(K,))
         if init == "k-means":
             states = kmeans_start_states(rows, K, random_state, _START_ROWS)
             return rows.gather_states(_one_hot, states, K, dtype=np.float64, tail=(K,))
@@ -396,7 +465,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         itemsize = np.dtype(kctx.fmap._out_dtype(rows)).itemsize
         budget = _low_rank.FEATURE_CACHE_BYTES
         cache = rows.in_memory and rows.shape[0] * L * itemsize <= budget
-        problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache)
+        problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache,
+                                 w_step=self.w_step)
         res = solver.solve(problem, problem.initial_state())
         return res, {"coef": res.x[0], "F": problem.decision_values(), "states": problem.states,
                      "sizes": np.asarray(res.x[4], dtype=np.intp)}
@@ -426,16 +496,15 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     # -------------------------------------------------------- model selection
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
-        """``lam`` in {1, 10, 100} x ``gamma`` in {1/4, 1, 4} x the ``"scale"`` rule.
+        """``lam`` in {1, 10, 100} x ``gamma`` in {1/4, 1, 4} x the default width rule.
 
-        Nine settings around the defaults (``lam=10``, ``gamma="scale"``): a
-        factor 10 either way in ``lam`` and 2x either way in the width
-        (``sigma`` in {0.5, 1, 2} x the ``"scale"`` width, the middle of the
-        paper's {0.25, ..., 4} x sigma0), computed from ``X`` only (centred, as
-        in ``fit``).
+        Nine settings around the defaults (``lam=10``, ``gamma`` by its rule,
+        ``"local"`` unless set): a factor 10 either way in ``lam`` and 2x either
+        way in the width, computed from ``X`` only (centred, as in ``fit``).
         """
         Xa = np.asarray(X, dtype=np.float64)
-        base = resolve_gamma("scale", Xa - Xa.mean(axis=0))
+        rule = self.gamma if isinstance(self.gamma, str) else "local"
+        base = resolve_gamma(rule, Xa - Xa.mean(axis=0), random_state=0)
         return {"lam": [1.0, 10.0, 100.0],
                 "gamma": [base * f for f in (0.25, 1.0, 4.0)]}
 

@@ -34,11 +34,12 @@ from ._one_class import (
     N_COMPONENTS,
     initial_weights,
     one_class_label_free_grid,
+    one_class_subset_params,
 )
 
 __all__ = ["WOCSVMClustering"]
 
-INITS = ("gmm", "k-means", "random-weights", "random-points")
+INITS = ("spectral", "gmm", "k-means", "random-weights", "random-points")
 
 
 @dataclass
@@ -78,25 +79,35 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         this ``gamma``); linear: ``gamma <x, y>`` (scaled so the default is
         scale-free; always solved in the primal, linear in ``n_samples``);
         poly: ``(gamma <x, y>)^3``.
-    gamma : float or {"sigma0", "scale"}, default="sigma0"
+    gamma : float or {"local", "sigma0", "scale"}, default="local"
         Kernel coefficient in the units of ``X``, or a data-relative rule:
+        ``"local"`` is ``1 / s^2`` with ``s`` the median distance of a point to
+        its 7th nearest neighbour (:func:`marginclust.feature_maps.neighbor_scale`),
         ``"sigma0"`` is ``1 / (2 sigma0^2)`` with ``sigma0`` the mean pairwise
-        distance (the papers' reference width), ``"scale"`` is
-        ``1 / (n_features * X.var())`` (about twice as narrow); see
-        :func:`marginclust.feature_maps.resolve_gamma`. Both are invariant to a
-        rescaling of ``X``. Measured on standardised data with the other
-        defaults, "sigma0" gave a mean clustering accuracy of 0.763 against
-        0.703 for "scale" on eight UCI sets (see the Notes).
-    nu : float in (0, 1], default=0.9
-        Schölkopf's nu (the paper uses 0.69-0.99). For Tax & Duin with ``C=None``
-        it sets ``C_k = 1 / (nu sum_i z_ik)``.
+        distance (the papers' reference width; the default before 0.2),
+        ``"scale"`` is ``1 / (n_features * X.var())`` (about twice as narrow);
+        see :func:`marginclust.feature_maps.resolve_gamma`. All are invariant to
+        a rescaling of ``X``. A machine as wide as the data set covers
+        neighbouring arms of a ring or a spiral alike; the neighbour width lets
+        each machine follow its own cluster's shape (Notes).
+    nu : float in (0, 1], default=0.3
+        Schölkopf's nu: at most a fraction ``nu`` of a cluster's weight lies
+        outside its machine's support (the paper uses 0.69-0.99, and 0.9 was the
+        default before 0.2). With ``nu`` near 1 the support holds only the
+        densest tenth of a cluster, and most members are compared through the
+        machines' offsets alone (Notes). For Tax & Duin with ``C=None`` it sets
+        ``C_k = 1 / (nu sum_i z_ik)``.
     C : float or None, default=None
         Tax & Duin trade-off. When ``C * sum_i z_ik < 1`` (infeasible weights) it
         is raised to ``1 / sum_i z_ik`` for that fit and the repair is reported
         by a warning.
-    temperature : float, default=1.0
+    temperature : float, default=0.05
         Temperature ``T`` of the E-step when ``annealing=False`` (the paper's
-        ``sigma``).
+        ``sigma``), in the unit of ``decision_scale``: with the default
+        ``"relative"`` scale, a fraction of each machine's own offset (0.05: a
+        score difference of a twentieth of the offset is one unit of
+        log-odds), the same at any ``n``; the default before 0.2 was 1 on the
+        LIBSVM scale.
     annealing : bool, default=False
         Deterministic annealing of the temperature (Sec. 3.3).
     temperature_max : float, default=5.0
@@ -105,21 +116,32 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Annealing stops once the temperature is no longer above this.
     decay : float in (0, 1), default=0.95
         Annealing factor; the schedule may have at most 10,000 levels.
-    init : {"gmm", "k-means", "random-weights", "random-points"} or array-like, default="gmm"
-        Initial weights of the machines: responsibilities of a Gaussian mixture
-        (fitted on the centred, scaled data, so scale-free), the hard partition
-        of one scikit-learn KMeans run, independent uniform random weights,
-        random disjoint subsets of points, or an (n_samples, n_clusters)
-        membership matrix.
+    init : {"spectral", "gmm", "k-means", "random-weights", "random-points"} or \
+            array-like, default="spectral"
+        Initial weights of the machines: the one-hot labels of self-tuning
+        spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
+        on at most 2,000 rows, the others labelled by their nearest such row),
+        responsibilities of a Gaussian mixture (fitted on the centred, scaled
+        data, so scale-free; full covariances up to 100 features, diagonal ones
+        above, so the start costs O(n d) in high dimension; the default before
+        0.2), the hard partition of one scikit-learn KMeans run, independent
+        uniform random weights, random disjoint subsets of points, or an
+        (n_samples, n_clusters) membership matrix.
     n_components : int, "auto" or None, default="auto"
         Low rank: the number of Nystroem components (RBF or poly kernel).
         ``"auto"`` is exact up to 5,000 samples and 300 components above;
         ``None`` is always exact (time and memory grow as ``n_samples^2``).
-    decision_scale : {"libsvm", "normalized"}, default="libsvm"
-        Scale of the Schölkopf decision values in the E-step: LIBSVM's own
-        (``nu * sum_i z_ik`` times eq. 6, as the paper's weighted LIBSVM), or
-        eq. (6) with ``sum alpha = 1``. With "normalized" at ``temperature=1``
-        every run collapses into one cluster on Iris and Wine.
+    decision_scale : {"relative", "libsvm", "normalized"}, default="relative"
+        Scale of the machines' scores in the E-step: ``"relative"``: eq. (6)
+        divided by the machine's own offset ``rho_k`` (0 on its boundary, -1 far
+        from every support vector; Tax & Duin: ``(R_k^2 - d^2) / R_k^2``);
+        ``"libsvm"``: LIBSVM's own decision values (``nu * sum_i z_ik`` times eq.
+        6, as the paper's weighted LIBSVM; the default before 0.2); or eq. (6)
+        with ``sum alpha = 1``. With "normalized" at ``temperature=1`` every run
+        collapses into one cluster on Iris and Wine. With "libsvm" and
+        "normalized" a point far from two clusters scores higher for the one
+        with the smaller offset, so a dense cluster's border drifts to a sparse
+        neighbour (see :mod:`marginclust.objectives._wocsvm`).
     bound : {"sum", "n"}, default="sum"
         Upper bound of the Schölkopf multipliers: ``w_i / (nu sum w)`` (what a
         weighted LIBSVM solves) or the literal eq. (11) ``w_i / (nu n)``, which is
@@ -186,14 +208,36 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     Notes
     -----
     Choosing parameters without labels: the defaults are data-relative (the
-    kernel width follows the data's spread) and a uniform rescaling or a
-    common offset of ``X`` does not change the fit. With LIBSVM's decision
-    scale the E-step's log-odds grow with the cluster sizes ``nu sum_i z_ik``,
-    so ``temperature`` is declared as a parameter that scales with
-    ``n_samples`` (``_n_scaled_params``): a temperature chosen on m rows means
-    ``temperature * n / m`` on n rows. ``_label_free_grid`` proposes widths
-    around ``sigma0`` and a few ``nu`` for :mod:`marginclust.model_selection`.
-    Standardise the features first (``make_pipeline(StandardScaler(), ...)``).
+    kernel width follows the distances between neighbours) and a uniform
+    rescaling or a common offset of ``X`` does not change the fit. With
+    LIBSVM's decision scale the E-step's log-odds grow with the cluster sizes
+    ``nu sum_i z_ik``, so there ``temperature`` is declared as a parameter that
+    scales with ``n_samples`` (``_n_scaled_params``): a temperature chosen on m
+    rows means ``temperature * n / m`` on n rows; on the relative scale it
+    does not (model selection fits a subset of m of the n rows at
+    ``temperature * m / n`` on the LIBSVM scale only). Its label-free grid
+    (what :class:`~marginclust.model_selection.StabilitySearch` compares when
+    given no ``param_grid``) holds widths around the default rule and a few
+    ``nu``. Standardise the features first
+    (``make_pipeline(StandardScaler(), ...)``).
+
+    Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
+    ``decision_scale="relative"``, ``nu=0.3``, ``temperature=0.05``) against
+    0.1's (``"gmm"``, ``"sigma0"``, ``"libsvm"``, 0.9, 1.0), label-free with
+    the true K, mean NCA (``benchmarks/defaults_battery.py``, results in
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
+    3,000 points of Gagolewski's batteries fcps, graves and wut .658 -> .924
+    (collapsed fits 3 -> 0 of 44); on 23 shared UCI-like sets (standardised, K
+    = the number of classes) .494 -> .435 (a loss); on 20 held-out sets of the same suite
+    .554 -> .696 (their 8 UCI sets .419 -> .406). From a good partition (the true labels of
+    two nested rings, of
+    atom, lsun, smile) one E-step at 0.1's settings already moved a fifth of a
+    dense cluster to its sparse neighbour and the fit ended in one cluster;
+    with relative scores and ``nu=0.3`` the partitions stayed. The relative
+    scale has its own failure: a very sparse cluster has a small offset, so its
+    relative scores near its border are high, and a dense cluster next to it
+    (breast-cancer Wisconsin's many repeated benign rows) can lose its border
+    points to it.
 
     f_LL is not guaranteed to increase: the M-step trains one-class SVMs rather
     than maximising f_LL. A period-2 oscillation of f_LL (reported by the paper)
@@ -221,8 +265,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     _cluster_axes = {"memberships_": 1, "weights_": 0, "models_": 0}
     _cluster_index_attributes = ("absorbed_clusters_",)
     _collapse_advice: ClassVar[str] = (
-        "Standardise the features, keep gamma='sigma0' (or lower gamma: a wider kernel), "
-        "lower the temperature, try init='random-points' or annealing=True, or more n_init."
+        "Standardise the features, lower the temperature, try a lower gamma (a wider "
+        "kernel, e.g. gamma='sigma0'), another init or annealing=True, or more n_init."
     )
     # LIBSVM-scale decision values grow with the cluster sizes (nu sum_i z_ik)
     _n_scaled_params: ClassVar[tuple[str, ...]] = (
@@ -245,23 +289,28 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "n_components": N_COMPONENTS,
     }
 
+    def _n_scaled_param_names(self) -> tuple[str, ...]:
+        """The temperatures scale with ``n`` on the LIBSVM scale only (relative scores
+        are in units of each machine's offset, normalised ones shrink as ``1/n``)."""
+        return self._n_scaled_params if self.decision_scale == "libsvm" else ()
+
     def __init__(
         self,
         n_clusters: int = 2,
         *,
         form: str = "scholkopf",
         kernel: str = "rbf",
-        gamma: Any = "sigma0",
-        nu: float = 0.9,
+        gamma: Any = "local",
+        nu: float = 0.3,
         C: float | None = None,
-        temperature: float = 1.0,
+        temperature: float = 0.05,
         annealing: bool = False,
         temperature_max: float = 5.0,
         temperature_min: float = 0.1,
         decay: float = 0.95,
-        init: Any = "gmm",
+        init: Any = "spectral",
         n_components: Any = "auto",
-        decision_scale: str = "libsvm",
+        decision_scale: str = "relative",
         bound: str = "sum",
         tol: float = 1e-5,
         max_iter: int = 100,
@@ -347,8 +396,22 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return _Context(data, self._temperatures(), float(self.nu))
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
-        """Kernel widths around sigma0 (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
-        return one_class_label_free_grid(self.kernel, X)
+        """Kernel widths around the width rule (x 1/4 .. 2 in gamma) and three ``nu``.
+
+        The rule is ``gamma`` when it is one (``"local"`` by default), widths
+        around sigma0 otherwise; ``nu`` in {0.1, 0.3, 0.5} on the relative
+        scale, {0.8, 0.9, 0.95} on the others (their defaults' neighbourhoods).
+        """
+        grid = one_class_label_free_grid(
+            self.kernel, X, self.gamma if isinstance(self.gamma, str) else "sigma0"
+        )
+        if self.decision_scale == "relative":
+            grid["nu"] = [0.1, 0.3, 0.5]
+        return grid
+
+    def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
+        """Search subsets keep the low-rank mode of the fit on all rows."""
+        return one_class_subset_params(self.kernel, self.n_components, n_fit, n_total)
 
     # ------------------------------------------------------------------ fit
     def _objective(self, data: OneClassData) -> WOCSVMObjective:
@@ -418,7 +481,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             "temperature_": temperature,
             "gamma_": data.gamma_user,
             "feature_map_": data.feature_map,
-            "_data": data,
+            "_data": data.for_prediction(),
             "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),

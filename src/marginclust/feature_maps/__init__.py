@@ -1,9 +1,11 @@
 """Feature maps as scikit-learn transformers (ELM random features, low-rank kernels).
 
-Also the RBF width vocabulary shared by every kernel method (:func:`resolve_gamma`).
+Also the RBF width vocabulary shared by every kernel method (:func:`resolve_gamma`)
+and the data's local geometry (:func:`neighbor_scale`, :func:`spectral_labels`).
 """
 
 from ._elm import location_scale
+from ._graph import local_scaling_affinity, neighbor_scale, spectral_labels
 from ._kernel import (
     GAMMA_RULES,
     kernel_gamma_grid,
@@ -16,9 +18,12 @@ from ._kernel import (
 __all__ = [
     "GAMMA_RULES",
     "kernel_gamma_grid",
+    "local_scaling_affinity",
     "location_scale",
     "mean_pairwise_distance",
+    "neighbor_scale",
     "rbf_kernel_sigma",
     "resolve_frame_gamma",
     "resolve_gamma",
+    "spectral_labels",
 ]

@@ -3,9 +3,11 @@
 The public vocabulary is scikit-learn's: ``k(x, y) = exp(-gamma ||x - y||^2)``
 with ``gamma`` a positive float or a data-relative rule resolved once per fit by
 :func:`resolve_gamma`: ``"scale"`` (scikit-learn's ``1 / (n_features * X.var())``)
-or ``"sigma0"`` (the papers' reference width, ``sigma = sigma0`` the mean pairwise
-distance, i.e. ``gamma = 1 / (2 sigma0^2)``). The papers' ``sigma`` is
-``gamma = 1 / (2 sigma^2)``.
+``"sigma0"`` (the papers' reference width, ``sigma = sigma0`` the mean pairwise
+distance, i.e. ``gamma = 1 / (2 sigma0^2)``) or ``"local"`` (the distances between
+neighbours: ``1 / s^2`` with ``s`` the median distance to the 7th nearest
+neighbour, :func:`marginclust.feature_maps.neighbor_scale`). The papers' ``sigma``
+is ``gamma = 1 / (2 sigma^2)``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ __all__ = [
     "resolve_gamma",
 ]
 
-GAMMA_RULES = ("scale", "sigma0")
+GAMMA_RULES = ("scale", "sigma0", "local")
 
 
 def resolve_gamma(
@@ -42,20 +44,25 @@ def resolve_gamma(
 ) -> float:
     """The RBF ``gamma`` to use on ``X``: a positive float, or a data-relative rule.
 
-    Both rules scale as ``1 / scale(X)^2``, so a fit at the default is unchanged
+    Every rule scales as ``1 / scale(X)^2``, so a fit at a rule is unchanged
     when ``X`` is multiplied by a constant.
 
     Parameters
     ----------
-    gamma : float or {"scale", "sigma0"}
+    gamma : float or {"scale", "sigma0", "local"}
         A positive float is returned unchanged. ``"scale"``:
         ``1 / (n_features * X.var())`` as in scikit-learn's SVC. ``"sigma0"``:
         ``1 / (2 sigma0^2)`` with ``sigma0`` the mean pairwise distance
-        (:func:`mean_pairwise_distance`, on at most 2,000 rows).
+        (:func:`mean_pairwise_distance`, on at most 2,000 rows). ``"local"``:
+        ``1 / s^2`` with ``s`` the median distance of a point to its 7th nearest
+        neighbour (:func:`marginclust.feature_maps.neighbor_scale`, on at most
+        2,000 rows), the width of Zelnik-Manor & Perona's locally scaled
+        affinity: it follows the gaps between neighbouring points, not the
+        extent of the whole data set.
     X : array-like or sparse matrix of shape (n_samples, n_features)
         Training data.
     random_state : int, RandomState instance or None, default=None
-        Seeds the row sample of ``"sigma0"`` on large data.
+        Seeds the row sample of ``"sigma0"`` and ``"local"`` on large data.
 
     Returns
     -------
@@ -75,6 +82,8 @@ def resolve_gamma(
     >>> X = np.array([[0.0, 0.0], [2.0, 2.0]])
     >>> round(resolve_gamma("scale", X), 6), round(resolve_gamma("sigma0", X), 6)
     (0.5, 0.0625)
+    >>> resolve_gamma("local", np.arange(10.0)[:, None])  # median 7th-neighbour distance 5
+    0.04
     """
     if isinstance(gamma, str) and isinstance(X, RowBackend) and not X.in_memory:
         return _row_backend_gamma(gamma, X, random_state)
@@ -101,6 +110,24 @@ def resolve_gamma(
                     'gamma="sigma0" is undefined when all samples coincide; pass a float.'
                 )
             return 1.0 / (2.0 * sigma0 * sigma0)
+        if gamma == "local":
+            from ._graph import MAX_SAMPLES, neighbor_scale
+
+            Xl: Any = X
+            if sp.issparse(Xl):  # the sampled rows, dense
+                n = Xl.shape[0]
+                rows = np.arange(n)
+                if n > MAX_SAMPLES:
+                    rows = np.sort(check_random_state(random_state).choice(
+                        n, MAX_SAMPLES, replace=False))
+                Xl = Xl[rows].toarray()
+            try:
+                scale = neighbor_scale(Xl, random_state=random_state)
+            except ValueError:
+                raise ValueError(
+                    'gamma="local" is undefined when all samples coincide; pass a float.'
+                ) from None
+            return 1.0 / (scale * scale)
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
@@ -316,8 +343,10 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
     rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
     s = frame.scale
     if isinstance(gamma, str):
-        if gamma not in ("sigma0", "scale"):
-            raise ValueError(f'gamma must be a positive float, "sigma0" or "scale"; got {gamma!r}.')
+        if gamma not in GAMMA_RULES:
+            raise ValueError(
+                f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}."
+            )
         try:
             g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
         except ValueError as exc:

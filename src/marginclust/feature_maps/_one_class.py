@@ -53,6 +53,12 @@ class OneClassData:
     feature_map: Any = None
     K: npt.NDArray[np.float64] | None = None
 
+    def for_prediction(self) -> OneClassData:
+        """A copy with only what :meth:`transform` needs (no training rows, kernel or
+        features): what a fitted estimator keeps, so that it pickles small."""
+        return OneClassData(np.empty((0, self.X.shape[1])), self.shift, self.scale, self.kernel,
+                            self.gamma, self.gamma_user, feature_map=self.feature_map)
+
     def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
         """Map new (validated) samples to what the machines score."""
         Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale

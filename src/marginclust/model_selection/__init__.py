@@ -6,12 +6,15 @@
   by prediction, normalised instability), :func:`silhouette_scorer`,
   :func:`calinski_harabasz_scorer`, :func:`xie_beni_scorer` (geometric indices in
   the standardised input space; a degenerate fit gets the worst score).
-- :class:`StabilitySearch`: drops degenerate settings, scores the rest, refits the
-  best on all rows, with a cost budget spent by successive halving over rows.
+- :class:`StabilitySearch`: drops degenerate settings, scores the rest against the
+  estimator's defaults, refits the best on all rows; plans its cost before it starts
+  (``budget="auto"``: about ten plain fits, by subsampling and successive halving over
+  rows), shows its progress, and resumes from a cache of finished settings
+  (``memory=``).
 """
 
 from ._grid import candidate_settings, n_scaled_params, scale_params
-from ._halving import Rung, halving_schedule
+from ._halving import Rung, SearchPlan, halving_schedule, plan_search
 from ._scorers import (
     LABEL_FREE_SCORERS,
     calinski_harabasz_scorer,
@@ -28,6 +31,7 @@ from ._search import StabilitySearch
 __all__ = [
     "LABEL_FREE_SCORERS",
     "Rung",
+    "SearchPlan",
     "StabilitySearch",
     "calinski_harabasz_scorer",
     "candidate_settings",
@@ -36,6 +40,7 @@ __all__ = [
     "hungarian_disagreement",
     "n_scaled_params",
     "normalized_instability",
+    "plan_search",
     "reference_space",
     "scale_params",
     "silhouette_scorer",

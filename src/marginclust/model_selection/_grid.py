@@ -8,7 +8,7 @@ from typing import Any
 
 from sklearn.model_selection import ParameterGrid
 
-__all__ = ["candidate_settings", "n_scaled_params", "scale_params"]
+__all__ = ["candidate_settings", "n_scaled_params", "scale_params", "subset_params"]
 
 
 def candidate_settings(
@@ -16,10 +16,10 @@ def candidate_settings(
 ) -> tuple[list[dict[str, Any]], str]:
     """The settings to compare and where they came from.
 
-    ``param_grid=None`` asks the estimator for its label-free grid
-    (``estimator._label_free_grid(X)``, computed from ``X`` only; for a Pipeline,
-    its last step's grid on the transformed rows); an empty or missing grid
-    means the defaults alone.
+    ``param_grid=None`` asks the estimator for its own label-free grid
+    (marginclust's estimators declare one, computed from ``X`` only; for a
+    Pipeline, its last step's grid on the transformed rows); an estimator
+    without one is compared at its defaults alone.
 
     Parameters
     ----------
@@ -81,8 +81,10 @@ def _declared_grid(estimator: Any, X: Any) -> dict[str, list[Any]]:
 def n_scaled_params(estimator: Any) -> tuple[str, ...]:
     """Names of the estimator's parameters that are sums over samples.
 
-    Read from the class attribute ``_n_scaled_params``; for a Pipeline, those of
-    its last step, prefixed with the step name.
+    Declared by the estimator class (EMMC's ``C``, WOC-SVM's ``temperature``), or
+    by the estimator's method ``_n_scaled_param_names()`` when the answer depends
+    on its parameters (WOC-SVM's relative scores do not scale with n); for a
+    Pipeline, those of its last step, prefixed with the step name.
 
     Parameters
     ----------
@@ -94,11 +96,17 @@ def n_scaled_params(estimator: Any) -> tuple[str, ...]:
     names : tuple of str
         Parameter names (``step__name`` for a Pipeline), possibly empty.
     """
+    def names(est: Any) -> tuple[str, ...]:
+        hook = getattr(est, "_n_scaled_param_names", None)
+        if callable(hook):
+            return tuple(hook())
+        return tuple(getattr(type(est), "_n_scaled_params", ()))
+
     steps = getattr(estimator, "steps", None)
     if steps:
         name, last = steps[-1]
-        return tuple(f"{name}__{p}" for p in getattr(type(last), "_n_scaled_params", ()))
-    return tuple(getattr(type(estimator), "_n_scaled_params", ()))
+        return tuple(f"{name}__{p}" for p in names(last))
+    return names(estimator)
 
 
 def scale_params(
@@ -128,12 +136,9 @@ def scale_params(
 
     Examples
     --------
-    >>> class Est:
-    ...     _n_scaled_params = ("C",)
-    ...     def get_params(self, deep=True):
-    ...         return {"C": 1.0, "m": 2.0}
-    >>> scale_params(Est(), {"m": 1.5}, 300, 100)
-    {'m': 1.5, 'C': 3.0}
+    >>> from marginclust import EMMC
+    >>> scale_params(EMMC(C=1.0), {"n_hidden": 100}, 300, 100)
+    {'n_hidden': 100, 'C': 3.0}
     """
     out = dict(setting)
     names = n_scaled_params(estimator)
@@ -145,3 +150,38 @@ def scale_params(
         if isinstance(value, Real) and not isinstance(value, bool):
             out[name] = float(value) * n_fit / n_ref
     return out
+
+
+def subset_params(estimator: Any, n_fit: int, n_total: int) -> dict[str, Any]:
+    """Parameters that keep a fit on ``n_fit`` rows in the mode of a fit on ``n_total``.
+
+    An estimator whose mode depends on the number of rows (an exact kernel up to
+    a size, a low-rank map above it) declares it in the hook
+    ``_subset_fit_params(n_fit, n_total)``; halves and halving rungs of a search
+    then compare the settings in the mode the refit on all rows will use (and
+    do not fall back to a slower exact kernel below the size limit). For a
+    Pipeline, its last step's hook, prefixed with the step name.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A clusterer or a Pipeline ending in one.
+    n_fit : int
+        Rows of the coming fit.
+    n_total : int
+        Rows of the fit whose mode is kept.
+
+    Returns
+    -------
+    params : dict
+        Parameters to set for the fit (empty when nothing depends on the size).
+    """
+    steps = getattr(estimator, "steps", None)
+    prefix = ""
+    if steps:
+        name, estimator = steps[-1]
+        prefix = f"{name}__"
+    hook = getattr(estimator, "_subset_fit_params", None)
+    if not callable(hook) or n_fit >= n_total:
+        return {}
+    return {prefix + k: v for k, v in (hook(n_fit, n_total) or {}).items()}

@@ -14,7 +14,10 @@ The balance constraint therefore only involves the ``k`` numbers ``t`` (never
 The usual offsets are ``b_r = t_r - w_r . xbar``.
 
 Pairs (BMMC Sec. IV): must-link (``z = +1``) and cannot-link (``z = -1``)
-index pairs ``(u, v)``, penalised by ``|f(x_u) - z f(x_v)|``.
+index pairs ``(u, v)``. Must-links are closed transitively (components), a
+cannot-link inside a component is a contradiction, and a cannot-link between
+two rows holds between their components (:func:`close_pairs`,
+:func:`closed_pairs`); their loss is in :mod:`._pairs`.
 """
 
 from __future__ import annotations
@@ -28,7 +31,17 @@ import numpy.typing as npt
 
 from ..utils import check_pairs
 
-__all__ = ["BalanceSet", "PairSet", "make_balance", "make_pairs", "resolve_balance"]
+__all__ = [
+    "BalanceSet",
+    "PairClosure",
+    "PairSet",
+    "check_two_clusters",
+    "close_pairs",
+    "closed_pairs",
+    "make_balance",
+    "make_pairs",
+    "resolve_balance",
+]
 
 
 @dataclass(frozen=True)
@@ -111,12 +124,52 @@ def make_balance(n_outputs: int, bound: float) -> BalanceSet:
 
 
 @dataclass(frozen=True)
+class PairClosure:
+    """Must-link components and the cannot-links between them (the closure of a pair set).
+
+    Must-link is an equivalence: its transitive closure partitions the constrained
+    rows into components (a row in no must-link is a component of its own). A
+    cannot-link between two rows is then one between their components: every
+    member of one cannot share a cluster with any member of the other.
+
+    Attributes
+    ----------
+    rows : ndarray of shape (r,)
+        The constrained rows, sorted.
+    component : ndarray of shape (r,)
+        The component of each of ``rows`` (``0 .. n_components - 1``).
+    n_components : int
+        Number of components.
+    cannot : ndarray of shape (e, 2)
+        Pairs of components joined by at least one cannot-link (each once, ``a < b``).
+    """
+
+    rows: npt.NDArray[np.intp]
+    component: npt.NDArray[np.intp]
+    n_components: int
+    cannot: npt.NDArray[np.intp]
+
+    def members(self) -> list[npt.NDArray[np.intp]]:
+        """The rows of each component, in component order."""
+        order = np.argsort(self.component, kind="stable")
+        bounds = np.cumsum(np.bincount(self.component, minlength=self.n_components))[:-1]
+        return np.split(self.rows[order], bounds)
+
+    def labels_of(self, n_samples: int) -> npt.NDArray[np.intp]:
+        """Component of every sample: ``-1`` for an unconstrained row."""
+        out = np.full(n_samples, -1, dtype=np.intp)
+        out[self.rows] = self.component
+        return out
+
+
+@dataclass(frozen=True)
 class PairSet:
-    """Must-link and cannot-link pairs as ``(u, v, z)`` arrays."""
+    """Must-link and cannot-link pairs as ``(u, v, z)`` arrays, with their closure."""
 
     u: npt.NDArray[np.intp]
     v: npt.NDArray[np.intp]
     z: npt.NDArray[np.float64]
+    closure: PairClosure | None = None
 
     @property
     def size(self) -> int:
@@ -124,8 +177,108 @@ class PairSet:
         return int(self.u.size)
 
 
+def _must_link_path(ml: npt.NDArray[np.intp], a: int, b: int) -> list[int]:
+    """A chain of must-links from row ``a`` to row ``b`` (for the error message)."""
+    adj: dict[int, list[int]] = {}
+    for x, y in ml.tolist():
+        adj.setdefault(x, []).append(y)
+        adj.setdefault(y, []).append(x)
+    prev = {a: a}
+    queue = [a]
+    for node in queue:
+        if node == b:
+            break
+        for nxt in adj.get(node, []):
+            if nxt not in prev:
+                prev[nxt] = node
+                queue.append(nxt)
+    path = [b]
+    while path[-1] != a:
+        path.append(prev[path[-1]])
+    return path[::-1]
+
+
+def close_pairs(ml: npt.NDArray[np.intp], cl: npt.NDArray[np.intp]) -> PairClosure:
+    """Transitive closure of must-links and the cannot-links it implies between components.
+
+    Parameters
+    ----------
+    ml, cl : ndarray of shape (n_pairs, 2)
+        Validated must-link and cannot-link index pairs.
+
+    Returns
+    -------
+    closure : PairClosure
+
+    Raises
+    ------
+    ValueError
+        If a cannot-link joins two rows of one must-link component (the set is
+        contradictory); the message shows the chain of must-links.
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rows = np.unique(np.concatenate([ml.ravel(), cl.ravel()])).astype(np.intp)
+    r = rows.size
+    mu, mv = np.searchsorted(rows, ml[:, 0]), np.searchsorted(rows, ml[:, 1])
+    graph = coo_matrix((np.ones(mu.size), (mu, mv)), shape=(r, r))
+    n_comp, comp = connected_components(graph, directed=False)
+    comp = comp.astype(np.intp)
+    ca = comp[np.searchsorted(rows, cl[:, 0])]
+    cb = comp[np.searchsorted(rows, cl[:, 1])]
+    inside = np.flatnonzero(ca == cb)
+    if inside.size:
+        a, b = (int(i) for i in cl[inside[0]])
+        chain = " - ".join(map(str, _must_link_path(ml, a, b)))
+        raise ValueError(
+            f"The pairs are contradictory: {inside.size} cannot-link pair(s) join samples that "
+            f"must-links put together, e.g. cannot_link ({a}, {b}) while must-links chain "
+            f"{chain}. Remove one of these constraints."
+        )
+    cannot = np.unique(np.sort(np.column_stack([ca, cb]), axis=1), axis=0).astype(np.intp)
+    return PairClosure(rows, comp, int(n_comp), cannot.reshape(-1, 2))
+
+
+def check_two_clusters(closure: PairClosure) -> None:
+    """Raise if the cannot-links cannot be satisfied by two clusters (an odd cycle).
+
+    With two clusters a cannot-link puts its components on opposite sides, so the
+    graph of cannot-links between must-link components must be bipartite.
+
+    Raises
+    ------
+    ValueError
+        On an odd cycle of cannot-links (the message names one).
+    """
+    adj: dict[int, list[int]] = {}
+    for a, b in closure.cannot.tolist():
+        adj.setdefault(a, []).append(b)
+        adj.setdefault(b, []).append(a)
+    side: dict[int, int] = {}
+    for start in adj:
+        if start in side:
+            continue
+        side[start] = 0
+        queue = [start]
+        for node in queue:
+            for nxt in adj[node]:
+                if nxt not in side:
+                    side[nxt] = 1 - side[node]
+                    queue.append(nxt)
+                elif side[nxt] == side[node]:
+                    members = closure.members()
+                    ra, rb = int(members[node][0]), int(members[nxt][0])
+                    raise ValueError(
+                        "The cannot-links cannot all hold with n_clusters=2: they form an odd "
+                        f"cycle of must-link components (e.g. samples {ra} and {rb} must be "
+                        "apart, yet other cannot-links put them on the same side). Remove a "
+                        "cannot-link of the cycle or ask for more clusters."
+                    )
+
+
 def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
-    """Validate and merge must-link (``z = +1``) and cannot-link (``z = -1``) pairs.
+    """Validate must-link (``z = +1``) and cannot-link (``z = -1``) pairs and close them.
 
     Parameters
     ----------
@@ -137,23 +290,67 @@ def make_pairs(must_link: Any, cannot_link: Any, n_samples: int) -> PairSet:
     Returns
     -------
     pairs : PairSet
+        The pairs as given (must-links first) and their :class:`PairClosure`.
 
     Raises
     ------
     ValueError
-        On malformed pairs, or a pair that is both must-link and cannot-link.
+        On malformed pairs (shape, non-integer or out-of-range indices, a row
+        linked to itself), or a cannot-link inside a must-link component.
     """
     ml = check_pairs(must_link, n_samples, "must_link")
     cl = check_pairs(cannot_link, n_samples, "cannot_link")
-    if ml.size and cl.size:
-        key = lambda P: set(map(tuple, np.sort(P, axis=1).tolist()))  # noqa: E731
-        both = key(ml) & key(cl)
-        if both:  # the user's pairs (data of fit) contradict each other: no model has them
-            raise ValueError(
-                f"{len(both)} pair(s) are both must-link and cannot-link (e.g. {sorted(both)[0]}); "
-                "the constraints are contradictory."
-            )
     u = np.concatenate([ml[:, 0], cl[:, 0]]).astype(np.intp)
     v = np.concatenate([ml[:, 1], cl[:, 1]]).astype(np.intp)
     z = np.concatenate([np.ones(ml.shape[0]), -np.ones(cl.shape[0])])
-    return PairSet(u, v, z)
+    closure = close_pairs(ml, cl) if u.size else None
+    return PairSet(u, v, z, closure)
+
+
+def closed_pairs(pairs: PairSet, X: Any) -> PairSet:
+    """The pairs the objective uses: the closure, one pair per must-link edge of a star.
+
+    Every must-link component becomes a star around its member nearest the
+    component's mean (its size minus one must-links; all of the closure's
+    must-links hold exactly when these do), and every pair of components joined
+    by a cannot-link one cannot-link between their centres (with the stars, all
+    the implied cannot-links hold exactly when these do). The set is never
+    larger than the pairs given, and the same whatever order they came in.
+
+    Parameters
+    ----------
+    pairs : PairSet
+        Pairs from :func:`make_pairs`.
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data (to find each component's centre).
+
+    Returns
+    -------
+    pairs : PairSet
+        Must-links first, then cannot-links; ``closure`` kept.
+    """
+    import scipy.sparse as sp
+
+    closure = pairs.closure
+    if closure is None:
+        return pairs
+    centre = np.empty(closure.n_components, dtype=np.intp)
+    mu: list[npt.NDArray[np.intp]] = []
+    mv: list[npt.NDArray[np.intp]] = []
+    for c, members in enumerate(closure.members()):
+        if members.size <= 2:
+            centre[c] = members[0]
+        else:
+            Xc = X[members]
+            Xc = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
+            dist = ((Xc - Xc.mean(axis=0)) ** 2).sum(axis=1)
+            centre[c] = members[int(np.argmin(dist))]
+        rest = members[members != centre[c]]
+        mu.append(np.full(rest.size, centre[c], dtype=np.intp))
+        mv.append(rest)
+    cu, cv = centre[closure.cannot[:, 0]], centre[closure.cannot[:, 1]]
+    u = np.concatenate([*mu, cu]).astype(np.intp)
+    v = np.concatenate([*mv, cv]).astype(np.intp)
+    n_ml = u.size - cu.size
+    z = np.concatenate([np.ones(n_ml), -np.ones(cu.size)])
+    return PairSet(u, v, z, closure)

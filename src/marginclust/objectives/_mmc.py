@@ -17,8 +17,10 @@ True (non-convex) objectives, what ``objective_history_`` records:
 - binary (eq. 3):  ``J = 1/2 ||w||^2 + C/n sum_i max(0, 1 - |f(x_i)|)``
 - multiclass (eqs. 20-22): ``J = 1/2 ||W||_F^2 + C/(nk) sum_i sum_{r != y_i}
   max(0, 1 - (f_{y_i}(x_i) - f_r(x_i)))`` with ``y_i = argmax_p f_p(x_i)``,
-- plus, with pairs (Sec. IV): ``C'/m sum |f(x_u) - z f(x_v)|`` (binary) or
-  ``C'/(mk) sum_{(u,v), r} |f_r(x_u) - z f_r(x_v)|`` (multiclass),
+- plus, with must-link / cannot-link pairs, ``C'`` times the mean pair loss
+  (:mod:`._pairs`): the pair margin (a multiclass margin on each pair's joint
+  label; the default) or the paper's ``|f(x_u) - z f(x_v)|`` (Sec. IV, eqs. 35,
+  46: ``C'/m sum`` binary, ``C'/(mk) sum_{(u,v), r}`` multiclass),
 
 all subject to the balance constraint on ``t``.
 
@@ -27,7 +29,9 @@ argmax ``p_i`` (multiclass) at the current iterate; the resulting convex loss
 ``max(0, 1 - s_i f(x_i))`` (resp. ``sum_{r != p_i} max(0, 1 - f_{p_i} + f_r)``)
 is an upper bound of the true loss that touches it at the current iterate
 (``|f| >= s f`` and ``max_p f_p >= f_{p_i}``), so every CCCP step that does not
-increase the surrogate does not increase the true objective.
+increase the surrogate does not increase the true objective. The pair margin
+is linearised the same way (each pair's best allowed joint label fixed at the
+current iterate), so the guarantee holds with pairs.
 
 Every risk below is piecewise linear in the scores, so a subgradient is a
 coefficient matrix ``Gc`` of shape ``(n, q)``: ``dR/dW = Gc' (X - xbar)``
@@ -56,9 +60,11 @@ from ._mmc_blocks import (
     risk_block,
     true_block,
 )
+from ._pairs import PairTerm
 
 __all__ = [
     "LinearData",
+    "floor_labels",
     "MMCObjective",
     "MMCSurrogate",
     "data_scale",
@@ -136,6 +142,19 @@ class LinearData:
         del self._cache[self._cache_size :]
         return G
 
+    def subset(self, rows: npt.NDArray[np.intp]) -> LinearData:
+        """The rows ``rows`` of ``X`` (a copy) with this data's mean and scale.
+
+        For a term that reads a few rows only (the pairs'): its scores and
+        subgradients are in the same centred, scaled units as the full data's.
+        """
+        new = copy.copy(self)
+        new.X = self.X[rows]
+        new.n = int(np.asarray(rows).size)
+        new.blocks = None
+        new._cache = []
+        return new
+
     def scores(self, W: Array, t: Array) -> Array:
         """``F[i, r] = W[r] . (x_i - xbar) / scale + t[r]``, shape (n, q) (a new array)."""
         return self.raw_scores(W) + t
@@ -167,6 +186,63 @@ def _multi_true_loss(F: Array) -> float:
     M = F.max(axis=1, keepdims=True)
     # sum over r of max(0, 1 - M + f_r) counts the argmax term (= 1) once; remove it.
     return float((np.maximum(0.0, 1.0 - M + F).sum() - n) / (n * k))
+
+
+def floor_labels(F: Array, min_size: int) -> npt.NDArray[np.intp]:
+    """The argmax labels of ``F``, repaired so every cluster has ``min_size`` members.
+
+    Greedy: while a cluster ``r`` is below the floor, the row of a cluster with
+    members to spare whose multiclass loss rises least when relabelled ``r``
+    moves to ``r`` (the loss of row ``i`` under label ``p`` is
+    ``sum_{q != p} max(0, 1 - f_p + f_q)``). Rows already moved are not moved
+    again; ties go to the lower row. With ``n >= k min_size`` every cluster
+    ends at or above the floor.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, k)
+        Scores.
+    min_size : int
+        Floor on the cluster sizes.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,)
+    """
+    n, k = F.shape
+    labels = np.argmax(F, axis=1).astype(np.intp)
+    floor = min(int(min_size), n // k)
+    if floor <= 0:
+        return labels
+    def cost(rows: npt.NDArray[np.intp], lab: npt.NDArray[np.intp]) -> Array:
+        # the row's loss under label lab (its own term, 1, dropped): O(k) per row
+        Fr = F[rows]
+        return np.maximum(0.0, 1.0 - Fr[np.arange(rows.size), lab][:, None] + Fr).sum(axis=1) - 1.0
+
+    sizes = np.bincount(labels, minlength=k)
+    fixed = np.zeros(n, dtype=bool)
+    for r in np.argsort(sizes, kind="stable"):
+        need = floor - int(sizes[r])
+        if need <= 0:
+            continue
+        spare = sizes[labels] > floor
+        cand = np.flatnonzero(spare & ~fixed & (labels != r))
+        extra = cost(cand, np.full(cand.size, r, dtype=np.intp)) - cost(cand, labels[cand])
+        order = cand[np.lexsort((cand, extra))]
+        src = labels[order]
+        # a candidate is eligible while its cluster still has members to spare: its rank
+        # among the candidates of its cluster (in cost order) is below the spare count
+        by_src = np.argsort(src, kind="stable")
+        sorted_src = src[by_src]
+        starts = np.flatnonzero(np.r_[True, sorted_src[1:] != sorted_src[:-1]])
+        rank = np.empty(order.size, dtype=np.intp)
+        rank[by_src] = np.arange(order.size) - np.repeat(starts, np.diff(np.r_[starts, order.size]))
+        moved = order[rank < sizes[src] - floor][:need]
+        np.subtract.at(sizes, labels[moved], 1)
+        labels[moved] = r
+        sizes[r] += moved.size
+        fixed[moved] = True
+    return labels
 
 
 def true_margin_loss(F: Array) -> float:
@@ -201,26 +277,6 @@ def _argmin_in_box(
     return float(np.clip(0.0, t_lo, t_hi))
 
 
-def _argmin_sum_of_hinges(a: Array, b: Array, w: Array, lo: float, hi: float) -> float:
-    """Minimiser closest to 0 of ``sum_j w_j max(0, a_j + b_j t)`` over ``[lo, hi]`` (exact).
-
-    The slope at ``-inf`` is ``sum_{b_j < 0} w_j b_j`` and grows by ``w_j |b_j|`` at each
-    breakpoint ``-a_j / b_j``; only the slope at ``lo`` and the breakpoints inside
-    the box matter (:func:`_argmin_in_box`).
-    """
-    nz = b != 0
-    a, b, w = a[nz], b[nz], w[nz]
-    if a.size == 0:
-        return float(np.clip(0.0, lo, hi))
-    tau = -a / b
-    jump = w * np.abs(b)
-    tol = 1e-12 * max(1.0, float(np.sum(jump)))
-    slope0 = float(np.sum(w[b < 0] * b[b < 0])) + float(np.sum(jump[tau <= lo]))
-    inbox = (tau > lo) & (tau < hi)
-    order = np.argsort(tau[inbox])
-    return _argmin_in_box(slope0, tau[inbox][order], jump[inbox][order], lo, hi, tol)
-
-
 class MMCObjective:
     """The true (non-convex) MMC objective and its CCCP linearisations.
 
@@ -238,13 +294,23 @@ class MMCObjective:
     C_pairs : float, default=0.0
         Weight ``C'`` of the pairwise loss.
     pairs : PairSet or None, default=None
-        Must-link / cannot-link pairs.
+        Must-link / cannot-link pairs (the objective uses them as given; the
+        estimators pass :func:`~._constraints.closed_pairs`).
     multiclass : bool or None, default=None
         Use the multiclass formulation (eqs. 19-34). None: only when
         ``n_clusters > 2``. With ``n_clusters=2`` it solves the same problem as the
         binary formulation for ``f = f_1 - f_2`` with half the objective.
     data : LinearData or None, default=None
         Precomputed data wrapper (to share it between objectives).
+    pair_loss : {"margin", "paper"}, default="margin"
+        The pair margin of :mod:`._pairs` or the paper's ``|f_u - z f_v|``.
+    min_size : int, default=0
+        Multiclass, in memory: the labelling of the loss (and of every CCCP
+        linearisation) is the cheapest one in which every cluster has at least
+        ``min_size`` members (:func:`floor_labels`) instead of the argmax, i.e.
+        the objective is minimised over labellings with that floor on the
+        cluster sizes, as in the class balance on labels of Xu et al. (2004).
+        0: the paper's model (the argmax).
     """
 
     def __init__(
@@ -258,8 +324,11 @@ class MMCObjective:
         pairs: PairSet | None = None,
         multiclass: bool | None = None,
         data: LinearData | None = None,
+        pair_loss: str = "margin",
+        min_size: int = 0,
     ) -> None:
         self.data = data if data is not None else LinearData(X)
+        self.min_size = int(min_size)
         self.k = int(n_clusters)
         self.multiclass = self.k > 2 if multiclass is None else bool(multiclass)
         if not self.multiclass and self.k != 2:
@@ -271,10 +340,20 @@ class MMCObjective:
         self.C_pairs = float(C_pairs)
         self.pairs = pairs if pairs is not None and pairs.size else None
         self.balance: BalanceSet = make_balance(self.q, float(bound))
-        # Without pairs every pass over X is a row-block pass (:mod:`._mmc_blocks`):
-        # the labels of the current linearisation stay beside their blocks.
-        self.blockwise = self.pairs is None
+        self.pair_term: PairTerm | None = None
+        if self.pairs is not None and self.C_pairs > 0:
+            rows, inv = np.unique(
+                np.concatenate([self.pairs.u, self.pairs.v]), return_inverse=True
+            )
+            m = self.pairs.size
+            self.pair_term = PairTerm(
+                self.data.subset(rows), inv[:m], inv[m:], self.pairs.z, self.q, pair_loss
+            )
+        # Every pass over X is a row-block pass (:mod:`._mmc_blocks`): the labels of
+        # the current linearisation stay beside their blocks; the pair term reads
+        # only the pairs' rows, gathered once.
         self._states: list[Any] | None = None  # labels of the last surrogate, per block
+        self._assign: Any = None  # the pairs' allowed joint labels of the last surrogate
         self._last: tuple[Array, Array, list[Any], int, Any] | None = None
 
     # ------------------------------------------------------------ helpers
@@ -283,7 +362,11 @@ class MMCObjective:
         new = copy.copy(self)
         new.data = copy.copy(self.data)
         new.data._cache = []
-        new._states, new._last = None, None
+        if self.pair_term is not None:
+            new.pair_term = copy.copy(self.pair_term)
+            new.pair_term.rows = copy.copy(self.pair_term.rows)
+            new.pair_term.rows._cache = []
+        new._states, new._last, new._assign = None, None, None
         return new
 
     def zero(self) -> Params:
@@ -294,40 +377,22 @@ class MMCObjective:
         """Scores ``F`` of shape (n, q) on the training data."""
         return self.data.scores(x[0], x[1])
 
-    def _pair_diff(self, F: Array) -> Array:
-        p = self.pairs
-        assert p is not None
-        return F[p.u] - p.z[:, None] * F[p.v]
-
-    def pair_loss(self, F: Array) -> float:
-        """Mean absolute pair residual ``1/(mq) sum |f(x_u) - z f(x_v)|`` (0 without pairs)."""
-        if self.pairs is None:
+    def pair_value(self, x: Params) -> float:
+        """``C'`` times the true mean pair loss at ``x`` (0 without pairs)."""
+        if self.pair_term is None:
             return 0.0
-        return float(np.abs(self._pair_diff(F)).mean())
-
-    def margin_loss(self, F: Array) -> float:
-        """The true (non-convex) margin loss of scores ``F``."""
-        return _multi_true_loss(F) if self.multiclass else _binary_true_loss(F)
-
-    def labels_from_scores(self, F: Array) -> npt.NDArray[np.intp]:
-        """Cluster labels: ``f >= 0 -> 1`` (binary) or the argmax (ties to the lower index)."""
-        if self.multiclass:
-            return np.argmax(F, axis=1).astype(np.intp)
-        return (F[:, 0] >= 0).astype(np.intp)
+        return self.C_pairs * self.pair_term.value(x[0], x[1])
 
     # ----------------------------------------------------------- protocol
     def value(self, x: Params) -> float:
         """True objective at ``x``."""
-        if self.blockwise:
-            return self._true_pass(x)[0]
-        F = self.scores(x)
-        return self.value_from_scores(x, F)
+        return self._true_pass(x)[0] + self.pair_value(x)
 
     def _block_args(self) -> tuple[Array, float, bool]:
         return self.data.xbar, self.data.scale, self.multiclass
 
     def _true_pass(self, x: Params) -> tuple[float, list[Any], int, Any]:
-        """One pass at ``x``: true objective, new labels per block, changed labels, sizes.
+        """One pass at ``x``: objective without pairs, labels per block, changed labels, sizes.
 
         Cached for the last ``x`` (CCCP asks for the value and then the
         linearisation at the same iterate: one pass for both).
@@ -349,6 +414,9 @@ class MMCObjective:
             sizes += sz
         if self._states is None:
             changed = -1
+        if (self.multiclass and self.min_size > 0 and np.any(sizes < self.min_size)
+                and getattr(self.data.blocks, "in_memory", False)):
+            states, loss, changed, sizes = self._floored_pass(x)
         self._last = (
             np.array(W, copy=True),
             np.array(t, copy=True),
@@ -357,6 +425,21 @@ class MMCObjective:
             (loss, sizes),
         )
         return self._loss_value(W, loss), states, changed, sizes
+
+    def _floored_pass(self, x: Params) -> tuple[list[Any], float, int, npt.NDArray[np.intp]]:
+        """States, loss sum, changed labels and sizes of the floored labelling at ``x``.
+
+        Needs every row's scores at once (one more pass over X, in memory only; the
+        out-of-core backends keep the argmax), and only when the argmax leaves a
+        cluster below the floor.
+        """
+        blocks = self.data.blocks
+        F = self.scores(x)
+        labels = floor_labels(F, self.min_size)
+        loss = float(np.maximum(0.0, 1.0 - F[np.arange(F.shape[0]), labels][:, None] + F).sum())
+        prev = None if self._states is None else blocks.gather(self._states)
+        changed = -1 if prev is None else int(np.count_nonzero(prev != labels))
+        return blocks.split(labels), loss, changed, np.bincount(labels, minlength=self.k)
 
     def cutting_plane_pass(
         self, states: list[Any] | None, x: Params, append: bool, resign: bool
@@ -408,57 +491,86 @@ class MMCObjective:
         """Cluster sizes of the labels at ``x`` (blockwise; no n-vector)."""
         return np.asarray(self._true_pass(x)[3], dtype=np.intp)
 
-    def value_from_scores(self, x: Params, F: Array) -> float:
-        """True objective at ``x`` given its scores ``F``."""
-        W = x[0]
-        return float(
-            0.5 * np.vdot(W, W) + self.C * self.margin_loss(F) + self.C_pairs * self.pair_loss(F)
-        )
-
     def labels(self, x: Params) -> npt.NDArray[np.intp]:
         """Labels of the training data at ``x``."""
-        if self.blockwise:
-            return np.asarray(self.data.blocks.gather(self._true_pass(x)[1]), dtype=np.intp)
-        return self.labels_from_scores(self.scores(x))
+        return np.asarray(self.data.blocks.gather(self._true_pass(x)[1]), dtype=np.intp)
 
     def linearize(self, x: Params) -> MMCSurrogate:
-        """The CCCP convex majoriser at ``x`` (signs / argmax fixed at ``x``)."""
-        if self.blockwise:
-            _, states, changed, _ = self._true_pass(x)
-            return self.surrogate_from_states(states, None if changed < 0 else changed)
-        return self.surrogate(self.labels(x))
+        """The CCCP convex majoriser at ``x`` (signs / argmax fixed at ``x``).
+
+        With the pair margin, each pair's best allowed joint label is fixed at
+        ``x`` as well; a change of one counts as a changed label.
+        """
+        _, states, changed, _ = self._true_pass(x)
+        assign = None
+        if self.pair_term is not None:
+            assign = self.pair_term.assignment(self.pair_term.scores(x[0], x[1]))
+            if assign is not None and changed >= 0 and self._assign is not None:
+                changed += int(
+                    np.count_nonzero(
+                        (assign[0] != self._assign[0]) | (assign[1] != self._assign[1])
+                    )
+                )
+        return self.surrogate_from_states(states, None if changed < 0 else changed, assign=assign)
 
     def surrogate(self, labels: npt.ArrayLike) -> MMCSurrogate:
-        """The convex subproblem (eq. 11 / 30, with pairs eq. 39 / 47) for fixed labels."""
+        """The convex subproblem (eq. 11 / 30, with pairs eq. 39 / 47) for fixed labels.
+
+        With the pair margin, the pairs' joint labels are fixed at the
+        nearest-centroid scores of ``labels`` (``f_r(x) = c_r . x - |c_r|^2 / 2``
+        for the centroids ``c_r`` of the labels: linear scores whose argmax is the
+        label of the nearest centroid).
+        """
         labels = np.asarray(labels, dtype=np.intp)
-        if self.blockwise:
-            return self.surrogate_from_states(self.data.blocks.split(labels), None, labels)
-        return MMCSurrogate(self, labels)
+        assign = None
+        if self.pair_term is not None and self.pair_term.kind != "paper":
+            assign = self.pair_term.assignment(self._centroid_scores(labels))
+        return self.surrogate_from_states(self.data.blocks.split(labels), None, labels, assign)
+
+    def _centroid_scores(self, labels: npt.NDArray[np.intp]) -> Array:
+        """Nearest-centroid linear scores of the pairs' rows (binary: ``f_1 - f_0``)."""
+        assert self.pair_term is not None
+        k, data = self.k, self.data
+        onehot = np.zeros((labels.size, k))
+        onehot[np.arange(labels.size), labels] = 1.0
+        counts = np.maximum(onehot.sum(axis=0), 1.0)
+        centres = data.back(onehot) / counts[:, None]  # centred, scaled units
+        F = self.pair_term.rows.raw_scores(centres) - 0.5 * np.einsum("ij,ij->i", centres, centres)
+        return F[:, 1:] - F[:, :1] if self.q == 1 else F
 
     def surrogate_from_states(
-        self, states: list[Any], n_changed: int | None, labels: Any = None
+        self, states: list[Any], n_changed: int | None, labels: Any = None, assign: Any = None
     ) -> MMCSurrogate:
         """The subproblem for labels kept per row block (``n_changed``: vs the last one)."""
         self._states = list(states)
+        self._assign = assign
         self._last = None
         if labels is None and getattr(self.data.blocks, "in_memory", False):
             labels = self.data.blocks.gather(states)
-        return MMCSurrogate(self, labels, states=self._states, n_changed=n_changed)
+        return MMCSurrogate(self, labels, states=self._states, n_changed=n_changed, assign=assign)
 
 
 class MMCSurrogate:
     """Convex CCCP subproblem: an SVM with fixed labels, balance set and pairwise loss.
 
     ``J(x) = 1/2 ||W||^2 + C R(x)`` with ``R`` = hinge loss with the fixed labels
-    plus ``(C'/C)`` times the pairwise loss. Provides ``plane(x)`` for the bundle
-    method. Built by :meth:`MMCObjective.surrogate`.
+    plus ``(C'/C)`` times the pairwise loss (with its joint labels fixed).
+    Provides ``plane(x)`` for the bundle method. Built by
+    :meth:`MMCObjective.surrogate` or :meth:`MMCObjective.linearize`.
 
     Parameters
     ----------
     objective : MMCObjective
         The parent objective.
-    labels : ndarray of shape (n_samples,)
-        Fixed labels (binary: 0/1, sign ``2 y - 1``; multiclass: ``p_i``).
+    labels : ndarray of shape (n_samples,) or None
+        Fixed labels (binary: 0/1, sign ``2 y - 1``; multiclass: ``p_i``), when
+        the data are in memory.
+    states : list
+        The same labels per row block.
+    n_changed : int or None, default=None
+        Labels changed since the previous linearisation (None: unknown).
+    assign : tuple of ndarray or None, default=None
+        The pairs' fixed allowed joint labels ``(p, q)`` (pair margin only).
     """
 
     required_by = ("plane", "value")
@@ -468,27 +580,23 @@ class MMCSurrogate:
         objective: MMCObjective,
         labels: npt.NDArray[np.intp] | None,
         *,
-        states: list[Any] | None = None,
+        states: list[Any],
         n_changed: int | None = None,
+        assign: Any = None,
     ) -> None:
         self.obj = objective
         self.labels = labels
         self.states = states
         self.n_changed = n_changed
+        self.assign = assign
         self.C = objective.C
         self.balance = objective.balance
         self.shape = (objective.q, objective.data.d)
         self._risks: list[tuple[Array, Array, float]] = []
-        if states is not None:
-            return
-        assert labels is not None
-        n = objective.data.n
-        if objective.multiclass:
-            self._rows = np.arange(n)
-        else:
-            self._sign = 2.0 * labels - 1.0
+        pt = objective.pair_term
+        self._pair_weight = 0.0 if pt is None else objective.C_pairs / objective.C
 
-    # ------------------------------------------------ row-block path (no pairs)
+    # ------------------------------------------------ row-block passes
     def _norm(self) -> float:
         obj = self.obj
         return float(obj.data.n * obj.k) if obj.multiclass else float(obj.data.n)
@@ -502,6 +610,12 @@ class MMCSurrogate:
     def _remember(self, W: Array, t: Array, risk: float) -> None:
         self._risks.insert(0, (np.array(W, copy=True), np.array(t, copy=True), risk))
         del self._risks[2:]
+
+    def _pair_risk(self, W: Array, t: Array) -> float:
+        pt = self.obj.pair_term
+        if pt is None:
+            return 0.0
+        return self._pair_weight * pt.risk(W, t, self.assign)
 
     def _block_plane(self, x: Params) -> tuple[float, Array, Array]:
         obj = self.obj
@@ -522,8 +636,14 @@ class MMCSurrogate:
         XtG -= np.outer(xbar, gsum)
         if scale != 1.0:
             XtG *= 1.0 / scale
+        aW, at = XtG.T, gsum
+        pt = obj.pair_term
+        if pt is not None:
+            pr, pW, p_t = pt.plane(W, t, self.assign)
+            w = self._pair_weight
+            risk, aW, at = risk + w * pr, aW + w * pW, at + w * p_t
         self._remember(W, t, risk)
-        return risk, XtG.T, gsum
+        return risk, aW, at
 
     def _block_risks(self, W: Array, ts: list[Array]) -> list[float]:
         obj = self.obj
@@ -536,7 +656,7 @@ class MMCSurrogate:
             for j, r in enumerate(p):
                 totals[j] += r
         norm = self._norm()
-        return [tot / norm for tot in totals]
+        return [tot / norm + self._pair_risk(W, t) for tot, t in zip(totals, ts)]
 
     def _block_polish(self, x: Params) -> Params:
         obj = self.obj
@@ -550,8 +670,23 @@ class MMCSurrogate:
         for sb, _ in parts:
             slope += sb
         n = obj.data.n
-        tau = np.sort(np.concatenate([p[1] for p in parts]))
-        t_new = _argmin_in_box(slope / n, tau, np.full(tau.size, 1.0 / n), lo, hi, 1e-12)
+        tau = np.concatenate([p[1] for p in parts])
+        slope /= n
+        jump = np.full(tau.size, 1.0 / n)
+        pt = obj.pair_term
+        if pt is not None:
+            # the pairs' hinges in t, added to the margin's breakpoints
+            a, b, w = pt.offset_hinges(W, self.assign)
+            nz = b != 0
+            a, b, w = a[nz], b[nz], w[nz] * self._pair_weight
+            tp = -a / b
+            jp = w * np.abs(b)
+            slope += float(np.sum(w[b < 0] * b[b < 0])) + float(np.sum(jp[tp <= lo]))
+            inbox = (tp > lo) & (tp < hi)
+            tau = np.concatenate([tau, tp[inbox]])
+            jump = np.concatenate([jump, jp[inbox]])
+        order = np.argsort(tau, kind="stable")
+        t_new = _argmin_in_box(slope, tau[order], jump[order], lo, hi, 1e-12)
         x_new = (W, np.array([t_new]))
         r_old, r_new = self._block_risks(W, [t, x_new[1]])
         if r_new <= r_old:
@@ -560,42 +695,10 @@ class MMCSurrogate:
         self._remember(W, t, r_old)
         return x
 
-    def _risk_coef(self, F: Array) -> tuple[float, Array]:
-        """Risk value and its subgradient coefficients ``Gc`` (n, q) w.r.t. the scores."""
-        obj = self.obj
-        n = F.shape[0]
-        if obj.multiclass:
-            k = obj.k
-            fp = F[self._rows, self.labels]
-            marg = 1.0 - fp[:, None] + F
-            marg[self._rows, self.labels] = 0.0
-            active = marg > 0
-            risk = float(np.where(active, marg, 0.0).sum()) / (n * k)
-            Gc = active.astype(np.float64)
-            Gc[self._rows, self.labels] = -active.sum(axis=1)
-            Gc /= n * k
-        else:
-            s = self._sign
-            marg = 1.0 - s * F[:, 0]
-            active = marg > 0
-            risk = float(marg[active].sum()) / n
-            Gc = np.where(active, -s / n, 0.0)[:, None]
-        if obj.pairs is not None and obj.C_pairs > 0:
-            p = obj.pairs
-            D = obj._pair_diff(F)
-            weight = obj.C_pairs / obj.C
-            risk += weight * float(np.abs(D).mean())
-            S = np.sign(D) * (weight / D.size)
-            np.add.at(Gc, p.u, S)
-            np.add.at(Gc, p.v, -p.z[:, None] * S)
-        return risk, Gc
-
     def risk(self, x: Params) -> float:
         """Risk ``R(x)``."""
-        if self.states is not None:
-            r = self._cached_risk(x[0], x[1])
-            return r if r is not None else self._block_risks(x[0], [x[1]])[0]
-        return self._risk_coef(self.obj.scores(x))[0]
+        r = self._cached_risk(x[0], x[1])
+        return r if r is not None else self._block_risks(x[0], [x[1]])[0]
 
     def value(self, x: Params) -> float:
         """Surrogate objective ``1/2 ||W||^2 + C R(x)``."""
@@ -605,41 +708,18 @@ class MMCSurrogate:
     def polish(self, x: Params) -> Params:
         """Re-optimise the offset ``t`` exactly for fixed ``W`` (binary model).
 
-        ``R(W, t)`` is convex piecewise linear in the scalar ``t``; its minimisers
-        over the balance box form an interval, and the one closest to 0 is taken.
-        The bundle QP leaves ``t`` arbitrary in that interval when the model is flat
-        in ``t`` (e.g. every sample inside the margin with balanced labels), and an
-        arbitrary offset can put every sample on one side. Never increases ``R``.
-        The multiclass ``t`` is returned unchanged.
+        ``R(W, t)`` is convex piecewise linear in the scalar ``t`` (the margin's
+        hinges and the pairs', :meth:`~._pairs.PairTerm.offset_hinges`); its
+        minimisers over the balance box form an interval, and the one closest to
+        0 is taken. The bundle QP leaves ``t`` arbitrary in that interval when the
+        model is flat in ``t`` (e.g. every sample inside the margin with balanced
+        labels), and an arbitrary offset can put every sample on one side. Never
+        increases ``R``. The multiclass ``t`` is returned unchanged.
         """
-        obj = self.obj
-        if obj.multiclass:
+        if self.obj.multiclass:
             return x
-        if self.states is not None:
-            return self._block_polish(x)
-        W, t = x
-        g = obj.data.raw_scores(W)[:, 0]
-        n = g.size
-        s = self._sign
-        # terms w_j max(0, a_j + b_j t): hinge 1 - s_i (g_i + t), pairs |d + (1 - z) t|
-        a, b, wt = [1.0 - s * g], [-s], [np.full(n, 1.0 / n)]
-        if obj.pairs is not None and obj.C_pairs > 0:
-            p = obj.pairs
-            d = g[p.u] - p.z * g[p.v]
-            c = np.full(p.size, obj.C_pairs / (obj.C * p.size))
-            a += [d, -d]
-            b += [1.0 - p.z, -(1.0 - p.z)]
-            wt += [c, c]
-        a_all, b_all, w_all = np.concatenate(a), np.concatenate(b), np.concatenate(wt)
-        bound = self.balance.bound
-        t_new = _argmin_sum_of_hinges(a_all, b_all, w_all, -bound, bound)
-        x_new = (W, np.array([t_new]))
-        return x_new if self.risk(x_new) <= self.risk(x) else x
+        return self._block_polish(x)
 
     def plane(self, x: Params) -> tuple[float, Array, Array]:
         """Risk and a subgradient at ``x``: ``(R(x), dR/dW (q, d), dR/dt (q,))``."""
-        if self.states is not None:
-            return self._block_plane(x)
-        F = self.obj.scores(x)
-        risk, Gc = self._risk_coef(F)
-        return risk, self.obj.data.back(Gc), Gc.sum(axis=0)
+        return self._block_plane(x)

@@ -16,10 +16,17 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ..utils import check_label_init, kmeans_start
-from ._constraints import PairSet
+from ._constraints import PairClosure, PairSet
 from ._mmc import LinearData
+from ._pairs import honour_pairs
 
-__all__ = ["initial_labels", "labels_from_scores", "linear_scores", "principal_scores"]
+__all__ = [
+    "initial_labels",
+    "labels_from_scores",
+    "linear_scores",
+    "pair_kmeans_start",
+    "principal_scores",
+]
 
 
 def principal_scores(
@@ -95,6 +102,68 @@ def principal_scores(
     return U * (np.sqrt(evals) / np.where(std > 0, std, 1.0))
 
 
+def _dense_rows(X: Any, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    sub = X[rows]
+    return sub.toarray() if sp.issparse(sub) else np.asarray(sub, dtype=np.float64)
+
+
+def pair_kmeans_start(
+    X: Any, n_clusters: int, random_state: np.random.RandomState, closure: PairClosure
+) -> npt.NDArray[np.intp]:
+    """A k-means start that keeps must-linked rows together and repairs cannot-links.
+
+    One scikit-learn k-means run (k-means++ seeding) on the rows outside any
+    must-link component and one point per component (its mean, weighted by its
+    size), so every component lands in one cluster and the partition minimises
+    the k-means objective among those that keep the components whole (at the
+    run's local optimum). Then violated cannot-links are repaired by
+    :func:`~._pairs.honour_pairs` with the scores ``-||x - c_r||^2``: each moves
+    the one of its two components whose move to its nearest admissible other
+    cluster costs the least k-means objective (a cannot-link that no move
+    repairs is left to the fit's pair loss).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data of the start (or its principal scores).
+    n_clusters : int
+        Number of clusters.
+    random_state : RandomState
+        Seeds k-means.
+    closure : PairClosure
+        The pairs' must-link components and the cannot-links between them.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+    """
+    from sklearn.cluster import KMeans
+
+    n = X.shape[0]
+    comp_of = closure.labels_of(n)
+    members = closure.members()
+    sizes = np.array([mm.size for mm in members], dtype=np.float64)
+    means = np.vstack([_dense_rows(X, mm).mean(axis=0) for mm in members])
+    free = np.flatnonzero(comp_of < 0)
+    Xf = X[free]
+    points: Any = sp.vstack([Xf, sp.csr_matrix(means)]).tocsr() if sp.issparse(Xf) else (
+        np.vstack([np.asarray(Xf, dtype=np.float64), means])
+    )
+    weight = np.concatenate([np.ones(free.size), sizes])
+    k = min(n_clusters, points.shape[0])
+    km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
+    km.fit(points, sample_weight=weight)
+    centres = np.asarray(km.cluster_centers_, dtype=np.float64)
+    labels = np.empty(n, dtype=np.intp)
+    labels[free] = km.labels_[: free.size]
+    # the components: k-means' choice (the nearest centre of the mean), cannot-links repaired
+    rows = closure.rows
+    Xr = _dense_rows(X, rows)
+    F = 2.0 * Xr @ centres.T - (centres**2).sum(axis=1)  # -||x - c||^2 up to a per-row constant
+    labels[rows] = honour_pairs(F, closure.component, closure.cannot)
+    return labels
+
+
 def initial_labels(
     X: Any,
     n_clusters: int,
@@ -118,9 +187,11 @@ def initial_labels(
         pairs), found by randomised
         subspace iteration without centring ``X`` (cheap for very large or sparse
         data). With pairs the directions also spread cannot-linked and tie
-        must-linked samples (see :func:`principal_scores`). ``"auto"``:
-        ``"pca"`` when pairs are given, else ``"k-means"``.
-        An array gives the labels directly.
+        must-linked samples (see :func:`principal_scores`), and either
+        K-means keeps must-link components whole and repairs cannot-links
+        (:func:`pair_kmeans_start`). ``"auto"``: ``"k-means"`` (whether ``X`` is
+        sparse or dense, so both copies of the same data start alike). An array
+        gives the labels directly.
     random_state : RandomState
         Randomness of K-means and of the subspace iteration.
     data : LinearData or None
@@ -133,17 +204,22 @@ def initial_labels(
     labels : ndarray of shape (n_samples,)
     """
     n = X.shape[0]
+    closure = pairs.closure if pairs is not None and pairs.size else None
     if isinstance(init, str):
         if init == "auto":
             # not by sparsity: the sparse and the dense copy of the same data start alike
-            init = "pca" if pairs is not None and pairs.size else "k-means"
+            init = "k-means"
         if init == "k-means":
+            if closure is not None:
+                return pair_kmeans_start(X, n_clusters, random_state, closure)
             return kmeans_start(X, n_clusters, random_state)
         data = data if data is not None else LinearData(X)
-        with_pairs = pairs is not None and pairs.size > 0
+        with_pairs = closure is not None
         # 2k directions carry a k-way split; constraint-aware directions need room
         n_dir = min(data.d, max(2 * n_clusters, 10) if with_pairs else 2 * n_clusters)
         S = principal_scores(data, n_dir, random_state, pairs)
+        if closure is not None:
+            return pair_kmeans_start(S, n_clusters, random_state, closure)
         return kmeans_start(S, n_clusters, random_state)
     labels = check_label_init(init, n, n_clusters)
     assert labels is not None  # only a method name gives None, and those returned above

@@ -67,6 +67,7 @@ __all__ = [
     "objective",
     "objective_features",
     "paper_eq8_alpha",
+    "pcg_w_step",
     "spd_factor",
     "spd_solve",
     "squared_code_distances",
@@ -495,21 +496,128 @@ def _features_of(fmap: Any, Xb: Array) -> Array:
     return next(fmap.transform_blocks(Xb, block_rows=max(1, Xb.shape[0])))[1]
 
 
+def pcg_w_step(
+    blocks: Any,
+    U: Array,
+    W0: Array,
+    F0: Array,
+    lam: float,
+    m: float,
+    precond: Array,
+    *,
+    tol: float,
+    max_iter: int,
+) -> tuple[Array, Array, int, bool]:
+    """Preconditioned conjugate gradients on the W-step, warm-started at ``W0``.
+
+    Solves ``(I + lam Phi^T D Phi) W = lam Phi^T U^m`` column by column (one CG
+    per cluster, their products batched), from ``W0`` whose decision values
+    ``F0 = Phi W0`` are known, with the preconditioner ``precond`` (the inverse
+    of the system matrix at an earlier ``D``). Every CG iterate lowers the
+    quadratic ``J(., U)`` (CG minimises it over a growing Krylov space), so the
+    step never raises ``J`` above ``J(W0, U)``; it stops when each column's
+    residual, in the preconditioner's norm, is at most ``tol`` times that of its
+    right-hand side.
+
+    One pass over the features for the first residual, one per iteration (the
+    products ``Phi p`` and ``Phi^T (d Phi p)`` of a row block taken together);
+    ``F = Phi W`` is updated from the ``Phi p`` of each iteration, so the U-step
+    needs no further pass.
+
+    Parameters
+    ----------
+    blocks : block source
+        The features (:func:`as_feature_blocks`).
+    U : ndarray of shape (n, K)
+        Memberships.
+    W0 : ndarray of shape (L, K)
+        Warm start.
+    F0 : ndarray of shape (n, K)
+        ``Phi W0``.
+    lam, m : float
+        Trade-off and fuzzifier.
+    precond : ndarray of shape (L, L)
+        Symmetric positive definite approximation of the system's inverse.
+    tol : float
+        Relative residual tolerance (preconditioned norm).
+    max_iter : int
+        Largest number of CG iterations.
+
+    Returns
+    -------
+    W : ndarray of shape (L, K)
+    F : ndarray of shape (n, K)
+        ``Phi W``.
+    n_iter : int
+        CG iterations run.
+    converged : bool
+        Whether every column met ``tol``.
+    """
+    Um, d = membership_weights(U, m)
+    K = U.shape[1]
+    L = W0.shape[0]
+    # right-hand side and the residual at W0 in one pass: Phi^T [U^m, d F0]
+    B = np.zeros((L, K))
+    MW = np.zeros((L, K))
+    for start, Pb in blocks:
+        sl = slice(start, start + Pb.shape[0])
+        both = np.hstack([Um[sl], d[sl, None] * F0[sl]]).astype(Pb.dtype, copy=False)
+        prod = np.asarray(Pb.T @ both, dtype=np.float64)
+        B += prod[:, :K]
+        MW += prod[:, K:]
+    B *= lam
+    R = B - (W0 + lam * MW)
+    W = np.array(W0, dtype=np.float64, copy=True)
+    F = np.array(F0, dtype=np.float64, copy=True)
+    Z = precond @ R
+    rz = np.einsum("lk,lk->k", R, Z)
+    bnorm = np.einsum("lk,lk->k", B, precond @ B)
+    target = (tol * tol) * np.maximum(bnorm, np.finfo(np.float64).tiny)
+    P = Z.copy()
+    it = 0
+    while it < max_iter and np.any(rz > target):
+        it += 1
+        Q = np.empty_like(F)
+        MP = np.zeros((L, K))
+        Pd = P
+        for start, Pb in blocks:
+            sl = slice(start, start + Pb.shape[0])
+            Qb = np.asarray(Pb @ Pd.astype(Pb.dtype, copy=False), dtype=np.float64)
+            Q[sl] = Qb
+            MP += np.asarray(Pb.T @ (d[sl, None] * Qb).astype(Pb.dtype, copy=False),
+                             dtype=np.float64)
+        MP *= lam
+        MP += P
+        curv = np.einsum("lk,lk->k", P, MP)
+        active = rz > target
+        alpha = np.where(active & (curv > 0), rz / np.where(curv > 0, curv, 1.0), 0.0)
+        W += alpha * P
+        F += alpha * Q
+        R -= alpha * MP
+        Z = precond @ R
+        rz_new = np.einsum("lk,lk->k", R, Z)
+        beta = np.where(active, rz_new / np.where(rz > 0, rz, 1.0), 0.0)
+        P = Z + beta * P
+        rz = np.where(active, rz_new, rz)
+    return W, F, it, bool(np.all(rz <= target))
+
+
 def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict[str, Any], Any]:
     """One low-rank SLMC pass over a block (cut into ``BLOCK_ROWS``-row sub-blocks).
 
-    ``rest`` is ``([U0_b,] fmap, W, lam, m, cache)``. With ``W`` None (the first
-    pass) the memberships are the start's ``U0_b``; otherwise ``F = Phi W`` and
-    ``U = u_step(F)``, with the data term and the largest membership change
+    ``rest`` is ``([U0_b,] fmap, W, lam, m, cache, normal)``. With ``W`` None (the
+    first pass) the memberships are the start's ``U0_b``; otherwise ``F = Phi W``
+    and ``U = u_step(F)``, with the data term and the largest membership change
     against the block's previous ``U``. The partial is the sub-blocks' shares of
     the next W-step's normal equations (:func:`feature_normal_block`, summed in
-    float64 from zero, in order), the data term, the change and the sizes of the
-    crisp clusters; the state keeps ``U``, ``F`` and, when ``cache``, ``Phi``.
+    float64 from zero, in order; None unless ``normal``), the data term, the
+    change and the sizes of the crisp clusters; the state keeps ``U``, ``F`` and,
+    when ``cache``, ``Phi``.
     """
     U0b = None
-    if len(rest) == 6:
+    if len(rest) == 7:
         U0b, rest = np.asarray(rest[0], dtype=np.float64), rest[1:]
-    fmap, W, lam, m, cache = rest
+    fmap, W, lam, m, cache, normal = rest
     Xb = np.asarray(Xb)
     subs = row_slices(Xb.shape[0], BLOCK_ROWS)
     cached = state.get("Phi") if state is not None else None
@@ -530,9 +638,10 @@ def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict
             if U.size:
                 move = max(move, float(np.max(np.abs(U - state["U"][sl]))))  # type: ignore[index]
             counts += np.bincount(np.argmax(F, axis=1), minlength=K)
-        G_b, R_b = feature_normal_block(Phi, U, lam, m)
-        G += G_b
-        R += R_b
+        if normal:
+            G_b, R_b = feature_normal_block(Phi, U, lam, m)
+            G += G_b
+            R += R_b
         Us.append(U)
         Fs.append(F)
     new_state = {
@@ -540,7 +649,39 @@ def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict
         "F": None if W is None else (np.concatenate(Fs) if Fs else np.zeros((0, K))),  # type: ignore[arg-type]
         "Phi": Phis if cache else None,
     }
-    return new_state, (G, R, loss, move, counts)
+    return new_state, ((G, R) if normal else None, loss, move, counts)
+
+
+def _normal_pass(Xb: Any, state: dict[str, Any], lam: float, m: float) -> tuple[Any, Any]:
+    """A block's share of the W-step's normal equations at its memberships (cached ``Phi``)."""
+    K = state["U"].shape[1]
+    L = state["Phi"][0].shape[1] if state["Phi"] else 0
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    for sl, Phi in zip(row_slices(state["U"].shape[0], BLOCK_ROWS), state["Phi"]):
+        G_b, R_b = feature_normal_block(Phi, state["U"][sl], lam, m)
+        G += G_b
+        R += R_b
+    return state, (G, R)
+
+
+def _u_pass(Xb: Any, state: dict[str, Any], F_b: Any, m: float) -> tuple[Any, Any]:
+    """A block's U-step from decision values already known (after a CG W-step)."""
+    F_b = np.asarray(F_b, dtype=np.float64)
+    K = F_b.shape[1]
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
+    Us = []
+    for sl in row_slices(F_b.shape[0], BLOCK_ROWS):
+        U = u_step(F_b[sl], m)
+        loss += code_loss(F_b[sl], U, m)
+        if U.size:
+            move = max(move, float(np.max(np.abs(U - state["U"][sl]))))
+        counts += np.bincount(np.argmax(F_b[sl], axis=1), minlength=K)
+        Us.append(U)
+    new_state = {"U": np.concatenate(Us) if Us else np.zeros((0, K)), "F": F_b,
+                 "Phi": state["Phi"]}
+    return new_state, (None, loss, move, counts)
 
 
 def _state_decision_values(state: dict[str, Any]) -> Array:
@@ -564,6 +705,16 @@ class SLMCRowProblem:
     reduced normal equations of the next W-step, the last change and the
     cluster sizes; the per-row state is :attr:`states`.
 
+    W-step (``w_step``): ``"exact"`` forms ``Phi^T D Phi`` (O(n L^2)) and
+    solves; ``"pcg"`` does so on the first sweep only, keeps the inverse of
+    that system as a preconditioner and runs :func:`pcg_w_step` from the
+    previous ``W`` on the later sweeps (O(n L K) per CG iteration; D changes
+    little between sweeps, so a few iterations reach ``cg_tol``). A sweep whose
+    CG does not converge in ``max_cg`` iterations is redone exactly, which
+    refreshes the preconditioner. Either way ``J`` never increases. Features
+    streamed from the data (not cached) always take the exact step, since every
+    pass over them recomputes them.
+
     Parameters
     ----------
     rows : row-block backend
@@ -576,39 +727,106 @@ class SLMCRowProblem:
         The start's memberships (row-aligned; lazy out of core).
     cache : bool, default=False
         Keep each block's features in its state (else recomputed every pass).
+    w_step : {"exact", "pcg"}, default="exact"
+        W-step solver (``"pcg"`` needs ``cache``; streamed features take the
+        exact step).
+    cg_tol : float, default=1e-5
+        Relative residual tolerance of the CG W-step; the objective's error is
+        of the order of its square.
+    max_cg : int, default=20
+        CG iterations per sweep before falling back to the exact step.
     """
 
     def __init__(self, rows: Any, fmap: Any, lam: float, m: float, U0: Any,
-                 cache: bool = False) -> None:
+                 cache: bool = False, w_step: str = "exact", cg_tol: float = 1e-5,
+                 max_cg: int = 20) -> None:
         self.rows, self.fmap, self.U0 = rows, fmap, U0
         self.lam, self.m, self.cache = float(lam), float(m), bool(cache)
         self.L = int(fmap.n_output_features_)
         self.K = int(U0.shape[1])
         self.states: list[Any] | None = None
         self.n_passes = 0
+        # CG needs the features at hand for its passes: only cached (in-memory) features
+        self.pcg = w_step == "pcg" and self.cache
+        self.cg_tol, self.max_cg = float(cg_tol), int(max_cg)
+        #: exact W-steps and CG iterations run so far (a record for the caller)
+        self.n_exact = 0
+        self.n_cg = 0
+        self._precond: Any = None
 
     def initial_state(self) -> tuple[Any, ...]:
         """The start's normal equations (one pass)."""
         self.states, parts = self.rows.states(
-            _sweep_pass, None, self.fmap, None, self.lam, self.m, self.cache, extra=(self.U0,)
+            _sweep_pass, None, self.fmap, None, self.lam, self.m, self.cache, True,
+            extra=(self.U0,),
         )
         self.n_passes += 1
-        G, R = feature_normal_reduce(((p[0], p[1]) for p in parts), self.L, self.K)
+        G, R = feature_normal_reduce((p[0] for p in parts), self.L, self.K)
         return (None, G, R, np.inf, None)
 
+    def _exact(self, G: Array, R: Array) -> Array:
+        W = solve_feature_normal(G, R, self.lam)
+        self.n_exact += 1
+        if self.pcg:
+            G[np.diag_indices_from(G)] += 1.0
+            try:
+                self._precond = np.linalg.inv(G)
+            except np.linalg.LinAlgError:
+                self._precond = None
+        return W
+
+    def _normal_equations(self) -> tuple[Array, Array]:
+        """The W-step's normal equations at the current memberships (one pass)."""
+        self.states, parts = self.rows.states(_normal_pass, self.states, self.lam, self.m)
+        self.n_passes += 1
+        return feature_normal_reduce(parts, self.L, self.K)
+
+    def _cg(self, W_prev: Array) -> tuple[Array, Array, bool]:
+        """:func:`pcg_w_step` over the cached feature blocks (in memory), warm-started."""
+        states = self.states or []
+        blocks, start = [], 0
+        for st in states:
+            for Pb in st["Phi"]:
+                blocks.append((start, Pb))
+                start += Pb.shape[0]
+        U = np.concatenate([st["U"] for st in states])
+        F_prev = np.concatenate([st["F"] for st in states])
+        W, F, n_it, ok = pcg_w_step(blocks, U, W_prev, F_prev, self.lam, self.m,
+                                    self._precond, tol=self.cg_tol, max_iter=self.max_cg)
+        self.n_cg += n_it
+        self.n_passes += n_it + 1
+        return W, F, ok
+
     def step(self, state: tuple[Any, ...]) -> tuple[tuple[Any, ...], float]:
-        """Solve the W-step, then one pass: the U-step, ``J`` and the next normal equations."""
-        W = solve_feature_normal(state[1], state[2], self.lam)
+        """The W-step (exact, or CG from the last ``W``), then one pass: the U-step,
+        ``J`` and, for the exact step, the next normal equations."""
+        W_prev, G, R = state[0], state[1], state[2]
+        if self.pcg and self._precond is not None and W_prev is not None:
+            W, F, ok = self._cg(W_prev)
+            if ok:
+                self.states, parts = self.rows.states(_u_pass, self.states, self.m,
+                                                      extra=(F,))
+                self.n_passes += 1
+                return self._reduce(W, parts)
+            G, R = self._normal_equations()  # CG stalled: redo the sweep exactly
+        elif G is None:
+            G, R = self._normal_equations()
+        W = self._exact(G, R)
         self.states, parts = self.rows.states(
-            _sweep_pass, self.states, self.fmap, W, self.lam, self.m, self.cache
+            _sweep_pass, self.states, self.fmap, W, self.lam, self.m, self.cache, not self.pcg
         )
         self.n_passes += 1
-        G, R = feature_normal_reduce(((p[0], p[1]) for p in parts), self.L, self.K)
+        return self._reduce(W, parts)
+
+    def _reduce(self, W: Array, parts: list[Any]) -> tuple[tuple[Any, ...], float]:
+        G = R = None
+        if parts and parts[0][0] is not None:
+            G, R = feature_normal_reduce((p[0] for p in parts), self.L, self.K)
         loss = 0.0
         for p in parts:
-            loss += p[2]
-        move = max((p[3] for p in parts), default=0.0)
-        counts = np.sum([p[4] for p in parts], axis=0)
+            loss += p[1]
+        move = max((p[2] for p in parts), default=0.0)
+        counts = np.sum([p[3] for p in parts], axis=0)
         return (W, G, R, move, counts), float(np.sum(W * W)) + self.lam * loss
 
     @staticmethod

@@ -251,7 +251,7 @@ def kmeans_labels(
 ) -> IntArray:
     """Initial labels from scikit-learn's k-means, cheap by design.
 
-    The rows are drawn by :func:`marginclust.utils._blocks.sample_row_indices`
+    The rows are drawn by the same rule as the out-of-core fitters
     (O(sample) memory, the draw the Dask path makes too). The best of ``n_init``
     k-means runs (k-means++ seeding) on a random subsample
     of ``max(seed_rows, 50 n_clusters)`` rows gives the centres; at most
@@ -275,8 +275,7 @@ def kmeans_labels(
     9298 x 1000 layer (EMMC, K = 10, seeds 0-3) the starts' k-means costs in the
     full layer were within 0.03 % of the unprojected seeding's, the start accuracy
     66.8 % vs 66.3 % on average, EMMC's final accuracy 68.4 % vs 67.9 % and its final
-    objective no higher, for 0.42 s of init instead of 0.90 s (CPU;
-    ``benchmarks/bench_emmc.py --init-study``). ``transform``
+    objective no higher, for 0.42 s of init instead of 0.90 s (CPU). ``transform``
     (rows -> features, e.g. a random hidden layer) moves it to another space,
     computed block by block for the assignment.
     Duplicate points (fewer distinct points than clusters) do not leak

@@ -12,11 +12,13 @@ import time
 from collections.abc import Iterable, Iterator, Sized
 from typing import TypeVar
 
+import numpy as np
+
 logger = logging.getLogger("marginclust")
 
 T = TypeVar("T")
 
-__all__ = ["progress", "report", "shorten"]
+__all__ = ["StatusLine", "format_seconds", "progress", "report", "shorten"]
 
 
 def report(verbose: int | bool, msg: str, *args: object) -> None:
@@ -126,3 +128,122 @@ def shorten(text: str, width: int) -> str:
         return text
     cut = text[: width - 3].rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:") + "..."
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):  # no such method, or a closed stream
+        return False
+
+
+def format_seconds(seconds: float) -> str:
+    """``42 s``, ``3 min 20 s`` or ``1 h 05 min``: a duration for a progress line.
+
+    Parameters
+    ----------
+    seconds : float
+        The duration (negative counts as 0).
+
+    Returns
+    -------
+    text : str
+        Rounded to the second.
+
+    Examples
+    --------
+    >>> from marginclust.utils import format_seconds
+    >>> format_seconds(4.2), format_seconds(200), format_seconds(3900)
+    ('4 s', '3 min 20 s', '1 h 05 min')
+    """
+    s = int(round(max(seconds, 0.0)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class StatusLine:
+    """One line of progress on stderr, rewritten in place; :meth:`close` ends it.
+
+    Messages that must stay (a plan, an estimate) go through :meth:`note`,
+    which ends the status line first, so the two never run together on a
+    terminal. Every note is also logged at DEBUG level (logger
+    ``marginclust``). Disabled, it prints nothing.
+
+    Parameters
+    ----------
+    enabled : bool, default=True
+        Print anything at all.
+    interval : float, default=0.5
+        Fewest seconds between two rewrites of the line (``update(force=True)``
+        rewrites it at once).
+
+    Examples
+    --------
+    >>> from marginclust.utils import StatusLine
+    >>> line = StatusLine(enabled=False)
+    >>> line.update("setting 1/4")
+    >>> line.close()
+    """
+
+    NON_TTY_INTERVAL = 10.0
+
+    def __init__(self, enabled: bool = True, *, interval: float = 0.5) -> None:
+        self.enabled = enabled
+        self.interval = interval
+        self._last = -np.inf
+        self._width = 0
+        self._open = False
+
+    def update(self, text: str, *, force: bool = False) -> None:
+        """Rewrite the line with ``text`` (at most every ``interval`` seconds).
+
+        When stderr is not a terminal (a log file, a pipe), lines are not
+        rewritten in place: one full line is written at most every
+        ``NON_TTY_INTERVAL`` seconds instead.
+
+        Parameters
+        ----------
+        text : str
+            The new content of the line.
+        force : bool, default=False
+            On a terminal, rewrite now even within ``interval``.
+        """
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        tty = _isatty(sys.stderr)
+        interval = self.interval if tty else max(self.interval, self.NON_TTY_INTERVAL)
+        if (not force or not tty) and now - self._last < interval:
+            return
+        self._last = now
+        if not tty:
+            print(text, file=sys.stderr, flush=True)
+            return
+        pad = " " * max(0, self._width - len(text))
+        print(f"\r{text}{pad}", end="", file=sys.stderr, flush=True)
+        self._width = len(text)
+        self._open = True
+
+    def note(self, text: str) -> None:
+        """Print ``text`` on a line of its own (ending the status line first).
+
+        Parameters
+        ----------
+        text : str
+            The message; also logged at DEBUG level.
+        """
+        logger.debug(text)
+        if not self.enabled:
+            return
+        self.close()
+        print(text, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """End the status line (a newline) if one is shown."""
+        if self._open:
+            print(file=sys.stderr, flush=True)
+            self._open = False
+            self._width = 0

@@ -17,12 +17,14 @@ __all__ = [
     "Constraint",
     "Degeneracy",
     "Fuzzifier",
+    "IntegerAtLeast",
     "MaxIter",
     "OneOf",
     "Or",
     "Positive",
     "PositiveFinite",
     "UnitInterval",
+    "check_distinct_rows",
     "check_finite_scale",
     "check_label_init",
     "check_max_iter",
@@ -37,7 +39,9 @@ __all__ = [
     "check_sample_weight_form",
     "check_sample_weight_values",
     "check_unit_interval",
+    "count_distinct_rows",
     "degeneracy",
+    "describe_bad_values",
     "min_cluster_size",
     "resolve_alias",
     "resolve_renamed",
@@ -753,6 +757,26 @@ class MaxIter:
 
 
 @dataclass(frozen=True)
+class IntegerAtLeast:
+    """An integer ``>= minimum`` (``bool`` rejected).
+
+    Parameters
+    ----------
+    minimum : int
+        The smallest admissible value.
+    """
+
+    minimum: int
+
+    def __call__(self, value: Any, name: str) -> int:
+        """Check ``value``; return it as an int."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or (
+                value < self.minimum):
+            raise ValueError(f"{name} must be an integer >= {self.minimum}; got {value!r}.")
+        return int(value)
+
+
+@dataclass(frozen=True)
 class Fuzzifier:
     """A fuzzifier ``m``: a finite real ``> 1``."""
 
@@ -844,3 +868,188 @@ def _same_option(value: Any, option: Any) -> bool:
         return bool(value == option)
     except (TypeError, ValueError):  # arrays: not an option
         return False
+
+
+def _dense_rows(X: Any, lo: int, hi: int) -> np.ndarray:
+    block = X[lo:hi]
+    return np.asarray(block.toarray() if sp.issparse(block) else block)
+
+
+def count_distinct_rows(X: Any, limit: int) -> int:
+    """The number of distinct rows of ``X``, counted up to ``limit``.
+
+    Rows are scanned in order and compared with the distinct ones found so far,
+    so data whose first ``limit`` rows differ cost ``O(limit^2 d)``; only data
+    with few distinct rows are scanned to the end (``O(n limit d)``).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Validated data.
+    limit : int
+        Stop counting at this many.
+
+    Returns
+    -------
+    count : int
+        ``min(number of distinct rows, limit)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import count_distinct_rows
+    >>> count_distinct_rows(np.array([[0, 1], [0, 1], [2, 3]]), limit=10)
+    2
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)  # row slices (COO and DIA have none)
+    n = X.shape[0]
+    found: list[np.ndarray] = []
+    block = 256
+    for lo in range(0, n, block):
+        B = _dense_rows(X, lo, min(n, lo + block))
+        if found:
+            R = np.vstack(found)
+            seen = np.zeros(B.shape[0], dtype=bool)
+            for r in R:  # at most ``limit`` rows: a loop of vectorised comparisons
+                seen |= np.all(B == r, axis=1)
+            B = B[~seen]
+        for row in B:
+            if not any(np.array_equal(row, f) for f in found):
+                found.append(row)
+                if len(found) >= limit:
+                    return limit
+    return len(found)
+
+
+def check_distinct_rows(X: Any, n_clusters: int, name: str = "X") -> None:
+    """Refuse ``n_clusters`` larger than the number of distinct rows of ``X``.
+
+    Identical rows fall in one cluster, so ``K`` clusters need ``K`` distinct
+    rows; without this check a method collapses and gives advice about its own
+    parameters, or returns clusters of copies of the same point.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        The data a fit received, after validation.
+    n_clusters : int
+        Number of clusters asked for.
+    name : str, default="X"
+        Name used in the message.
+
+    Raises
+    ------
+    ValueError
+        ``"X has only N distinct rows; n_clusters=K needs at least K ..."``.
+    """
+    found = count_distinct_rows(X, n_clusters)
+    if found < n_clusters:
+        rows = "row (all samples are identical)" if found == 1 else "rows"
+        raise ValueError(
+            f"{name} has only {found} distinct {rows}; n_clusters={n_clusters} needs at least "
+            f"{n_clusters}. Ask for at most {found} clusters, or check the data (its "
+            f"{X.shape[0]} rows repeat {found} value{'s' if found > 1 else ''})."
+        )
+
+
+def _is_frame(X: Any) -> bool:
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def _cell_problem(value: Any) -> str | None:
+    """``"NaN"``, ``"inf"``, ``"text"`` or None (a finite number) for one cell."""
+    if value is None:
+        return "NaN"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "NaN" if type(value).__name__ in ("NAType", "NaTType") else "text"
+    if np.isnan(number):
+        return "NaN"
+    if not np.isfinite(number):
+        return "inf"
+    return None
+
+
+def describe_bad_values(X: Any, name: str = "X") -> str | None:
+    """One sentence naming the first missing, infinite or non-numeric entry of ``X``.
+
+    Rows and columns are counted from 0; a pandas DataFrame's columns are named
+    and its categorical or text columns are named together. None when ``X``
+    has no such entry (the caller's own error then stands).
+
+    Parameters
+    ----------
+    X : array-like, DataFrame or sparse matrix
+        The data as the user passed it.
+    name : str, default="X"
+        Name used in the message.
+
+    Returns
+    -------
+    message : str or None
+        The sentence, with what to do.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import describe_bad_values
+    >>> describe_bad_values(np.array([[0.0, 1.0], [2.0, np.nan]]))[:45]
+    'X contains NaN (a missing value) at row 1, co'
+    """
+    advice = {
+        "NaN": "drop or impute the missing values first (e.g. sklearn.impute.SimpleImputer)",
+        "inf": "replace or drop the infinite values first",
+        "text": "encode text or categorical columns first (e.g. "
+                "sklearn.preprocessing.OneHotEncoder) or drop them: the features must be "
+                "numbers",
+    }
+    if _is_frame(X):
+        kinds = {str(c): str(t) for c, t in zip(X.columns, X.dtypes, strict=True)}
+        categorical = [c for c, t in kinds.items() if t == "category"]
+        if categorical:
+            return (f"{name} has categorical column(s) {categorical}; {advice['text']}.")
+        columns = list(X.columns)
+        values = X.to_numpy(dtype=object)
+    elif sp.issparse(X):
+        coo = sp.coo_matrix(X)
+        bad = ~np.isfinite(coo.data) if coo.data.dtype.kind in "fc" else None
+        if bad is None or not bad.any():
+            return None
+        k = int(np.argmax(bad))
+        kind = "NaN" if np.isnan(coo.data[k]) else "inf"
+        what = "NaN (a missing value)" if kind == "NaN" else "inf"
+        return (f"{name} contains {what} at row {int(coo.row[k])}, column {int(coo.col[k])}; "
+                f"{advice[kind]}.")
+    else:
+        try:
+            values = np.asarray(X)
+        except Exception:  # noqa: BLE001 - not array-like: the caller's error stands
+            return None
+        if values.ndim != 2:
+            return None
+        columns = list(range(values.shape[1]))
+        if values.dtype.kind in "fc":
+            bad = ~np.isfinite(values)
+            if not bad.any():
+                return None
+            i, j = (int(v) for v in np.argwhere(bad)[0])
+            kind = "NaN" if np.isnan(values[i, j]) else "inf"
+            what = "NaN (a missing value)" if kind == "NaN" else "inf"
+            return f"{name} contains {what} at row {i}, column {j}; {advice[kind]}."
+        if values.dtype.kind in "iub":
+            return None
+        values = values.astype(object)
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            problem = _cell_problem(value)
+            if problem is None:
+                continue
+            col = repr(columns[j]) if _is_frame(X) else str(columns[j])
+            if problem == "text":
+                return (f"{name} holds {value!r} at row {i}, column {col}, not a number; "
+                        f"{advice['text']}.")
+            what = "NaN (a missing value)" if problem == "NaN" else "inf"
+            return f"{name} contains {what} at row {i}, column {col}; {advice[problem]}."
+    return None

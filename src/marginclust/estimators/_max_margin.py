@@ -1,0 +1,580 @@
+"""Maximum-margin clustering by a global search over diverse candidate partitions."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.cluster import KMeans
+from sklearn.svm import SVC
+from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_memory
+
+from ..base import BaseClusterer
+from ..exceptions import ConvergenceWarning
+from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._margin import class_balanced_mean, vote_margins
+from ..utils import (
+    Boolean,
+    IntegerAtLeast,
+    Or,
+    Positive,
+    PositiveFinite,
+    centred_frame,
+    check_distinct_rows,
+    check_n_clusters,
+    check_parameters,
+    count_distinct_rows,
+    report,
+    spawn_seeds,
+)
+from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
+
+__all__ = ["Candidate", "MaxMarginClustering"]
+
+# Rows per block when the margin classifier labels many points (bounded memory).
+_BLOCK_ROWS = 4096
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate partition as judged by :class:`MaxMarginClustering`.
+
+    Parameters
+    ----------
+    name : str
+        The candidate's generator (or the estimator's class name).
+    n_clusters : int
+        Number of clusters asked of it.
+    score : float
+        Its class-balanced out-of-fold voting margin, in [-1, 1] (higher is better).
+    cluster_sizes : tuple of int
+        Points per cluster (on the rows the candidates were fitted to).
+    seconds : float
+        Wall time of the generator's fit (for all numbers of clusters at once).
+    error : str, default=""
+        Why the generator failed (then ``score`` is NaN and the sizes are empty).
+    """
+
+    name: str
+    n_clusters: int
+    score: float
+    cluster_sizes: tuple[int, ...]
+    seconds: float
+    error: str = ""
+
+
+def _check_candidates(value: Any, name: str) -> Any:
+    """``"auto"`` or a non-empty list of generator names, (name, params) pairs, clusterers."""
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(
+                f"{name} must be 'auto' or a list of names, (name, params) pairs or "
+                f"clusterers; got {value!r}. Names: {sorted(GENERATORS)}."
+            )
+        return value
+    if not isinstance(value, list | tuple) or not value:
+        raise ValueError(f"{name} must be 'auto' or a non-empty list; got {value!r}.")
+    for entry in value:
+        label = entry[0] if isinstance(entry, tuple) else entry
+        if isinstance(label, str):
+            if label not in GENERATORS:
+                raise ValueError(f"Unknown candidate {label!r}; the names are "
+                                 f"{sorted(GENERATORS)}.")
+            if isinstance(entry, tuple) and (len(entry) != 2 or not isinstance(entry[1], dict)):
+                raise ValueError(f"A candidate with parameters is a (name, dict) pair; got "
+                                 f"{entry!r}.")
+        elif not (hasattr(entry, "fit_predict") and hasattr(entry, "get_params") and (
+                {"n_clusters", "n_components"} & set(entry.get_params()))):
+            raise ValueError(f"A candidate estimator needs fit_predict and an n_clusters or "
+                             f"n_components parameter; got {entry!r}.")
+    return value
+
+
+class MaxMarginClustering(BaseClusterer):
+    """Maximum-margin clustering found globally among diverse candidate partitions.
+
+    Maximum-margin clustering seeks the labelling whose classifier separates the
+    clusters best. Local search from a k-means start (the papers' solvers) stays
+    near a convex split; this estimator searches globally instead: it generates
+    cheap, diverse candidate partitions (density/MST-based Genie, a Gaussian
+    mixture, spectral clustering of the kNN graph, k-means, Ward), judges each
+    by a label-free, class-balanced margin, keeps the best, and learns a kernel
+    SVM on it, which labels new points (``predict``) -- what Genie, spectral and
+    agglomerative clustering cannot do.
+
+    The judge is the out-of-fold functional margin of the k-nearest-neighbour
+    vote: for each point, the share of its ``n_neighbors`` nearest neighbours
+    (itself left out) in its own cluster minus the largest share in another
+    cluster, in [-1, 1], averaged per cluster and then over clusters (an empty
+    cluster counts -1). The vote is a kernel classifier whose width follows the
+    local density (its window reaches the k-th neighbour), so one rule judges
+    rings, chains and blobs of any spread without a global kernel width. A
+    cluster of ``s`` points gets at most ``s - 1`` votes from its own members:
+    groups of up to ``n_neighbors / 2 + 1`` outliers score at most 0 and are
+    not taken for clusters, while separated clusters of ``n_neighbors + 1`` or
+    more points score 1 however small they are.
+
+    The data are centred and divided by their overall standard deviation (one
+    number: shapes are kept), so the result does not change under translation
+    or uniform rescaling; standardise features measured in different units
+    first. Candidates are fitted on at most ``max_samples`` rows (a seeded
+    random subset) and the margin classifier labels the other rows, so time and
+    memory grow linearly in ``n_samples`` beyond that.
+
+    Parameters
+    ----------
+    n_clusters : int or "auto", default=2
+        Number of clusters ``K`` (``n_clusters=1`` gives the trivial partition).
+        ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried and the
+        largest ``K`` whose best candidate is as clearly separated as the best
+        ``K``'s (within one standard error of its score) is kept: merging two
+        separated clusters keeps the margin, splitting one lowers it.
+    candidates : "auto" or list, default="auto"
+        The candidate generators: ``"auto"`` is ``["genie", "gmm", "spectral",
+        "k-means", "ward"]``. Entries may be names (also ``"slmc"``,
+        ``"kernel-k-means"``, ``"emmc"``: the library's own methods, kernel
+        width from the data's local scale), ``(name, params)`` pairs (e.g.
+        ``("genie", {"gini_threshold": 0.5})``), or scikit-learn clusterers
+        with an ``n_clusters`` or ``n_components`` parameter (cloned, and seeded
+        when their ``random_state`` is None).
+    n_neighbors : int, default=7
+        Neighbours of the voting margin (Zelnik-Manor & Perona's local scale
+        uses the 7th). It is also the resolution: clusters need about
+        ``n_neighbors + 1`` points to be recognised.
+    max_clusters : int, default=10
+        Largest ``K`` tried when ``n_clusters="auto"``.
+    max_samples : int, default=3000
+        Rows on which the candidates are fitted and judged (all rows when
+        there are fewer). No n x n matrix is formed beyond this many rows.
+    C : float, default=10.0
+        Penalty of the margin classifier (an RBF SVC, width twice the median
+        distance to the ``n_neighbors``-th neighbour). Large enough that it
+        reproduces the chosen partition on separated data.
+    probability : bool, default=False
+        Calibrate the classifier so that ``predict_proba`` is available: Platt
+        scaling fitted on 5-fold cross-validated decision values
+        (scikit-learn's ``CalibratedClassifierCV(SVC(...), ensemble=False)``;
+        about five more classifier fits).
+    memory : str, joblib.Memory or None, default=None
+        Cache of the candidates' fits (a folder path or a ``joblib.Memory``):
+        a repeated or interrupted fit on the same data resumes from it.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the row subset, every candidate and the classifier. Use an int
+        to make the randomness deterministic.
+    verbose : int, default=0
+        ``verbose > 0`` prints each candidate's score and time to stderr.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training point: the chosen candidate's labels on the
+        rows it was fitted to, the margin classifier's on the others.
+    n_clusters_ : int
+        Number of clusters (chosen when ``n_clusters="auto"``).
+    candidates_ : list of Candidate
+        Every candidate partition judged, with its name, number of clusters,
+        score, cluster sizes and seconds.
+    best_candidate_ : str
+        Name of the chosen candidate.
+    score_ : float
+        Its class-balanced voting margin.
+    null_score_ : float
+        The same margin for a k-means split of one Gaussian blob with the data's
+        size, mean and covariance: what a partition of data without clusters scores.
+    separation_ : float
+        ``(score_ - null_score_) / (1 - null_score_)``: the share of that
+        structureless boundary the chosen partition avoids (1 = clusters with
+        no neighbour across, 0 = no better than splitting one blob). Below 0.5 a
+        ``ConvergenceWarning`` says that no candidate is clearly separated.
+    classifier_ : sklearn.svm.SVC or None
+        The margin classifier, trained on the chosen partition (in the working
+        coordinates: centred, unit overall standard deviation); None when the
+        partition has a single non-empty cluster.
+    calibrated_classifier_ : sklearn.calibration.CalibratedClassifierCV or None
+        Its calibration (``probability=True``), behind ``predict_proba``.
+    gamma_ : float
+        The classifier's RBF ``gamma`` in those coordinates.
+    sample_indices_ : ndarray of shape (n_fitted,)
+        Rows the candidates were fitted to (all rows up to ``max_samples``).
+    classifier_moved_ : ndarray of int
+        Training rows where ``predict`` differs from ``labels_`` (points the
+        classifier puts on the other side of a boundary; empty on separated data).
+    n_clusters_found_ : int
+        Non-empty clusters of ``labels_``.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+
+    See Also
+    --------
+    marginclust.SLMC : A maximum-margin solver started from one partition.
+    marginclust.model_selection.StabilitySearch : Label-free choice of one
+        method's parameters.
+
+    Notes
+    -----
+    The voting margin counts neighbours, not distances. In one dimension every
+    cut leaves about ``n_neighbors`` mixed neighbours around it, whatever the
+    density there, so cuts cannot be told apart; and where clusters overlap
+    heavily (two Gaussians split at the Bayes boundary) the margin prefers a
+    low-density cut to the mixture's split (``separation_`` below 0.5 warns of
+    this case). A Gaussian mixture or k-means is then the better model. The
+    measurements behind the defaults, on Gagolewski's benchmark batteries, are
+    in ``benchmarks/results/max-margin.md``.
+
+    References
+    ----------
+    M. Gagolewski, M. Bartoszuk and A. Cena, "Genie: A new, fast, and
+    outlier-resistant hierarchical clustering algorithm", Information Sciences
+    363 (2016) 8-23.
+
+    L. Zelnik-Manor and P. Perona, "Self-tuning spectral clustering", NIPS 17
+    (2004).
+
+    A. Damle, V. Minden and L. Ying, "Simple, direct and efficient multi-way
+    spectral clustering", Information and Inference 8 (2019) 181-203.
+
+    L. Xu, J. Neufeld, B. Larson and D. Schuurmans, "Maximum margin
+    clustering", NIPS 17 (2004).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_circles
+    >>> from marginclust import MaxMarginClustering
+    >>> X, y = make_circles(400, factor=0.4, noise=0.05, random_state=0)
+    >>> est = MaxMarginClustering(n_clusters=2, random_state=0).fit(X)
+    >>> est.best_candidate_
+    'genie'
+    >>> bool(np.all(est.labels_ == y) or np.all(est.labels_ != y))
+    True
+    >>> est.predict([[0.0, 0.0], [1.0, 0.0]]).tolist() == [est.labels_[y == 1][0],
+    ...                                                    est.labels_[y == 0][0]]
+    True
+    """
+
+    _min_clusters = 1
+    _collapse_advice = (
+        "No candidate found that many separated clusters: try fewer n_clusters, "
+        "n_clusters='auto', or more candidates."
+    )
+    _parameter_constraints = {
+        "n_clusters": Or(("auto",), Positive(integer=True),
+                         message="{name} must be 'auto' or a positive integer; got {value!r}."),
+        "candidates": _check_candidates,
+        "n_neighbors": IntegerAtLeast(2),
+        "max_clusters": IntegerAtLeast(2),
+        "max_samples": IntegerAtLeast(10),
+        "C": PositiveFinite(),
+        "probability": Boolean(),
+        "verbose": Or((True, False), Positive(strict=False, integer=True)),
+    }
+    # Clearly separated: the chosen partition removes at least half of the boundary a
+    # split of structureless data (one Gaussian blob of the same size and covariance)
+    # has, i.e. ``separation_ >= 0.5``.
+    _clear_separation = 0.5
+
+    def __init__(
+        self,
+        n_clusters: int | str = 2,
+        *,
+        candidates: Any = "auto",
+        n_neighbors: int = 7,
+        max_clusters: int = 10,
+        max_samples: int = 3000,
+        C: float = 10.0,
+        probability: bool = False,
+        memory: Any = None,
+        random_state: Any = None,
+        verbose: int = 0,
+    ) -> None:
+        self.n_clusters = n_clusters
+        self.candidates = candidates
+        self.n_neighbors = n_neighbors
+        self.max_clusters = max_clusters
+        self.max_samples = max_samples
+        self.C = C
+        self.probability = probability
+        self.memory = memory
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------ validation
+    def _check_parameters(self, n_samples: int) -> tuple[int, ...]:
+        """Check the parameter table; return the numbers of clusters to try."""
+        check_parameters(self, self._parameter_constraints)
+        self._pool = list(DEFAULT_POOL) if self.candidates == "auto" else list(self.candidates)
+        if isinstance(self.n_clusters, str):
+            return tuple(range(2, min(int(self.max_clusters), n_samples) + 1))
+        return (check_n_clusters(self.n_clusters, n_samples, min_clusters=1),)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any = None) -> MaxMarginClustering:
+        """Generate the candidates on ``X``, judge them, keep the best, train the classifier.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data.
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X = self._validate_fit_data(X)
+        n = X.shape[0]
+        ks = self._check_parameters(n)
+        # K clusters need K distinct rows; "auto" tries only the K the data can hold.
+        distinct = count_distinct_rows(X, max(ks))
+        if isinstance(self.n_clusters, str):
+            check_distinct_rows(X, 2)
+            ks = tuple(k for k in ks if k <= distinct)
+        else:
+            check_distinct_rows(X, ks[0])
+        rng = check_random_state(self.random_state)
+        memory = check_memory(self.memory)
+        Z, self._mean, self._scale = _working_frame(X)
+
+        m = min(n, int(self.max_samples))
+        rows = np.arange(n) if m == n else np.sort(rng.choice(n, m, replace=False))
+        Zs = np.ascontiguousarray(Z[rows])
+        ks = tuple(k for k in ks if k <= m)
+        if not ks:
+            raise ValueError(
+                f"n_clusters={self.n_clusters} is larger than max_samples={self.max_samples}, "
+                "the rows the candidates are fitted to; raise max_samples."
+            )
+        graph = NeighborGraph.from_data(Zs, int(self.n_neighbors))
+        width = float(np.median(graph.local_scale(int(self.n_neighbors))))
+        if not width > 0:  # more duplicates than neighbours: the spread of the data instead
+            width = float(np.sqrt(np.mean(Zs * Zs)))
+        seeds = spawn_seeds(rng, len(self._pool) + 1)
+
+        fit_cached = memory.cache(fit_candidate)
+        judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]] = []
+        failures = []
+        for spec, seed in zip(self._pool, seeds[:-1]):
+            name = _candidate_name(spec)
+            try:
+                by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width)
+            except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
+                message = f"{type(exc).__name__}: {exc}"
+                failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
+                warnings.warn(f"Candidate {name} failed and is left out: {message}",
+                              UserWarning, stacklevel=2)
+                continue
+            for k in ks:
+                labels = by_k[k]
+                margins = vote_margins(labels, graph.indices, k)
+                score = class_balanced_mean(margins, labels, k)
+                sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
+                judged.append((Candidate(name, k, score, sizes, seconds), labels, margins))
+                report(self.verbose, "%s K=%d: margin %.4f, sizes %s (%.2f s)", name, k, score,
+                       sizes, seconds)
+        if not judged:
+            raise RuntimeError(
+                "Every candidate generator failed: " + "; ".join(
+                    f"{c.name}: {c.error}" for c in failures)
+            )
+        best, labels = self._select(judged, ks)
+        self.candidates_ = [c for c, _, _ in judged] + failures
+        self.best_candidate_ = best.name
+        self.score_ = best.score
+        self.n_clusters_ = best.n_clusters
+        self._n_clusters = best.n_clusters
+        self.sample_indices_ = rows
+        report(self.verbose, "chosen: %s with K=%d (margin %.4f)", best.name, best.n_clusters,
+               best.score)
+
+        self.gamma_ = 1.0 / (2.0 * (2.0 * width) ** 2)
+        present = np.unique(labels)
+        self.calibrated_classifier_: CalibratedClassifierCV | None = None
+        if present.size > 1:
+            self.classifier_: SVC | None = SVC(C=float(self.C), gamma=self.gamma_).fit(Zs, labels)
+            predicted = self._classify(Z)
+            if self.probability:
+                self.calibrated_classifier_ = self._calibrate(Zs, labels)
+        else:  # a single cluster: every point belongs to it
+            self.classifier_ = None
+            predicted = np.full(n, present[0], dtype=np.intp)
+        self.null_score_ = _null_score(Zs, best.n_clusters, int(self.n_neighbors),
+                                       int(seeds[-1]))
+        gain = best.score - self.null_score_
+        self.separation_ = gain / (1.0 - self.null_score_) if self.null_score_ < 1.0 else (
+            1.0 if gain >= 0 else 0.0)
+        self._present = present
+        full = predicted.copy()
+        full[rows] = labels
+        self.labels_ = full
+        self.classifier_moved_ = np.flatnonzero(predicted != full).astype(np.intp)
+        self._warn(best)
+        return self
+
+    @staticmethod
+    def _select(
+        judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]],
+        ks: tuple[int, ...],
+    ) -> tuple[Candidate, npt.NDArray[np.intp]]:
+        """The best candidate per K (the first in pool order on ties), then the K."""
+        best_per_k: dict[int, tuple[Candidate, npt.NDArray[np.intp], float]] = {}
+        for cand, labels, margins in judged:
+            kept = best_per_k.get(cand.n_clusters)
+            if kept is None or cand.score > kept[0].score:
+                se = _standard_error(labels, margins, cand.n_clusters)
+                best_per_k[cand.n_clusters] = (cand, labels, se)
+        top = max(c.score for c, _, _ in best_per_k.values())
+        for k in sorted(ks, reverse=True):
+            cand, labels, se = best_per_k[k]
+            if cand.score + se >= top:
+                return cand, labels
+        raise AssertionError("unreachable: the best K is within its own standard error")
+
+    def _calibrate(self, Z: npt.NDArray[np.float64],
+                   labels: npt.NDArray[np.intp]) -> CalibratedClassifierCV | None:
+        """Platt scaling of the margin classifier on cross-validated decision values."""
+        folds = int(min(5, np.bincount(labels)[np.unique(labels)].min()))
+        if folds < 2:
+            warnings.warn(
+                "predict_proba is not available: a cluster of one point leaves no "
+                "held-out decision values to calibrate on.", UserWarning, stacklevel=3,
+            )
+            return None
+        return CalibratedClassifierCV(
+            SVC(C=float(self.C), gamma=self.gamma_), method="sigmoid", cv=folds,
+            ensemble=False,
+        ).fit(Z, labels)
+
+    def _warn(self, best: Candidate) -> None:
+        self.n_clusters_found_ = int(np.count_nonzero(best.cluster_sizes))
+        if self.n_clusters_found_ < best.n_clusters:
+            warnings.warn(
+                f"MaxMarginClustering found only {self.n_clusters_found_} non-empty clusters "
+                f"of n_clusters={best.n_clusters}: every candidate merged some. "
+                f"{self._collapse_advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif self.separation_ < self._clear_separation:
+            warnings.warn(
+                f"No candidate partition into {best.n_clusters} clusters is clearly "
+                f"separated: the best ({best.name}, voting margin {best.score:.3f}) is "
+                f"hardly better separated than a k-means split of one Gaussian blob of the "
+                f"same size and covariance (margin {self.null_score_:.3f}; separation_ = "
+                f"{self.separation_:.2f} < {self._clear_separation}). The clusters overlap "
+                "or are absent at this K; try another n_clusters (or 'auto'), or "
+                "candidates suited to the data.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    # -------------------------------------------------------------- predict
+    def _to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+        return (np.asarray(X, dtype=np.float64) - self._mean) * self._scale
+
+    def _classify(self, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+        assert self.classifier_ is not None
+        parts = [self.classifier_.predict(Z[lo:lo + _BLOCK_ROWS])
+                 for lo in range(0, Z.shape[0], _BLOCK_ROWS)]
+        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
+
+    def _predict(self, X: Any) -> npt.NDArray[np.intp]:
+        if self.classifier_ is None:
+            return np.full(X.shape[0], self._present[0], dtype=np.intp)
+        return self._classify(self._to_frame(X))
+
+    def _calibrated(self) -> bool:
+        return bool(self.probability)
+
+    @available_if(_calibrated)
+    def predict_proba(self, X: Any) -> npt.NDArray[np.floating]:
+        """Calibrated probability of each cluster for each sample of ``X``.
+
+        Available with ``probability=True`` (Platt scaling of the margin
+        classifier, as :class:`sklearn.svm.SVC`); its argmax may differ from
+        ``predict`` near a boundary, as scikit-learn documents for SVC.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            New data.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_clusters_)
+            Non-negative rows that sum to one (0 for an empty cluster).
+        """
+        X = self._validate_predict_data(X)
+        P = np.zeros((X.shape[0], self.n_clusters_), dtype=X.dtype)
+        if self.classifier_ is None:
+            P[:, self._present[0]] = 1.0
+            return P
+        if self.calibrated_classifier_ is None:
+            raise ValueError(
+                "predict_proba is not available: the fit had a cluster of one point, too "
+                "few to calibrate the classifier on held-out decision values."
+            )
+        Z = self._to_frame(X)
+        for lo in range(0, Z.shape[0], _BLOCK_ROWS):
+            P[lo:lo + _BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
+                Z[lo:lo + _BLOCK_ROWS])
+        return P
+
+
+def _candidate_name(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, tuple):
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(spec[1].items()))
+        return f"{spec[0]}({params})"
+    return type(spec).__name__
+
+
+def _working_frame(
+    X: npt.NDArray[np.floating],
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """``Z = (X - mean) * scale`` with unit overall standard deviation, and the map's terms.
+
+    The centring and power-of-two rescaling of :func:`~marginclust.utils.centred_frame`
+    keep the squares finite at any scale; one more factor brings the overall standard
+    deviation to 1 (the benchmark framework's "original" preprocessing).
+    """
+    frame = centred_frame(np.asarray(X, dtype=np.float64))
+    spread = float(np.sqrt(frame.sq_total / frame.Z.size))
+    Z = np.asarray(frame.Z / spread, dtype=np.float64)
+    return Z, np.asarray(frame.mean, dtype=np.float64), frame.scale / spread
+
+
+def _null_score(Z: npt.NDArray[np.float64], k: int, n_neighbors: int, seed: int) -> float:
+    """The voting margin of a k-means split of one Gaussian blob shaped like ``Z``.
+
+    The reference of the gap statistic (Tibshirani, Walther & Hastie 2001) for the
+    margin: as many points, the same mean and covariance (drawn through the thin
+    SVD of the centred data, so a rank-deficient covariance is fine), no clusters.
+    """
+    rng = np.random.RandomState(seed)
+    m = Z.shape[0]
+    centred = Z - Z.mean(axis=0)
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    blob = (rng.standard_normal((m, s.size)) * (s / np.sqrt(max(m - 1, 1)))) @ vt
+    labels = KMeans(k, n_init=3, random_state=seed).fit(blob).labels_.astype(np.intp)
+    graph = NeighborGraph.from_data(blob, n_neighbors)
+    return class_balanced_mean(vote_margins(labels, graph.indices, k), labels, k)
+
+
+def _standard_error(labels: npt.NDArray[np.intp], margins: npt.NDArray[np.float64],
+                    k: int) -> float:
+    """Standard error of the class-balanced mean: ``sqrt(sum_c var_c / n_c) / K``."""
+    total = 0.0
+    for c in range(k):
+        m = margins[labels == c]
+        if m.size > 1:
+            total += float(np.var(m, ddof=1)) / m.size
+    return float(np.sqrt(total)) / k

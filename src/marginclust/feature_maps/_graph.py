@@ -1,0 +1,410 @@
+"""The data's local geometry: a k-nearest-neighbour width and a spectral start.
+
+Two label-free tools shared by the kernel clusterers' defaults:
+
+- :func:`neighbor_scale`: the median distance of a point to its 7th nearest
+  neighbour, the local scale of self-tuning spectral clustering (Zelnik-Manor &
+  Perona 2004) summarised by one number. ``gamma="local"``
+  (:func:`marginclust.feature_maps.resolve_gamma`) is ``1 / scale^2``, the width
+  of their locally scaled affinity ``exp(-d^2 / (sigma_i sigma_j))`` at
+  ``sigma_i = sigma_j = scale``. Unlike ``"scale"`` and ``"sigma0"`` (the spread
+  of the whole data set) it follows the distances between neighbours, so a ring
+  or a spiral whose arms are close to each other relative to the data's extent
+  still looks separated in the kernel.
+- :func:`spectral_labels`: a start drawn in that geometry: the leading
+  eigenvectors of the normalised Laplacian of the locally scaled k-NN graph
+  (scikit-learn's :func:`~sklearn.manifold.spectral_embedding`), rows
+  normalised and clustered by k-means (Ng, Jordan & Weiss 2002). Connected but
+  non-convex groups (rings, chains, spirals) come out whole, where k-means in
+  input space cuts them.
+
+Above ``max_samples`` rows both work on a seeded subsample (the graph and its
+eigenvectors cost grows faster than n); the other rows take the label of their
+nearest subsample point.
+
+References
+----------
+L. Zelnik-Manor and P. Perona, "Self-tuning spectral clustering", NIPS 17, 2004.
+A. Y. Ng, M. I. Jordan and Y. Weiss, "On spectral clustering: analysis and an
+algorithm", NIPS 14, 2002.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+
+from ..utils._blocks import sample_row_indices
+
+__all__ = [
+    "SampleLabels",
+    "local_scaling_affinity",
+    "nearest_labels",
+    "neighbor_scale",
+    "spectral_labels",
+    "spectral_sample_labels",
+]
+
+#: The neighbour whose distance is a point's local scale (Zelnik-Manor & Perona's 7th).
+SCALE_NEIGHBOR = 7
+#: Neighbours per point in the spectral start's graph (scikit-learn's SpectralClustering
+#: default ``n_neighbors``).
+GRAPH_NEIGHBORS = 10
+#: Rows the width and the spectral start are computed on (a seeded subsample above).
+MAX_SAMPLES = 2000
+
+
+def _as_float(X: Any) -> Any:
+    return X.astype(np.float64) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+
+
+def _subsample(X: Any, max_samples: int, random_state: Any) -> tuple[Any, Any]:
+    """``(rows, indices)``: at most ``max_samples`` rows of ``X`` (all of them, in order,
+    and ``random_state`` untouched, when there are not more), drawn by
+    :func:`~marginclust.solvers._blocks.sample_row_indices` (the rows the Dask
+    path's sampler gathers for the same seed)."""
+    n = X.shape[0]
+    if n <= max_samples:
+        return _as_float(X), None
+    idx = sample_row_indices(n, int(max_samples), check_random_state(random_state))
+    return _as_float(X[idx]), idx
+
+
+def _normalised(X: Any) -> tuple[Any, float]:
+    """``(Z, s)``: X divided by its largest absolute (centred, when dense) value ``s``.
+
+    Distances and their ratios are unchanged up to the factor ``s``, and extreme
+    scales (``X * 1e200``, ``X * 1e-150``) neither overflow nor underflow.
+    """
+    if sp.issparse(X):
+        peak = float(abs(X).max()) if X.nnz else 0.0
+        return (X / peak if peak > 0 and np.isfinite(peak) else X), (peak or 1.0)
+    Z = X - X.mean(axis=0)
+    peak = float(np.max(np.abs(Z))) if Z.size else 0.0
+    if not (peak > 0 and np.isfinite(peak)):
+        return Z, 1.0
+    return Z / peak, peak
+
+
+def _neighbors(X: Any, k: int) -> tuple[Any, Any]:
+    """Distances and indices of the ``k`` nearest other rows of every row (self excluded)."""
+    from sklearn.neighbors import NearestNeighbors
+
+    k = min(k, X.shape[0] - 1)
+    dist, idx = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+    return dist[:, 1:], idx[:, 1:]
+
+
+def neighbor_scale(
+    X: npt.ArrayLike,
+    *,
+    n_neighbors: int = SCALE_NEIGHBOR,
+    max_samples: int = MAX_SAMPLES,
+    random_state: int | np.random.RandomState | None = 0,
+) -> float:
+    """Median distance of a point to its ``n_neighbors``-th nearest neighbour.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Data.
+    n_neighbors : int, default=7
+        Which neighbour (Zelnik-Manor & Perona's local scale uses the 7th);
+        capped at ``n_samples - 1``.
+    max_samples : int, default=2000
+        Above this many rows the neighbours are searched within a seeded
+        subsample of this size (so the width does not shrink as more rows of
+        the same distribution arrive, and the search stays cheap).
+    random_state : int, RandomState instance or None, default=0
+        Seeds the subsample.
+
+    Returns
+    -------
+    scale : float
+        Positive. Repeated rows count once (the distances are between
+        distinct points, as in :func:`spectral_labels`' graph).
+
+    Raises
+    ------
+    ValueError
+        With fewer than 2 samples, or when all samples coincide.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import neighbor_scale
+    >>> X = np.arange(10.0)[:, None]  # 7th neighbour 4 away (middle) to 7 (ends)
+    >>> neighbor_scale(X)
+    5.0
+    """
+    Xs, _ = _subsample(X if sp.issparse(X) else np.asarray(X), int(max_samples), random_state)
+    if Xs.shape[0] < 2:
+        raise ValueError(f"The neighbour scale needs at least 2 samples; got {Xs.shape[0]}.")
+    if not sp.issparse(Xs):
+        Xs = np.unique(Xs, axis=0)  # repeated rows: the scale is between distinct points
+    if Xs.shape[0] < 2:
+        raise ValueError("The neighbour scale is undefined when all samples coincide.")
+    Xs, unit = _normalised(Xs)
+    dist, _ = _neighbors(Xs, int(n_neighbors))
+    dist = dist * unit
+    scale = float(np.median(dist[:, -1]))
+    if not scale > 0:  # sparse rows repeated more than n_neighbors times
+        positive = dist[dist > 0]
+        if positive.size == 0:
+            raise ValueError("The neighbour scale is undefined when all samples coincide.")
+        scale = float(np.median(positive))
+    return scale
+
+
+def local_scaling_affinity(
+    X: Any,
+    *,
+    n_neighbors: int = GRAPH_NEIGHBORS,
+    scale_neighbor: int = SCALE_NEIGHBOR,
+) -> sp.csr_matrix:
+    """Zelnik-Manor & Perona's locally scaled affinity on the symmetric k-NN graph.
+
+    ``A_ij = exp(-||x_i - x_j||^2 / (sigma_i sigma_j))`` for ``j`` among the
+    ``n_neighbors`` nearest neighbours of ``i`` or ``i`` among those of ``j``,
+    0 elsewhere, with ``sigma_i`` the distance of ``x_i`` to its
+    ``scale_neighbor``-th neighbour.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Data, at least 2 rows.
+    n_neighbors : int, default=10
+        Neighbours per point (capped at ``n_samples - 1``).
+    scale_neighbor : int, default=7
+        The neighbour that sets each point's scale (capped at ``n_neighbors``).
+
+    Returns
+    -------
+    A : scipy.sparse.csr_matrix of shape (n_samples, n_samples)
+        Symmetric, non-negative, zero diagonal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import local_scaling_affinity
+    >>> A = local_scaling_affinity(np.random.RandomState(0).rand(30, 2))
+    >>> A.shape, bool(abs(A - A.T).max() == 0)
+    ((30, 30), True)
+    """
+    X = _as_float(X)
+    n = X.shape[0]
+    k = min(int(n_neighbors), n - 1)
+    dist, idx = _neighbors(X, max(k, min(int(scale_neighbor), n - 1)))
+    sigma = dist[:, min(int(scale_neighbor), dist.shape[1]) - 1].copy()
+    positive = sigma[sigma > 0]
+    # duplicated points have a zero local scale: floor it so their affinities stay finite
+    floor = 1e-3 * float(np.median(positive)) if positive.size else 1.0
+    np.maximum(sigma, floor, out=sigma)
+    rows = np.repeat(np.arange(n), k)
+    cols = idx[:, :k].ravel()
+    d2 = dist[:, :k].ravel() ** 2
+    w = np.exp(-d2 / (sigma[rows] * sigma[cols]))
+    A = sp.csr_matrix((w, (rows, cols)), shape=(n, n))
+    return A.maximum(A.T).tocsr()
+
+
+def spectral_labels(
+    X: npt.ArrayLike,
+    n_clusters: int,
+    *,
+    n_neighbors: int = GRAPH_NEIGHBORS,
+    scale_neighbor: int = SCALE_NEIGHBOR,
+    max_samples: int = MAX_SAMPLES,
+    random_state: int | np.random.RandomState | None = None,
+) -> npt.NDArray[np.intp]:
+    """Labels of self-tuning spectral clustering: a start in the kernel's own geometry.
+
+    The ``n_clusters`` leading eigenvectors of the normalised Laplacian of
+    :func:`local_scaling_affinity` (scikit-learn's
+    :func:`~sklearn.manifold.spectral_embedding`), each row scaled to unit norm
+    (Ng, Jordan & Weiss), clustered by ``KMeans(n_init=10)``.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Data.
+    n_clusters : int
+        Number of clusters (>= 1).
+    n_neighbors, scale_neighbor : int, default=10, 7
+        See :func:`local_scaling_affinity`.
+    max_samples : int, default=2000
+        Above this many rows the labels are computed on a seeded subsample and
+        every other row takes the label of its nearest subsample point.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the subsample, the eigensolver's start and k-means.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Integers in ``0 .. n_clusters - 1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps import spectral_labels
+    >>> t = np.linspace(0, 2 * np.pi, 100, endpoint=False)
+    >>> rings = np.vstack([np.c_[np.cos(t), np.sin(t)], 4 * np.c_[np.cos(t), np.sin(t)]])
+    >>> labels = spectral_labels(rings, 2, random_state=0)
+    >>> len(set(labels[:100])), len(set(labels[100:])), bool(labels[0] != labels[100])
+    (1, 1, True)
+    """
+    rng = check_random_state(random_state)
+    if not sp.issparse(X):
+        X = np.asarray(X)
+    Xs, idx = _subsample(X, int(max_samples), rng)
+    sub = spectral_sample_labels(Xs, n_clusters, n_neighbors=n_neighbors,
+                                 scale_neighbor=scale_neighbor, random_state=rng)
+    if idx is None:
+        return sub
+    return SampleLabels(Xs, sub).predict(X)
+
+
+class SampleLabels:
+    """Labels of a row sample extended to any row: the label of its nearest sample row.
+
+    How :func:`spectral_labels` labels the rows beyond its sample; a row-block
+    fit applies :meth:`predict` block by block (the same labels). Dense rows are
+    compared in the sample's normalised units (no overflow at extreme scales).
+
+    Parameters
+    ----------
+    Xs : {ndarray, sparse matrix} of shape (n_sample, n_features)
+        The sample's rows (float).
+    labels : ndarray of shape (n_sample,)
+        Their labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._graph import SampleLabels
+    >>> SampleLabels(np.array([[0.0], [10.0]]), np.array([0, 1])).predict([[1.0], [8.0]])
+    array([0, 1])
+    """
+
+    def __init__(self, Xs: Any, labels: npt.NDArray[np.intp]) -> None:
+        self.labels = np.asarray(labels, dtype=np.intp)
+        if sp.issparse(Xs):
+            self.centre, self.unit, self.Zs = None, 1.0, Xs
+        else:
+            Xs = np.asarray(Xs, dtype=np.float64)
+            self.centre = Xs.mean(axis=0)
+            _, self.unit = _normalised(Xs)
+            self.Zs = (Xs - self.centre) / self.unit
+
+    def predict(self, X: Any) -> npt.NDArray[np.intp]:
+        """The label of each row's nearest sample row."""
+        if self.centre is None:
+            return nearest_labels(X, self.Zs, self.labels)
+        X = X.toarray() if sp.issparse(X) else X
+        return nearest_labels((np.asarray(X, dtype=np.float64) - self.centre) / self.unit,
+                              self.Zs, self.labels)
+
+
+def spectral_sample_labels(
+    Xs: Any,
+    n_clusters: int,
+    *,
+    n_neighbors: int = GRAPH_NEIGHBORS,
+    scale_neighbor: int = SCALE_NEIGHBOR,
+    random_state: Any = None,
+) -> npt.NDArray[np.intp]:
+    """:func:`spectral_labels` of every row of ``Xs`` (no subsampling; see there).
+
+    Repeated rows are merged first (dense ``Xs``): the graph is built on the
+    distinct rows, each edge weighted by the product of its ends'
+    multiplicities, and k-means in the embedding weighs a row by its
+    multiplicity. Without it
+    ``n_neighbors`` copies of one point are each other's neighbours at distance
+    0, their local scale is 0 and they form a clique cut off from the rest
+    (measured: integer-valued data with many repeated rows, breast-cancer
+    Wisconsin, lost a whole class to such cliques).
+    """
+    from sklearn.cluster import KMeans
+    from sklearn.manifold import spectral_embedding
+
+    rng = check_random_state(random_state)
+    n = Xs.shape[0]
+    k = int(n_clusters)
+    if k <= 1:
+        return np.zeros(n, dtype=np.intp)
+    inverse = None
+    counts = None
+    if not sp.issparse(Xs):
+        uniq, inverse, counts = np.unique(Xs, axis=0, return_inverse=True, return_counts=True)
+        if uniq.shape[0] == n:
+            inverse = counts = None
+        else:
+            Xs, inverse = uniq, inverse.ravel()
+    m = Xs.shape[0]
+    if m <= k:
+        labels = np.minimum(np.arange(m), k - 1).astype(np.intp)
+        return labels if inverse is None else labels[inverse]
+    Z = _normalised(Xs)[0]
+    A = local_scaling_affinity(Z, n_neighbors=n_neighbors, scale_neighbor=scale_neighbor)
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, comp = connected_components(A, directed=False)
+    if n_comp > k:
+        labels = _merge_components(Z, comp, n_comp, k, counts)
+        return labels if inverse is None else labels[inverse]
+    if counts is not None:
+        c = sp.diags(counts.astype(np.float64))
+        A = (c @ A @ c).tocsr()
+    with warnings.catch_warnings():
+        # a disconnected graph is fine: its components are what the embedding shows
+        warnings.simplefilter("ignore", UserWarning)
+        E = spectral_embedding(A, n_components=k, drop_first=False, norm_laplacian=True,
+                               random_state=rng)
+    norms = np.linalg.norm(E, axis=1, keepdims=True)
+    E /= np.where(norms > 0, norms, 1.0)
+    labels = np.asarray(
+        KMeans(k, n_init=10, random_state=rng).fit_predict(E, sample_weight=counts),
+        dtype=np.intp,
+    )
+    return labels if inverse is None else labels[inverse]
+
+
+def _merge_components(
+    Z: Any, comp: npt.NDArray[np.intp], n_comp: int, k: int, counts: Any
+) -> npt.NDArray[np.intp]:
+    """``k`` groups from a graph of ``n_comp > k`` connected components.
+
+    Every split along components cuts no edge, so the eigenvectors cannot choose
+    among them (their null space has ``n_comp`` dimensions and the embedding
+    returns an arbitrary basis of it). Of those zero-cut partitions the most
+    balanced is kept: the smallest group (by weight) joins the group of its
+    nearest point outside it, until ``k`` remain (a small separate group, e.g.
+    a few outliers, joins its nearest cluster).
+    """
+    from sklearn.metrics import pairwise_distances_argmin_min
+
+    weight = np.ones(Z.shape[0]) if counts is None else np.asarray(counts, dtype=np.float64)
+    group = comp.astype(np.intp).copy()
+    alive = list(range(n_comp))
+    while len(alive) > k:
+        mass = {g: float(weight[group == g].sum()) for g in alive}
+        g = min(alive, key=lambda a: (mass[a], a))
+        inside = group == g
+        idx, dist = pairwise_distances_argmin_min(Z[inside], Z[~inside])
+        target = int(group[np.flatnonzero(~inside)[idx[int(np.argmin(dist))]]])
+        group[inside] = target
+        alive.remove(g)
+    _, labels = np.unique(group, return_inverse=True)
+    return labels.astype(np.intp).ravel()
+
+
+def nearest_labels(X: Any, Xs: Any, labels: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The label of each row's nearest row of ``Xs`` (Euclidean; ties to the lower row)."""
+    from sklearn.metrics import pairwise_distances_argmin
+
+    return np.asarray(labels[pairwise_distances_argmin(X, Xs)], dtype=np.intp)

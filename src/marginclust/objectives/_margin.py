@@ -1,0 +1,139 @@
+"""A label-free margin criterion for a partition: the out-of-fold voting margin of its k-NN rule.
+
+A partition is judged by how well each point's cluster is predicted from the
+other points, without the point itself (out of fold). The predictor is the
+k-nearest-neighbour vote, a kernel classifier whose width adapts to the local
+density (the balloon estimator: the window of point ``i`` reaches its k-th
+neighbour), so one kernel width serves dense and sparse regions, rings and
+blobs alike. The functional margin of the vote for point ``i`` of cluster ``c``
+is::
+
+    m_i = (v_ic - max_{c' != c} v_ic') / k        in [-1, 1],
+
+with ``v_ic`` the number of its k nearest neighbours (itself excluded) in
+cluster ``c``: ``m_i = 1`` when every neighbour shares its cluster, ``0`` on a
+tie with another cluster, ``< 0`` when another cluster wins the vote. The
+partition's score is the class-balanced mean (the mean over clusters of each
+cluster's mean margin), so a large cluster cannot hide a badly separated small
+one; an empty cluster counts as ``-1``.
+
+The rule against spurious tiny clusters is built in: a cluster of ``s``
+points, however isolated, gives each member at most ``s - 1`` votes, so its
+margin is at most ``(2 (s - 1) - k) / k``: clusters of ``s <= k / 2 + 1``
+points (outliers taken for a cluster) score at most 0, while a separated
+cluster of at least ``k + 1`` points scores 1, however small against the
+others. Prior validation of the inputs is assumed throughout this module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["class_balanced_mean", "gini_index", "vote_margins"]
+
+
+def vote_margins(
+    labels: npt.NDArray[np.intp], neighbors: npt.NDArray[np.intp], n_clusters: int
+) -> npt.NDArray[np.float64]:
+    """Out-of-fold functional margin of the k-nearest-neighbour vote, per point.
+
+    Parameters
+    ----------
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point, in ``0 .. n_clusters - 1``.
+    neighbors : ndarray of shape (n_samples, k)
+        Indices of each point's k nearest neighbours, the point itself excluded.
+    n_clusters : int
+        Number of clusters.
+
+    Returns
+    -------
+    margins : ndarray of shape (n_samples,)
+        ``(votes for its own cluster - most votes for another) / k``, in [-1, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> neighbors = np.array([[1, 2], [0, 2], [1, 3], [4, 5], [3, 5], [4, 3]])
+    >>> vote_margins(labels, neighbors, 2).tolist()
+    [1.0, 1.0, 0.0, 1.0, 1.0, 1.0]
+    """
+    n, k = neighbors.shape
+    votes = np.zeros((n, n_clusters))
+    rows = np.repeat(np.arange(n), k)
+    np.add.at(votes, (rows, labels[neighbors].ravel()), 1.0)
+    own = votes[np.arange(n), labels].copy()
+    votes[np.arange(n), labels] = -np.inf
+    other = votes.max(axis=1) if n_clusters > 1 else np.zeros(n)
+    return (own - other) / k
+
+
+def class_balanced_mean(
+    values: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int,
+    *, empty: float = -1.0,
+) -> float:
+    """Mean over clusters of each cluster's mean value (``empty`` for an empty cluster).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples,)
+        One value per point (e.g. :func:`vote_margins`).
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters asked for (empty ones included).
+    empty : float, default=-1.0
+        The value of a cluster without points.
+
+    Returns
+    -------
+    score : float
+        The class-balanced mean.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class_balanced_mean(np.array([1.0, 1.0, 1.0, 0.0]), np.array([0, 0, 0, 1]), 2)
+    0.5
+    >>> class_balanced_mean(np.array([1.0, 1.0]), np.array([0, 0]), 2)
+    0.0
+    """
+    sums = np.bincount(labels, weights=values, minlength=n_clusters)
+    counts = np.bincount(labels, minlength=n_clusters)
+    means = np.where(counts > 0, sums / np.maximum(counts, 1), empty)
+    return float(means.mean())
+
+
+def gini_index(sizes: npt.ArrayLike) -> float:
+    """Normalised Gini index of cluster sizes: 0 when all are equal, 1 at the most unequal.
+
+    ``G(c) = sum_{i<j} |c_i - c_j| / ((k - 1) sum_i c_i)`` for ``k >= 2`` sizes
+    (the inequality measure of Genie, Gagolewski, Bartoszuk & Cena 2016); 0 for
+    fewer than two.
+
+    Parameters
+    ----------
+    sizes : array-like of shape (k,)
+        Non-negative cluster sizes, not all zero.
+
+    Returns
+    -------
+    gini : float
+        The index, in [0, 1].
+
+    Examples
+    --------
+    >>> gini_index([5, 5, 5])
+    0.0
+    >>> gini_index([1, 1, 4])
+    0.5
+    """
+    c = np.sort(np.asarray(sizes, dtype=np.float64))
+    k = c.size
+    if k < 2:
+        return 0.0
+    # sum_{i<j} |c_i - c_j| = sum_i (2 i - k - 1) c_(i) for sorted c, i = 1..k
+    weights = 2.0 * np.arange(1, k + 1) - k - 1
+    return float(weights @ c / ((k - 1) * c.sum()))

@@ -1,0 +1,231 @@
+"""MaxMarginClustering: shapes of any kind, K chosen by the margin, prediction, no label leak."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs, make_circles, make_moons
+from sklearn.metrics import adjusted_rand_score
+from sklearn.neighbors import NearestNeighbors
+
+from marginclust import MaxMarginClustering
+from marginclust.estimators import _candidate_pool
+from marginclust.exceptions import ConvergenceWarning
+
+BATTERY = Path(
+    os.environ.get("MARGINCLUST_BATTERY")
+    or Path(__file__).resolve().parents[3] / "shared" / "battery"
+)
+
+
+def _battery(key: str) -> np.ndarray:
+    """Points of a battery set with the framework's 'original' preprocessing."""
+    path = BATTERY / f"{key}.data.gz"
+    if not path.is_file():
+        pytest.skip(f"battery set {key} not found under {BATTERY}")
+    X = np.loadtxt(path, ndmin=2)
+    X = X[:, X.std(axis=0) > 0] - X.mean(axis=0)
+    return X / X.std()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: make_circles(500, factor=0.4, noise=0.05, random_state=0),
+        lambda: make_moons(500, noise=0.06, random_state=0),
+        lambda: make_blobs(400, centers=[[0, 0], [10, 0], [0, 10]], random_state=0),
+    ],
+    ids=["circles", "moons", "blobs"],
+)
+def test_recovers_shapes_of_any_kind(make):
+    X, y = make()
+    est = MaxMarginClustering(n_clusters=len(np.unique(y)), random_state=0).fit(X)
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    assert est.score_ == max(c.score for c in est.candidates_)
+
+
+@pytest.mark.parametrize("k", [3, 5, 6])
+def test_auto_finds_the_number_of_separated_blobs(k):
+    centers = 12.0 * np.column_stack([np.arange(k) % 3, np.arange(k) // 3])
+    X, y = make_blobs(60 * k, centers=centers, random_state=k)
+    est = MaxMarginClustering(n_clusters="auto", max_clusters=8, random_state=0).fit(X)
+    assert est.n_clusters_ == k
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    assert {c.n_clusters for c in est.candidates_} == set(range(2, 9))
+
+
+def test_auto_finds_two_rings():
+    X, y = make_circles(600, factor=0.3, noise=0.04, random_state=1)
+    est = MaxMarginClustering(n_clusters="auto", max_clusters=6, random_state=0).fit(X)
+    assert est.n_clusters_ == 2 and adjusted_rand_score(y, est.labels_) == 1.0
+
+
+def test_deterministic_with_random_state():
+    X, _ = make_moons(300, noise=0.1, random_state=2)
+    a = MaxMarginClustering(random_state=5).fit(X)
+    b = MaxMarginClustering(random_state=5).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert [c.score for c in a.candidates_] == [c.score for c in b.candidates_]
+    np.testing.assert_array_equal(a.predict(X[:50] + 0.01), b.predict(X[:50] + 0.01))
+
+
+def test_labels_never_seen():
+    X, y = make_blobs(200, centers=3, cluster_std=2.5, random_state=3)
+    ref = MaxMarginClustering(n_clusters=3, random_state=0).fit(X).labels_
+    for given in (y, np.random.RandomState(0).permutation(y), np.zeros_like(y)):
+        est = MaxMarginClustering(n_clusters=3, random_state=0).fit(X, given)
+        np.testing.assert_array_equal(est.labels_, ref)
+        np.testing.assert_array_equal(MaxMarginClustering(n_clusters=3, random_state=0)
+                                      .fit_predict(X, given), ref)
+
+
+@pytest.mark.parametrize(
+    ("key", "k"),
+    [("fcps/lsun", 3), ("fcps/wingnut", 2), ("graves/ring", 2), ("wut/smile", 6),
+     ("wut/x3", 4)],
+)
+def test_predict_held_back_points_like_their_nearest_training_points(key, k):
+    X = _battery(key)
+    rng = np.random.RandomState(0)
+    held = rng.rand(X.shape[0]) < 0.2
+    est = MaxMarginClustering(n_clusters=k, random_state=0).fit(X[~held])
+    nearest = NearestNeighbors(n_neighbors=1).fit(X[~held]).kneighbors(X[held])[1][:, 0]
+    agree = np.mean(est.predict(X[held]) == est.labels_[nearest])
+    assert agree >= 0.95, f"{key}: {agree:.3f}"
+
+
+def test_subsample_extends_labels_by_the_classifier():
+    X, y = make_blobs(900, centers=[[0, 0], [8, 0], [0, 8]], random_state=4)
+    est = MaxMarginClustering(n_clusters=3, max_samples=200, random_state=0).fit(X)
+    assert est.sample_indices_.shape == (200,)
+    assert sorted(sum(c.cluster_sizes) for c in est.candidates_) == [200] * 5
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    moved = np.flatnonzero(est.predict(X) != est.labels_)
+    np.testing.assert_array_equal(moved, est.classifier_moved_)
+
+
+def test_memory_resumes_the_candidates(tmp_path, monkeypatch):
+    X, _ = make_moons(200, noise=0.05, random_state=0)
+    first = MaxMarginClustering(memory=str(tmp_path), random_state=0).fit(X)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the candidate was refitted instead of read from the cache")
+
+    # the cached function is keyed on its code: a replaced generator is still read back
+    monkeypatch.setitem(_candidate_pool.GENERATORS, "genie", refuse)
+    second = MaxMarginClustering(memory=joblib.Memory(str(tmp_path), verbose=0),
+                                 random_state=0).fit(X)
+    np.testing.assert_array_equal(first.labels_, second.labels_)
+    assert [c.seconds for c in first.candidates_] == [c.seconds for c in second.candidates_]
+
+
+def test_candidates_record_name_score_sizes_seconds():
+    X, _ = make_blobs(150, centers=2, random_state=0)
+    est = MaxMarginClustering(random_state=0).fit(X)
+    assert [c.name for c in est.candidates_] == ["genie", "gmm", "spectral", "k-means", "ward"]
+    for c in est.candidates_:
+        assert c.n_clusters == 2 and sum(c.cluster_sizes) == 150
+        assert -1.0 <= c.score <= 1.0 and c.seconds >= 0 and c.error == ""
+
+
+def test_custom_candidates():
+    X, y = make_blobs(200, centers=[[0, 0], [10, 0], [0, 10]], random_state=1)
+    est = MaxMarginClustering(
+        n_clusters=3, candidates=[("genie", {"gini_threshold": 0.5}), KMeans(n_init=3)],
+        random_state=0,
+    ).fit(X)
+    assert [c.name for c in est.candidates_] == ["genie(gini_threshold=0.5)", "KMeans"]
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+
+
+def test_predict_proba_only_when_calibrated():
+    X, _ = make_moons(200, noise=0.05, random_state=0)
+    assert not hasattr(MaxMarginClustering().fit(X), "predict_proba")
+    est = MaxMarginClustering(probability=True, random_state=0).fit(X)
+    P = est.predict_proba(X)
+    assert P.shape == (200, 2)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.mean(P.argmax(axis=1) == est.labels_) > 0.99
+
+
+@pytest.mark.parametrize(("n", "d", "k"), [(300, 2, 4), (2000, 2, 2), (500, 5, 3)])
+def test_data_without_clusters_warn_that_no_candidate_is_separated(n, d, k):
+    X = np.random.RandomState(0).randn(n, d)
+    with pytest.warns(ConvergenceWarning, match="clearly separated.*n_clusters"):
+        est = MaxMarginClustering(n_clusters=k, random_state=0).fit(X)
+    assert est.separation_ < 0.5
+
+
+def test_separated_data_do_not_warn():
+    X, _ = make_circles(2000, factor=0.4, noise=0.04, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = MaxMarginClustering(random_state=0).fit(X)
+    assert est.separation_ > 0.9 and est.null_score_ < est.score_
+
+
+def test_too_few_distinct_points_warn_of_a_collapse():
+    X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 20, axis=0)
+    with pytest.warns(ConvergenceWarning, match="found only 2 non-empty clusters"):
+        est = MaxMarginClustering(n_clusters=3, candidates=["k-means"], random_state=0).fit(X)
+    assert est.n_clusters_found_ == 2
+
+
+def test_one_cluster():
+    X, _ = make_blobs(50, centers=2, random_state=0)
+    est = MaxMarginClustering(n_clusters=1).fit(X)
+    assert np.all(est.labels_ == 0) and np.all(est.predict(X) == 0)
+
+
+def test_a_failing_candidate_is_left_out():
+    class Broken(KMeans):
+        def fit_predict(self, X, y=None, sample_weight=None):
+            raise RuntimeError("broken on purpose")
+
+    X, _ = make_blobs(100, centers=[[0, 0], [10, 0]], random_state=0)
+    with pytest.warns(UserWarning, match="Broken failed"):
+        est = MaxMarginClustering(candidates=[Broken(), "k-means"], random_state=0).fit(X)
+    assert est.best_candidate_ == "k-means"
+    assert "broken on purpose" in est.candidates_[-1].error
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"n_clusters": "two"}, "n_clusters"),
+        ({"n_clusters": 0}, "n_clusters"),
+        ({"n_neighbors": 1}, "n_neighbors"),
+        ({"n_neighbors": 2.5}, "n_neighbors"),
+        ({"max_clusters": 1, "n_clusters": "auto"}, "max_clusters"),
+        ({"max_samples": 5}, "max_samples"),
+        ({"C": 0.0}, "C must be"),
+        ({"C": np.inf}, "C must be"),
+        ({"probability": "yes"}, "probability"),
+        ({"candidates": "all"}, "candidates"),
+        ({"candidates": []}, "candidates"),
+        ({"candidates": ["genie", "nope"]}, "Unknown candidate 'nope'"),
+        ({"candidates": [("genie", 0.3)]}, r"\(name, dict\)"),
+        ({"candidates": [object()]}, "fit_predict"),
+        ({"n_clusters": 40, "max_samples": 30}, "max_samples"),
+    ],
+)
+def test_bad_parameters_raise_clear_errors(params, match):
+    X, _ = make_blobs(60, centers=2, random_state=0)
+    with pytest.raises(ValueError, match=match):
+        MaxMarginClustering(**params).fit(X)
+
+
+def test_invariant_to_translation_and_uniform_scale():
+    X, _ = make_moons(200, noise=0.08, random_state=3)
+    base = MaxMarginClustering(random_state=0).fit(X).labels_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for Y in (X * 1e-5, X * 1e5 + 3e4, X + 1e9):
+            assert adjusted_rand_score(base, MaxMarginClustering(random_state=0)
+                                       .fit(Y).labels_) == 1.0
