@@ -198,7 +198,7 @@ def test_fit_labels_equal_predict_and_proba(Est):
     np.testing.assert_array_equal(est.labels_, est.predict(X))
     # the same centres through other row blocks: distances expanded in another summation
     # order, each membership within the bound this rounding allows (tests/_crosspath.py)
-    rtol = fcm_memberships_rtol(X, est.cluster_centers_, est.m)
+    rtol = fcm_memberships_rtol(X, est.cluster_centers_, getattr(est, "m_", est.m))
     np.testing.assert_allclose(est.predict_proba(X), est.memberships_, rtol=rtol)
     np.testing.assert_array_equal(est.labels_, np.argmax(est.memberships_, axis=1))
     np.testing.assert_array_equal(est.fit_predict(X), est.labels_)

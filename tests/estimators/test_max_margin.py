@@ -170,11 +170,12 @@ def test_separated_data_do_not_warn():
     assert est.separation_ > 0.9 and est.null_score_ < est.score_
 
 
-def test_too_few_distinct_points_warn_of_a_collapse():
+def test_too_few_distinct_points_are_refused_and_auto_stops_at_them():
     X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 20, axis=0)
-    with pytest.warns(ConvergenceWarning, match="found only 2 non-empty clusters"):
-        est = MaxMarginClustering(n_clusters=3, candidates=["k-means"], random_state=0).fit(X)
-    assert est.n_clusters_found_ == 2
+    with pytest.raises(ValueError, match="X has only 2 distinct rows; n_clusters=3"):
+        MaxMarginClustering(n_clusters=3, candidates=["k-means"], random_state=0).fit(X)
+    est = MaxMarginClustering(n_clusters="auto", candidates=["k-means"], random_state=0).fit(X)
+    assert est.n_clusters_ == 2 and est.n_clusters_found_ == 2
 
 
 def test_one_cluster():

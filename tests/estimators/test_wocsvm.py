@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import StandardScaler
 
 from marginclust.estimators._wocsvm import WOCSVMClustering
 from marginclust.exceptions import ConvergenceWarning
@@ -428,3 +429,19 @@ def test_relative_scale_keeps_a_dense_cluster_that_libsvm_scale_erodes():
         kept[scale] = float(np.mean(Z.argmax(axis=1) == y))
     assert kept["relative"] == 1.0
     assert kept["libsvm"] < 0.8  # 0.734 measured: a quarter of the points moved
+
+
+def test_auto_annealing_schedule_follows_the_decision_scale():
+    X, y = make_blobs(n_samples=60, centers=3, random_state=1)
+    X = StandardScaler().fit_transform(X)
+    est = WOCSVMClustering(3, annealing=True, decay=0.7, random_state=0).fit(X)
+    # relative scores: from 4 x temperature down to temperature
+    np.testing.assert_allclose(est.temperature_history_.max(), 4 * est.temperature, rtol=1e-12)
+    assert est.temperature_ <= 0.05 / 0.7 and adjusted_rand_score(y, est.labels_) > 0.9
+    paper = WOCSVMClustering(3, annealing=True, decay=0.7, decision_scale="libsvm",
+                             gamma="sigma0", nu=0.9, init="gmm", max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        paper.fit(X)
+    np.testing.assert_allclose(paper.temperature_history_.max(), 5.0, rtol=1e-12)
+    assert paper.temperature_ <= 0.1 / 0.7

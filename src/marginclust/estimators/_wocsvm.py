@@ -110,10 +110,18 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         LIBSVM scale.
     annealing : bool, default=False
         Deterministic annealing of the temperature (Sec. 3.3).
-    temperature_max : float, default=5.0
-        First annealing temperature.
-    temperature_min : float, default=0.1
+    temperature_max : float or "auto", default="auto"
+        First annealing temperature. ``"auto"``: the paper's 5 on the LIBSVM
+        scale; four times ``temperature`` on the relative scale. Relative scores
+        are about one offset apart, so a temperature of 5 there makes every
+        membership uniform, every machine fits all the data, and the clusters
+        do not part again as the temperature falls (three blobs of
+        scikit-learn's ``check_clustering`` ended in one cluster from any start
+        above about 0.5, and in the three blobs from 0.2).
+    temperature_min : float or "auto", default="auto"
         Annealing stops once the temperature is no longer above this.
+        ``"auto"``: the paper's 0.1 on the LIBSVM scale; ``temperature`` on the
+        relative scale.
     decay : float in (0, 1), default=0.95
         Annealing factor; the schedule may have at most 10,000 levels.
     init : {"spectral", "gmm", "k-means", "random-weights", "random-points"} or \
@@ -305,8 +313,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         C: float | None = None,
         temperature: float = 0.05,
         annealing: bool = False,
-        temperature_max: float = 5.0,
-        temperature_min: float = 0.1,
+        temperature_max: float | str = "auto",
+        temperature_min: float | str = "auto",
         decay: float = 0.95,
         init: Any = "spectral",
         n_components: Any = "auto",
@@ -352,6 +360,12 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         if self.annealing:
             t_max = resolve_renamed(self, "sigma_max", "temperature_max")
             t_min = resolve_renamed(self, "sigma_min", "temperature_min")
+            relative = self.decision_scale == "relative"
+            t = resolve_renamed(self, "sigma", "temperature")
+            if isinstance(t_max, str) and t_max == "auto":
+                t_max = 4.0 * check_positive(t, "temperature") if relative else 5.0
+            if isinstance(t_min, str) and t_min == "auto":
+                t_min = check_positive(t, "temperature") if relative else 0.1
             return annealing_schedule(
                 check_positive(t_max, "temperature_max"),
                 check_positive(t_min, "temperature_min"),
