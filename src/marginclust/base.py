@@ -404,13 +404,15 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             if value is not None:
                 setattr(self, name, sorted(int(inverse[j]) for j in value))
 
-    def _finish_fit(self, X: Any) -> BaseClusterer:
+    def _finish_fit(self, X: Any, predicted: Any = None) -> BaseClusterer:
         """The contract of every clusterer (module docstring): the final assignment step
         (or the ``_moved_attribute`` rows), clusters numbered non-empty first,
         ``n_clusters_found_``.
 
         ``X`` is the validated training data or a row-block backend (whose per-row
-        results, ``labels_`` and ``memberships_``, may then be lazy).
+        results, ``labels_`` and ``memberships_``, may then be lazy). ``predicted``:
+        ``predict(X)``, when the fit has computed it already (with a
+        ``_moved_attribute`` only; it saves the prediction pass).
         """
         rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
         k = self._n_clusters
@@ -440,7 +442,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 inverse[order] = np.arange(k)
                 self.labels_ = _renumbered(self.labels_, inverse)
                 sizes = sizes[order]
-            pred = self._final_assignment(rows)
+            pred = self._final_assignment(rows) if predicted is None else predicted
             self._set_moved(rows.flatnonzero(pred != self.labels_))
         if not hasattr(self.labels_, "__dask_graph__"):
             self.labels_ = np.asarray(self.labels_, dtype=np.intp)
