@@ -126,6 +126,33 @@ def refit_record(config_id: str, case: Case, other: Case) -> Outcome:
     return run_guarded(lambda: _refits(config, case, other))
 
 
+def _pairs_fit(config: Config, case: Case) -> dict:
+    """A fit with must-link and cannot-link pairs drawn from the true labels."""
+    X, y = make_data(case)
+    rng = np.random.RandomState(case.seed)
+    u, v = rng.randint(case.n, size=(2, 6))
+    keep = u != v
+    u, v = u[keep], v[keep]
+    same = y[u] == y[v]
+    ml = np.column_stack([u[same], v[same]])
+    cl = np.column_stack([u[~same], v[~same]])
+    est = config.make(case.k, random_state=0)
+    est.fit(X, must_link=ml if ml.size else None, cannot_link=cl if cl.size else None)
+    moved = [getattr(est, a) for a in ("size_moved_", "pairs_moved_")]
+    return {
+        "labels_": np.asarray(est.labels_), "predict": np.asarray(est.predict(X)),
+        "n_clusters_found_": est.n_clusters_found_, "ml": ml, "cl": cl,
+        "size_moved_": moved[0], "pairs_moved_": moved[1],
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def pairs_record(config_id: str, case: Case) -> Outcome:
+    """A fit of ``config`` with pairs drawn from ``case``'s labels, in a guarded child."""
+    config = _BY_ID[config_id]
+    return run_guarded(lambda: _pairs_fit(config, case))
+
+
 def stray_runtime_warnings(out: Outcome) -> list[str]:
     """RuntimeWarnings (overflow, invalid value, ...) the call emitted."""
     return [

@@ -22,7 +22,7 @@ from hypothesis import Phase, example, given, seed, settings
 from sklearn.metrics import adjusted_rand_score
 
 from ._cases import EXTREMES, EXTREMES32, Case, cases, make_data, tiny_cases
-from ._fit import fit_record, refit_record, stray_runtime_warnings
+from ._fit import fit_record, pairs_record, refit_record, stray_runtime_warnings
 from ._guard import Outcome
 from ._known import PINNED, STANDARD, STANDARD3, TINY, known_reason
 from ._registry import CONFIGS, Config
@@ -295,6 +295,41 @@ if not _LONG:
     test_contract_on_tiny_and_one_cluster_problems = seed(_SEED)(
         test_contract_on_tiny_and_one_cluster_problems
     )
+
+
+def _pairs_params() -> list:
+    return [p for p in _params("contract") if p.values[0].name in ("BMMC", "CPMMC")]
+
+
+@pytest.mark.parametrize("config", _pairs_params())
+@_examples("contract")
+@given(case=cases())
+def test_contract_with_pairs(config, case):
+    """BMMC and CPMMC with must-link / cannot-link pairs (any K): ``labels_`` keep every
+    pair, lie in ``[0, n_clusters_found_)``, and differ from ``predict(X_train)`` exactly
+    on ``size_moved_`` and ``pairs_moved_``, the latter only on rows of pairs."""
+    case = _fit_case(case, config)
+    check = _Check("contract:pairs", config, case)
+    out = pairs_record(config.id, case)
+    if out.raised("ValueError"):  # e.g. pairs two clusters cannot hold: a clear refusal
+        check.done()
+        return
+    _assert_clean(out, check, "identity")
+    rec = out.value
+    labels, found = rec["labels_"], rec["n_clusters_found_"]
+    check(labels.min() >= 0 and labels.max() < found,
+          f"labels_ outside [0, n_clusters_found_={found})")
+    ml, cl = rec["ml"], rec["cl"]
+    check(all(labels[a] == labels[b] for a, b in ml), "a must-link pair split in labels_")
+    check(all(labels[a] != labels[b] for a, b in cl), "a cannot-link pair joined in labels_")
+    moved = np.union1d(rec["size_moved_"], rec["pairs_moved_"])
+    differ = np.flatnonzero(rec["predict"] != labels)
+    check(np.array_equal(differ, moved),
+          f"predict differs from labels_ on rows {differ.tolist()[:10]}; the *moved_ "
+          f"attributes list {moved.tolist()[:10]}")
+    rows = np.unique(np.concatenate([ml.ravel(), cl.ravel()]))
+    check(bool(np.all(np.isin(rec["pairs_moved_"], rows))), "pairs_moved_ off the pairs' rows")
+    check.done()
 
 
 @pytest.mark.parametrize("config", _params("input"))
