@@ -264,3 +264,34 @@ def test_random_init_is_drawn_per_block(est):
     dc, _ = _dask_fit(clone(est), da.from_array(X, chunks=(1000, -1)))
     with dask.config.set(scheduler="synchronous"):
         assert clustering_accuracy(np.asarray(ref.labels_), dc.labels_.compute()) > 0.99
+
+
+def test_defaults_of_slmc_and_emmc_out_of_core():
+    """SLMC's and EMMC's defaults (spectral start, SLMC's gamma="local") out of core: the
+    width from the rows the in-memory rule draws (equal to a sum's rounding), the start
+    from the same sample with every other row labelled by its nearest sample row; on
+    separated blobs (no bifurcation) the in-memory labels."""
+    import warnings
+
+    import dask.array as da
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    import dask
+    from marginclust import EMMC, SLMC
+    from marginclust.dask import DaskClusterer
+
+    X, y = make_blobs(5000, 4, centers=3, random_state=0)
+    Xd = da.from_array(X, chunks=(1024, 4))
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est in (SLMC(3, n_components=100, random_state=0),
+                    EMMC(3, n_hidden=100, random_state=0)):
+            lazy = DaskClusterer(est).fit(Xd)
+            mem = type(est)(**est.get_params()).fit(X)
+            labels = np.asarray(lazy.labels_.compute() if hasattr(lazy.labels_, "compute")
+                                else lazy.labels_)
+            assert adjusted_rand_score(labels, mem.labels_) == 1.0
+            assert adjusted_rand_score(labels, y) == 1.0
+            if hasattr(mem, "gamma_"):
+                assert lazy.gamma_ == pytest.approx(mem.gamma_, rel=1e-12)

@@ -147,7 +147,8 @@ def _row_backend_gamma(gamma: str, rows: Any, random_state: Any) -> float:
     ``"scale"``: the variance from in-order block sums of ``x`` and ``x^2``;
     ``"sigma0"``: the mean pairwise distance of at most 2,000 rows drawn by
     :func:`~marginclust.utils._blocks.sample_row_indices` (all rows, as in
-    memory, when there are no more).
+    memory, when there are no more); ``"local"``: the neighbour scale of the
+    2,000 rows the in-memory rule draws (one gather).
     """
     n, d = rows.shape
     if gamma == "scale":
@@ -167,6 +168,12 @@ def _row_backend_gamma(gamma: str, rows: Any, random_state: Any) -> float:
         idx = sample_row_indices(n, 2000, np.random.RandomState(int(seed)))
         return resolve_gamma("sigma0", np.asarray(rows.take(idx), dtype=np.float64),
                              random_state=random_state)
+    if gamma == "local":  # the 2,000 rows neighbor_scale draws in memory, gathered
+        rs = check_random_state(random_state)
+        idx = sample_row_indices(n, 2000, rs)
+        sample = rows.take(idx)
+        sample = sample.toarray() if hasattr(sample, "toarray") else sample
+        return resolve_gamma("local", np.asarray(sample, dtype=np.float64), random_state=rs)
     raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
 
 
