@@ -14,7 +14,7 @@ from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
 from ..feature_maps import location_scale, spectral_labels
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
-from ..feature_maps._graph import MAX_SAMPLES as SPECTRAL_MAX_SAMPLES
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
 from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
@@ -188,8 +188,8 @@ class EMMC(BaseClusterer):
     Notes
     -----
     The spectral start (0.2) against k-means in the hidden layer (0.1),
-    label-free with the true K, mean NCA (``benchmarks/defaults_battery.py``,
-    results in ``benchmarks/results/defaults_battery.md``): on the 33 sets with
+    label-free with the true K, mean NCA (the repository's
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with
     at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685 ->
     .873; on 23 shared UCI-like sets (standardised, K = the number of classes)
     .597 -> .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI
@@ -383,7 +383,7 @@ class EMMC(BaseClusterer):
         if init == "spectral":
             if rows.in_memory:
                 return spectral_labels(X, m, random_state=random_state), None, None
-            sample, _ = rows.sample(SPECTRAL_MAX_SAMPLES, random_state)
+            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
             sample = sample.astype(np.float64)
             labels = spectral_sample_labels(sample, m, random_state=random_state)
             if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start

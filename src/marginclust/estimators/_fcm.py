@@ -108,7 +108,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Fuzzifier, ``m > 1`` (values near 1 give nearly crisp memberships).
         ``"auto"``: Schwämmle & Jensen's fuzzifier for the data's number of
         samples and features, at most the conventional 2
-        (:func:`~marginclust.estimators._fcm.auto_fuzzifier`; stored in
+        (stored in
         ``m_``). It is 2 on small low-dimensional data and approaches 1 in high
         dimension, where ``m = 2`` merges clusters (usps: 3 of 10 clusters
         found at ``m = 2``, 10 at the automatic 1.017; letter: 12 of 26, and 26

@@ -16,7 +16,7 @@ from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
 from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
-from ..feature_maps._graph import MAX_SAMPLES as SPECTRAL_MAX_SAMPLES
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
 from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._slmc import (
     SLMCProblem,
@@ -180,7 +180,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
         of the two agree to 1e-6 relative with the same labels
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
-        fraction of an exact one (``benchmarks/slmc_low_rank_speed.py``).
+        fraction of an exact one (the repository's low-rank SLMC speed benchmark).
         Ignored by the exact kernel and by features streamed from the data
         (too large to keep in memory, or out of core with
         :mod:`marginclust.dask`: every pass recomputes them, and a CG
@@ -237,12 +237,17 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     n_features_in_ : int
         Number of features seen in ``fit``.
 
+    See Also
+    --------
+    marginclust.FuzzyCMeans : The initialisation.
+    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
+
     Notes
     -----
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``w_step="pcg"``) against 0.1's (``init="fcm-sharp"``, ``gamma="scale"``,
     exact W-step), label-free with the true K, mean normalised clustering
-    accuracy (NCA; ``benchmarks/defaults_battery.py``, results in
+    accuracy (NCA; the repository's
     ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut (rings, chains,
     spirals, nested and touching groups; the framework's "original" scaling)
@@ -259,11 +264,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     loses to FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10
     clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten
     (accuracy 1.0; 0.1's merged two, .81).
-
-    See Also
-    --------
-    marginclust.FuzzyCMeans : The initialisation.
-    marginclust.IterativeLSSVM : The paper's binary LS-SVM baseline.
 
     References
     ----------
@@ -389,7 +389,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
                 return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
             # out of core: the sample spectral_labels draws, every other row labelled
             # by its nearest sample row, block by block
-            sample, _ = rows.sample(SPECTRAL_MAX_SAMPLES, random_state)
+            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
             labels = spectral_sample_labels(sample.astype(np.float64), K,
                                             random_state=random_state)
             if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start

@@ -149,7 +149,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         collapses into one cluster on Iris and Wine. With "libsvm" and
         "normalized" a point far from two clusters scores higher for the one
         with the smaller offset, so a dense cluster's border drifts to a sparse
-        neighbour (see :mod:`marginclust.objectives._wocsvm`).
+        neighbour.
     bound : {"sum", "n"}, default="sum"
         Upper bound of the Schölkopf multipliers: ``w_i / (nu sum w)`` (what a
         weighted LIBSVM solves) or the literal eq. (11) ``w_i / (nu n)``, which is
@@ -220,7 +220,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     rescaling or a common offset of ``X`` does not change the fit. With
     LIBSVM's decision scale the E-step's log-odds grow with the cluster sizes
     ``nu sum_i z_ik``, so there ``temperature`` is declared as a parameter that
-    scales with ``n_samples`` (``_n_scaled_params``): a temperature chosen on m
+    scales with ``n_samples``: a temperature chosen on m
     rows means ``temperature * n / m`` on n rows; on the relative scale it
     does not (model selection fits a subset of m of the n rows at
     ``temperature * m / n`` on the LIBSVM scale only). Its label-free grid
@@ -232,7 +232,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``decision_scale="relative"``, ``nu=0.3``, ``temperature=0.05``) against
     0.1's (``"gmm"``, ``"sigma0"``, ``"libsvm"``, 0.9, 1.0), label-free with
-    the true K, mean NCA (``benchmarks/defaults_battery.py``, results in
+    the true K, mean NCA (the repository's
     ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut .658 -> .924
     (collapsed fits 3 -> 0 of 44); on 23 shared UCI-like sets (standardised, K

@@ -73,7 +73,7 @@ def power_of_two_scale(X: Any) -> float:
     --------
     >>> import numpy as np
     >>> power_of_two_scale(np.array([[3e30]], dtype=np.float32))
-    7.888609052210118e-31
+    1.9721522630525295e-31
     """
     if np.dtype(X.dtype) != np.float32:
         return 1.0
