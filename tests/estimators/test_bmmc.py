@@ -553,3 +553,16 @@ def test_bad_pairs_give_clear_errors(Est):
     est(3).fit(X, cannot_link=[[0, 1], [1, 2], [2, 0]])  # three clusters can hold them
     with pytest.raises(ValueError, match="pair_loss"):
         est(pair_loss="hinge").fit(X)
+
+
+@pytest.mark.parametrize("Est", ["BMMC", "CPMMC"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_defaults_keep_four_separated_blobs(Est, seed):
+    """Four 3-D blobs 8 standard deviations apart: at the defaults no cluster is merged
+    (at C=1 without the size floor BMMC merged two at every n from 1e3 to 1e6)."""
+    import marginclust
+    from marginclust.metrics import clustering_accuracy
+
+    X, y = make_blobs(3000, 3, centers=4, cluster_std=0.5, random_state=seed)
+    est = getattr(marginclust, Est)(4, random_state=0).fit(X)
+    assert clustering_accuracy(y, est.labels_) >= 0.99

@@ -465,3 +465,15 @@ def test_label_free_grid_is_small_label_free_and_scale_relative():
     np.testing.assert_allclose(np.array(g1) * 100.0, grid["gamma"])
     # lam keeps its value on the subsets a search fits (see the lam parameter)
     assert "lam" not in SLMC._n_scaled_params
+
+
+def test_low_rank_defaults_keep_ten_separated_blobs():
+    """10 blobs in 20-D above the exact-kernel size (rank-500 Nystroem features): the
+    defaults find all ten (the former defaults merged two at 1e5 rows)."""
+    from sklearn.datasets import make_blobs
+
+    from marginclust.metrics import clustering_accuracy
+
+    X, y = make_blobs(5000, 20, centers=10, cluster_std=2.0, random_state=0)
+    est = SLMC(10, random_state=0).fit(X)
+    assert est.feature_map_ is not None and clustering_accuracy(y, est.labels_) >= 0.99
