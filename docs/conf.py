@@ -29,6 +29,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax 3 copied into _static: formulas render in a browser without a network
+    "sphinx-mathjax-offline",
     "sphinx.ext.intersphinx",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -36,11 +38,15 @@ extensions = [
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "examples"]
 html_theme = "alabaster"
-html_theme_options = {"description": "Soft and maximum-margin clustering", "fixed_sidebar": True}
-html_static_path: list[str] = []
+html_theme_options = {"description": "Soft and maximum-margin clustering", "fixed_sidebar": True,
+                      "page_width": "1180px", "sidebar_width": "230px"}
+html_static_path = ["_static"]
+html_css_files = ["marginclust.css"]
 
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# Class pages list every public method, also those inherited from a mixin or from
+# scikit-learn's BaseEstimator (fit_predict, get_params, ...): _templates/autosummary/class.rst
+autodoc_default_options = {"members": True, "inherited-members": True}
 autodoc_typehints = "none"  # numpydoc's Parameters sections say the types
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -58,12 +64,18 @@ sphinx_gallery_conf = {
     "abort_on_example_error": True,
     "show_memory": False,
     "plot_gallery": "True",
+    # "Examples using X" under each API page (_templates/autosummary/class.rst)
+    "doc_module": ("marginclust",),
+    "backreferences_dir": "generated",
+    "reference_url": {"marginclust": None},
 }
 
 # ------------------------------------------------- API pages from __all__
 API_MODULES = [
     ("marginclust", "Estimators", "The clusterers (scikit-learn estimators)."),
     ("marginclust.model_selection", "Model selection", "Label-free hyperparameter selection."),
+    ("marginclust.dask", "Dask", "Fit the estimators on dask arrays larger than memory "
+     "(extra ``dask``)."),
     ("marginclust.metrics", "Metrics", "Every measure the papers report."),
     ("marginclust.datasets", "Data sets", "Offline loaders and the papers' synthetic sets."),
     ("marginclust.feature_maps", "Feature maps", "Kernels, low-rank maps, ELM features."),
@@ -133,6 +145,20 @@ _BARE_ATTRIBUTE = re.compile(r"(?<![`\w*|\\{])([A-Za-z]\w*_)(?=[\s.,;:)]|$)")
 _DEFINITION = re.compile(r"^\w+(, \w+)*( : .*)?$")
 
 
+# Methods inherited from scikit-learn carry its docstrings, whose :ref: labels live in
+# scikit-learn's own site: keep the text and name where it is.
+_SKLEARN_REF = re.compile(r":ref:`(?:([^`<]*?)\s*<[^>`]+>|[^`]+)`")
+
+
+def _sklearn_refs(app, what, name, obj, options, lines):  # noqa: ANN001, ARG001
+    if not getattr(obj, "__module__", "").startswith("sklearn."):
+        return
+    for i, line in enumerate(lines):
+        lines[i] = _SKLEARN_REF.sub(
+            lambda m: f"{m.group(1)} (scikit-learn's documentation)" if m.group(1)
+            else "scikit-learn's documentation", line)
+
+
 def _skip_member(app, what, name, obj, skip, options):  # noqa: ANN001, ARG001
     return True if _SKIPPED_MEMBERS.match(name) else None
 
@@ -169,4 +195,5 @@ def setup(app):  # noqa: ANN001, ANN201
     app.connect("autodoc-skip-member", _skip_member)
     # Before numpydoc (default priority 500) turns the sections into RST.
     app.connect("autodoc-process-docstring", _literal_attributes, priority=100)
+    app.connect("autodoc-process-docstring", _sklearn_refs, priority=100)
 warnings.filterwarnings("ignore", category=UserWarning, message="Matplotlib is currently using agg")

@@ -92,6 +92,7 @@ NUMPYDOC_MODULES = [
     "marginclust",
     "marginclust.base",
     "marginclust.bench",
+    "marginclust.dask",
     "marginclust.datasets",
     "marginclust.exceptions",
     "marginclust.feature_maps",

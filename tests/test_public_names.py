@@ -1,6 +1,6 @@
 """What users read names only what they can use: no private module paths, private hooks
-or repository scripts in the public docstrings, and no placeholder defaults in SLMC's
-signature."""
+or repository scripts in the public docstrings, and no placeholder defaults in the
+estimators' signatures."""
 
 from __future__ import annotations
 
@@ -28,8 +28,19 @@ def test_public_docstrings_name_no_private_names_or_scripts(modname):
     assert not hits, "\n".join(hits)
 
 
-def test_slmc_signature_has_no_deprecated_placeholders():
-    from marginclust import SLMC
+def _public_estimators():
+    import marginclust
 
-    params = inspect.signature(SLMC).parameters
-    assert not [name for name, p in params.items() if p.default == "deprecated"]
+    return [getattr(marginclust, n) for n in marginclust.__all__
+            if inspect.isclass(getattr(marginclust, n))
+            and hasattr(getattr(marginclust, n), "get_params")]
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_signatures_have_no_deprecated_placeholders(cls):
+    """A signature shows only parameters that work: no ``"deprecated"`` sentinel and no
+    removed width or temperature names (``sigma*``, now ``gamma`` / ``temperature*``)."""
+    params = inspect.signature(cls).parameters
+    assert not [name for name, p in params.items()
+                if isinstance(p.default, str) and p.default == "deprecated"]
+    assert not [name for name in params if name.startswith("sigma")]

@@ -280,9 +280,9 @@ def test_kernel_sigma_default_is_mean_pairwise_distance():
     assert est.sigma_ == pytest.approx(np.mean(pdist(X)))
     assert est.gamma_ == pytest.approx(_g(np.mean(pdist(X))))
     assert KernelFuzzyCMeans(3, gamma=0.7, random_state=0).fit(X).gamma_ == 0.7
-    with pytest.warns(FutureWarning, match="sigma"):  # the deprecated width still works
-        old = KernelFuzzyCMeans(3, sigma=0.7, random_state=0).fit(X)
-    assert old.sigma_ == pytest.approx(0.7) and old.gamma_ == pytest.approx(_g(0.7))
+    assert KernelFuzzyCMeans(3, gamma=_g(0.7), random_state=0).fit(X).sigma_ == pytest.approx(0.7)
+    with pytest.raises(TypeError, match="sigma"):  # the width is given as gamma
+        KernelFuzzyCMeans(3, sigma=0.7)
 
 
 def test_convergence_warning():

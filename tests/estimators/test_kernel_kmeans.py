@@ -157,13 +157,13 @@ def test_offset_and_extreme_scales_give_the_same_partition(transform):
     assert est.objective_ == pytest.approx(ref.objective_, rel=1e-6)
 
 
-def test_transform_score_and_deprecated_sigma():
+def test_transform_score_and_width():
     X = _X16
     est = KernelKMeans(2, random_state=0).fit(X)
     T = est.transform(X)
     assert T.shape == (40, 2)
     np.testing.assert_array_equal(T.argmin(axis=1), est.labels_)
     assert est.score(X) == pytest.approx(-est.objective_, rel=1e-9)
-    with pytest.warns(FutureWarning, match="sigma"):
-        old = KernelKMeans(2, sigma=2.0, random_state=0).fit(X)
-    assert old.gamma_ == pytest.approx(_g(2.0))
+    assert KernelKMeans(2, gamma=_g(2.0), random_state=0).fit(X).sigma_ == pytest.approx(2.0)
+    with pytest.raises(TypeError, match="sigma"):  # the width is given as gamma
+        KernelKMeans(2, sigma=2.0)

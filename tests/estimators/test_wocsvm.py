@@ -321,18 +321,11 @@ def test_overflowing_data_gives_clear_error(blobs2):
         WOCSVMClustering(2).fit(X * 1e307)
 
 
-def test_deprecated_sigma_names_still_work(blobs2):
-    X, _ = blobs2
-    with pytest.warns(FutureWarning, match="temperature"):
-        old = WOCSVMClustering(2, sigma=0.5, random_state=0).fit(X)
-    new = WOCSVMClustering(2, temperature=0.5, random_state=0).fit(X)
-    assert_allclose(old.memberships_, new.memberships_)
-    with pytest.warns(FutureWarning, match="temperature_max"):
-        old = WOCSVMClustering(2, annealing=True, sigma_max=2.0, decay=0.7,
-                               random_state=0).fit(X)
-    new = WOCSVMClustering(2, annealing=True, temperature_max=2.0, decay=0.7,
-                           random_state=0).fit(X)
-    assert_allclose(old.temperature_history_, new.temperature_history_)
+def test_removed_sigma_names_are_a_type_error():
+    """sigma, sigma_max, sigma_min (renamed temperature*) are gone from the signature."""
+    for name in ("sigma", "sigma_max", "sigma_min"):
+        with pytest.raises(TypeError, match=name):
+            WOCSVMClustering(2, **{name: 0.5})
 
 
 def test_verbose_prints_iterations(blobs2, capsys):

@@ -1,6 +1,6 @@
 """Fit marginclust estimators on dask arrays (optional extra ``marginclust[dask]``).
 
-:class:`DaskRows` is the row-block backend over the chunks of a dask array:
+A row-block backend over the chunks of a dask array (``DaskRows``, internal) lets
 the estimators whose restarts are written against the row-block interface
 (:func:`supported_estimators`) fit it with their own ``fit``, every pass over X
 one graph execution that brings back only per-chunk sums. :class:`DaskClusterer`
@@ -10,8 +10,9 @@ libsvm) raise a ``TypeError``; their restarts and searches can run in parallel
 through joblib's dask backend.
 """
 
-from ._backend import DaskRows
+from ._backend import DaskRows as DaskRows
 from ._clusterer import DaskClusterer, supported_estimators
 from ._ops import GraphCounter
 
-__all__ = ["DaskClusterer", "DaskRows", "GraphCounter", "supported_estimators"]
+# DaskRows stays importable (the backend the estimators fit) but is not public API
+__all__ = ["DaskClusterer", "GraphCounter", "supported_estimators"]

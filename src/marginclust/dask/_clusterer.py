@@ -154,6 +154,7 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Returns
         -------
         self : DaskClusterer
+            The fitted wrapper.
         """
         _check_supported(self.estimator)
         X = check_dask_array(X, estimator=f"DaskClusterer({type(self.estimator).__name__})")
@@ -184,10 +185,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to label, chunked by rows like the training array.
 
         Returns
         -------
         labels : dask array of shape (n_samples,), int
+            Cluster of each row, computed when asked.
         """
         X = self._check_X(X)
         return X.map_blocks(
@@ -210,10 +213,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to label, chunked by rows like the training array.
 
         Returns
         -------
         memberships : dask array of shape (n_samples, n_clusters)
+            Rows on the simplex, computed when asked.
         """
         return self._map(X, "predict_proba")
 
@@ -223,10 +228,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Rows to transform, chunked by rows like the training array.
 
         Returns
         -------
         Xt : dask array of shape (n_samples, n_clusters)
+            The estimator's ``transform`` of each row, computed when asked.
         """
         return self._map(X, "transform")
 
@@ -236,13 +243,16 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : dask array of shape (n_samples, n_features)
+            Float data chunked by rows, as for :meth:`fit`.
         y : Ignored
+            Not used, present for API consistency by convention.
         **fit_params
             As for :meth:`fit`.
 
         Returns
         -------
         labels : dask array of shape (n_samples,)
+            The lazy ``labels_`` of the fit.
         """
         return self.fit(X, **fit_params).labels_
 

@@ -59,8 +59,7 @@ class BMMC(LinearMMCBase):
         Multiclass (``n_clusters > 2``) without pairs, in memory: a floor on the
         cluster sizes. The loss is evaluated, and each CCCP step linearised, at
         the cheapest labelling in which every cluster has at least this many
-        members (a greedy repair of the argmax labels; the argmax
-        when it already does), i.e. the objective is minimised over labellings
+        members (the argmax when it already does), i.e. the objective is minimised over labellings
         with that floor, as the class balance on labels of the original MMC
         (Xu et al. 2004). ``labels_`` is that labelling (``size_moved_`` lists
         the rows where it differs from ``predict``). ``"auto"``: half the
@@ -154,7 +153,8 @@ class BMMC(LinearMMCBase):
     -----
     Defaults of 0.2 (``C=10``, ``min_cluster_size="auto"``) against
     0.1's (``C=1``, no floor), label-free with the true K
-    (the repository's ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
+    (results in
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut, collapsed
     fits (fewer clusters than asked) 20 -> 0 of 44 and mean NCA .576 -> .591;
     on 23 shared UCI-like sets collapsed fits 6 -> 0 of 23, mean NCA .574 -> .579 (CPMMC:

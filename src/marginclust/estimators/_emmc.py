@@ -53,9 +53,15 @@ class EMMC(BaseClusterer):
     """Extreme maximum margin clustering (Zhang, Xia, Liu & Zhang, IEICE 2013).
 
     Maximum margin clustering with the SVM replaced by a regularised ELM: over
-    labels ``t`` (under the class balance constraint ``max_p N_p - min_q N_q <= l``)
-    and output weights ``beta`` it minimises ``1/2 ||beta||^2 + C/2 ||H beta - T(t)||^2``
-    where ``H`` is a random ELM hidden layer (:class:`ELMFeatures`). It alternates
+    labels ``t`` (under the class balance constraint
+    :math:`\\max_p N_p - \\min_q N_q \\le l`) and output weights :math:`\\beta` it
+    minimises
+
+    .. math::
+
+        \\tfrac12 \\lVert \\beta \\rVert^2 + \\tfrac{C}{2} \\lVert H \\beta - T(t) \\rVert^2
+
+    where :math:`H` is a random ELM hidden layer (:class:`ELMFeatures`). It alternates
     a ridge fit of ``beta`` (a Cholesky factor of ``I/C + H^T H`` computed once and
     reused, since only the targets change) with the optimal relabelling and the
     balance repair of Sec. 4.2, until the labels stop changing (the loop is
@@ -187,16 +193,14 @@ class EMMC(BaseClusterer):
 
     Notes
     -----
-    The spectral start (0.2) against k-means in the hidden layer (0.1),
-    label-free with the true K, mean NCA (the repository's
-    ``benchmarks/results/defaults_battery.md``): on the 33 sets with
-    at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685 ->
-    .873; on 23 shared UCI-like sets (standardised, K = the number of classes)
-    .597 -> .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI
-    sets .439 -> .442). EMMC keeps
-    most labels of its start, so it inherits the spectral start's failures:
-    where the best-separated structure is not the classes (iris, australian,
-    svmguide1) ``init="k-means-elm"`` is better.
+    The spectral start (0.2) against k-means in the hidden layer (0.1), label-free with
+    the true K, mean NCA (results in ``benchmarks/results/defaults_battery.md``): on the
+    33 sets with at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685
+    -> .873; on 23 shared UCI-like sets (standardised, K = the number of classes) .597 ->
+    .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI sets
+    .439 -> .442). EMMC keeps most labels of its start, so it inherits the spectral
+    start's failures: where the best-separated structure is not the classes (iris,
+    australian, svmguide1) ``init="k-means-elm"`` is better.
 
     Cost per iteration is O(n L m) after the one-time O(n L^2 + L^3) factorisation
     (primal) or O(n^2 L + n^3) (dual). ``H^T H`` is accumulated over row blocks; H
@@ -502,9 +506,10 @@ class EMMC(BaseClusterer):
         """Per-sample C of 10, 100 (the default) and 1000, and L = 100 or 300 (at most n / 2).
 
         C is returned in the sum convention for these n rows (``c / n``), so a
-        search that refits on more rows rescales it (``_n_scaled_params``). L is
-        capped at half the samples so the ridge fit cannot reproduce any
-        labelling (``init_fixed_point_``); the hidden layer is scaled to the data
+        search that refits on more rows rescales it
+        (:func:`~marginclust.model_selection.n_scaled_params`). L is capped at half
+        the samples so the ridge fit cannot reproduce any labelling
+        (``init_fixed_point_``); the hidden layer is scaled to the data
         (:class:`ELMFeatures`), so the grid needs no kernel width.
         """
         n = X.shape[0]

@@ -17,7 +17,6 @@ from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..utils import Positive, kmeans_start, resolve_alias
 from ._kernel_model import (
-    DEPRECATED_WIDTH_CONSTRAINTS,
     KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
@@ -43,9 +42,11 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
     Alternates an LS-SVM fit on the current labels (kernel ridge regression on
     targets y in {-1, +1}) and an exact relabelling under the class-balance
     constraint ``|sum_i y_i| <= l``, minimising (eq. (14) of Wang & Chen 2013,
-    after Zhang, Tsang & Kwok 2009)::
+    after Zhang, Tsang & Kwok 2009)
 
-        J(w, y) = ||w||^2 + lam * sum_i (w^T phi(x_i) - y_i)^2
+    .. math::
+
+        J(w, y) = \\lVert w \\rVert^2 + \\lambda \\sum_i \\bigl(w^\\top \\phi(x_i) - y_i\\bigr)^2
 
     Both steps are exact, so ``J`` never increases; the loop stops when no
     label changes. Binary only: the references define the two-cluster problem.
@@ -97,10 +98,6 @@ class IterativeLSSVM(KernelModelMixin, BaseClusterer):
         Seeds the initialisation and the feature map.
     verbose : int, default=0
         ``verbose > 0`` prints one line per sweep to stderr.
-    sigma : float, default="deprecated"
-        Deprecated: use ``gamma = 1 / (2 sigma^2)``.
-    sigma_scale : float, default="deprecated"
-        Deprecated: use ``gamma``.
 
     Attributes
     ----------
@@ -155,7 +152,6 @@ n_features_in_
         "balance": _fraction,
         "max_iter": Positive(integer=True),
         **KERNEL_CONSTRAINTS,
-        **DEPRECATED_WIDTH_CONSTRAINTS,
     }
 
     def __init__(
@@ -174,8 +170,6 @@ n_features_in_
         dtype: Any = None,
         random_state: Any = None,
         verbose: int = 0,
-        sigma: Any = "deprecated",
-        sigma_scale: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.kernel = kernel
@@ -190,8 +184,6 @@ n_features_in_
         self.dtype = dtype
         self.random_state = random_state
         self.verbose = verbose
-        self.sigma = sigma
-        self.sigma_scale = sigma_scale
 
     def _check_params(self, X: Any) -> None:
         init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)

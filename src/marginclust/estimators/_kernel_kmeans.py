@@ -29,9 +29,15 @@ __all__ = ["KernelKMeans"]
 class KernelKMeans(TransformerMixin, BaseClusterer):
     """Kernel K-means with an RBF kernel and centres in data space (SLMC eq. 15).
 
-    Minimises ``J = sum_i w_i ||phi(x_i) - phi(v_{l_i})||^2 = sum_i w_i 2 (1 -
-    k(x_i, v_{l_i}))`` over crisp labels ``l`` and centres ``v_k`` in data space, with
-    ``k(x, y) = exp(-gamma ||x - y||^2)``. The assignment step is exact
+    Minimises
+
+    .. math::
+
+        J = \\sum_i w_i \\lVert \\phi(x_i) - \\phi(v_{l_i}) \\rVert^2
+          = \\sum_i w_i \\, 2 \\bigl(1 - k(x_i, v_{l_i})\\bigr)
+
+    over crisp labels :math:`l` and centres :math:`v_k` in data space, with
+    :math:`k(x, y) = \\exp(-\\gamma \\lVert x - y \\rVert^2)`. The assignment step is exact
     (nearest centre: the kernel distance grows with the Euclidean one); the centre
     step is the kernel-weighted mean of the members, ``v_k = sum_{i in C_k} a_i x_i /
     sum a_i``, ``a_i = w_i k(x_i, v_k)``, a majorise-minimise step. Hence
@@ -64,8 +70,6 @@ default="k-means++"
         Print a line per restart to stderr.
     random_state : int, RandomState instance or None, default=None
         Seed for the initialisation (and the sigma0 subsample).
-    sigma : float or None, default="deprecated"
-        Deprecated: the RBF width, ``gamma = 1 / (2 sigma^2)``; use ``gamma``.
 
     Attributes
     ----------
@@ -139,7 +143,6 @@ default="k-means++"
         n_init: int = 1,
         verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
-        sigma: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.gamma = gamma
@@ -149,7 +152,6 @@ default="k-means++"
         self.n_init = n_init
         self.verbose = verbose
         self.random_state = random_state
-        self.sigma = sigma
 
     def fit(self, X: Any, y: Any = None, *, sample_weight: Any = None) -> KernelKMeans:
         """Fit the clustering to ``X``.

@@ -24,12 +24,12 @@ from ..feature_maps._kernel_context import (
     kernel_decision_values,
 )
 from ..feature_maps._low_rank import check_dtype
-from ..utils import Constraint, OneOf, Or, Positive, check_finite_scale, check_positive, report
+from ..utils import Constraint, OneOf, check_finite_scale, check_positive, report
 from ..utils._blocks import RowBackend
 from ..utils._memory import check_memory
 
-__all__ = ["AUTO_COMPONENTS", "DEPRECATED_WIDTH_CONSTRAINTS", "EXACT_MAX_SAMPLES",
-           "KERNEL_CONSTRAINTS", "KernelContext", "KernelModelMixin", "kernel_fit_memory"]
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
+           "KernelModelMixin", "kernel_fit_memory"]
 
 KERNELS = ("rbf", "linear", "precomputed")
 
@@ -47,20 +47,11 @@ def _dtype(value: Any, name: str) -> None:
     check_dtype(value)
 
 
-# The kernel parameters' part of the estimators' ``_parameter_constraints``; the
-# deprecated widths are checked when given (the sentinel "deprecated": not given).
-_DEPRECATED_WIDTH = Or(
-    ("deprecated", None), Positive(), "{name} must be a real number; got {value!r}."
-)
+# The kernel parameters' part of the estimators' ``_parameter_constraints``.
 KERNEL_CONSTRAINTS: dict[str, Constraint] = {
     "kernel": _kernel,
     "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
     "dtype": _dtype,
-}
-#: The deprecated widths, for an estimator that still takes them (IterativeLSSVM).
-DEPRECATED_WIDTH_CONSTRAINTS: dict[str, Constraint] = {
-    "sigma": _DEPRECATED_WIDTH,
-    "sigma_scale": _DEPRECATED_WIDTH,
 }
 #: Largest n for which ``n_components="auto"`` keeps the exact kernel. Above it one
 #: exact sweep costs a Cholesky factorisation of an n x n matrix (about 0.5 s at
@@ -91,14 +82,11 @@ class KernelModelMixin:
     """Kernel parameters, validation, per-fit context and decision values.
 
     Expects the attributes ``kernel``, ``gamma``, ``n_components``, ``low_rank``,
-    ``dtype``, ``random_state`` and ``verbose`` (and reads the deprecated ``sigma``
-    and ``sigma_scale`` where a subclass still has them).
+    ``dtype``, ``random_state`` and ``verbose``.
     """
 
     kernel: Any
     gamma: Any
-    sigma: Any
-    sigma_scale: Any
     n_components: Any
     low_rank: Any
     dtype: Any
@@ -178,38 +166,11 @@ class KernelModelMixin:
         return {"n_components": AUTO_COMPONENTS}
 
     def _resolve_width(self, X: Any) -> float | None:
-        """``gamma`` of the RBF kernel on (centred) ``X``; None for other kernels.
-
-        The deprecated ``sigma`` (a width) and ``sigma_scale`` (a multiple of
-        the width, of sigma0 when ``sigma`` is not given) still work with a
-        ``FutureWarning``.
-        """
-        import warnings
-
-        sigma = getattr(self, "sigma", "deprecated")
-        scale = getattr(self, "sigma_scale", "deprecated")
-        old_sigma = not (isinstance(sigma, str) and sigma == "deprecated")
-        old_scale = not (isinstance(scale, str) and scale == "deprecated")
-        if old_sigma or old_scale:
-            names = " and ".join(n for n, o in (("sigma", old_sigma), ("sigma_scale", old_scale))
-                                 if o)
-            warnings.warn(
-                f"{type(self).__name__}({names}=...) is deprecated and will be removed in 0.3; "
-                "use gamma (exp(-gamma ||x - y||^2); gamma = 1 / (2 sigma^2)) instead.",
-                FutureWarning,
-                stacklevel=6,  # fit > _fit > _prepare > _prepare_kernel > build_kernel_context
-            )
+        """``gamma`` of the RBF kernel on (centred) ``X``; None for other kernels."""
         if self.kernel != "rbf":
             return None
-        seed = 0  # sigma0 on a fixed row sample: the width never depends on the restart
-        if old_sigma or old_scale:
-            factor = float(scale) if old_scale else 1.0
-            if old_sigma and sigma is not None:
-                base = 1.0 / (2.0 * float(sigma) ** 2)
-            else:
-                base = resolve_gamma("sigma0", X, random_state=seed)
-            return base / (factor * factor)
-        return resolve_gamma(self.gamma, X, random_state=seed)
+        # sigma0 on a fixed row sample: the width never depends on the restart
+        return resolve_gamma(self.gamma, X, random_state=0)
 
     def _prepare_kernel(self, X: Any, *, stream: bool = False) -> KernelContext:
         """Centre, resolve ``gamma``, build the kernel matrix or the features, once per fit.

@@ -42,10 +42,16 @@ _FAITHFUL_WARN_SAMPLES = 2000
 class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Probabilistic K-means: soft K-means solved by active gradient projection.
 
-    Minimises ``J(P) = sum_ij p_ij ||x_i - c_j(P)||^2`` with ``c_j(P)`` the
-    P-weighted mean of the data, over memberships P whose rows lie on the
-    probability simplex (Liu et al., "Probabilistic K-means"; fuzzy c-means at
-    m = 1). J is concave in P, its gradient is ``dJ/dp_ij = ||x_i - c_j||^2``,
+    Minimises
+
+    .. math::
+
+        J(P) = \\sum_{i,j} p_{ij} \\, \\lVert x_i - c_j(P) \\rVert^2
+
+    with :math:`c_j(P)` the P-weighted mean of the data, over memberships P whose
+    rows lie on the probability simplex (Liu et al., "Probabilistic K-means";
+    fuzzy c-means at m = 1). J is concave in P, its gradient is
+    :math:`\\partial J / \\partial p_{ij} = \\lVert x_i - c_j \\rVert^2`,
     and every KKT point is a hard partition (up to ties) in which each point
     sits in its nearest centre, i.e. a fixed point of K-means.
 

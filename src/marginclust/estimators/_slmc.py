@@ -66,10 +66,17 @@ _MAX_RESEEDS = 3
 class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     """Soft large margin clustering (Wang & Chen, Information Sciences 2013).
 
-    Learns a kernel decision function ``f(x) = sum_i alpha_i k(x_i, x)`` in
-    ``R^K`` and soft memberships ``U`` by alternating two exact minimisations of::
+    Learns a kernel decision function :math:`f(x) = \\sum_i \\alpha_i k(x_i, x)` in
+    :math:`\\mathbb{R}^K` and soft memberships :math:`U` by alternating two exact
+    minimisations of
 
-        J(alpha, U) = tr(alpha Kmat alpha^T) + lam * sum_ik u_ik^m ||f(x_i) - e_k||^2
+    .. math::
+
+        J(\\alpha, U) = \\operatorname{tr}(\\alpha K \\alpha^\\top)
+            + \\lambda \\sum_{i,k} u_{ik}^m \\, \\lVert f(x_i) - e_k \\rVert^2
+
+    (:math:`K` the kernel matrix, :math:`e_k` the k-th unit vector, :math:`\\lambda`
+    the parameter ``lam``).
 
     The alpha-step is a weighted kernel ridge regression solved by one Cholesky
     factorisation (the paper's printed eq. (8) is not the
@@ -180,7 +187,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
         of the two agree to 1e-6 relative with the same labels
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
-        fraction of an exact one (the repository's low-rank SLMC speed benchmark).
+        fraction of an exact one.
         Ignored by the exact kernel and by features streamed from the data
         (too large to keep in memory, or out of core with
         :mod:`marginclust.dask`: every pass recomputes them, and a CG
@@ -244,26 +251,23 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     Notes
     -----
-    Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
-    ``w_step="pcg"``) against 0.1's (``init="fcm-sharp"``, ``gamma="scale"``,
-    exact W-step), label-free with the true K, mean normalised clustering
-    accuracy (NCA; the repository's
-    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
-    3,000 points of Gagolewski's batteries fcps, graves and wut (rings, chains,
-    spirals, nested and touching groups; the framework's "original" scaling)
-    .701 -> .923, no collapsed fit; on 23 shared UCI-like sets (standardised,
-    at most 3,000 rows, K = the number of classes) .503 -> .524; on 20 sets of
-    the suite's sipu, uci and other batteries, never used to choose anything,
-    .553 -> .699 (their 8 UCI sets .417 -> .412). The start matters most: with the neighbour
-    width and 0.1's
-    FCM start the battery mean is .697 (the alternation keeps FCM's convex
-    cut); with the spectral start and 0.1's width it is .869 (2 collapsed
-    fits: a wide kernel merges neighbouring arms). Where the best-separated
-    structure is not the classes (iris: setosa is split in two before
-    versicolor and virginica are; categorical australian) the spectral start
-    loses to FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10
-    clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten
-    (accuracy 1.0; 0.1's merged two, .81).
+    Defaults of 0.2 (``init="spectral"``, ``gamma="local"``, ``w_step="pcg"``) against
+    0.1's (``init="fcm-sharp"``, ``gamma="scale"``, exact W-step), label-free with the
+    true K, mean normalised clustering accuracy (NCA; results in
+    ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most 3,000 points
+    of Gagolewski's batteries fcps, graves and wut (rings, chains, spirals, nested and
+    touching groups; the framework's "original" scaling) .701 -> .923, no collapsed fit;
+    on 23 shared UCI-like sets (standardised, at most 3,000 rows, K = the number of
+    classes) .503 -> .524; on 20 sets of the suite's sipu, uci and other batteries, never
+    used to choose anything, .553 -> .699 (their 8 UCI sets .417 -> .412). The start
+    matters most: with the neighbour width and 0.1's FCM start the battery mean is .697
+    (the alternation keeps FCM's convex cut); with the spectral start and 0.1's width it
+    is .869 (2 collapsed fits: a wide kernel merges neighbouring arms). Where the
+    best-separated structure is not the classes (iris: setosa is split in two before
+    versicolor and virginica are; categorical australian) the spectral start loses to
+    FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10 clusters
+    (``make_blobs(..., cluster_std=2)``) the defaults find all ten (accuracy 1.0; 0.1's
+    merged two, .81).
 
     References
     ----------

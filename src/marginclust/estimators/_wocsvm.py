@@ -26,7 +26,6 @@ from ..utils import (
     check_positive,
     report,
     resolve_alias,
-    resolve_renamed,
 )
 from ._one_class import (
     DECISION_SCALE,
@@ -54,10 +53,16 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples
     with the cluster's memberships as weights. The E-step turns the machines'
-    outputs into memberships ``z_ik ∝ w_k exp(s_k(x_i) / T)`` at temperature
-    ``T``, with ``s_k = d_k`` (Schölkopf, eq. 13) or ``-||phi(x) - a_k||^2``
-    (Tax & Duin, eq. 12); the M-step retrains each machine and sets the cluster
-    weight ``w_k = mean_i z_ik``. With ``annealing=True`` the temperature goes
+    outputs into memberships
+
+    .. math::
+
+        z_{ik} \\propto w_k \\exp\\bigl(s_k(x_i) / T\\bigr)
+
+    at temperature :math:`T`, with :math:`s_k = d_k` (Schölkopf, eq. 13) or
+    :math:`s_k(x) = -\\lVert \\phi(x) - a_k \\rVert^2` (Tax & Duin, eq. 12); the
+    M-step retrains each machine and sets the cluster weight
+    :math:`w_k = \\frac{1}{n} \\sum_i z_{ik}`. With ``annealing=True`` the temperature goes
     from ``temperature_max`` down to ``temperature_min`` (``T <- decay * T``),
     each level run to convergence.
 
@@ -167,9 +172,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Seeds the initialisation and the Nystroem landmarks.
     verbose : int, default=0
         ``verbose > 0`` prints one line per EM iteration to stderr.
-    sigma, sigma_max, sigma_min : float, default="deprecated"
-        Deprecated names of ``temperature``, ``temperature_max`` and
-        ``temperature_min`` (removed in 0.3).
 
     Attributes
     ----------
@@ -220,7 +222,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     rescaling or a common offset of ``X`` does not change the fit. With
     LIBSVM's decision scale the E-step's log-odds grow with the cluster sizes
     ``nu sum_i z_ik``, so there ``temperature`` is declared as a parameter that
-    scales with ``n_samples``: a temperature chosen on m
+    scales with ``n_samples``
+    (:func:`~marginclust.model_selection.n_scaled_params`): a temperature chosen on m
     rows means ``temperature * n / m`` on n rows; on the relative scale it
     does not (model selection fits a subset of m of the n rows at
     ``temperature * m / n`` on the LIBSVM scale only). Its label-free grid
@@ -232,7 +235,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     Defaults of 0.2 (``init="spectral"``, ``gamma="local"``,
     ``decision_scale="relative"``, ``nu=0.3``, ``temperature=0.05``) against
     0.1's (``"gmm"``, ``"sigma0"``, ``"libsvm"``, 0.9, 1.0), label-free with
-    the true K, mean NCA (the repository's
+    the true K, mean NCA (results in
     ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
     3,000 points of Gagolewski's batteries fcps, graves and wut .658 -> .924
     (collapsed fits 3 -> 0 of 44); on 23 shared UCI-like sets (standardised, K
@@ -282,8 +285,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         "temperature_max",
         "temperature_min",
     )
-    # the temperatures are checked as they are resolved from their deprecated
-    # names (sigma, sigma_max, sigma_min), in _temperatures
+    # the temperatures are checked as the schedule is built, in _temperatures
     _parameter_constraints = {
         "form": OneOf(FORMS),
         **KERNEL_NU,
@@ -326,9 +328,6 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         n_init: int = 1,
         random_state: Any = None,
         verbose: int = 0,
-        sigma: Any = "deprecated",
-        sigma_max: Any = "deprecated",
-        sigma_min: Any = "deprecated",
     ) -> None:
         self.n_clusters = n_clusters
         self.form = form
@@ -351,28 +350,22 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         self.n_init = n_init
         self.random_state = random_state
         self.verbose = verbose
-        self.sigma = sigma
-        self.sigma_max = sigma_max
-        self.sigma_min = sigma_min
 
     # ------------------------------------------------------------ validation
     def _temperatures(self) -> npt.NDArray[np.float64]:
         if self.annealing:
-            t_max = resolve_renamed(self, "sigma_max", "temperature_max")
-            t_min = resolve_renamed(self, "sigma_min", "temperature_min")
+            t_max, t_min = self.temperature_max, self.temperature_min
             relative = self.decision_scale == "relative"
-            t = resolve_renamed(self, "sigma", "temperature")
             if isinstance(t_max, str) and t_max == "auto":
-                t_max = 4.0 * check_positive(t, "temperature") if relative else 5.0
+                t_max = 4.0 * check_positive(self.temperature, "temperature") if relative else 5.0
             if isinstance(t_min, str) and t_min == "auto":
-                t_min = check_positive(t, "temperature") if relative else 0.1
+                t_min = check_positive(self.temperature, "temperature") if relative else 0.1
             return annealing_schedule(
                 check_positive(t_max, "temperature_max"),
                 check_positive(t_min, "temperature_min"),
                 check_positive(self.decay, "decay"),
             )
-        t = resolve_renamed(self, "sigma", "temperature")
-        return np.array([check_positive(t, "temperature")])
+        return np.array([check_positive(self.temperature, "temperature")])
 
     def _check_params(self, X: npt.NDArray[np.float64]) -> None:
         nu = float(self.nu)

@@ -223,7 +223,7 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         return self._transform(X)
 
     def get_feature_names_out(self, input_features: Any = None) -> npt.NDArray[np.object_]:
-        """Output feature names ``elmfeatures0 .. elmfeatures{L-1}``.
+        """Output feature names, ``elmfeatures0`` to ``elmfeatures{L-1}``.
 
         Parameters
         ----------

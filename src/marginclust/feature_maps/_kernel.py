@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
-from ..utils import Frame, check_positive, resolve_renamed
+from ..utils import Frame, check_positive
 from ..utils._blocks import RowBackend, sample_row_indices
 
 __all__ = [
@@ -270,14 +270,6 @@ def rbf_kernel_sigma(
     return np.exp(D2, out=D2)
 
 
-def _sigma_to_gamma(sigma: Any) -> Any:
-    """The deprecated ``sigma`` (RBF width) as ``gamma = 1 / (2 sigma^2)``; None: the default."""
-    if sigma is None:
-        return "sigma0"
-    check_positive(sigma, "sigma")
-    return 1.0 / (2.0 * float(sigma) ** 2)
-
-
 def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
     """``gamma`` at the default ``"sigma0"`` times 1/4 .. 4 (widths sigma0 * 2 .. sigma0 / 2).
 
@@ -313,13 +305,12 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
 
     A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
     are computed on the centred working frame (exact for data with a large offset)
-    and converted back. The deprecated ``sigma`` of the estimator is honoured
-    (FutureWarning).
+    and converted back.
 
     Parameters
     ----------
     est : estimator
-        An estimator with the parameters ``gamma``, ``sigma`` and ``random_state``.
+        An estimator with the parameters ``gamma`` and ``random_state``.
     frame : Frame
         The estimator's working frame of the data (:func:`marginclust.utils.centred_frame`).
 
@@ -342,11 +333,11 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
     >>> from types import SimpleNamespace
     >>> from marginclust.feature_maps import resolve_frame_gamma
     >>> from marginclust.utils import centred_frame
-    >>> est = SimpleNamespace(gamma=0.5, sigma="deprecated", random_state=0)
+    >>> est = SimpleNamespace(gamma=0.5, random_state=0)
     >>> resolve_frame_gamma(est, centred_frame(np.eye(3)))
     (0.5, 0.5)
     """
-    gamma = resolve_renamed(est, "sigma", "gamma", _sigma_to_gamma)
+    gamma = est.gamma
     rs = int(est.random_state) if isinstance(est.random_state, numbers.Integral) else 0
     s = frame.scale
     if isinstance(gamma, str):
