@@ -121,10 +121,10 @@ def _estimator(method: str) -> Any:
 
 def _count_bmmc_passes() -> list[int]:
     """Count the graph executions of BMMC's dask passes (DaskRows.states / partials)."""
-    from marginclust.dask import _linear_mmc
+    from marginclust.dask import _backend
 
     count = [0]
-    rows = _linear_mmc.DaskRows
+    rows = _backend.DaskRows
     for name in ("states", "partials"):
         orig = getattr(rows, name)
 

@@ -29,7 +29,10 @@ class _Toy(SoftClusterMixin, BaseClusterer):
         if fail:
             raise EmptyClusterError("scripted failure")
         centers = X[random_state.choice(X.shape[0], k, replace=False)]
-        labels = np.zeros(X.shape[0], dtype=int) if degenerate else np.arange(X.shape[0]) % k
+        if degenerate:  # every centre but the first far away: one cluster takes all
+            centers = np.vstack([X.mean(axis=0), X.mean(axis=0) + 1e3 * np.arange(1, k)[:, None]])
+        # the nearest-centre labels: the base's final assignment step keeps them
+        labels = np.argmax(self._memberships(X, centers), axis=1)
         return SolverResult(
             x={"labels_": labels, "cluster_centers_": centers, "memberships_": None, "tag_": step},
             objective=objective,
@@ -38,10 +41,14 @@ class _Toy(SoftClusterMixin, BaseClusterer):
             converged=converged,
         )
 
-    def _predict_memberships(self, X):
-        d = ((X[:, None, :] - self.cluster_centers_[None]) ** 2).sum(-1)
+    @staticmethod
+    def _memberships(X, centers):
+        d = ((X[:, None, :] - centers[None]) ** 2).sum(-1)
         e = np.exp(-(d - d.min(axis=1, keepdims=True)))
         return e / e.sum(axis=1, keepdims=True)
+
+    def _predict_memberships(self, X):
+        return self._memberships(X, self.cluster_centers_)
 
 
 X = np.random.RandomState(0).normal(size=(20, 3))
@@ -124,14 +131,37 @@ def test_n_clusters_found_and_one_point_cluster_warning():
     class _OnePoint(_Toy):
         def _fit_one(self, X, random_state, **fit_params):
             res = super()._fit_one(X, random_state)
-            labels = np.zeros(X.shape[0], dtype=int)
-            labels[0] = 1
-            res.x["labels_"] = labels
+            res.x["cluster_centers_"] = np.vstack([X[1:].mean(axis=0), X[0]])
             return res
 
+    X1 = X.copy()
+    X1[0] += 100.0  # an outlier, nearest to the second centre alone
     with pytest.warns(ConvergenceWarning, match="cluster of 1 sample"):
-        est = _OnePoint(2).fit(X)
+        est = _OnePoint(2).fit(X1)
     assert est.n_clusters_found_ == 2
+    assert np.bincount(est.labels_).tolist() == [19, 1]
+
+
+def test_final_assignment_and_empty_clusters_numbered_last():
+    """labels_ = predict(X_train), in [0, n_clusters_found_); memberships_ = predict_proba."""
+
+    class _Empty(_Toy):
+        _cluster_axes = {"cluster_centers_": 0}
+
+        def _fit_one(self, X, random_state, **fit_params):
+            res = super()._fit_one(X, random_state)
+            far = X.mean(axis=0) + 1e3  # cluster 0 owns no sample
+            res.x["cluster_centers_"] = np.vstack([far, X[:5].mean(axis=0), X[5:].mean(axis=0)])
+            res.x["labels_"] = np.full(X.shape[0], 2)  # not the model's rule: reassigned
+            return res
+
+    with pytest.warns(ConvergenceWarning, match="only 2 non-empty"):
+        est = _Empty(3).fit(X)
+    assert est.n_clusters_found_ == 2
+    assert set(est.labels_.tolist()) == {0, 1}
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    np.testing.assert_array_equal(est.predict_proba(X), est.memberships_)
+    np.testing.assert_allclose(est.cluster_centers_[2], X.mean(axis=0) + 1e3)
 
 
 def test_verbose_prints_restart_lines(capsys):

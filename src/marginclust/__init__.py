@@ -36,6 +36,9 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (the registry is the one list)
 _LAZY: dict[str, str] = {spec.name: spec.module for spec in ESTIMATORS}
+# the library-wide settings (max_memory), as scikit-learn's set_config / config_context
+_LAZY.update({name: "marginclust.utils._memory"
+              for name in ("config_context", "get_config", "set_config")})
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -19,11 +19,6 @@ from typing import Any
 __all__ = ["ESTIMATORS", "EstimatorSpec", "cli_aliases", "clusterer_names", "get_spec"]
 
 _BINARY_ONLY = "binary-only method (n_clusters=3 raises ValueError); binary recovery tested in "
-_PKM_N_ITER = (
-    "the paper's one-constraint-at-a-time solvers count gradient steps, as PKM's Table II "
-    "does; from a k-means++ start that is already stationary they take none, so n_iter_ = 0 "
-    "(scikit-learn expects >= 1); counting a verification pass would change the paper counts"
-)
 
 
 @dataclass(frozen=True)
@@ -155,11 +150,6 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("init-dirichlet", {"init": "dirichlet"}),
             ("init-uniform-perturbed", {"init": "uniform-perturbed"}),
         ),
-        variant_expected_failed={
-            "solver-fmsagp": {"check_transformer_n_iter": _PKM_N_ITER},
-            "solver-msagp": {"check_transformer_n_iter": _PKM_N_ITER},
-            "solver-agp": {"check_transformer_n_iter": _PKM_N_ITER},
-        },
     ),
     EstimatorSpec(
         "EMMC",

@@ -20,6 +20,32 @@ belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
 every restart: ``_fit_one(context, random_state)``. Restarts run through
 :class:`joblib.Parallel`: sequential by default, in parallel under
 ``joblib.parallel_config(n_jobs=...)``, bitwise the same fit (seeds drawn first).
+
+The contract of every clusterer is enforced here, after the best restart is
+kept (:meth:`BaseClusterer._finish_fit`), not by each estimator:
+
+- ``labels_`` lie in ``[0, n_clusters_found_)``: when a fit leaves clusters
+  empty, the non-empty ones are numbered first (the estimator's cluster-indexed
+  attributes are permuted by :meth:`BaseClusterer._permute_clusters`);
+- ``predict(X_train)`` equals ``labels_``: a final assignment step sets
+  ``labels_`` to the model's own rule on the training data, as scikit-learn's
+  KMeans does after its last centre update; an estimator whose labels obey a
+  constraint the rule does not (a class-balance repair, a floor on the cluster
+  sizes, must-link / cannot-link pairs, the partition a classifier was trained
+  on) names instead, in ``_moved_attribute``, the fitted attribute that lists
+  the rows where the two differ, and this step fills it (an estimator with more
+  than one such constraint splits the rows among its attributes,
+  :meth:`BaseClusterer._set_moved`; a restart whose constraint moved nothing it
+  could see, e.g. out of core, sets ``labels_ = None`` and gets the final
+  assignment step);
+- ``predict_proba(X_train)`` equals ``memberships_``: the same step sets
+  ``memberships_`` to the model's memberships of the training data (the
+  solver's last memberships up to rounding), unless the estimator keeps its
+  solver's iterate (``_memberships_from_model = False``, e.g. PKM, whose
+  memberships are hard at a KKT point).
+
+The step costs one prediction pass over the training data (as KMeans' final
+assignment).
 """
 
 from __future__ import annotations
@@ -51,8 +77,36 @@ from .utils import (
     report,
     spawn_seeds,
 )
+from .utils._blocks import RowBackend, RowBlocks
 
-__all__ = ["BaseClusterer", "SoftClusterMixin", "one_cluster_result"]
+__all__ = ["BaseClusterer", "SoftClusterMixin", "fits_out_of_core", "one_cluster_result"]
+
+
+def fits_out_of_core(estimator: Any) -> bool:
+    """Whether an estimator (or class) fits a row-block backend such as the dask one.
+
+    Such an estimator's ``fit`` also takes a row-block backend instead of an array
+    (:class:`marginclust.dask.DaskRows`, which :class:`marginclust.dask.DaskClusterer`
+    builds): every pass of its restarts goes through the backend's block methods.
+
+    Parameters
+    ----------
+    estimator : estimator instance or class
+        The estimator (its class decides).
+
+    Returns
+    -------
+    bool
+        Whether its restarts run on a row-block backend (a mode may still need
+        memory, e.g. SLMC's exact kernel: its ``fit`` then says so).
+
+    Examples
+    --------
+    >>> from marginclust import FuzzyCMeans, IterSVR
+    >>> fits_out_of_core(FuzzyCMeans), fits_out_of_core(IterSVR)
+    (True, False)
+    """
+    return bool(getattr(estimator, "_out_of_core", False))
 
 
 def one_cluster_result(
@@ -91,6 +145,36 @@ def _refuse_lazy(X: Any, name: str) -> None:
             "other classes listed by marginclust.dask.supported_estimators()); or pass a "
             "NumPy array (X.compute() if it fits in memory)."
         )
+
+
+def _nonempty_first(sizes: npt.NDArray[np.intp]) -> npt.NDArray[np.intp] | None:
+    """The renumbering that puts the non-empty clusters first (None: they already are)."""
+    sizes = np.asarray(sizes)
+    order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
+    return None if np.array_equal(order, np.arange(sizes.size)) else order
+
+
+def _take_from(labels: Any, inverse: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    return inverse[np.asarray(labels)]
+
+
+def _row_argmax(P: Any) -> npt.NDArray[np.intp]:
+    return np.asarray(np.argmax(P, axis=1), dtype=np.intp)
+
+
+def _renumbered(labels: Any, inverse: npt.NDArray[np.intp]) -> Any:
+    """``inverse[labels]`` (blockwise for lazy labels)."""
+    if hasattr(labels, "map_blocks"):
+        return labels.map_blocks(_take_from, inverse, dtype=np.intp)
+    return inverse[np.asarray(labels)]
+
+
+def _sizes_degeneracy(sizes: npt.NDArray[np.intp], n_clusters: int) -> Degeneracy:
+    sizes = np.asarray(sizes, dtype=np.intp)
+    n_found = int(np.count_nonzero(sizes))
+    threshold = min_cluster_size(int(sizes.sum()), n_clusters)
+    bad = n_found < n_clusters or bool(np.any(sizes[sizes > 0] < threshold))
+    return Degeneracy(n_found, sizes, threshold, bad)
 
 
 def _validate(estimator: Any, X: Any, **kwargs: Any) -> Any:
@@ -178,6 +262,22 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     # Restarts share nothing mutable (``_fit_one`` reads the context and ``self``,
     # writes neither), so joblib may run them in parallel.
     _parallel_restarts: ClassVar[bool] = True
+    # The restarts run on any row-block backend (:class:`~marginclust.utils._blocks.RowBlocks`
+    # in memory, :mod:`marginclust.dask` out of core): see :func:`fits_out_of_core`.
+    _out_of_core: ClassVar[bool] = False
+    # The fitted attribute listing the training rows whose ``labels_`` differ from
+    # ``predict(X_train)`` (labels held to a constraint the prediction rule does not
+    # see, e.g. ``"balance_moved_"``, ``"size_moved_"``); None: ``labels_`` is
+    # ``predict(X_train)``.
+    _moved_attribute: ClassVar[str | None] = None
+    # Cluster-indexed fitted attributes and their cluster axis, permuted together
+    # when empty clusters are numbered last (see :meth:`_permute_clusters`).
+    _cluster_axes: ClassVar[Mapping[str, int]] = {}
+    # Soft methods: the final step sets memberships_ = the model's memberships of the
+    # training data (predict_proba(X_train)); False keeps the solver's own.
+    _memberships_from_model: ClassVar[bool] = True
+    # Fitted attributes holding cluster indices (renumbered with the clusters).
+    _cluster_index_attributes: ClassVar[tuple[str, ...]] = ()
 
     # Fitted attributes every clusterer sets (declared for type checkers only).
     labels_: npt.NDArray[np.intp]
@@ -225,6 +325,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------- machinery
     def _validate_fit_data(self, X: Any) -> Any:
+        if isinstance(X, RowBackend) and not X.in_memory:
+            return self._validate_row_backend(X)
         _refuse_lazy(X, type(self).__name__)
         X = _validate(
             self,
@@ -235,6 +337,23 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             ensure_min_samples=2,
         )
         return X
+
+    def _validate_row_backend(self, rows: Any) -> Any:
+        """An out-of-core row-block backend (:mod:`marginclust.dask`): checked in one pass."""
+        name = type(self).__name__
+        if not self._out_of_core:
+            raise TypeError(
+                f"{name} cannot fit out of core: its solver needs all of X at once (an n x n "
+                "kernel, a QP or libsvm). Restarts and parameter searches can still run in "
+                "parallel on a dask cluster through joblib's dask backend on in-memory data."
+            )
+        rows = rows.validate(name=name, dtypes=self._dtypes, accept_sparse=self._accept_sparse,
+                             require_non_constant=self._require_non_constant)
+        for attr in ("feature_names_in_",):
+            if hasattr(self, attr):
+                delattr(self, attr)
+        self.n_features_in_ = rows.shape[1]
+        return rows
 
     def _validate_predict_data(self, X: Any) -> Any:
         check_is_fitted(self)
@@ -253,11 +372,107 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """Validate, run the restarts, keep the best, set the fitted attributes."""
         X = self._validate_fit_data(X)
         self._check_fit_setup(X)
-        check_distinct_rows(X, self._n_clusters)
-        if self._require_non_constant:
-            check_not_constant(X)
+        if not isinstance(X, RowBackend):  # an out-of-core backend checked its columns' ranges
+            check_distinct_rows(X, self._n_clusters)
+            if self._require_non_constant:
+                check_not_constant(X)
         context = self._prepare(X, **fit_params)
-        return self._fit_restarts(context)
+        self._fit_restarts(context, finish=False)
+        del context  # kernel matrices and caches of the fit: free before the last pass
+        return self._finish_fit(X)
+
+    def _permute_clusters(self, order: npt.NDArray[np.intp]) -> None:
+        """Renumber the clusters: new cluster ``j`` is the fitted cluster ``order[j]``.
+
+        Permutes every attribute of ``_cluster_axes`` along its cluster axis; an
+        estimator whose model is indexed otherwise (a list of machines, a sign)
+        overrides this. ``labels_`` is renumbered by the caller.
+        """
+        for name, axis in self._cluster_axes.items():
+            value = getattr(self, name, None)
+            if value is None:
+                continue
+            if isinstance(value, list):
+                setattr(self, name, [value[int(j)] for j in order])
+            else:
+                # np.take also takes a lazy (dask) array lazily
+                setattr(self, name, np.take(value, order, axis=axis))
+        inverse = np.empty(order.size, dtype=np.intp)
+        inverse[order] = np.arange(order.size)
+        for name in self._cluster_index_attributes:
+            value = getattr(self, name, None)
+            if value is not None:
+                setattr(self, name, sorted(int(inverse[j]) for j in value))
+
+    def _finish_fit(self, X: Any, predicted: Any = None) -> BaseClusterer:
+        """The contract of every clusterer (module docstring): the final assignment step
+        (or the ``_moved_attribute`` rows), clusters numbered non-empty first,
+        ``n_clusters_found_``.
+
+        ``X`` is the validated training data or a row-block backend (whose per-row
+        results, ``labels_`` and ``memberships_``, may then be lazy). ``predicted``:
+        ``predict(X)``, when the fit has computed it already (with a
+        ``_moved_attribute`` only; it saves the prediction pass).
+        """
+        rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
+        k = self._n_clusters
+        if self._moved_attribute is None or getattr(self, "labels_", None) is None:
+            # (a restart whose constraint left every row to the rule sets labels_ = None)
+            labels = self._final_assignment(rows)
+            sizes = rows.bincount(labels, k)
+            # a rule that ties between clusters resolves to the lower index, which a
+            # renumbering can change, but it never picks an empty cluster: one
+            # renumbering and a new assignment make the labels compact
+            for _ in range(2):
+                order = _nonempty_first(sizes)
+                if order is None:
+                    break
+                self._permute_clusters(order)
+                labels = self._final_assignment(rows)
+                sizes = rows.bincount(labels, k)
+            self.labels_ = labels
+            if self._moved_attribute is not None:
+                self._set_moved(np.zeros(0, dtype=np.intp))
+        else:
+            sizes = rows.bincount(self.labels_, k)
+            order = _nonempty_first(sizes)
+            if order is not None:
+                self._permute_clusters(order)
+                inverse = np.empty(k, dtype=np.intp)
+                inverse[order] = np.arange(k)
+                self.labels_ = _renumbered(self.labels_, inverse)
+                sizes = sizes[order]
+            pred = self._final_assignment(rows) if predicted is None else predicted
+            self._set_moved(rows.flatnonzero(pred != self.labels_))
+        if not hasattr(self.labels_, "__dask_graph__"):
+            self.labels_ = np.asarray(self.labels_, dtype=np.intp)
+        self._warn_if_degenerate(_sizes_degeneracy(np.asarray(sizes), k))
+        return self
+
+    def _set_moved(self, moved: npt.NDArray[np.intp]) -> None:
+        """Record the training rows where ``labels_`` differs from ``predict``.
+
+        ``moved`` (sorted row numbers) goes to ``_moved_attribute``; an estimator
+        whose labels obey more than one constraint overrides this to split the
+        rows among its attributes (their union is ``moved``).
+        """
+        assert self._moved_attribute is not None
+        setattr(self, self._moved_attribute, np.asarray(moved, dtype=np.intp))
+
+    def _labels_of(self, X: Any) -> npt.NDArray[np.intp]:
+        return np.asarray(self._predict(X), dtype=np.intp)
+
+    def _final_assignment(self, rows: Any) -> Any:
+        """``predict(X_train)``; soft methods also set ``memberships_`` from the model."""
+        if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
+            return rows.map_rows(self._labels_of, dtype=np.intp)
+        P = rows.map_rows(self._predict_memberships, tail=(self._n_clusters,))
+        self.memberships_ = P
+        if type(self)._predict is BaseClusterer._predict:  # the argmax of P: no second pass
+            if hasattr(P, "map_blocks"):  # lazy: blockwise (a graph plain pickle can carry)
+                return P.map_blocks(_row_argmax, drop_axis=1, dtype=np.intp)
+            return _row_argmax(P)
+        return rows.map_rows(self._labels_of, dtype=np.intp)
 
     def _check_fit_setup(self, X: Any) -> None:
         """Check ``n_clusters`` against the data, then the parameter table, then
@@ -276,13 +491,17 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         check_parameters(self, self._parameter_constraints)
         self._check_params(X)
 
-    def _fit_restarts(self, context: Any, fit_one: Any = None) -> BaseClusterer:
+    def _fit_restarts(
+        self, context: Any, fit_one: Any = None, *, finish: bool = True
+    ) -> BaseClusterer:
         """Run the restarts from ``context``, keep the best, set the fitted attributes.
 
         ``fit_one(context, random_state)`` defaults to :meth:`_fit_one`; an
         out-of-core fitter (:mod:`marginclust.dask`) passes its own. A result
         whose ``info`` holds ``"cluster_sizes"`` is judged by those sizes (its
-        ``labels_`` may be lazy and are then left as they are).
+        ``labels_`` may be lazy and are then left as they are). With
+        ``finish=False`` the caller runs :meth:`_finish_fit` (which sets
+        ``n_clusters_found_`` and warns about degenerate labels).
         """
         parallel_ok = fit_one is None and self._parallel_restarts
         fit_one = self._fit_one if fit_one is None else fit_one
@@ -344,8 +563,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             )
         for name, value in best.x.items():
             setattr(self, name, value)
-        labels = getattr(self, "labels_")  # noqa: B009 - set just above, from best.x
-        if not hasattr(labels, "__dask_graph__"):
+        labels = getattr(self, "labels_", None)  # set by the restart, or by _finish_fit
+        if labels is not None and not hasattr(labels, "__dask_graph__"):
             self.labels_ = np.asarray(labels, dtype=np.intp)
         self.objective_ = float(best.objective)
         self.objective_history_ = np.asarray(best.objective_history, dtype=np.float64)
@@ -357,7 +576,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 "before meeting its tolerance; increase max_iter or tol."
             )
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
-        self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
+        if finish:
+            self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
         return self
 
     def _warn_if_degenerate(self, deg: Degeneracy | None = None) -> None:

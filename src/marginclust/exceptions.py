@@ -6,6 +6,7 @@ __all__ = [
     "ConvergenceWarning",
     "EmptyClusterError",
     "InfeasibleProblemError",
+    "MemoryLimitError",
     "NotFittedError",
 ]
 
@@ -23,4 +24,15 @@ class InfeasibleProblemError(ValueError):
 
     For instance one-class SVM weights whose sum is below ``nu * n_samples``,
     or a class-balance bound that no labelling can meet.
+    """
+
+
+class MemoryLimitError(MemoryError, ValueError):
+    """A step's estimated memory exceeds the budget: refused before it is spent.
+
+    The budget is the memory available to the process, or the ``max_memory`` set
+    with :func:`marginclust.set_config` / :func:`marginclust.config_context`; the
+    message names the estimate and what to do instead (low rank, a diagonal
+    start, a subsample). A ``MemoryError`` (and, as a refused parameter setting,
+    a ``ValueError``).
     """

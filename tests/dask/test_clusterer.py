@@ -8,8 +8,7 @@ import pytest
 
 import dask
 from marginclust import BMMC, CPMMC, EMMC, PKM, SLMC, FuzzyCMeans, KernelFuzzyCMeans, KernelKMeans
-from marginclust.dask import DaskClusterer, GraphCounter, supported_estimators
-from marginclust.dask._ops import block_partials, sample_rows
+from marginclust.dask import DaskClusterer, DaskRows, GraphCounter, supported_estimators
 
 
 def test_refuses_unsupported_estimators_naming_the_supported():
@@ -63,18 +62,40 @@ def test_every_fitter_says_what_is_wrong_with_empty_or_nan_data(est):
             DaskClusterer(est).fit(da.from_array(X, chunks=(20, 3)))
 
 
-def test_block_partials_one_execution_in_block_order():
+def test_partials_one_execution_in_block_order():
     X = da.arange(30.0, chunks=7).reshape(-1, 1).rechunk((7, 1))
     with dask.config.set(scheduler="synchronous"), GraphCounter() as c:
-        parts = block_partials(X, lambda b: float(b[0, 0]))
+        parts = DaskRows(X).partials(lambda b: float(b[0, 0]))
     assert c.count == 1
     assert parts == [0.0, 7.0, 14.0, 21.0, 28.0]
 
 
-def test_sample_rows_distinct_sorted_and_seeded():
-    X = da.from_array(np.arange(200.0).reshape(100, 2), chunks=(13, 2))
-    rows, idx = sample_rows(X, 10, np.random.RandomState(0))
-    rows2, idx2 = sample_rows(X, 10, np.random.RandomState(0))
+def test_states_stay_beside_their_chunks_and_partials_come_back_in_order():
+    X = da.arange(30.0, chunks=7).reshape(-1, 1).rechunk((7, 1))
+    rows = DaskRows(X)
+
+    def count(Xb, state):
+        seen = 0 if state is None else state
+        return seen + 1, (seen, Xb.shape[0])
+
+    with dask.config.set(scheduler="synchronous"), GraphCounter() as c:
+        states, parts = rows.states(count, None)
+        states, parts = rows.states(count, states)
+    assert c.count == 2
+    assert parts == [(1, 7), (1, 7), (1, 7), (1, 7), (1, 2)]
+
+
+def test_sample_rows_distinct_sorted_seeded_and_the_in_memory_draw():
+    from marginclust.utils._blocks import RowBlocks
+
+    A = np.arange(200.0).reshape(100, 2)
+    rows = DaskRows(da.from_array(A, chunks=(13, 2)))
+    sample, idx = rows.sample(10, np.random.RandomState(0))
+    sample2, idx2 = rows.sample(10, np.random.RandomState(0))
     assert np.array_equal(idx, idx2) and len(set(idx.tolist())) == 10
     assert np.all(np.diff(idx) > 0)
-    np.testing.assert_array_equal(rows, np.arange(200.0).reshape(100, 2)[idx])
+    np.testing.assert_array_equal(sample, A[idx])
+    mem, idx_mem = RowBlocks(A).sample(10, np.random.RandomState(0))
+    np.testing.assert_array_equal(idx_mem, idx)
+    # a start: a sample out of core, every row in memory (the same rows when n <= size)
+    np.testing.assert_array_equal(rows.start_rows(1000, np.random.RandomState(0))[0], A)

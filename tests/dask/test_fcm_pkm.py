@@ -18,7 +18,9 @@ from sklearn.base import clone
 
 import dask
 from marginclust import PKM, FuzzyCMeans
-from marginclust.dask import DaskClusterer, GraphCounter, _ops
+from marginclust.dask import DaskClusterer, GraphCounter
+from marginclust.estimators import _fcm, _pkm
+from tests._crosspath import fcm_memberships_rtol
 
 BLOCK = 700  # rows per block of the in-memory solvers in the bitwise tests
 
@@ -37,7 +39,17 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(PKM, "_chunk_rows", lambda self, X: BLOCK)
 
 
-def _assert_same_fit(ref, model, *, exact=True, rtol=0.0):
+def _assert_same_fit(ref, model, *, exact=True, rtol=0.0, X=None):
+    """The same fit; ``exact``: bitwise, except FCM's memberships_ when ``X`` is given.
+
+    FCM's ``memberships_`` are the final assignment step's ``predict_proba(X_train)``,
+    a fresh pass whose temporaries (the centred rows, the distances) the two paths
+    allocate apart: a BLAS kernel whose order depends on alignment (measured:
+    OPENBLAS_CORETYPE=Prescott, 17 of 60,000 entries 1 ulp of 1 apart) may round
+    them differently, so they are compared within the bound of
+    :func:`tests._crosspath.fcm_memberships_rtol` (the same centres, each distance
+    within its expansion's rounding).
+    """
     for name in ("cluster_centers_", "objective_history_"):
         a, b = getattr(ref, name), getattr(model, name)
         if exact:
@@ -49,7 +61,10 @@ def _assert_same_fit(ref, model, *, exact=True, rtol=0.0):
     labels = model.labels_.compute()
     np.testing.assert_array_equal(ref.labels_, labels)
     U = model.memberships_.compute()
-    if exact:
+    if exact and X is not None and isinstance(ref, FuzzyCMeans):
+        bound = fcm_memberships_rtol(X, ref.cluster_centers_, ref.m_)
+        np.testing.assert_allclose(U, ref.memberships_, rtol=bound, atol=0)
+    elif exact:
         np.testing.assert_array_equal(ref.memberships_, U)
     else:
         np.testing.assert_allclose(ref.memberships_, U, rtol=1e-7, atol=1e-12)
@@ -71,7 +86,7 @@ def test_bitwise_equal_to_in_memory_fit_synchronous(make, dtype, small_blocks):
     ref = make().fit(X)
     with dask.config.set(scheduler="synchronous"):
         model = DaskClusterer(make()).fit(da.from_array(X, chunks=(BLOCK, -1)))
-        _assert_same_fit(ref, model)
+        _assert_same_fit(ref, model, X=X)
     assert model.cluster_centers_.dtype == ref.cluster_centers_.dtype == dtype
 
 
@@ -83,7 +98,7 @@ def test_fcm_sample_weight_bitwise(small_blocks):
         model = DaskClusterer(FuzzyCMeans(n_clusters=3, random_state=0)).fit(
             da.from_array(X, chunks=(BLOCK, -1)), sample_weight=da.from_array(w, chunks=999)
         )
-        _assert_same_fit(ref, model)
+        _assert_same_fit(ref, model, X=X)
 
 
 def test_default_blocks_bitwise_without_patching():
@@ -99,7 +114,7 @@ def test_default_blocks_bitwise_without_patching():
         model = DaskClusterer(FuzzyCMeans(n_clusters=3, init=C0, tol=1e-3)).fit(
             da.from_array(X, chunks=(rows, -1))
         )
-        _assert_same_fit(ref, model)
+        _assert_same_fit(ref, model, X=X)
 
 
 @pytest.mark.parametrize(
@@ -151,7 +166,8 @@ def _guarded(X, chunk):
 def test_x_is_never_materialised(make, monkeypatch):
     X = _blobs(n=6000)
     Xg = _guarded(X, 500)
-    monkeypatch.setattr(_ops, "init_sample_size", lambda k: 300)
+    for module in (_fcm, _pkm):  # a start sample of 300 rows (of 6000)
+        monkeypatch.setattr(module, "init_sample_size", lambda k: 300)
     with dask.config.set(scheduler="synchronous"):
         with pytest.raises(AssertionError, match="materialised"):
             Xg.compute()  # the guard works: gathering X raises
@@ -164,13 +180,16 @@ def test_x_is_never_materialised(make, monkeypatch):
 
 
 @pytest.mark.parametrize("make", [CASES[0], CASES[2]])
-def test_round_trips_at_most_n_iter_plus_4(make):
+def test_round_trips_n_iter_plus_a_constant(make):
     X = _blobs(n=12000, spread=1.5)  # more rows than the init sample: one trip for it
     with dask.config.set(scheduler="synchronous"), GraphCounter() as counter:
         model = DaskClusterer(make()).fit(da.from_array(X, chunks=(1500, -1)))
-    # 2 frame passes, 1 init sample, n_iter_ + 1 solver passes (the first assigns)
+    # 1 check of X (finiteness, extremes, column sums), 1 sum of squares of the frame,
+    # 1 init sample, n_iter_ + 1 solver passes (the first assigns), FCM: 1 for the
+    # restart's cluster sizes; the final assignment's cluster sizes: 1
+    c = 6 if isinstance(model.estimator_, FuzzyCMeans) else 5
     assert model.n_iter_ >= 3
-    assert counter.count <= model.n_iter_ + 4
+    assert counter.count == model.n_iter_ + c
 
 
 def test_predict_proba_transform_equal_numpy_and_pickle(small_blocks):
@@ -259,4 +278,4 @@ def test_threaded_scheduler_same_fit(make, small_blocks):
     ref = make().fit(X)
     with dask.config.set(scheduler="threads", num_workers=2):
         model = DaskClusterer(make()).fit(da.from_array(X, chunks=(BLOCK, -1)))
-        _assert_same_fit(ref, model)
+        _assert_same_fit(ref, model, X=X)

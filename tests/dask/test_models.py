@@ -91,23 +91,22 @@ def test_emmc_bitwise_equal_to_in_memory(case):
     np.testing.assert_array_equal(dc.init_labels_.compute(), ref.init_labels_)
     np.testing.assert_array_equal(dc.balance_moved_, ref.balance_moved_)
     assert dc.balance_ == ref.balance_ and dc.effective_dof_ == ref.effective_dof_
-    # round trips: 3 (location, scale) + 1 (k-means sample) + 1 (Gram) + 1 per
-    # iteration + 1 (balance_moved_) = n_iter_ + 6; +2 gathers for Gaussian nodes;
-    # every balance-repair move adds a selection pass and each repair a commit pass
-    # (at most 3 per iteration for 3 clusters here; counted in n_passes_)
-    c = 6 + (2 if kw.get("activation") == "gaussian" else 0)
+    # round trips: 3 (the check of X with the column sums; the location's peak, the
+    # scale) + 1 (k-means sample) + 1 (Gram) + 1 per iteration + 2 (the final
+    # assignment's cluster sizes, balance_moved_) = n_iter_ + 7; +2 gathers for Gaussian
+    # nodes; every balance-repair move adds a selection pass and each repair a commit
+    # pass (at most 3 per iteration for 3 clusters here)
+    c = 7 + (2 if kw.get("activation") == "gaussian" else 0)
     if case == "repair":
         assert count <= dc.n_iter_ * 4 + c + 2
-        assert count == dc.n_passes_ + 4
     else:
         assert count <= dc.n_iter_ + c + 2  # + at most 2 repairs (2 clusters: 1 move each)
-    assert count == dc.n_passes_ + c - 2
 
 
 def test_emmc_binary_round_trips_no_repair(X):
     kw = dict(n_hidden=30, random_state=0, balance=0.5)  # loose balance: never repairs
     dc, count = _dask_fit(EMMC(**kw), da.from_array(X, chunks=(8192, -1)))
-    assert count == dc.n_iter_ + 6
+    assert count == dc.n_iter_ + 7
 
 
 def test_emmc_tolerance_on_local_cluster_uneven_chunks(local_cluster_client):
@@ -167,14 +166,15 @@ def test_slmc_bitwise_equal_to_in_memory(init):
     np.testing.assert_array_equal(dc.mean_, ref.mean_)
     np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
     np.testing.assert_array_equal(dc.memberships_.compute(), ref.memberships_)
-    # round trips: column stats + landmarks + first W-step + one per sweep (+1 k-means++
-    # sample, which is every row here)
-    assert c.count == dc.n_iter_ + 3 + (0 if init == "array" else 1)
+    # round trips: the check of X (with the column sums) + landmarks + first W-step +
+    # one per sweep + the final assignment's cluster sizes (+1 start sample, which is
+    # every row here)
+    assert c.count == dc.n_iter_ + 4 + (0 if init == "array" else 1)
 
 
 def test_slmc_no_materialisation_and_round_trips(X):
     dc, count = _dask_fit(_slmc(init="k-means++"), da.from_array(X, chunks=(8192, -1)))
-    assert count == dc.n_iter_ + 4
+    assert count == dc.n_iter_ + 5
     assert dc.labels_.shape == (X.shape[0],)
 
 
@@ -264,3 +264,34 @@ def test_random_init_is_drawn_per_block(est):
     dc, _ = _dask_fit(clone(est), da.from_array(X, chunks=(1000, -1)))
     with dask.config.set(scheduler="synchronous"):
         assert clustering_accuracy(np.asarray(ref.labels_), dc.labels_.compute()) > 0.99
+
+
+def test_defaults_of_slmc_and_emmc_out_of_core():
+    """SLMC's and EMMC's defaults (spectral start, SLMC's gamma="local") out of core: the
+    width from the rows the in-memory rule draws (equal to a sum's rounding), the start
+    from the same sample with every other row labelled by its nearest sample row; on
+    separated blobs (no bifurcation) the in-memory labels."""
+    import warnings
+
+    import dask.array as da
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    import dask
+    from marginclust import EMMC, SLMC
+    from marginclust.dask import DaskClusterer
+
+    X, y = make_blobs(5000, 4, centers=3, random_state=0)
+    Xd = da.from_array(X, chunks=(1024, 4))
+    with dask.config.set(scheduler="synchronous"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for est in (SLMC(3, n_components=100, random_state=0),
+                    EMMC(3, n_hidden=100, random_state=0)):
+            lazy = DaskClusterer(est).fit(Xd)
+            mem = type(est)(**est.get_params()).fit(X)
+            labels = np.asarray(lazy.labels_.compute() if hasattr(lazy.labels_, "compute")
+                                else lazy.labels_)
+            assert adjusted_rand_score(labels, mem.labels_) == 1.0
+            assert adjusted_rand_score(labels, y) == 1.0
+            if hasattr(mem, "gamma_"):
+                assert lazy.gamma_ == pytest.approx(mem.gamma_, rel=1e-12)

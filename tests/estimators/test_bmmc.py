@@ -366,17 +366,17 @@ def test_pairs_help_on_overlapping_groups():
 
 
 def test_passes_over_X_one_per_bundle_step(monkeypatch):
-    """Issues 11 and 14: every pass over X is one row-block pass (scores and the
+    """Every pass over X is one row-block pass (scores and the
     plane's X' Gc in the same pass over each block); the solve costs one pass per
     bundle plane, two per offset polish (candidates, then the risks at the old and
     new offset), one per CCCP iteration for the true objective and the new labels
     (the value and the linearisation at the same iterate share it), plus two per
     fit for the data's mean and scale (init excluded: labels given)."""
-    from marginclust.objectives import _mmc_blocks
+    from marginclust.utils import _blocks
 
     X, _ = _pinned_blobs()
     calls = {"passes": 0}
-    states, partials = _mmc_blocks.RowBlocks.states, _mmc_blocks.RowBlocks.partials
+    states, partials = _blocks.RowBlocks.states, _blocks.RowBlocks.partials
 
     def count_states(self, *a, **k):
         calls["passes"] += 1
@@ -386,8 +386,8 @@ def test_passes_over_X_one_per_bundle_step(monkeypatch):
         calls["passes"] += 1
         return partials(self, *a, **k)
 
-    monkeypatch.setattr(_mmc_blocks.RowBlocks, "states", count_states)
-    monkeypatch.setattr(_mmc_blocks.RowBlocks, "partials", count_partials)
+    monkeypatch.setattr(_blocks.RowBlocks, "states", count_states)
+    monkeypatch.setattr(_blocks.RowBlocks, "partials", count_partials)
     init = (X[:, 0] > np.median(X[:, 0])).astype(int)
     est = BMMC(init=init).fit(X)
     steps = int(est.n_inner_iter_.sum())

@@ -197,7 +197,9 @@ def test_interpolating_fit_is_detected_as_fixed_point(rng):
 
 
 def test_cycle_is_detected_and_warned(monkeypatch):
-    """If relabelling alternates between two labelings, stop with a warning."""
+    """If relabelling alternates between two labelings, stop with a warning.
+
+    (n_hidden > n_samples: the dual problem, whose labels are arrays to patch.)"""
     X, _ = _blobs(n=40, k=3, seed=0)
     A = np.arange(40) % 3
     B = (np.arange(40) + 1) % 3
@@ -208,7 +210,7 @@ def test_cycle_is_detected_and_warned(monkeypatch):
         return (B if state["i"] % 2 else A).copy()
 
     monkeypatch.setattr(ELMRidgeProblem, "assign", alternating)
-    est = EMMC(3, n_hidden=10, init=A, random_state=0, max_iter=50)
+    est = EMMC(3, n_hidden=50, init=A, random_state=0, max_iter=50)
     with pytest.warns(ConvergenceWarning, match="cycles"):
         est.fit(X)
     assert est.stop_reason_ == "cycle"

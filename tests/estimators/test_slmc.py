@@ -240,13 +240,15 @@ def test_bad_data(rng):
         est.predict(X[:, :1])
 
 
-def test_exact_mode_refuses_too_large_data(rng, monkeypatch):
+def test_exact_mode_refuses_too_large_data(rng):
+    from marginclust import config_context
+    from marginclust.exceptions import MemoryLimitError
+
     X, _ = _blobs(rng)
-    monkeypatch.setattr(kernel_model, "exact_memory_limit", lambda: 1000)
-    with pytest.raises(ValueError, match="n_components"):
+    with config_context(max_memory=1000), pytest.raises(MemoryLimitError, match="n_components"):
         SLMC(3, n_components=None).fit(X)
     low = SLMC(3, n_components=10, init="k-means", max_iter=3, random_state=0)
-    with pytest.warns(ConvergenceWarning):
+    with config_context(max_memory="2MB"), pytest.warns(ConvergenceWarning):
         low.fit(X)  # low-rank mode still runs
 
 

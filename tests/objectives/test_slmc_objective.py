@@ -166,50 +166,40 @@ def test_normal_equations_block_partials_sum_to_the_dense_gram(rng):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_streamed_features_equal_cached_and_materialised(rng, dtype):
-    from marginclust.feature_maps._low_rank import LowRankKernelMap, TrainingFeatures
-    from marginclust.objectives._slmc import (
-        SLMCFeatureProblem,
-        feature_normal_block,
-        feature_normal_reduce,
-    )
-
-    def feature_normal_equations(blocks, U, lam, m):
-        return feature_normal_reduce(
-            (feature_normal_block(Pb, U[s:s + Pb.shape[0]], lam, m) for s, Pb in blocks),
-            blocks.n_columns, U.shape[1])
+def test_row_problem_cached_and_streamed_features_equal_the_dense_sweep(rng, dtype):
+    """The row-block sweep (features cached in the block states or recomputed every
+    pass) gives bitwise the same iterates both ways, and the dense sweep's up to
+    rounding: the W-step from ``Phi^T D Phi`` and the U-step of ``Phi W``."""
+    from marginclust.feature_maps._low_rank import LowRankKernelMap
+    from marginclust.objectives._slmc import SLMCRowProblem, alpha_step_features, u_step
+    from marginclust.utils._blocks import RowBlocks
 
     X = rng.randn(300, 4).astype(dtype)
     fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=0).fit(X)
-    cached = TrainingFeatures(fmap, X, block_rows=64)
-    streamed = TrainingFeatures(fmap, X, block_rows=64, cache_bytes=0)
-    assert cached.cached and not streamed.cached
     Phi = fmap.transform(X)
-    assert streamed.dtype == Phi.dtype == dtype
-    # streamed and cached blocks are bitwise equal; both are the map's features, up to the
-    # rounding of each (64-row blocks may take other BLAS kernels than one block)
-    np.testing.assert_array_equal(streamed.materialize(), cached.materialize())
+    assert Phi.dtype == dtype
+    # features of 64-row blocks (what a pass computes) are the map's, up to the rounding
+    # of each (64-row blocks may take other BLAS kernels than one block)
+    blocks = np.vstack([P for _, P in fmap.transform_blocks(X, block_rows=64)])
     atol = 2 * feature_rounding_bound(fmap, X.astype(np.float64), np.finfo(dtype).eps)
-    np.testing.assert_allclose(streamed.materialize(), Phi, rtol=0, atol=atol)
+    np.testing.assert_allclose(blocks, Phi, rtol=0, atol=atol)
     U = rng.dirichlet(np.ones(3), size=300)
-    G_s, R_s = feature_normal_equations(streamed, U, 2.0, 2.0)
-    G_c, R_c = feature_normal_equations(cached, U, 2.0, 2.0)
-    np.testing.assert_array_equal(G_s, G_c)
-    np.testing.assert_array_equal(R_s, R_c)
-    Um = U**2
-    G_dense = 2.0 * Phi.T.astype(np.float64) @ (
-        Um.sum(1)[:, None] * Phi.astype(np.float64))
-    tol = 1e-10 if dtype == np.float64 else 1e-4
-    np.testing.assert_allclose(G_s, G_dense, rtol=tol, atol=tol * np.abs(G_dense).max())
-    # whole sweeps: same iterates and objective, streamed or in memory
-    state_s = state_c = state_a = (U, None, None)
+    rows = RowBlocks(X, block_rows=64)
+    cached = SLMCRowProblem(rows, fmap, 2.0, 2.0, U, cache=True)
+    streamed = SLMCRowProblem(rows, fmap, 2.0, 2.0, U, cache=False)
+    state_c, state_s = cached.initial_state(), streamed.initial_state()
+    U_dense = U
+    tol = 1e-5 if dtype == np.float32 else 1e-10
     for _ in range(3):
-        state_s, J_s = SLMCFeatureProblem(streamed, 2.0, 2.0).step(state_s)
-        state_c, J_c = SLMCFeatureProblem(cached, 2.0, 2.0).step(state_c)
-        state_a, J_a = SLMCFeatureProblem(Phi, 2.0, 2.0).step(state_a)
+        state_c, J_c = cached.step(state_c)
+        state_s, J_s = streamed.step(state_s)
         assert J_s == J_c
         np.testing.assert_array_equal(state_s[0], state_c[0])
-        np.testing.assert_allclose(J_a, J_s, rtol=1e-5 if dtype == np.float32 else 1e-12)
+        W = alpha_step_features(Phi.astype(np.float64), U_dense, 2.0, 2.0)
+        np.testing.assert_allclose(state_c[0], W, rtol=tol, atol=tol * np.abs(W).max())
+        U_dense = u_step(Phi.astype(np.float64) @ W, 2.0)
+    np.testing.assert_allclose(cached.decision_values(), Phi.astype(np.float64) @ state_c[0],
+                               rtol=tol, atol=tol)
 
 
 def test_slmc_streams_features_above_the_cache_budget(monkeypatch):

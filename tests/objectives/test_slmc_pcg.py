@@ -11,14 +11,18 @@ from sklearn.datasets import make_blobs
 from marginclust import SLMC
 from marginclust.feature_maps._low_rank import LowRankKernelMap
 from marginclust.objectives._slmc import (
-    ArrayBlocks,
-    SLMCFeatureProblem,
+    SLMCRowProblem,
     alpha_step_features,
     membership_weights,
     objective_features,
     pcg_w_step,
     u_step,
 )
+from marginclust.utils._blocks import RowBlocks
+
+
+def ArrayBlocks(Phi):  # noqa: N802 - the (start, block) pairs pcg_w_step reads
+    return [(0, Phi)]
 
 
 def _problem(seed: int = 0, n: int = 600, L: int = 40, K: int = 3):
@@ -68,9 +72,14 @@ def test_pcg_never_raises_the_quadratic_from_its_warm_start():
 
 
 def test_pcg_alternation_is_monotone_and_falls_back_when_cg_stalls():
-    Phi, U = _problem(seed=3)
-    problem = SLMCFeatureProblem(Phi, 5.0, 2.0, w_step="pcg", max_cg=1, cg_tol=1e-14)
-    state = (U, None, None)
+    rng = np.random.RandomState(3)
+    X = rng.randn(600, 4)
+    fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=3).fit(X)
+    Phi = fmap.transform(X)
+    U = rng.dirichlet(np.ones(3), size=600)
+    problem = SLMCRowProblem(RowBlocks(X), fmap, 5.0, 2.0, U, cache=True, w_step="pcg",
+                             max_cg=1, cg_tol=1e-14)
+    state = problem.initial_state()
     values = []
     for _ in range(6):
         state, J = problem.step(state)
@@ -78,8 +87,9 @@ def test_pcg_alternation_is_monotone_and_falls_back_when_cg_stalls():
     assert np.all(np.diff(values) <= 1e-12 * values[0])
     # one CG iteration cannot reach 1e-14: every sweep is redone exactly
     assert problem.n_exact == 6
-    np.testing.assert_allclose(state[2], Phi @ state[1], rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(state[0], u_step(state[2], 2.0))
+    F = problem.decision_values()
+    np.testing.assert_allclose(F, Phi @ state[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(problem.states[0]["U"], u_step(F, 2.0))
 
 
 def test_pcg_and_exact_fits_converge_to_the_same_optimum():

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
-__all__ = ["Case", "cases", "TRANSFORMS", "EXTREMES", "make_data"]
+__all__ = ["Case", "cases", "tiny_cases", "TRANSFORMS", "EXTREMES", "EXTREMES32", "make_data"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,18 @@ def cases(max_clusters: int = 3) -> st.SearchStrategy[Case]:
     )
 
 
+def tiny_cases() -> st.SearchStrategy[Case]:
+    """Very small problems (2 to 9 rows) with 1..3 blobs, ``n_clusters=1`` included."""
+    return st.builds(
+        Case,
+        seed=st.integers(0, 2**16),
+        n=st.integers(2, 9),
+        d=st.integers(2, 4),
+        k=st.integers(1, 3),
+        std=st.sampled_from([0.3, 1.0]),
+    )
+
+
 def _mixed(X: np.ndarray) -> np.ndarray:
     scale = np.where(np.arange(X.shape[1]) % 2 == 0, 1e-8, 1e8)
     return X * scale
@@ -51,7 +63,16 @@ EXTREMES = {
     "plus1e10": lambda X: X + 1e10,
     "mixed1e-8_1e8": _mixed,
 }
+# extreme but finite float32 inputs (representable in float32; the float64 path
+# accepts them)
+EXTREMES32 = {
+    "x1e-30": lambda X: X * 1e-30,
+    "x1e30": lambda X: X * 1e30,
+    "plus1e4": lambda X: X + 1e4,
+    "mixed1e-15_1e15": lambda X: X * np.where(np.arange(X.shape[1]) % 2 == 0, 1e-15, 1e15),
+}
 TRANSFORMS = {
+    **EXTREMES32,
     "identity": lambda X: X,
     "x1e-6": lambda X: X * 1e-6,
     "x1e6": lambda X: X * 1e6,

@@ -27,8 +27,14 @@ def _float_attributes(est: Any) -> dict[str, str]:
     return out
 
 
-def _collect(config: Config, case: Case, transform: str, dtype: str, random_state: int) -> dict:
-    X, _ = make_data(case, transform, np.dtype(dtype).type)
+def _collect(
+    config: Config, case: Case, transform: str, dtype: str, random_state: int, fmt: str
+) -> dict:
+    X, y = make_data(case, transform, np.dtype(dtype).type)
+    if fmt != "dense":  # the same data as a sparse matrix
+        import scipy.sparse as sp
+
+        X = getattr(sp, f"{fmt}_matrix")(X)
     X0 = X.copy()
     est = config.make(case.k, random_state=random_state)
     est.fit(X)
@@ -37,8 +43,10 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
         "memberships_": getattr(est, "memberships_", None),
         "objective_history_": getattr(est, "objective_history_", None),
         "converged_": getattr(est, "converged_", None),
+        "n_clusters_found_": getattr(est, "n_clusters_found_", None),
         "attr_dtypes": _float_attributes(est),
-        "X_unchanged_by_fit": bool(np.array_equal(X, X0)),
+        "X_unchanged_by_fit": bool(_same(X, X0)),
+        "y": y,
     }
     # the project's vocabulary: a fitted attribute named ``*moved_`` lists the training
     # rows whose labels_ differ from predict(X_train) (e.g. EMMC's balance_moved_)
@@ -52,8 +60,24 @@ def _collect(config: Config, case: Case, transform: str, dtype: str, random_stat
     rec["predict"] = np.asarray(est.predict(X))
     if hasattr(est, "predict_proba"):
         rec["predict_proba"] = np.asarray(est.predict_proba(X))
-    rec["X_unchanged"] = bool(np.array_equal(X, X0))
+    if hasattr(est, "decision_function"):
+        rec["decision_function"] = np.asarray(est.decision_function(X), dtype=np.float64)
+    rec["objective_"] = getattr(est, "objective_", None)
+    rec["params"] = est.get_params()
+    if hasattr(est, "data_scale_"):  # linear MMC: the largest norm of a row in its units
+        Xd = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+        Xc = (Xd - Xd.mean(axis=0)) / est.data_scale_
+        rec["row_norm"] = float(np.max(np.linalg.norm(Xc, axis=1)))
+    rec["X_unchanged"] = bool(_same(X, X0))
     return rec
+
+
+def _same(A, B) -> bool:
+    import scipy.sparse as sp
+
+    if sp.issparse(A):
+        return bool(A.shape == B.shape and (A != B).nnz == 0)
+    return bool(np.array_equal(A, B))
 
 
 @functools.lru_cache(maxsize=512)
@@ -65,14 +89,16 @@ def fit_record(
     random_state: int = 0,
     timeout: float | None = None,
     repeat: int = 0,
+    fmt: str = "dense",
 ) -> Outcome:
     """Fit ``config`` on ``case`` (after ``transform``) in a guarded child; cached.
 
+    ``fmt`` passes the data as a ``"csr"``, ``"csc"`` or ``"coo"`` matrix;
     ``repeat`` only changes the cache key (a second, independent fit).
     """
     config = _BY_ID[config_id]
     return run_guarded(
-        lambda: _collect(config, case, transform, dtype, random_state), timeout=timeout
+        lambda: _collect(config, case, transform, dtype, random_state, fmt), timeout=timeout
     )
 
 
@@ -98,6 +124,33 @@ def refit_record(config_id: str, case: Case, other: Case) -> Outcome:
     """Pickle / clone / set_params-refit results for ``config`` in a guarded child."""
     config = _BY_ID[config_id]
     return run_guarded(lambda: _refits(config, case, other))
+
+
+def _pairs_fit(config: Config, case: Case) -> dict:
+    """A fit with must-link and cannot-link pairs drawn from the true labels."""
+    X, y = make_data(case)
+    rng = np.random.RandomState(case.seed)
+    u, v = rng.randint(case.n, size=(2, 6))
+    keep = u != v
+    u, v = u[keep], v[keep]
+    same = y[u] == y[v]
+    ml = np.column_stack([u[same], v[same]])
+    cl = np.column_stack([u[~same], v[~same]])
+    est = config.make(case.k, random_state=0)
+    est.fit(X, must_link=ml if ml.size else None, cannot_link=cl if cl.size else None)
+    moved = [getattr(est, a) for a in ("size_moved_", "pairs_moved_")]
+    return {
+        "labels_": np.asarray(est.labels_), "predict": np.asarray(est.predict(X)),
+        "n_clusters_found_": est.n_clusters_found_, "ml": ml, "cl": cl,
+        "size_moved_": moved[0], "pairs_moved_": moved[1],
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def pairs_record(config_id: str, case: Case) -> Outcome:
+    """A fit of ``config`` with pairs drawn from ``case``'s labels, in a guarded child."""
+    config = _BY_ID[config_id]
+    return run_guarded(lambda: _pairs_fit(config, case))
 
 
 def stray_runtime_warnings(out: Outcome) -> list[str]:

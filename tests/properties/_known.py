@@ -16,12 +16,23 @@ import fnmatch
 
 from ._cases import Case
 
-__all__ = ["KNOWN", "PINNED", "STANDARD", "STANDARD3", "known_reason"]
+__all__ = ["KNOWN", "PINNED", "STANDARD", "STANDARD3", "TINY", "known_reason"]
 
 # The issue's problem: make_blobs(40, 3, centers=2, cluster_std=0.6, random_state=0).
 STANDARD = Case(seed=0, n=40, d=3, k=2, std=0.6)
 # A three-cluster problem (binary-only methods get its first two blobs' k=2 version).
 STANDARD3 = Case(seed=1, n=60, d=4, k=3, std=1.0)
+
+# Tiny problems of the contract category (run on every configuration, both dtypes):
+# one cluster, and 3 to 9 rows, where predict(X_train) once left [0, n_clusters_found_)
+# or differed from labels_ on a few rows.
+TINY = [
+    Case(seed=3, n=2, d=2, k=1, std=0.6),
+    Case(seed=4, n=3, d=2, k=2, std=0.6),
+    Case(seed=5, n=6, d=3, k=2, std=1.0),
+    Case(seed=6, n=9, d=2, k=3, std=0.3),
+    Case(seed=7, n=40, d=2, k=1, std=1.0),
+]
 
 # every finding pinned so far is fixed; add new ones here as they are found
 KNOWN: dict[tuple[str, str], str] = {}

@@ -1,15 +1,14 @@
 """``DaskClusterer``: fit a marginclust estimator on a dask array, pass by pass.
 
-A fitter per supported estimator class is registered with :func:`register`. The
-fitter runs the same solver loop as the in-memory ``fit``, with the per-block
-partial sums of each iteration computed by dask (one graph execution per pass
-over X), and sets the estimator's fitted attributes exactly as ``fit`` would.
+The estimator's own ``fit`` runs on :class:`~marginclust.dask.DaskRows`, the
+row-block backend over the dask array's chunks: its restart, written once
+against the row-block interface, makes every pass over X through the backend
+(one graph execution per pass), and its fitted attributes are exactly those of
+an in-memory fit, with the per-row ones (``labels_``, ``memberships_``) lazy.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from typing import Any
 
 import dask.array as da
@@ -17,56 +16,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+import marginclust
+from marginclust._registry import ESTIMATORS
+
+from ..base import fits_out_of_core
+from ._backend import DaskRows
 from ._ops import check_dask_array
 
-__all__ = ["DaskClusterer", "check_fit_data", "register", "supported_estimators"]
-
-Fitter = Callable[..., dict[str, da.Array]]
-_FITTERS: dict[type, Fitter] = {}
-# modules that register fitters; imported on first use (a missing one is skipped)
-_FITTER_MODULES = ("_fcm", "_pkm", "_emmc", "_linear_mmc", "_slmc")
-_loaded = False
-
-
-def register(estimator_class: type) -> Callable[[Fitter], Fitter]:
-    """Register ``fit_<method>(est, X, **fit_params) -> {"labels_": ..., ...}`` for a class.
-
-    The fitter gets an unfitted clone ``est`` and a validated row-chunked dask
-    array ``X``; it sets the fitted numpy attributes on ``est`` as ``est.fit``
-    would and returns the lazy ones (``labels_``, and ``memberships_`` for soft
-    methods). Registration is by exact class (a subclass, e.g. a kernel
-    variant, needs its own fitter).
-
-    Parameters
-    ----------
-    estimator_class : type
-        The marginclust estimator class the decorated fitter fits.
-
-    Returns
-    -------
-    decorator : callable
-        Registers the fitter and returns it unchanged.
-    """
-
-    def deco(fn: Fitter) -> Fitter:
-        _FITTERS[estimator_class] = fn
-        return fn
-
-    return deco
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for mod in _FITTER_MODULES:
-        name = f"{__package__}.{mod}"
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-    _loaded = True
+__all__ = ["DaskClusterer", "supported_estimators"]
 
 
 def supported_estimators() -> list[str]:
@@ -75,16 +32,22 @@ def supported_estimators() -> list[str]:
     Returns
     -------
     names : list of str
-        Class names, sorted (e.g. ``"FuzzyCMeans"``).
+        The registered clusterers whose restarts run on a row-block backend
+        (:func:`marginclust.base.fits_out_of_core`), sorted.
+
+    Examples
+    --------
+    >>> "FuzzyCMeans" in supported_estimators()
+    True
     """
-    _load()
-    return sorted(c.__name__ for c in _FITTERS)
+    return sorted(
+        spec.name for spec in ESTIMATORS
+        if spec.clusterer and fits_out_of_core(getattr(marginclust, spec.name))
+    )
 
 
-def _fitter(estimator: Any) -> Fitter:
-    _load()
-    fn = _FITTERS.get(type(estimator))
-    if fn is None:
+def _check_supported(estimator: Any) -> None:
+    if not fits_out_of_core(estimator):
         raise TypeError(
             f"DaskClusterer cannot fit {type(estimator).__name__} on a dask array: its "
             "solver needs all of X at once (an n x n kernel, a QP or libsvm). Supported: "
@@ -92,31 +55,6 @@ def _fitter(estimator: Any) -> Fitter:
             "estimator can still run in parallel on a dask cluster through joblib's dask "
             "backend (with joblib.parallel_backend('dask'): ...) on in-memory data."
         )
-    return fn
-
-
-def _check_size(est: Any, shape: tuple[int, ...]) -> None:
-    """At least 2 rows and 1 feature, checked from the shape before any pass over X."""
-    n, d = shape
-    if n < 2:
-        raise ValueError(
-            f"Found array with {n} sample(s) (shape={tuple(shape)}) while a minimum of 2 is "
-            f"required by {type(est).__name__}."
-        )
-    if d < 1:
-        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}).")
-
-
-def check_fit_data(est: Any, X: da.Array) -> None:
-    """What ``validate_data`` and the base checks do in memory, on the shape of a dask X.
-
-    Sets ``n_features_in_``, then runs the estimator's ``_check_fit_setup``
-    (``n_clusters`` against the data and ``_check_params``), which needs only
-    ``X.shape``. Values (finiteness, constancy) are checked by the fitter's
-    first pass (:func:`marginclust.dask._frame.dask_frame`)."""
-    _check_size(est, X.shape)
-    est.n_features_in_ = X.shape[1]
-    est._check_fit_setup(X)
 
 
 def _block_predict(Xb: np.ndarray, est: Any) -> np.ndarray:
@@ -134,9 +72,9 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
     ``n_iter_``, ``converged_``, ...) are NumPy arrays and numbers under the same
     names as after the estimator's own ``fit``; ``labels_`` (and ``memberships_``
     for soft methods) are lazy dask arrays with the row chunks of X. X is never
-    gathered: each iteration maps the in-memory solver's block function over the
-    row blocks and brings back only per-block sums (centre sums and weights:
-    O(n_clusters x n_features) per block).
+    gathered: the estimator's ``fit`` runs on :class:`DaskRows`, whose passes map
+    the in-memory block functions over the chunks and bring back only per-chunk
+    sums (centre sums and weights: O(n_clusters x n_features) per chunk).
 
     Works with any dask scheduler (synchronous, threads, processes or an active
     ``distributed.Client``).
@@ -170,11 +108,12 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
     to the in-memory fit; otherwise it differs by the rounding of sums grouped
     differently.
 
-    The lazy ``labels_`` / ``memberships_`` are graphs over X (and, for PKM,
-    over the labels the workers kept: futures of the client that fitted). A
-    pickled model carries those graphs; under ``distributed``, compute what you
-    need before the client closes, or pickle ``estimator_`` (all NumPy apart
-    from the same lazy attributes) after replacing them.
+    The lazy ``labels_`` / ``memberships_`` are the estimator's final
+    assignment step mapped over the chunks of X (the estimator's ``predict``):
+    graphs over X that a pickled model carries (some attributes, e.g. EMMC's
+    ``init_labels_``, are graphs over the labels the workers kept: futures of
+    the client that fitted). Under ``distributed``, compute what you need
+    before the client closes.
 
     Examples
     --------
@@ -217,20 +156,16 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         self : DaskClusterer
             The fitted wrapper.
         """
-        fitter = _fitter(self.estimator)
+        _check_supported(self.estimator)
         X = check_dask_array(X, estimator=f"DaskClusterer({type(self.estimator).__name__})")
         est = clone(self.estimator)
-        # every fitter's first pass reduces over rows: refuse empty data before it
-        _check_size(est, X.shape)
-        lazy = fitter(est, X, **fit_params)
+        est.fit(DaskRows(X), **fit_params)
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("_"):
                 delattr(self, name)
         for name, value in vars(est).items():
             if name.endswith("_") and not name.startswith("_") and not name.endswith("__"):
                 setattr(self, name, value)
-        for name, value in lazy.items():
-            setattr(self, name, value)
         self.estimator_ = est
         return self
 
@@ -267,7 +202,7 @@ class DaskClusterer(ClusterMixin, BaseEstimator):
         if not hasattr(self.estimator_, method):
             raise AttributeError(f"{type(self.estimator_).__name__} has no {method}.")
         # Not every model has centres (SLMC, EMMC): the fitted cluster count.
-        k = int(self.estimator_._n_clusters)
+        k = int(self.estimator_.n_clusters)
         return X.map_blocks(
             _block_method, self.estimator_, method, dtype=X.dtype, chunks=(X.chunks[0], (k,))
         )

@@ -6,7 +6,6 @@ from typing import Any
 
 import numpy as np
 
-from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
@@ -98,8 +97,9 @@ class BMMC(LinearMMCBase):
         solution ``w = 0`` is never the starting point): ``"k-means"``: one
         scikit-learn K-means run; ``"pca"``: K-means on a few principal
         directions (constraint-aware with pairs; cheap on large sparse data);
-        ``"auto"``: ``"pca"`` with pairs or sparse ``X``, else ``"k-means"``; or
-        given labels. ``"kmeans"`` is a deprecated alias of ``"k-means"``.
+        ``"auto"``: ``"pca"`` with pairs, else ``"k-means"`` (sparse and dense
+        copies of the same data start alike); or given labels. ``"kmeans"`` is a
+        deprecated alias of ``"k-means"``.
     n_init : int, default=1
         Restarts (different K-means seeds); the lowest objective is kept.
     qp : {"auto", "active-set", "ipm", "clarabel"}, default="auto"
@@ -136,6 +136,10 @@ class BMMC(LinearMMCBase):
     size_moved_ : ndarray of int
         Rows whose ``labels_`` differ from ``predict(X_train)``: moved by the
         cluster-size floor (empty when it did not bind).
+    pairs_moved_ : ndarray of int
+        Rows of must-link / cannot-link pairs whose ``labels_`` (which keep the
+        pairs) differ from ``predict(X_train)``; empty without pairs. Together
+        with ``size_moved_``: every row where the two differ.
     n_clusters_found_ : int
         Non-empty clusters in ``labels_``.
     n_features_in_ : int
@@ -297,11 +301,11 @@ class BMMC(LinearMMCBase):
         if obj is None:  # n_clusters=1
             return one_cluster_model(X, {"n_inner_iter_": np.zeros(0, dtype=np.intp)})
         obj = obj.fresh()  # this restart's own caches
-        labels0 = initial_labels(
-            X, self._n_clusters, context.init, random_state, obj.data, obj.pairs
-        )
-        obj.min_size = self._min_size(obj, labels0, X.shape[0])
-        return self._solve(obj, obj.surrogate(labels0))
+        start = self._start(context, obj, random_state, obj.pairs)
+        if isinstance(start, list):  # per-block labels (out of core: no floor, no pairs)
+            return self._solve(obj, obj.surrogate_from_states(start, None))
+        obj.min_size = self._min_size(obj, start, X.shape[0])
+        return self._solve(obj, obj.surrogate(start))
 
     def _solve(self, obj: Any, first: Any) -> SolverResult:
         """CCCP + bundle from the first convex subproblem ``first`` (initial labels)."""

@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from ..objectives._mmc import MMCObjective
-from ..objectives._mmc_init import initial_labels
 from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
@@ -136,7 +135,12 @@ class CPMMC(LinearMMCBase):
     data_scale_ : float
         Root mean feature variance of the training data (the unit of ``C``).
     size_moved_ : ndarray of int
-        Rows whose ``labels_`` differ from ``predict(X_train)`` (the floor).
+        Rows whose ``labels_`` differ from ``predict(X_train)``: moved by the
+        cluster-size floor (empty when it did not bind).
+    pairs_moved_ : ndarray of int
+        Rows of must-link / cannot-link pairs whose ``labels_`` (which keep the
+        pairs) differ from ``predict(X_train)``; empty without pairs. Together
+        with ``size_moved_``: every row where the two differ.
     n_clusters_found_ : int
         Non-empty clusters in ``labels_``.
     n_features_in_ : int
@@ -225,9 +229,13 @@ class CPMMC(LinearMMCBase):
             )
         k = self._n_clusters
         obj = obj.fresh()  # this restart's own caches
-        labels0 = initial_labels(X, k, context.init, random_state, obj.data, obj.pairs)
-        obj.min_size = self._min_size(obj, labels0, X.shape[0])
-        return self._solve(obj, labels0)
+        start = self._start(context, obj, random_state, obj.pairs)
+        if isinstance(start, list):  # per-block labels (out of core: no floor, no pairs)
+            if k > 2:
+                return self._fit_multiclass(obj, obj.surrogate_from_states(start, None))
+            return self._fit_binary(obj, start)
+        obj.min_size = self._min_size(obj, start, X.shape[0])
+        return self._solve(obj, start)
 
     def _solve(self, obj: MMCObjective, labels0: Any) -> SolverResult:
         """Cutting plane (binary) or CCCP + cutting plane (multiclass, pairs) from ``labels0``."""

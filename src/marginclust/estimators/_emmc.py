@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import replace
 from typing import Any, ClassVar
@@ -13,16 +14,19 @@ from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
 from ..feature_maps import location_scale, spectral_labels
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
+from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
+    ELMRowProblem,
     elm_outputs,
     emmc_objective,
-    hidden_layer,
+    hidden_by_blocks,
     labels_to_targets,
     relabel,
 )
 from ..solvers import LabelAlternation, SolverResult
-from ..solvers._label_alternation import start_labels
+from ..solvers._label_alternation import kmeans_on_sample
 from ..utils import (
     MaxIter,
     OneOf,
@@ -32,6 +36,8 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
+from ..utils._blocks import BLOCK_ROWS, RowBackend, RowBlocks, RowIndexer
+from ..utils._memory import check_memory
 from ._balance import check_count_balance, size_spread_balance
 
 __all__ = ["EMMC"]
@@ -40,6 +46,7 @@ _INITS = ("spectral", "k-means-elm", "k-means", "random")
 _INIT_ALIASES = {"kmeans-elm": "k-means-elm", "kmeans": "k-means"}
 _PER_SAMPLE_C = 100.0  # C="auto": C = 100 / n_samples, a weight on the MEAN squared residual
 _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 n (the paper's)
+_KMEANS_MAX_ROWS = 20000  # rows of the k-means start (as marginclust.solvers.kmeans_labels)
 
 
 class EMMC(BaseClusterer):
@@ -240,6 +247,9 @@ class EMMC(BaseClusterer):
     """
 
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
+    _out_of_core: ClassVar[bool] = True  # the primal, on dense row blocks
+    # labels_ meet the class balance; predict applies the relabelling rule alone
+    _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _block_rows: ClassVar[int] = 8192
     _max_cache_bytes: ClassVar[int] = 1 << 30
@@ -306,10 +316,36 @@ class EMMC(BaseClusterer):
         self._balance = check_count_balance(balance, n, m)
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         check_label_init(self._init, n, m, _INITS)
+        if isinstance(X, RowBackend) and not X.in_memory:
+            if X.sparse:
+                raise ValueError("Out of core EMMC needs dense row chunks; densify them.")
+            if int(self.n_hidden) > n:
+                raise ValueError(
+                    f"Out of core EMMC solves the primal (n_hidden x n_hidden) system; "
+                    f"n_hidden={self.n_hidden} > n_samples={n} needs the dual (n x n): fit "
+                    "in memory or use fewer hidden nodes."
+                )
+        else:
+            self._check_memory(n)
         if m <= 2 and self.output in ("auto", "single"):
             self._output = "binary"
         else:
             self._output = "multi" if self.output == "auto" else self.output
+
+    def _check_memory(self, n: int) -> None:
+        """Refuse a fit whose hidden-layer systems would not fit in memory (before any)."""
+        L = int(self.n_hidden)
+        if L > n:  # the dual: the n x n system, its factor, H and its products
+            check_memory(8.0 * (4.5 * n * n + 2 * n * L),
+                         f"EMMC's dual (n_hidden={L} > n_samples={n})",
+                         "use n_hidden <= n_samples (the primal, L x L) or a subsample")
+            return
+        cached = n * L * 8 <= self._max_cache_bytes
+        nbytes = 8.0 * (3 * L * L + 2 * min(n, self._block_rows) * L + (n * L if cached else 0))
+        if isinstance(self._init, str) and self._init == "k-means-elm":
+            nbytes += 4.0 * min(n, _KMEANS_MAX_ROWS) * L  # the start's float32 layer
+        check_memory(nbytes, f"EMMC with n_hidden={L} on n_samples={n}",
+                     "use fewer n_hidden or a subsample")
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         """Once per fit: the data's location and scale that every hidden layer uses."""
@@ -320,8 +356,8 @@ class EMMC(BaseClusterer):
     def _draw_features(
         self, rows: Any, context: Any, random_state: np.random.RandomState
     ) -> ELMFeatures:
-        """This restart's hidden layer, drawn from ``rows`` (X, or the dask path's row
-        gatherer) with the location and scale of the fit's context."""
+        """This restart's hidden layer, drawn from ``rows`` (X, or a row indexer of an
+        out-of-core X) with the location and scale of the fit's context."""
         return ELMFeatures(
             n_hidden=int(self.n_hidden),
             activation=self.activation,
@@ -329,74 +365,115 @@ class EMMC(BaseClusterer):
             random_state=random_state,
         )._draw(rows, context["mean"], context["scale"], random_state)
 
+    def _start(
+        self, X: Any, rows: Any, fmap: ELMFeatures, f64: bool,
+        random_state: np.random.RandomState,
+    ) -> tuple[Any, Any, Any]:
+        """The start: ``(labels or None, a labeller or None, its features)``.
+
+        ``"spectral"``: :func:`~marginclust.feature_maps.spectral_labels` (in memory;
+        out of core the same sample of at most 2,000 rows is gathered and every
+        other row takes the label of its nearest sample row, block by block, in
+        the Gram pass); ``"k-means-elm"`` / ``"k-means"``:
+        :func:`~marginclust.solvers.kmeans_on_sample` on at most 20,000 rows (every
+        row when there are no more; the other rows take the nearest centre, block
+        by block, in the Gram pass); ``"random"``: uniform labels (one stream in
+        memory, one per row block out of core); an array: the given labels.
+        """
+        m = self._n_clusters
+        init = self._init
+        if not isinstance(init, str):
+            return init, None, None
+        if init == "spectral":
+            if rows.in_memory:
+                return spectral_labels(X, m, random_state=random_state), None, None
+            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
+            sample = sample.astype(np.float64)
+            labels = spectral_sample_labels(sample, m, random_state=random_state)
+            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+                return labels, None, None
+            return None, SampleLabels(sample, labels), _identity
+        if init == "random":
+            return rows.draw(functools.partial(_random_labels, m), random_state), None, None
+        if init == "k-means":
+            feats: Any = _identity
+        elif f64:
+            feats = functools.partial(_layer32, fmap._transform)
+        else:
+            feats = functools.partial(fmap._transform, dtype=np.float32)
+        sample, _ = rows.sample(_KMEANS_MAX_ROWS, random_state)
+        km = kmeans_on_sample(feats(sample), m, random_state)
+        if sample.shape[0] == rows.shape[0]:  # every row: k-means' own labels
+            return np.asarray(km.labels_, dtype=np.intp), None, None
+        return None, km, feats
+
     def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
-        """One restart from the context of :meth:`_prepare` (the base's contract)."""
+        """One restart from the context of :meth:`_prepare` (the base's contract).
+
+        The primal (``n_hidden <= n_samples``) runs over the row blocks of X
+        (:class:`~marginclust.objectives._elm_ridge.ELMRowProblem`; in memory or
+        out of core); the dual (an n x n system) in memory.
+        """
         X = context["X"]
         n = X.shape[0]
         m = self._n_clusters
         L = int(self.n_hidden)
         out = self._output
-        fmap = self._draw_features(X, context, random_state)
+        out_of_core = isinstance(X, RowBackend) and not X.in_memory
+        rows = X if out_of_core else RowBlocks(X, self._block_rows)
+        fmap = self._draw_features(RowIndexer(rows) if out_of_core else X, context, random_state)
         if m == 1:
-            return _one_cluster(n, L, fmap, self._balance, self._C)
+            return one_cluster_result(n, _attributes(
+                np.zeros(L), fmap, self._balance, self._C, "binary", "none", "converged",
+                False, np.zeros(n, dtype=np.intp), 0.0,
+            ))
         dual = L > n
-        H, hidden = hidden_layer(
-            fmap._transform, X, L, self._block_rows, self._max_cache_bytes, self._stream_dtype
-        )
-        if isinstance(self._init, str) and self._init == "k-means-elm":
-            feats: Any = (
-                H.astype(np.float32)
-                if H is not None
-                else (lambda Xr: fmap._transform(Xr, dtype=np.float32))
-            )
-        else:
-            feats = None
-        if isinstance(self._init, str) and self._init == "spectral":
-            init_labels = spectral_labels(X, m, random_state=random_state)
-        else:
-            init_labels = start_labels(self._init, X, m, random_state, feats)
-        l_max = self._balance
-        if isinstance(self.balance, str):  # "auto": the start's own size spread, floored
-            counts = np.bincount(init_labels, minlength=m)
-            l_max = max(l_max, int(counts.max() - counts.min()))
-        problem = ELMRidgeProblem(
-            hidden,
-            n,
-            L,
-            self._C,
-            m,
-            out,
-            l_max,
-            H=H,
-            block_rows=self._block_rows,
-            labels0=init_labels,
-        )
+        f64 = dual or n * L * 8 <= self._max_cache_bytes
+        labels0, km, feats = self._start(X, rows, fmap, f64, random_state)
         solver = LabelAlternation(
             max_iter=int(self.max_iter),
             tol=float(self.tol),
             verbose=int(self.verbose),
             name="EMMC",
         )
-        res = solver.solve(problem, init_labels)
-        labels = res.x
-        beta, F, _ = res.info["model"]
+        l_max = self._balance
+        auto = isinstance(self.balance, str)  # "auto": the start's own size spread, floored
+        if dual:  # in memory only (refused out of core)
+            H = hidden_by_blocks(fmap._transform, X, self._block_rows)
+            if km is not None:
+                labels0 = np.concatenate([np.asarray(km.predict(feats(X[sl])), dtype=np.intp)
+                                          for sl in rows.slices])
+            labels0 = np.asarray(labels0, dtype=np.intp).copy()
+            if auto:
+                counts = np.bincount(labels0, minlength=m)
+                l_max = max(l_max, int(counts.max() - counts.min()))
+            problem: Any = ELMRidgeProblem(H, self._C, m, out, l_max)
+            res = solver.solve(problem, labels0)
+            labels, init_labels, sizes = res.x, labels0, np.bincount(res.x, minlength=m)
+        else:
+            cfg: dict[str, Any] = {
+                "hidden": fmap._transform, "hdtype": np.float64 if f64 else self._stream_dtype,
+                "f64": f64, "cache": f64 and not out_of_core, "m": m, "out": out, "L": L,
+                "km": km, "feats": feats,
+            }
+            problem = ELMRowProblem(rows, cfg, self._C, l_max, labels0)
+            if auto:
+                c0 = problem.init_counts
+                l_max = max(l_max, int(c0.max() - c0.min()))
+            problem.l_max = l_max
+            # a label handle: the labels stay in the blocks
+            res = solver.solve(problem, 0)  # type: ignore[arg-type]
+            labels, init_labels = problem.labels(res.x), problem.labels(0)
+            sizes = problem.counts[res.x]
+        beta = res.info["model"][0]
         dof = problem.dof
         fixed_point, message = self._stop_outcome(res, dof, n)
-        x = {
-            "labels_": labels,
-            "coef_": np.asarray(beta, dtype=np.float64),
-            "feature_map_": fmap,
-            "balance_": l_max,
-            "C_": self._C,
-            "balance_moved_": np.flatnonzero(relabel(F, m, out) != labels),
-            "output_": out,
-            "solver_": "dual" if dual else "primal",
-            "stop_reason_": res.info["stop_reason"],
-            "init_fixed_point_": fixed_point,
-            "init_labels_": init_labels,
-            "effective_dof_": dof,
-        }
-        return replace(res, x=x, message=message, info={})
+        x = _attributes(
+            np.asarray(beta, dtype=np.float64), fmap, l_max, self._C, out,
+            "dual" if dual else "primal", res.info["stop_reason"], fixed_point, init_labels, dof,
+        )
+        x["labels_"] = labels
+        return replace(res, x=x, message=message, info={"cluster_sizes": sizes})
 
     @staticmethod
     def _stop_outcome(res: SolverResult, dof: float, n: int) -> tuple[bool, str]:
@@ -491,18 +568,33 @@ class EMMC(BaseClusterer):
         return -emmc_objective(self.coef_, F, T, self.C_)
 
 
-def _one_cluster(n: int, L: int, fmap: ELMFeatures, balance: int, C: float) -> SolverResult:
-    """``n_clusters=1``: every sample in cluster 0 (``beta = 0``, outputs <= 0)."""
-    return one_cluster_result(n, {
-        "coef_": np.zeros(L),
+def _random_labels(m: int, random_state: np.random.RandomState, n: int) -> Any:
+    return random_state.randint(m, size=n).astype(np.intp)
+
+
+def _identity(rows: Any) -> Any:
+    return rows
+
+
+def _layer32(transform: Any, rows: Any) -> Any:
+    """The float64 hidden layer of rows cast to float32 (the cached layer's start features)."""
+    return hidden_by_blocks(transform, rows, BLOCK_ROWS).astype(np.float32)
+
+
+def _attributes(
+    coef: Any, fmap: ELMFeatures, balance: int, C: float, output: str, solver: str,
+    stop_reason: str, init_fixed_point: bool, init_labels: Any, dof: float,
+) -> dict[str, Any]:
+    """The fitted attributes of one restart but ``labels_`` (``balance_moved_``: the base)."""
+    return {
+        "coef_": coef,
         "feature_map_": fmap,
         "balance_": balance,
         "C_": C,
-        "balance_moved_": np.zeros(0, dtype=np.intp),
-        "output_": "binary",
-        "solver_": "none",
-        "stop_reason_": "converged",
-        "init_fixed_point_": False,
-        "init_labels_": np.zeros(n, dtype=np.intp),
-        "effective_dof_": 0.0,
-    })
+        "output_": output,
+        "solver_": solver,
+        "stop_reason_": stop_reason,
+        "init_fixed_point_": init_fixed_point,
+        "init_labels_": init_labels,
+        "effective_dof_": dof,
+    }

@@ -31,10 +31,11 @@ from ..utils import (
     centred_frame,
     check_center_init,
     check_objective_scale,
-    check_sample_weight,
     initial_point,
     report,
 )
+from ..utils._blocks import RowBackend, as_row_blocks, init_sample_size
+from ..utils._memory import check_rows_memory
 
 __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans", "auto_fuzzifier"]
 
@@ -192,6 +193,8 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
+    _out_of_core = True  # every pass through the row-block backend (marginclust.dask)
+    _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _collapse_advice = (
         "Lower the fuzzifier m (memberships near 1/K merge clusters), standardise the "
         "features, or use more n_init."
@@ -249,19 +252,38 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         self._m = (auto_fuzzifier(X.shape[0], X.shape[1]) if isinstance(self.m, str)
                    else float(self.m))
         check_center_init(self.init, self._n_clusters, X)
+        n, d = X.shape
+        k = self._n_clusters
+        init_shape = np.shape(self.init)
+        if not (isinstance(X, RowBackend) and not X.in_memory):
+            # measured: the frame (a copy of X), two membership buffers per block's
+            # state, the memberships gathered and predicted, their distances
+            check_rows_memory(type(self).__name__, X.shape, k, X.dtype.itemsize, 5)
+        elif not isinstance(self.init, str) and init_shape != (k, d):
+            raise ValueError(
+                "Out of core, init must be 'k-means++', 'random' or centres of shape "
+                f"(n_clusters, n_features) = ({k}, {d}); initial memberships would be an "
+                "n_samples x n_clusters array in memory."
+            )
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
-        frame = centred_frame(X, chunk_rows=self._chunk_rows(X))
-        return self._context(frame, check_sample_weight(sample_weight, X))
+        chunk = self._chunk_rows(X)
+        frame = centred_frame(X, chunk_rows=chunk)
+        rows = as_row_blocks(frame.Z, chunk)
+        weights, unit = rows.weights(sample_weight)
+        return self._context(frame, rows, weights, unit)
 
     def _chunk_rows(self, X: Any) -> int:
         """Rows per block of the passes over X (and of the frame's sums)."""
         k = int(getattr(self, "_n_clusters", self.n_clusters))
         return fcm_chunk_rows(X.shape[1], X.dtype.itemsize, k, X.shape[0])
 
-    def _context(self, frame: Frame, sample_weight: Any) -> dict[str, Any]:
-        """The restart context from the working frame (in memory or lazy) and the weights."""
-        context: dict[str, Any] = {"frame": frame, "sample_weight": sample_weight, "gamma": None}
+    def _context(self, frame: Frame, rows: Any, weights: Any, unit: bool) -> dict[str, Any]:
+        """The restart context: the working frame, its row blocks, the checked weights."""
+        context: dict[str, Any] = {
+            "frame": frame, "rows": rows, "weights": weights,
+            "sample_weight": None if unit else weights, "gamma": None,
+        }
         init = self.init
         d = frame.Z.shape[1]
         if not isinstance(init, str) and np.asarray(init).shape == (self._n_clusters, d):
@@ -280,21 +302,25 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return {"m": ["auto", 1.5, 2.0, 2.5]}
 
     def _fit_one(self, context: Any, random_state: np.random.RandomState) -> SolverResult:
-        frame: Frame = context["frame"]
-        Z, sw = frame.Z, context["sample_weight"]
-        centres, U0 = initial_point(context["init"], Z, self._n_clusters, sw, random_state)
-        callback = self._iteration_callback()
+        rows = context["rows"]  # the working frame's row blocks (in memory or out of core)
+        k, init = self._n_clusters, context["init"]
+        if isinstance(init, str):  # drawn on every row in memory, on a sample out of core
+            Zs, ws = rows.start_rows(init_sample_size(k), random_state, context["weights"])
+            centres, U0 = initial_point(init, Zs, k, ws, random_state)
+        elif np.shape(init) == (k, rows.shape[1]):
+            centres, U0 = np.asarray(init, dtype=rows.dtype), None
+        else:  # memberships: in memory only (refused out of core by _check_params)
+            centres, U0 = initial_point(init, rows.X, k, context["weights"], random_state)
         res = fuzzy_alternation(
-            Z,
-            sw,
+            rows,
+            context["sample_weight"],
             FuzzyProblem(self._m),
             centres=centres,
             memberships=U0,
             gamma=context["gamma"],
             tol=float(self.tol),
             max_iter=int(self.max_iter),
-            chunk_rows=self._chunk_rows(Z),
-            callback=callback,
+            callback=self._iteration_callback(),
         )
         return self._restart_result(res, context)
 
@@ -309,18 +335,17 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         return callback
 
     def _restart_result(self, res: SolverResult, context: Any) -> SolverResult:
-        """Fitted attributes of one restart from the solver's ``(U, V)`` (U may be lazy)."""
+        """Fitted attributes of one restart from the solver's centres (``labels_`` and
+        ``memberships_`` come from the final assignment step of the base class)."""
         frame: Frame = context["frame"]
-        U, V = res.x
+        V = res.x[1]
         dtype = frame.Z.dtype
         # kernel distances are scale-free; squared distances scale by 1 / scale**2
         unit = 1.0 if context["gamma"] is not None else frame.scale
         with np.errstate(over="ignore"):
             hist = res.objective_history / unit / unit
         attrs = {
-            "labels_": np.argmax(U, axis=1),
             "m_": self._m,
-            "memberships_": U,
             "cluster_centers_": frame.centers_from_frame(V).astype(dtype),
             "_frame_mean": frame.mean,
             "_frame_scale": frame.scale,
@@ -481,6 +506,7 @@ class KernelFuzzyCMeans(FuzzyCMeans):
     True
     """
 
+    _out_of_core = False  # the "sigma0" width reads a sample of the working frame in memory
     _collapse_advice = (
         "Use a larger gamma (a narrower kernel; e.g. a multiple of the default "
         "'sigma0'), a lower fuzzifier m, or more n_init."

@@ -139,6 +139,7 @@ n_features_in_
     """
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition
+    _exact_copies = 4  # the kernel, the LS-SVM system, its factor's backup and a solve
     _max_clusters = 2
     _n_scaled_params = ("lam",)
     _collapse_advice = (
@@ -244,7 +245,7 @@ n_features_in_
         if self._n_clusters == 1:  # trivial: one cluster, f fitted to y = +1
             a, f, reg = problem.fit_coef(np.ones(kctx.X.shape[0]))
             J = reg + lam * float(np.sum((f - 1.0) ** 2))
-            model = {"decision_values_": f, "threshold_": -np.inf, "n_threshold_changes_": 0,
+            model = {"decision_values_": f, "threshold_": np.inf, "n_threshold_changes_": 0,
                      **self._fitted_model(kctx, a)}
             return one_cluster_result(f.shape[0], model, objective=J)
         y0 = self._initial_labels(ctx, random_state)

@@ -40,6 +40,7 @@ __all__ = ["IterSVM", "IterSVR"]
 
 _INITS = ("k-means", "random")
 _INIT_ALIASES = {"kmeans": "k-means"}
+_CENTRE_OFFSET = 1e3  # the linear kernel: centre dense X whose offset is this many spreads
 
 
 class _IterBase(BaseClusterer):
@@ -47,6 +48,8 @@ class _IterBase(BaseClusterer):
 
     _max_clusters: ClassVar[int] = 2
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
+    # labels_ meet the class balance; predict applies the sign rule alone
+    _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
     _regression: ClassVar[bool] = True
     _collapse_advice: ClassVar[str] = "Lower the balance (e.g. 0.03), raise C or use another init."
@@ -73,23 +76,37 @@ class _IterBase(BaseClusterer):
         check_label_init(self._init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
-        """Once per fit: centre (dense) and scale X by one global factor, and resolve gamma.
+        """Once per fit: scale X by one global factor (and centre it, see below), resolve gamma.
 
         The RBF model with a data-relative gamma is invariant to a translation and a
         uniform rescaling of X, so this changes no result in exact arithmetic; it
         keeps libsvm / liblinear finite on data with a large offset (X + 1e10) or an
-        extreme scale (X * 1e150).
+        extreme scale (X * 1e150). Sparse X is never centred (its zeros stay zeros),
+        so the dense copy of the same data gets the same frame unless centring is
+        needed: the RBF kernel's is translation-free (dense X is centred, the width
+        rules read the centred spread either way); the linear model's penalised
+        intercept is not, so dense X is centred for the linear kernel only when its
+        offset dwarfs its spread (``|mean| > 1000 x`` the spread: liblinear's
+        precision), where sparse X cannot be.
         """
         mu, s = location_scale(X)
+        d = X.shape[1]
+        linear = self.kernel == "linear"
         if sp.issparse(X):
-            mu = np.zeros(X.shape[1])
+            mu = np.zeros(d)
             Xs = (X * (1.0 / s)).tocsr()
+        elif linear and not float(np.max(np.abs(mu), initial=0.0)) > _CENTRE_OFFSET * s:
+            mu = np.zeros(d)
+            Xs = np.asarray(X, dtype=np.float64) / s
         else:
             Xs = (np.asarray(X, dtype=np.float64) - mu) / s
         g = self.gamma
         if isinstance(g, str) and g == "auto":
-            gamma = s * s / X.shape[1]
-        elif isinstance(g, str):
+            gamma = s * s / d
+        elif isinstance(g, str) and g == "scale":
+            # X / s has unit mean squared centred value: the centred variance is 1
+            gamma = 1.0 / d
+        elif isinstance(g, str):  # "sigma0": pairwise distances, translation-free
             gamma = resolve_gamma(g, Xs, random_state=getattr(self, "random_state", None))
         else:
             gamma = float(g) * s * s
@@ -129,7 +146,6 @@ class _IterBase(BaseClusterer):
             "labels_": labels,
             "model_": model,
             "balance_": self._balance,
-            "balance_moved_": np.flatnonzero((f > 0).astype(np.intp) != labels),
             "stop_reason_": res.info["stop_reason"],
             "init_labels_": labels0,
             "_w_sq": svm_weight_norm_sq(model, f, self.kernel == "linear"),
@@ -208,7 +224,6 @@ def _trivial_result(n: int, balance: int, common: dict[str, Any]) -> SolverResul
     return one_cluster_result(n, {
         "model_": None,
         "balance_": balance,
-        "balance_moved_": np.zeros(0, dtype=np.intp),
         "stop_reason_": "converged",
         "init_labels_": np.zeros(n, dtype=np.intp),
         "_w_sq": 0.0,
@@ -265,7 +280,8 @@ class IterSVR(_IterBase):
         ``fit_predict`` returns ``labels_`` (balanced); ``predict`` applies the sign
         rule alone, as for any new sample.
     x_mean_ : ndarray of shape (n_features_in_,)
-        Feature means subtracted before the supervised fits (zeros for sparse X).
+        Feature means subtracted before the supervised fits (zeros for sparse X, and
+        for the linear kernel unless the offset dwarfs the spread).
     x_scale_ : float
         The global scale X is divided by (the root-mean-square feature spread), so
         the models see centred data of unit spread: ``C`` and the defaults mean the

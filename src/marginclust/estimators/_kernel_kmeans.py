@@ -21,6 +21,7 @@ from ..utils import (
     check_sample_weight,
     initial_point,
 )
+from ..utils._memory import check_rows_memory
 
 __all__ = ["KernelKMeans"]
 
@@ -120,6 +121,7 @@ default="k-means++"
     """
 
     _min_clusters = 1  # one cluster is well defined, as in KMeans
+    _cluster_axes = {"cluster_centers_": 0}
     _collapse_advice = (
         "Use a larger gamma (a narrower kernel, e.g. a multiple of the default 'sigma0') "
         "or more n_init."
@@ -181,6 +183,8 @@ default="k-means++"
                 f"{np.asarray(self.init).shape}."
             )
         check_center_init(self.init, self._n_clusters, X)
+        # the frame (a copy of X), K x n distances, weights and their products
+        check_rows_memory(type(self).__name__, X.shape, self._n_clusters, X.dtype.itemsize, 5)
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X)
@@ -236,17 +240,24 @@ default="k-means++"
         """Kernel widths at multiples of the data's sigma0 (computed from X, centred)."""
         return {"gamma": kernel_gamma_grid(X, self.random_state)}
 
-    def _kernel_distances(self, X: Any) -> npt.NDArray[np.floating]:
-        """K x n kernel-space squared distances ``2 (1 - k(x, v))`` in the training frame."""
+    def _squared_distances(self, X: Any) -> npt.NDArray[np.floating]:
+        """K x n squared Euclidean distances to the centres in the training frame."""
         Z = X - self._frame_mean.astype(X.dtype)
         if self._frame_scale != 1.0:
             Z *= X.dtype.type(self._frame_scale)
         C = (self.cluster_centers_.astype(np.float64) - self._frame_mean) * self._frame_scale
-        D2 = squared_distances(Z, C.astype(X.dtype), transposed=True)
+        return squared_distances(Z, C.astype(X.dtype), transposed=True)
+
+    def _kernel_distances(self, X: Any) -> npt.NDArray[np.floating]:
+        """K x n kernel-space squared distances ``2 (1 - k(x, v))`` in the training frame."""
+        D2 = self._squared_distances(X)
         return np.asarray(kernel_distances(D2, float(np.sqrt(0.5 / self._frame_gamma))))
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
-        return np.argmin(self._kernel_distances(X), axis=0)
+        # the nearest centre in data space: the kernel distance grows with the squared
+        # one but saturates at 2 far from every centre (ties the argmin would break
+        # to cluster 0)
+        return np.argmin(self._squared_distances(X), axis=0)
 
     def transform(self, X: Any) -> npt.NDArray[np.floating]:
         """Kernel-space distances ``||phi(x) - phi(v_k)||`` of each sample to each centre.

@@ -12,7 +12,6 @@ only read it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -26,10 +25,11 @@ from ..feature_maps._kernel_context import (
 )
 from ..feature_maps._low_rank import check_dtype
 from ..utils import Constraint, OneOf, check_finite_scale, check_positive, report
+from ..utils._blocks import RowBackend
+from ..utils._memory import check_memory
 
-__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES",
-           "KERNEL_CONSTRAINTS", "KernelContext",
-           "KernelModelMixin", "exact_memory_limit"]
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
+           "KernelModelMixin", "kernel_fit_memory"]
 
 KERNELS = ("rbf", "linear", "precomputed")
 
@@ -60,22 +60,22 @@ KERNEL_CONSTRAINTS: dict[str, Constraint] = {
 EXACT_MAX_SAMPLES = 2000
 #: Rank of the Nystroem map that ``n_components="auto"`` uses above EXACT_MAX_SAMPLES.
 AUTO_COMPONENTS = 500
-# Exact mode holds the kernel matrix and one factorised copy (~2-3 n x n float64).
+# Peak memory of a fit, in float64 n x n matrices (exact mode) and n x L / L x L ones
+# (low rank). Measured (RSS high-water mark of a fit in a fresh process, n = 3000): SLMC
+# holds the kernel, the W-step's matrix and its factor's backup (3.0 n^2); IterativeLSSVM
+# one more (4.1 n^2); the low-rank modes the features and their block products.
 _EXACT_COPIES = 3
-_FALLBACK_MEMORY = 4 * 2**30
 
 
-def _available_memory() -> int:
-    """Bytes of physical memory currently available (a fixed 4 GiB if unknown)."""
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return _FALLBACK_MEMORY
+def kernel_fit_memory(n: int, d: int, L: int | None, copies: int) -> float:
+    """Estimated peak bytes of an exact (``L`` None) or rank-``L`` kernel fit on n x d data.
 
-
-def exact_memory_limit() -> int:
-    """Largest number of bytes the exact mode may use: half the available memory."""
-    return _available_memory() // 2
+    Exact: ``copies`` n x n float64 matrices and two copies of X. Low rank: the
+    features (n x L, cached), their block products and the L x L systems.
+    """
+    if L is None:
+        return 8.0 * (copies * n * n + 2 * n * d)
+    return 8.0 * (2 * n * L + 3 * min(n, 8192) * L + 4 * L * L + 2 * n * d)
 
 
 class KernelModelMixin:
@@ -121,18 +121,18 @@ class KernelModelMixin:
         elif kernel in ("rbf", "linear"):
             check_finite_scale(X)
         L = self._resolved_components(n)
-        if L is not None:
-            return
-        needed = _EXACT_COPIES * 8 * n * n
-        limit = exact_memory_limit()
-        if needed > limit:
-            raise ValueError(
-                f"Exact {type(self).__name__} on n_samples={n} needs about "
-                f"{needed / 2**30:.1f} GiB for the n x n kernel matrix, more than the "
-                f"{limit / 2**30:.1f} GiB allowed (half the available memory). Use the "
-                "low-rank mode, e.g. n_components=500, which needs O(n_samples * "
-                "n_components) memory."
-            )
+        if isinstance(X, RowBackend) and not X.in_memory:
+            return  # out of core: memory per chunk
+        name = type(self).__name__
+        copies = int(getattr(self, "_exact_copies", _EXACT_COPIES))
+        nbytes = kernel_fit_memory(n, X.shape[1], L, copies)
+        if L is None:
+            check_memory(nbytes, f"Exact {name} on n_samples={n}",
+                         "use the low-rank mode, e.g. n_components=500 (O(n_samples x "
+                         "n_components) memory), or a subsample")
+        else:
+            check_memory(nbytes, f"{name} with n_components={L} on n_samples={n}",
+                         "use fewer n_components or a subsample")
 
     def _resolved_components(self, n: int) -> int | None:
         """The rank to use on ``n`` rows (None: exact kernel); validates ``n_components``."""
@@ -176,8 +176,8 @@ class KernelModelMixin:
         """Centre, resolve ``gamma``, build the kernel matrix or the features, once per fit.
 
         ``stream=True`` (low-rank mode): instead of the n x L matrix ``Phi``,
-        the context holds ``features``, a :class:`TrainingFeatures` block source
-        (kept in memory only when it fits in ``FEATURE_CACHE_BYTES``).
+        the context holds no ``Phi``: the restart computes the features block by
+        block (kept in memory only when they fit in ``FEATURE_CACHE_BYTES``).
         """
         n = X.shape[0]
         L = self._resolved_components(n)

@@ -23,7 +23,7 @@ from ..objectives._constraints import (
     resolve_balance,
 )
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
-from ..objectives._mmc_init import labels_from_scores, linear_scores
+from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_scores
 from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..utils import (
@@ -33,6 +33,8 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
+from ..utils._blocks import RowBackend
+from ..utils._init import kmeans_start_states
 from ._balance import mean_output_balance
 
 __all__ = [
@@ -99,49 +101,52 @@ class MMCContext:
 def one_cluster_model(X: Any, extra: dict[str, Any]) -> SolverResult:
     """The one-cluster partition (``n_clusters=1``): ``w = 0, b = -1``, nothing to fit."""
     model = {"coef_": np.zeros((1, X.shape[1])), "intercept_": np.array([-1.0]),
-             "data_scale_": 1.0, "size_moved_": np.zeros(0, dtype=np.intp), **extra}
+             "data_scale_": 1.0, "_pair_rows": np.zeros(0, dtype=np.intp), **extra}
     return one_cluster_result(X.shape[0], model, n_iter=0)
 
 
 def linear_result(
     obj: MMCObjective, res: SolverResult, extra: dict[str, Any], message: str
 ) -> SolverResult:
-    """Fitted attributes of a solved linear MMC in the data's units, and the labels.
+    """Fitted attributes of a solved linear MMC in the data's units, and the cluster sizes.
 
     The solver's ``W`` acts on ``(x - xbar) / scale``; ``coef_ = W / scale`` and
-    ``intercept_ = t - coef_ xbar``. The labels are the argmax of the training
-    scores, except on the rows of must-link / cannot-link pairs, whose labels keep
-    every must-link and repair cannot-links (:func:`~marginclust.objectives._pairs.honour_pairs`:
-    a must-link component takes its best shared cluster). ``extra`` holds
-    the solver's own fitted attributes; ``message`` is used only when the solver
-    did not converge.
+    ``intercept_ = t - coef_ xbar``. In memory the labels are the argmax of the
+    training scores, except on the rows the floor on the cluster sizes moved
+    (``size_moved_``: the labelling the objective was minimised over) and on the
+    rows of must-link / cannot-link pairs, whose labels keep every must-link and
+    repair cannot-links (:func:`~marginclust.objectives._pairs.honour_pairs`: a
+    must-link component takes its best shared cluster; ``pairs_moved_``). The base
+    class lists the rows where they differ from ``predict``. Out of core (no floor,
+    no pairs) ``labels_`` is the final assignment step of the base class and the
+    sizes come from one blockwise pass. ``extra`` holds the solver's own fitted
+    attributes; ``message`` is used only when the solver did not converge.
     """
     W, t = res.x
     data = obj.data
     coef = W / data.scale
     b = t - coef @ data.xbar
     info: dict[str, Any] = {}
-    moved = np.zeros(0, dtype=np.intp)
-    if getattr(data.blocks, "in_memory", True):
+    labels: Any = None  # out of core: the base class's final assignment step
+    pair_rows = np.zeros(0, dtype=np.intp)
+    if data.blocks.in_memory:
         labels = labels_from_scores(linear_scores(data.X, coef, b))
         if obj.multiclass and obj.min_size > 0:
-            floored = obj.labels(res.x)  # the labelling the objective was minimised over
-            moved = np.flatnonzero(floored != labels)
-            labels = floored
+            labels = obj.labels(res.x)  # the labelling the objective was minimised over
         closure = obj.pairs.closure if obj.pairs is not None else None
         if closure is not None:  # the pairs are facts about these rows: their labels keep them
             F = linear_scores(data.X[closure.rows], coef, b)
             F = two_outputs(F) if F.ndim == 1 else F
             labels[closure.rows] = honour_pairs(F, closure.component, closure.cannot)
-    else:  # out-of-core backend: lazy labels, sizes from the last blockwise pass
-        labels = data.blocks.lazy_labels(coef, b)
-        info["cluster_sizes"] = obj.cluster_sizes(res.x)
+            pair_rows = np.asarray(closure.rows, dtype=np.intp)
+    else:  # out-of-core backend: sizes from the last blockwise pass
+        info["cluster_sizes"] = np.asarray(obj.cluster_sizes(res.x), dtype=np.intp)
     x = {
         "labels_": labels,
         "coef_": coef,
         "intercept_": b,
         "data_scale_": data.scale,
-        "size_moved_": moved,
+        "_pair_rows": pair_rows,
     }
     x.update(extra)
     return SolverResult(
@@ -160,6 +165,10 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
     _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
+    _out_of_core: ClassVar[bool] = True  # without pairs every pass is a row-block pass
+    # labels_ keep the floor on the cluster sizes (size_moved_) and the pairs
+    # (pairs_moved_: rows of pairs); see _set_moved
+    _moved_attribute: ClassVar[str | None] = "size_moved_"
     # Measured (glass, segmentation; raw and standardised; seeds 0, 1): C=10 finds
     # more non-empty clusters than C=1 in 3 of 4 cases, C=0.1 fewer; standardising
     # helps on glass. Re-seeding an emptied cluster and solving again did not help
@@ -175,6 +184,9 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     # with n (an int balance is absolute and would; the label-free grid uses floats).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ()
 
+    # fitted attributes
+    coef_: Any
+    intercept_: Any
     # attributes a subclass provides
     C: float
     balance: int | float
@@ -251,13 +263,27 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     ) -> MMCContext:
         """Once per fit: check the scale, validate pairs, build the data wrapper and objective.
 
-        ``blocks``: the row-block backend of :class:`LinearData` (None: ``X`` in
-        memory; :mod:`marginclust.dask` passes its own, with ``X`` a shape proxy).
+        ``blocks``: the row-block backend of :class:`LinearData` (None: ``X`` itself
+        when it is an out-of-core backend, else ``X`` in memory).
         """
         check_finite_scale(X)
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n, self._n_clusters)  # whatever K is
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
+        if isinstance(X, RowBackend) and not X.in_memory:
+            blocks = X
+            name = type(self).__name__
+            if pairs is not None and pairs.size:
+                raise ValueError(
+                    f"Out of core, {name} does not take must_link / cannot_link (the pair "
+                    f"terms need the pairs' rows together); fit {name} in memory for "
+                    "constrained clustering."
+                )
+            if isinstance(init, str) and init == "pca":
+                raise ValueError(
+                    f"Out of core, {name} starts from init='k-means' (on a sample) or given "
+                    "labels; init='pca' is in-memory only."
+                )
         if not isinstance(init, str):
             init = check_label_init(init, n, self._n_clusters)
         if self._n_clusters == 1:
@@ -285,6 +311,24 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             pair_loss=self.pair_loss,
         )
         return MMCContext(X, init, pairs, obj)
+
+    def _start(
+        self, context: MMCContext, obj: MMCObjective, random_state: np.random.RandomState,
+        pairs: Any = None,
+    ) -> Any:
+        """The start's labels: an array in memory, per-block labels out of core.
+
+        Out of core a named init is k-means on a sample of rows (each block's
+        labels its nearest centre, :func:`~marginclust.utils.kmeans_start_states`).
+        """
+        blocks = obj.data.blocks
+        if isinstance(context.init, str) and not blocks.in_memory:
+            return kmeans_start_states(blocks, self._n_clusters, random_state)
+        if not blocks.in_memory:  # given labels
+            return blocks.split(np.asarray(context.init, dtype=np.intp))
+        return initial_labels(
+            context.X, self._n_clusters, context.init, random_state, obj.data, pairs
+        )
 
     # ---------------------------------------------------------- prediction
     def decision_function(self, X: Any) -> npt.NDArray[np.float64]:
@@ -355,3 +399,19 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return labels_from_scores(linear_scores(X, self.coef_, self.intercept_))
+
+    def _set_moved(self, moved: npt.NDArray[np.intp]) -> None:
+        """Rows where ``labels_`` differs from ``predict``: on a pair's row the pairs
+        moved it (``pairs_moved_``), elsewhere the floor on the cluster sizes
+        (``size_moved_``)."""
+        moved = np.asarray(moved, dtype=np.intp)
+        on_pair = np.isin(moved, self._pair_rows)
+        self.size_moved_ = moved[~on_pair]
+        self.pairs_moved_ = moved[on_pair]
+
+    def _permute_clusters(self, order: npt.NDArray[np.intp]) -> None:
+        """One score per cluster: its rows; one score (``f >= 0``: cluster 1): its sign."""
+        if self.coef_.shape[0] == order.size:
+            self.coef_, self.intercept_ = self.coef_[order], self.intercept_[order]
+        elif order[0] == 1:
+            self.coef_, self.intercept_ = -self.coef_, -self.intercept_

@@ -35,6 +35,7 @@ from ..utils import (
     report,
     spawn_seeds,
 )
+from ..utils._memory import check_memory as check_memory_budget
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
 
 __all__ = ["Candidate", "MaxMarginClustering"]
@@ -289,6 +290,9 @@ class MaxMarginClustering(BaseClusterer):
     """
 
     _min_clusters = 1
+    # labels_ are the chosen candidate's on its rows, which the classifier may not
+    # reproduce: the base class lists the rows where they differ
+    _moved_attribute = "classifier_moved_"
     _collapse_advice = (
         "No candidate found that many separated clusters: try fewer n_clusters, "
         "n_clusters='auto', or more candidates."
@@ -398,6 +402,12 @@ class MaxMarginClustering(BaseClusterer):
                 f"n_clusters={self.n_clusters} is larger than max_samples={self.max_samples}, "
                 "the rows the candidates are fitted to; raise max_samples."
             )
+        if any(isinstance(spec, str) and spec == "ward" for spec in self._pool):
+            # scipy's Ward linkage: the condensed distance matrix and a working copy
+            # (measured peak 2 x 8 m (m - 1) / 2 bytes at m = 4,000 and 8,000)
+            check_memory_budget(8.0 * m * (m - 1), f"The Ward candidate on max_samples={m} rows "
+                                "(a condensed distance matrix)",
+                                "lower max_samples or leave 'ward' out of candidates")
         graph = NeighborGraph.from_data(Zs, int(self.n_neighbors))
         width = float(np.median(graph.local_scale(int(self.n_neighbors))))
         if not width > 0:  # more duplicates than neighbours: the spread of the data instead
@@ -439,6 +449,8 @@ class MaxMarginClustering(BaseClusterer):
         )
         if closure is not None:  # the pairs are facts about these rows: their labels keep them
             labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
+        # the non-empty clusters numbered first (the contract of every clusterer)
+        labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
         self.candidates_ = [c for c, _, _ in judged] + failures
         self.best_candidate_ = best.name
         self.score_ = best.score
@@ -468,9 +480,14 @@ class MaxMarginClustering(BaseClusterer):
         full = predicted.copy()
         full[rows] = labels
         self.labels_ = full
-        self.classifier_moved_ = np.flatnonzero(predicted != full).astype(np.intp)
-        self._warn(best)
+        self._best = best
+        # the base lists the rows where labels_ (the candidate's) and predict differ
+        self._finish_fit(X, predicted=predicted)
         return self
+
+    def _warn_if_degenerate(self, deg: Any = None) -> None:
+        """``n_clusters_found_`` and this estimator's own warnings (collapse, separation)."""
+        self._warn(self._best)
 
     @staticmethod
     def _select(

@@ -132,6 +132,8 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
 
     _dtypes = (np.float64,)
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
+    _cluster_axes = {"models_": 0}
+    _cluster_index_attributes = ("absorbed_clusters_",)
     _collapse_advice: ClassVar[str] = (
         "Standardise the features, keep gamma='sigma0' (or lower gamma), use "
         "init='k-means', or more n_init."
@@ -183,6 +185,7 @@ class OCSVMHardClustering(TransformerMixin, BaseClusterer):
             kernel=self.kernel,
             gamma=self.gamma,
             n_components=self.n_components,
+            name=type(self).__name__,
             random_state=check_random_state(self.random_state),
         )
 

@@ -12,6 +12,7 @@ from ..feature_maps import spectral_labels
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Constraint, OneOf, kmeans_start
+from ..utils._memory import check_memory
 
 __all__ = [
     "DECISION_SCALE",
@@ -129,7 +130,16 @@ def initial_weights(
     if init == "gmm":
         from sklearn.mixture import GaussianMixture
 
-        gmm = GaussianMixture(n_components=K, covariance_type=gmm_covariance_type(Z.shape[1]),
+        d = Z.shape[1]
+        covariance_type = gmm_covariance_type(d)
+        if covariance_type == "full":
+            # full covariances, their precisions' factors and the M-step's products:
+            # measured 9 d^2 float64 for two components (d = 1000, 2000)
+            check_memory(8.0 * (5 * K * d * d + 4 * n * d),
+                         f"The Gaussian-mixture start (full covariances, n_features={d})",
+                         "use init='k-means' (no covariance matrices) or fewer features "
+                         "(e.g. sklearn.decomposition.PCA)")
+        gmm = GaussianMixture(n_components=K, covariance_type=covariance_type,
                               random_state=rng)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -28,6 +28,8 @@ from ..utils import (
     report,
     resolve_alias,
 )
+from ..utils._blocks import RowBackend, as_row_blocks, init_sample_size
+from ..utils._memory import check_rows_memory
 
 __all__ = ["PKM"]
 
@@ -117,7 +119,9 @@ array-like, default="k-means++"
     objective_history_ : ndarray of shape (n_iter_,)
         J after each step (non-increasing).
     n_iter_ : int
-        Number of steps of the kept restart.
+        Number of steps of the kept restart; a start that is already a KKT
+        point counts its verification as one iteration (as Lloyd's last pass,
+        in which no point moves, is counted).
     n_released_ : int
         Number of inequality constraints released (moves out of an active
         ``p_ij = 0``; for a hard start: points moved after the first
@@ -174,6 +178,8 @@ array-like, default="k-means++"
 
     # K = 1 is a valid (trivial) problem, as for KMeans; scikit-learn's checks use it.
     _min_clusters = 1
+    _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
+    _out_of_core = True  # the default solver from a hard start (Lloyd passes)
     _collapse_advice = (
         "Use init='k-means++' (the default) with n_init > 1, or fewer n_clusters if the data "
         "have few distinct points."
@@ -243,6 +249,19 @@ array-like, default="k-means++"
                         "membership."
                     )
                 self._init = ("memberships", P)
+        if isinstance(X, RowBackend) and not X.in_memory and not self._lloyd_path():
+            what = self.init if isinstance(self.init, str) else "an array of memberships"
+            raise ValueError(
+                "Out of core PKM runs its default solver='block' from a hard start: "
+                "init='k-means++' or centres of shape (n_clusters, n_features); got "
+                f"solver={self.solver!r}, init={what!r}. The faithful solvers and soft starts "
+                "need every membership in memory."
+            )
+        if not (isinstance(X, RowBackend) and not X.in_memory):
+            # Lloyd: the frame and per-block labels; the faithful solvers: P, its
+            # gradient, direction and multipliers (n x K float64 each)
+            per_cluster = 3 if self._lloyd_path() else 8 * 8 / X.dtype.itemsize
+            check_rows_memory(type(self).__name__, X.shape, k, X.dtype.itemsize, per_cluster)
         if self.solver != "block" and n > _FAITHFUL_WARN_SAMPLES:
             warnings.warn(
                 f"solver={self.solver!r} releases one constraint at a time: about "
@@ -255,7 +274,9 @@ array-like, default="k-means++"
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         if fit_params:
             raise TypeError(f"PKM.fit got unexpected parameters {sorted(fit_params)}.")
-        context = self._context(centred_frame(X, chunk_rows=self._chunk_rows(X)))
+        chunk = self._chunk_rows(X)
+        context = self._context(centred_frame(X, chunk_rows=chunk))
+        context["rows"] = as_row_blocks(context["frame"].Z, chunk)
         if not self._lloyd_path():
             context["objective"] = PKMObjective(context["frame"].Z)
         return context
@@ -308,16 +329,23 @@ array-like, default="k-means++"
         init = self._init
         common = {"thr": context["thr"], "callback": self._callback(), "total_sq": frame.sq_total}
         if self._lloyd_path():
+            rows = context["rows"]  # in memory or out of core
             given = not isinstance(init, str) and init[0] == "memberships"
+            if given:
+                C0 = np.zeros((k, rows.shape[1]))
+            elif isinstance(init, str):  # k-means++ on every row in memory, a sample out of core
+                Zs, _ = rows.start_rows(init_sample_size(k), random_state)
+                C0 = self._seeds(replace(frame, Z=Zs), random_state)
+            else:
+                C0 = self._seeds(frame, random_state)
             res = lloyd(
-                Z,
-                np.zeros((k, Z.shape[1])) if given else self._seeds(frame, random_state),
+                rows,
+                C0,
                 labels=np.argmax(init[1], axis=1) if given else None,
                 max_iter=self._max_iter,
-                chunk_rows=self._chunk_rows(Z),
                 **common,
             )
-            return self._lloyd_result(res, frame, _one_hot(res.x[0], k))
+            return self._lloyd_result(res, frame)
         obj: PKMObjective = context["objective"]
         seeds = lambda: self._seeds(frame, random_state)  # noqa: E731
         P0 = initial_memberships(init, obj, k, random_state, seeds)
@@ -330,6 +358,8 @@ array-like, default="k-means++"
             max_iter=self._max_iter,
             callback=self._callback(),
         )
+        if res.n_iter == 0:  # the start is a KKT point: its verification is the iteration
+            res = replace(res, n_iter=1, objective_history=np.array([res.objective]))
         P, n_released, n_relocated = res.x, int(res.info["n_released"]), 0
         if res.info.get("emptied"):
             # a cluster lost all membership: harden, then Lloyd steps that re-seed it
@@ -349,24 +379,23 @@ array-like, default="k-means++"
             + (" or use solver='block' (much faster)." if self.solver != "block" else ".")
         )
         labels = np.argmax(P, axis=1)
-        return self._result(frame, P, obj.centers(P), labels, res, n_released, n_relocated, message)
+        return self._result(frame, obj.centers(P), labels, res, n_released, n_relocated, message)
 
-    def _lloyd_result(self, res: SolverResult, frame: Frame, P: Any) -> SolverResult:
-        """A restart's attributes from a Lloyd run (``P``, its labels may be lazy)."""
-        labels, C = res.x
+    def _lloyd_result(self, res: SolverResult, frame: Frame) -> SolverResult:
+        """A restart's attributes from a Lloyd run (``labels_`` and ``memberships_``:
+        the base's final assignment)."""
+        C = res.x[1]
         message = "" if res.converged else (
             f"PKM stopped after max_iter={self._max_iter} Lloyd steps with points still "
             "moving; increase max_iter."
         )
         return self._result(
-            frame, P, C, labels, res, int(res.info["n_moved"]), int(res.info["n_relocated"]),
-            message,
+            frame, C, None, res, int(res.info["n_moved"]), int(res.info["n_relocated"]), message
         )
 
     def _result(
         self,
         frame: Frame,
-        P: Any,
         C: Any,
         labels: Any,
         res: SolverResult,
@@ -377,9 +406,7 @@ array-like, default="k-means++"
         """Attributes in data units; objective, history and stopping state from ``res``."""
         dtype = frame.Z.dtype
         attrs = {
-            "memberships_": P.astype(dtype, copy=False),
             "cluster_centers_": frame.centers_from_frame(C).astype(dtype, copy=False),
-            "labels_": labels.astype(np.intp, copy=False),
             "n_released_": n_released,
             "n_relocated_": n_relocated,
             "_frame_mean": frame.mean,
@@ -390,9 +417,12 @@ array-like, default="k-means++"
         sc = frame.scale
         with np.errstate(over="ignore"):
             hist = np.asarray(res.objective_history, dtype=np.float64) / sc / sc
+        info = dict(res.info)
+        if labels is not None:  # the solver's partition decides which restart is degenerate
+            info["cluster_sizes"] = np.bincount(labels, minlength=self._n_clusters)
         return replace(
             res, x=attrs, objective=float(res.objective) / sc / sc, objective_history=hist,
-            message=message,
+            message=message, info=info,
         )
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:

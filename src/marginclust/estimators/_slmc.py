@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -14,30 +15,25 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, SoftClusterMixin
-from ..feature_maps import resolve_gamma, spectral_labels
+from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
+from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._slmc import (
-    SLMCFeatureProblem,
     SLMCProblem,
+    SLMCRowProblem,
     code_loss,
     u_step,
 )
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..solvers._lloyd import reseed_memberships
-from ..utils import (
-    Fuzzifier,
-    OneOf,
-    Positive,
-    check_memberships,
-    kmeans_start,
-    resolve_alias,
-)
-from ._kernel_model import (  # noqa: F401  (exact_memory_limit: re-exported for tests)
-    EXACT_MAX_SAMPLES,
+from ..solvers._lloyd import nearest_one_hot, reseeded_start
+from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
+from ..utils._blocks import RowBackend, RowBlocks
+from ..utils._init import kmeans_start_states
+from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
-    exact_memory_limit,
 )
 
 __all__ = ["SLMC"]
@@ -45,6 +41,25 @@ __all__ = ["SLMC"]
 _INITS = ("spectral", "fcm", "fcm-sharp", "k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++", "fcm_sharp": "fcm-sharp"}
 _SHARP_M = 1.2
+_START_ROWS = 20000  # out of core, the k-means / k-means++ starts run on this many rows
+
+
+def _ones(Xb: Any) -> npt.NDArray[np.float64]:
+    return np.ones((np.shape(Xb)[0], 1))
+
+
+def _dirichlet(k: int, random_state: np.random.RandomState, n: int) -> npt.NDArray[np.float64]:
+    return random_state.dirichlet(np.ones(k), size=n)
+
+
+def _one_hot(labels: Any, k: int) -> npt.NDArray[np.float64]:
+    return np.eye(k)[np.asarray(labels, dtype=np.intp)]
+
+
+def _sample_one_hot(Xb: Any, labeller: Any, k: int) -> npt.NDArray[np.float64]:
+    return _one_hot(labeller.predict(Xb), k)
+
+
 _MAX_RESEEDS = 3
 
 
@@ -174,8 +189,9 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
         fraction of an exact one.
         Ignored by the exact kernel and by features streamed from the data
-        (too large to keep in memory: every pass recomputes them), which take
-        the exact step.
+        (too large to keep in memory, or out of core with
+        :mod:`marginclust.dask`: every pass recomputes them, and a CG
+        iteration would cost a pass), which take the exact step.
     dtype : {None, "float32", "float64"}, default=None
         dtype of the low-rank features; None follows ``X`` (float32 data give
         float32 features: half the memory, about twice the speed). The exact
@@ -272,6 +288,9 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (u = 1)
+    _out_of_core = True  # the low-rank mode (every sweep is one pass over the row blocks)
+    # still collapsed after the re-seeds: the base numbers the non-empty clusters first
+    _cluster_axes = {"memberships_": 1, "decision_values_": 1, "dual_coef_": 1, "coef_": 1}
     _collapse_advice = (
         "Standardise the features, raise lam (e.g. 10x) or use a narrower kernel "
         "(a larger gamma, e.g. 4x gamma_); more n_init also helps."
@@ -329,50 +348,74 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     # ------------------------------------------------------------ validation
     def _check_params(self, X: Any) -> None:
+        if isinstance(X, RowBackend) and not X.in_memory and (
+            self.kernel == "precomputed" or self._resolved_components(X.shape[0]) is None
+        ):
+            raise ValueError(
+                "Out of core SLMC needs the low-rank mode (an exact kernel is an n x n "
+                "matrix): set n_components (e.g. 500) and a kernel other than 'precomputed'."
+            )
         self._check_kernel_params(X)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         init_U = None
         if not isinstance(init, str):
-            init_U = check_memberships(init, X.shape[0], self._n_clusters, name="init")
+            if hasattr(init, "__dask_graph__"):  # lazy memberships, row-aligned with X
+                init_U = init
+            else:
+                init_U = check_memberships(init, X.shape[0], self._n_clusters, name="init")
         kctx = self._prepare_kernel(X, stream=True)
-        return {"kernel": kctx, "init": init, "init_U": init_U,
+        # the rows the starts and the low-rank sweeps read: the centred data
+        rows = kctx.X if isinstance(kctx.X, RowBackend) else RowBlocks(kctx.X)
+        return {"kernel": kctx, "rows": rows, "init": init, "init_U": init_U,
                 "lam": float(self.lam), "m": float(self.m)}
 
     # ----------------------------------------------------------------- init
-    def _initial_memberships(
-        self, ctx: dict[str, Any], random_state: np.random.RandomState
-    ) -> npt.NDArray[np.float64]:
+    def _initial_memberships(self, ctx: dict[str, Any], random_state: np.random.RandomState) -> Any:
+        """The start's memberships, row-aligned with X (lazy out of core).
+
+        Out of core ``"k-means"`` / ``"k-means++"`` run on a sample of rows (each
+        row then takes its nearest centre) and ``"random"`` draws per row block;
+        in memory they use every row, as on data no larger than the sample.
+        """
         K = self._n_clusters
-        X = ctx["kernel"].X
-        n = X.shape[0]
+        rows = ctx["rows"]
         init = ctx["init"]
         if ctx["init_U"] is not None:
-            return np.array(ctx["init_U"], dtype=np.float64)
+            return ctx["init_U"].astype(np.float64)
         if K == 1:
-            return np.ones((n, 1))
+            return rows.map_rows(_ones, dtype=np.float64, tail=(1,))
         if init == "random":
-            return random_state.dirichlet(np.ones(K), size=n)
+            return rows.draw(functools.partial(_dirichlet, K), random_state)
         if init == "spectral":
-            return np.eye(K)[spectral_labels(X, K, random_state=random_state)]
+            if rows.in_memory:
+                return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
+            # out of core: the sample spectral_labels draws, every other row labelled
+            # by its nearest sample row, block by block
+            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
+            labels = spectral_sample_labels(sample.astype(np.float64), K,
+                                            random_state=random_state)
+            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+                return np.eye(K)[labels]
+            return rows.map_rows(_sample_one_hot, SampleLabels(sample, labels), K,
+                                 dtype=np.float64, tail=(K,))
         if init == "k-means":
-            return np.eye(K)[kmeans_start(X, K, random_state)]
+            states = kmeans_start_states(rows, K, random_state, _START_ROWS)
+            return rows.gather_states(_one_hot, states, K, dtype=np.float64, tail=(K,))
         if init == "k-means++":
-            centers, _ = kmeans_plusplus(np.asarray(X), K, random_state=random_state)
-            d2 = ((X[:, None, :] - centers[None, :, :]) ** 2).sum(-1) if n * K < 1e7 else None
-            if d2 is None:
-                from sklearn.metrics import pairwise_distances_argmin
-
-                return np.eye(K)[pairwise_distances_argmin(X, centers)]
-            return np.eye(K)[np.argmin(d2, axis=1)]
+            Xs, _ = rows.start_rows(_START_ROWS, random_state)
+            centers, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
+            return rows.map_rows(nearest_one_hot, centers, dtype=np.float64, tail=(K,))
         from ._fcm import FuzzyCMeans
 
         m = ctx["m"] if init == "fcm" else _SHARP_M
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            fcm = FuzzyCMeans(n_clusters=K, m=m, n_init=1, random_state=random_state).fit(X)
-        return np.asarray(fcm.memberships_, dtype=np.float64)
+            fcm = FuzzyCMeans(n_clusters=K, m=m, n_init=1, random_state=random_state).fit(
+                rows.X if rows.in_memory else rows
+            )
+        return fcm.memberships_.astype(np.float64)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> SLMC:
@@ -406,45 +449,54 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             require_shrinking_move=True,
         )
 
+    def _solve_from(self, ctx: dict[str, Any], U0: Any) -> tuple[SolverResult, Any]:
+        """One alternation from the memberships ``U0``: ``(result, sweep summary)``.
+
+        The summary holds the weights (``"coef"``), training decision values
+        (``"F"``), cluster sizes (``"sizes"``) and each block's labels or state
+        (``"states"``, for a re-seed).
+        """
+        kctx: KernelContext = ctx["kernel"]
+        solver = self._alternating_solver()
+        if kctx.Kmat is not None:  # exact kernel (in memory)
+            res = solver.solve(SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"]), (U0, None, None))
+            F = res.x[2]
+            labels = np.argmax(F, axis=1)
+            return res, {"coef": res.x[1], "F": F, "states": ctx["rows"].split(labels),
+                         "sizes": np.bincount(labels, minlength=self._n_clusters)}
+        rows = ctx["rows"]
+        L = int(kctx.fmap.n_output_features_)
+        itemsize = np.dtype(kctx.fmap._out_dtype(rows)).itemsize
+        budget = _low_rank.FEATURE_CACHE_BYTES
+        cache = rows.in_memory and rows.shape[0] * L * itemsize <= budget
+        problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache,
+                                 w_step=self.w_step)
+        res = solver.solve(problem, problem.initial_state())
+        return res, {"coef": res.x[0], "F": problem.decision_values(), "states": problem.states,
+                     "sizes": np.asarray(res.x[4], dtype=np.intp)}
+
     def _fit_one(
         self, ctx: dict[str, Any], random_state: np.random.RandomState
     ) -> SolverResult:
         kctx: KernelContext = ctx["kernel"]
-        U0 = self._initial_memberships(ctx, random_state)
-        problem: SLMCProblem | SLMCFeatureProblem
-        if kctx.Kmat is not None:
-            problem = SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"])
-        else:
-            problem = SLMCFeatureProblem(kctx.features, ctx["lam"], ctx["m"],
-                                         w_step=self.w_step)
-        solver = self._alternating_solver()
-        res = solver.solve(problem, (U0, None, None))
-        n_reseeds = 0
         K = self._n_clusters
+        res, out = self._solve_from(ctx, self._initial_memberships(ctx, random_state))
+        n_reseeds = 0
         for _ in range(_MAX_RESEEDS):
-            found = np.unique(np.argmax(res.x[2], axis=1)).size
+            found = int(np.count_nonzero(out["sizes"]))
             if found == K:
                 break
             # Collapse: re-seed the emptied clusters from the worst-fitted points (as
             # scikit-learn's KMeans relocates empty clusters) and alternate again.
-            U1 = reseed_memberships(kctx.X, np.argmax(res.x[2], axis=1), K)
-            res1 = solver.solve(problem, (U1, None, None))
+            U1 = reseeded_start(ctx["rows"], out["states"], K)
+            res1, out1 = self._solve_from(ctx, U1)
             n_reseeds += 1
-            if np.unique(np.argmax(res1.x[2], axis=1)).size <= found:
+            if int(np.count_nonzero(out1["sizes"])) <= found:
                 break  # a second re-seed would start from the same labels: same result
-            res = res1
-        U, coef, F = res.x
-        sizes = np.bincount(np.argmax(F, axis=1), minlength=K)
-        if np.any(sizes == 0):  # still collapsed: number the non-empty clusters first
-            order = np.concatenate([np.flatnonzero(sizes), np.flatnonzero(sizes == 0)])
-            U, coef, F = U[:, order], coef[:, order], F[:, order]
-        labels = np.argmax(F, axis=1)
-        # memberships in the input dtype (the kernel algebra runs in float64)
-        U = U.astype(kctx.X.dtype, copy=False)
-        x = {"labels_": labels, "memberships_": U, "decision_values_": F,
-             "n_reseeds_": n_reseeds}
-        x.update(self._fitted_model(kctx, coef))
-        return replace(res, x=x, info={"n_nonempty_clusters": int(np.unique(labels).size)})
+            res, out = res1, out1
+        x = {"decision_values_": out["F"], "n_reseeds_": n_reseeds}
+        x.update(self._fitted_model(kctx, out["coef"]))
+        return replace(res, x=x, info={"cluster_sizes": out["sizes"]})
 
     # -------------------------------------------------------- model selection
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:

@@ -273,6 +273,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     _dtypes = (np.float64,)
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
+    _cluster_axes = {"memberships_": 1, "weights_": 0, "models_": 0}
+    _cluster_index_attributes = ("absorbed_clusters_",)
     _collapse_advice: ClassVar[str] = (
         "Standardise the features, lower the temperature, try a lower gamma (a wider "
         "kernel, e.g. gamma='sigma0'), another init or annealing=True, or more n_init."
@@ -386,6 +388,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
             kernel=self.kernel,
             gamma=self.gamma,
             n_components=self.n_components,
+            name=type(self).__name__,
             random_state=rng,
         )
         if data.feature_map is not None and self.n_components == "auto":

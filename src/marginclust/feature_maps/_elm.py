@@ -29,7 +29,7 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._blocks import BLOCK_ROWS, column_mean
+from ..utils._blocks import BLOCK_ROWS, RowBackend, column_mean, row_slices
 from ..utils._validation import Constraint, MaxIter, OneOf, PositiveFinite, check_parameters
 
 __all__ = ["ELM_CONSTRAINTS", "ELMFeatures", "location_scale"]
@@ -274,6 +274,8 @@ def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np
     (array([1., 3.]), 1.0)
     """
     n, d = X.shape
+    if isinstance(X, RowBackend) and not X.in_memory:
+        return _row_backend_location_scale(X)
     if sp.issparse(X):
         peak = float(np.max(np.abs(X.data))) if X.nnz else 0.0
         if peak == 0.0:
@@ -297,6 +299,46 @@ def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np
     for start in range(0, n, block_rows):
         block = (np.asarray(X[start : start + block_rows], dtype=np.float64) - mu) / peak
         ss += float(np.einsum("ij,ij->", block, block))
+    s = peak * float(np.sqrt(ss / (n * d)))
+    return mu, (s if np.isfinite(s) and s > 0 else 1.0)
+
+
+def _peak_block(Xb: Any, mu: npt.NDArray[np.float64]) -> float:
+    return max(
+        (float(np.max(np.abs(np.asarray(Xb[sl], dtype=np.float64) - mu)))
+         for sl in row_slices(Xb.shape[0], BLOCK_ROWS)),
+        default=0.0,
+    )
+
+
+def _ss_block(Xb: Any, mu: npt.NDArray[np.float64], peak: float) -> float:
+    total = 0.0
+    for sl in row_slices(Xb.shape[0], BLOCK_ROWS):
+        block = (np.asarray(Xb[sl], dtype=np.float64) - mu) / peak
+        total += float(np.einsum("ij,ij->", block, block))
+    return total
+
+
+def _row_backend_location_scale(rows: Any) -> tuple[npt.NDArray[np.float64], float]:
+    """:func:`location_scale` of an out-of-core dense X: the same block sums, by passes.
+
+    The mean is the backend's in-order column sums; the largest centred value
+    and the scaled sum of squares take one pass each (a chunk is cut into the
+    in-memory blocks, so chunks of ``BLOCK_ROWS`` rows give the in-memory numbers).
+    """
+    n, d = rows.shape
+    mu = rows.column_sums() / n
+    if not np.all(np.isfinite(mu)):
+        raise ValueError(
+            "The column sums of X overflow float64; rescale your features (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
+    peak = max(rows.partials(_peak_block, mu), default=0.0)
+    if not np.isfinite(peak) or peak == 0.0:
+        return mu, 1.0
+    ss = 0.0
+    for part in rows.partials(_ss_block, mu, peak):
+        ss += part
     s = peak * float(np.sqrt(ss / (n * d)))
     return mu, (s if np.isfinite(s) and s > 0 else 1.0)
 

@@ -42,6 +42,7 @@ from sklearn.utils import check_random_state
 from ..utils._blocks import sample_row_indices
 
 __all__ = [
+    "SampleLabels",
     "local_scaling_affinity",
     "nearest_labels",
     "neighbor_scale",
@@ -265,13 +266,48 @@ def spectral_labels(
                                  scale_neighbor=scale_neighbor, random_state=rng)
     if idx is None:
         return sub
-    if sp.issparse(X):
-        return nearest_labels(X, Xs, sub)
-    # both in the sample's normalised units: no overflow at extreme scales
-    centre = Xs.mean(axis=0)
-    _, unit = _normalised(Xs)
-    return nearest_labels((np.asarray(X, dtype=np.float64) - centre) / unit,
-                          (Xs - centre) / unit, sub)
+    return SampleLabels(Xs, sub).predict(X)
+
+
+class SampleLabels:
+    """Labels of a row sample extended to any row: the label of its nearest sample row.
+
+    How :func:`spectral_labels` labels the rows beyond its sample; a row-block
+    fit applies :meth:`predict` block by block (the same labels). Dense rows are
+    compared in the sample's normalised units (no overflow at extreme scales).
+
+    Parameters
+    ----------
+    Xs : {ndarray, sparse matrix} of shape (n_sample, n_features)
+        The sample's rows (float).
+    labels : ndarray of shape (n_sample,)
+        Their labels.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._graph import SampleLabels
+    >>> SampleLabels(np.array([[0.0], [10.0]]), np.array([0, 1])).predict([[1.0], [8.0]])
+    array([0, 1])
+    """
+
+    def __init__(self, Xs: Any, labels: npt.NDArray[np.intp]) -> None:
+        self.labels = np.asarray(labels, dtype=np.intp)
+        if sp.issparse(Xs):
+            self.centre, self.unit, self.Zs = None, 1.0, Xs
+        else:
+            Xs = np.asarray(Xs, dtype=np.float64)
+            self.centre = Xs.mean(axis=0)
+            _, self.unit = _normalised(Xs)
+            self.Zs = (Xs - self.centre) / self.unit
+
+    def predict(self, X: Any) -> npt.NDArray[np.intp]:
+        """The label of each row's nearest sample row."""
+        if self.centre is None:
+            return nearest_labels(X, self.Zs, self.labels)
+        X = X.toarray() if sp.issparse(X) else X
+        return nearest_labels((np.asarray(X, dtype=np.float64) - self.centre) / self.unit,
+                              self.Zs, self.labels)
 
 
 def spectral_sample_labels(

@@ -22,6 +22,7 @@ from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
 from ..utils import Frame, check_positive
+from ..utils._blocks import RowBackend, sample_row_indices
 
 __all__ = [
     "GAMMA_RULES",
@@ -84,6 +85,8 @@ def resolve_gamma(
     >>> resolve_gamma("local", np.arange(10.0)[:, None])  # median 7th-neighbour distance 5
     0.04
     """
+    if isinstance(gamma, str) and isinstance(X, RowBackend) and not X.in_memory:
+        return _row_backend_gamma(gamma, X, random_state)
     if isinstance(gamma, str):
         if gamma == "scale":
             if sp.issparse(X):
@@ -131,6 +134,47 @@ def resolve_gamma(
     if not np.isfinite(float(gamma)) or gamma <= 0:
         raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
     return float(gamma)
+
+
+def _sum_and_squares(Xb: Any) -> tuple[float, float]:
+    Xd = np.asarray(Xb, dtype=np.float64)
+    return float(Xd.sum()), float(np.einsum("ij,ij->", Xd, Xd))
+
+
+def _row_backend_gamma(gamma: str, rows: Any, random_state: Any) -> float:
+    """A width rule on an out-of-core row-block backend (one pass, or one gather).
+
+    ``"scale"``: the variance from in-order block sums of ``x`` and ``x^2``;
+    ``"sigma0"``: the mean pairwise distance of at most 2,000 rows drawn by
+    :func:`~marginclust.utils._blocks.sample_row_indices` (all rows, as in
+    memory, when there are no more); ``"local"``: the neighbour scale of the
+    2,000 rows the in-memory rule draws (one gather).
+    """
+    n, d = rows.shape
+    if gamma == "scale":
+        tot = sq = 0.0
+        for s, q in rows.partials(_sum_and_squares):
+            tot += s
+            sq += q
+        size = n * d
+        var = sq / size - (tot / size) ** 2
+        if not np.isfinite(var) or var <= 0:
+            raise ValueError(
+                'gamma="scale" is undefined for data with zero variance; pass a float.'
+            )
+        return 1.0 / (d * var)
+    if gamma == "sigma0":
+        seed = random_state if isinstance(random_state, numbers.Integral) else 0
+        idx = sample_row_indices(n, 2000, np.random.RandomState(int(seed)))
+        return resolve_gamma("sigma0", np.asarray(rows.take(idx), dtype=np.float64),
+                             random_state=random_state)
+    if gamma == "local":  # the 2,000 rows neighbor_scale draws in memory, gathered
+        rs = check_random_state(random_state)
+        idx = sample_row_indices(n, 2000, rs)
+        sample = rows.take(idx)
+        sample = sample.toarray() if hasattr(sample, "toarray") else sample
+        return resolve_gamma("local", np.asarray(sample, dtype=np.float64), random_state=rs)
+    raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
 
 
 def mean_pairwise_distance(

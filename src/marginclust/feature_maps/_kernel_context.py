@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..utils._blocks import column_mean
-from ._low_rank import LowRankKernelMap, TrainingFeatures, linear_kernel_with_bias, rbf_kernel_gamma
+from ..utils._blocks import RowBackend, column_mean
+from ._low_rank import LowRankKernelMap, linear_kernel_with_bias, rbf_kernel_gamma
 
 __all__ = ["KernelContext", "build_kernel_context", "kernel_decision_values", "kernel_matrix"]
 
@@ -58,10 +58,6 @@ class KernelContext:
         The fitted feature map (low-rank mode).
     n_components : int or None
         Rank actually used (None: exact).
-    features : TrainingFeatures or None
-        Row blocks of the training features, cached in memory when they fit
-        in ``FEATURE_CACHE_BYTES`` and recomputed per pass otherwise (low-rank
-        mode of estimators that ask for them instead of ``Phi``).
     """
 
     X: Any
@@ -71,7 +67,6 @@ class KernelContext:
     Phi: Any = None
     fmap: Any = None
     n_components: int | None = None
-    features: Any = None
 
 
 def kernel_matrix(kernel: Any, X: Any, Y: Any, gamma: float | None) -> npt.NDArray[np.float64]:
@@ -126,8 +121,11 @@ def build_kernel_context(
     seed : int, default=0
         Seed of the low-rank map.
     stream : bool, default=False
-        Low-rank mode: hold a :class:`TrainingFeatures` block source instead of
-        the n x L matrix ``Phi``.
+        Low-rank mode: no ``Phi`` (the caller computes the features block by
+        block from ``X``, e.g. :class:`~marginclust.objectives._slmc.SLMCRowProblem`).
+        An out-of-core ``X`` (a row-block backend) is always streamed: the mean,
+        the width and the landmarks come from its passes, ``X`` of the context
+        is the backend of the centred rows.
 
     Returns
     -------
@@ -137,6 +135,9 @@ def build_kernel_context(
     if kernel == "precomputed":
         K = np.asarray(X, dtype=np.float64)
         return KernelContext(X=K, mean=None, gamma=None, Kmat=K)
+    if isinstance(X, RowBackend) and not X.in_memory:
+        return _row_backend_context(X, kernel, resolve_width, int(n_components or 0),
+                                    low_rank, dtype, seed)
     mean = None
     Xw = X
     if kernel in ("rbf", "linear"):
@@ -151,6 +152,7 @@ def build_kernel_context(
                 "kernel's products would overflow. Rescale your features (e.g. "
                 "sklearn.preprocessing.StandardScaler)."
             )
+        dtype = _linear_dtype(dtype, Xw.dtype, sq)
     if n_components is None:
         Xf = np.asarray(Xw, dtype=np.float64)
         K = kernel_matrix(kernel, Xf, Xf, gamma)
@@ -165,13 +167,66 @@ def build_kernel_context(
     ).fit(Xw)
     L = int(n_components)
     if stream:
-        return KernelContext(
-            X=Xw, mean=mean, gamma=gamma, fmap=fmap, n_components=L,
-            features=TrainingFeatures(fmap, Xw),
-        )
+        return KernelContext(X=Xw, mean=mean, gamma=gamma, fmap=fmap, n_components=L)
     return KernelContext(
         X=Xw, mean=mean, gamma=gamma, Phi=fmap.transform(Xw), fmap=fmap, n_components=L
     )
+
+
+def _linear_dtype(dtype: Any, x_dtype: Any, sq: float) -> Any:
+    """The linear features' dtype: float64 when float32 products of these norms (``sq``,
+    the largest squared norm) would leave float32's range (the model's own numbers)."""
+    if dtype is None and np.dtype(x_dtype) == np.float32 and not sq < 1e25:
+        return "float64"
+    return dtype
+
+
+def _centred_rows(Xb: Any, mean: Any) -> Any:
+    Xb = np.asarray(Xb)
+    return Xb - mean.astype(Xb.dtype)
+
+
+def _max_sq_norm(Xb: Any) -> float:
+    Xb = np.asarray(Xb)
+    return float(np.max(np.einsum("ij,ij->i", Xb, Xb, dtype=np.float64), initial=0.0))
+
+
+def _row_backend_context(
+    rows: Any, kernel: Any, resolve_width: Callable[[Any], float | None], n_components: int,
+    low_rank: str, dtype: Any, seed: int,
+) -> KernelContext:
+    """The low-rank kernel context of an out-of-core X: the same mean, width and landmarks.
+
+    The mean is the backend's in-order block sums; the width rule runs on the
+    centred rows' passes; the Nystroem landmarks are the rows the in-memory map
+    draws (:meth:`LowRankKernelMap._fit_rows`), gathered in one pass.
+    """
+    n, d = rows.shape
+    mean = None
+    Xw = rows
+    if kernel in ("rbf", "linear"):
+        mean = rows.column_sums() / n
+        Xw = rows.derive(_centred_rows, mean, dtype=rows.dtype)
+    gamma = resolve_width(Xw)
+    if kernel == "linear":
+        sq = max(Xw.partials(_max_sq_norm), default=0.0)
+        if not sq < _LINEAR_MAX_SQNORM:
+            raise ValueError(
+                f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
+                "kernel's products would overflow. Rescale your features (e.g. "
+                "sklearn.preprocessing.StandardScaler)."
+            )
+        dtype = _linear_dtype(dtype, Xw.dtype, sq)
+    fmap = LowRankKernelMap(
+        kernel=kernel,
+        gamma=gamma if gamma is not None else 1.0,
+        n_components=n_components,
+        method=low_rank,
+        dtype=dtype,
+        random_state=seed,
+    )
+    fmap._fit_rows((n, d), lambda idx: np.asarray(Xw.take(idx), dtype=np.float64))
+    return KernelContext(X=Xw, mean=mean, gamma=gamma, fmap=fmap, n_components=n_components)
 
 
 def kernel_decision_values(

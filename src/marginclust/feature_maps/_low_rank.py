@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 
-__all__ = ["FEATURE_CACHE_BYTES", "LowRankKernelMap", "TrainingFeatures", "linear_kernel_with_bias",
+__all__ = ["FEATURE_CACHE_BYTES", "LowRankKernelMap", "linear_kernel_with_bias",
            "rbf_kernel_gamma"]
 
 _EIG_CUTOFF = 1e-12
@@ -97,8 +97,15 @@ def rbf_kernel_gamma(
     Y = np.asarray(Y)
     if dtype is None:
         dtype = np.float32 if (X.dtype == np.float32 and Y.dtype == np.float32) else np.float64
-    X = X.astype(dtype, copy=False)
-    Y = Y.astype(dtype, copy=False)
+    if np.dtype(dtype).itemsize <= 4 and not 1e-25 < float(gamma) < 1e25:
+        # float32 distances of data at an extreme scale leave the range (a gamma of 1e60
+        # does not even fit): take them in the units of the kernel, x sqrt(gamma)
+        root = np.sqrt(float(gamma))
+        X = np.asarray(X, dtype=np.float64) * root
+        Y = np.asarray(Y, dtype=np.float64) * root
+        gamma = 1.0
+    X = np.asarray(X).astype(dtype, copy=False)
+    Y = np.asarray(Y).astype(dtype, copy=False)
     D2 = X @ Y.T
     D2 *= -2.0
     D2 += np.einsum("ij,ij->i", X, X)[:, None]
@@ -327,70 +334,11 @@ class LowRankKernelMap(TransformerMixin, BaseEstimator):
         return out
 
 
-#: Largest size (bytes) of the training features ``Phi`` that :class:`TrainingFeatures`
-#: keeps in memory; above it every pass recomputes them block by block (one kernel
+#: Largest size (bytes) of the training features ``Phi`` that a low-rank fit keeps in
+#: memory (in its row blocks' states); above it every pass recomputes them block by
+#: block (one kernel
 #: evaluation and one ``b x L x L`` product per block and pass, but O(block_rows * L)
 #: memory instead of O(n L)).
 FEATURE_CACHE_BYTES = 2**30
 
 
-class TrainingFeatures:
-    """Row blocks of a fitted map's features on the training data, cached or streamed.
-
-    Iterating yields ``(start, Phi_block)``. When ``Phi`` takes at most
-    ``cache_bytes`` the blocks are computed once and kept; otherwise each
-    iteration recomputes them from ``X`` (:meth:`LowRankKernelMap.transform_blocks`),
-    so no n x L array is ever held. Both ways yield bitwise the same blocks
-    (same function, same row boundaries).
-
-    The features themselves are streamed, not the kernel block ``C = k(X, Z)``
-    with the normalisation applied to ``C^T D C`` afterwards: that saves the
-    ``b x L x L`` product but squares the condition number of the Nystroem map
-    (measured: in float32 the Gram no longer matched the features, the
-    objective rose and 300 sweeps did not converge).
-
-    Parameters
-    ----------
-    fmap : LowRankKernelMap
-        Fitted map.
-    X : ndarray of shape (n_samples, n_features)
-        Validated training data (as passed to ``fmap.fit``).
-    block_rows : int, optional
-        Rows per block (default 8,192).
-    cache_bytes : int, optional
-        Keep ``Phi`` in memory up to this size (default :data:`FEATURE_CACHE_BYTES`).
-
-    Attributes
-    ----------
-    n_rows : int
-    n_columns : int
-    dtype : numpy dtype
-        dtype of the blocks.
-    cached : bool
-        Whether ``Phi`` is held in memory.
-    """
-
-    def __init__(self, fmap: LowRankKernelMap, X: Any, block_rows: int | None = None,
-                 cache_bytes: int | None = None) -> None:
-        self.fmap = fmap
-        self.X = X
-        self.block_rows = int(block_rows or BLOCK_ROWS)
-        self.n_rows = int(X.shape[0])
-        self.n_columns = int(fmap.n_output_features_)
-        self.dtype = np.dtype(fmap._out_dtype(X))
-        budget = FEATURE_CACHE_BYTES if cache_bytes is None else int(cache_bytes)
-        self.cached = self.n_rows * self.n_columns * self.dtype.itemsize <= budget
-        self._blocks = (list(fmap.transform_blocks(X, self.block_rows)) if self.cached
-                        else None)
-
-    def __iter__(self) -> Iterator[tuple[int, npt.NDArray[np.floating]]]:
-        if self._blocks is not None:
-            return iter(self._blocks)
-        return self.fmap.transform_blocks(self.X, self.block_rows)
-
-    def materialize(self) -> npt.NDArray[np.floating]:
-        """The full ``Phi`` (n_samples, n_output_features) in the blocks' dtype."""
-        out = np.empty((self.n_rows, self.n_columns), dtype=self.dtype)
-        for start, block in self:
-            out[start : start + block.shape[0]] = block
-        return out

@@ -36,6 +36,7 @@ Prior validation of the inputs is assumed everywhere in this module.
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from typing import Any
 
@@ -44,14 +45,14 @@ import numpy.typing as npt
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 from scipy.linalg.blas import dsyrk, ssyrk
 
-from ..utils._blocks import BLOCK_ROWS
+from ..utils._blocks import BLOCK_ROWS, row_slices
 
 __all__ = [
     "ELMRidgeProblem",
+    "ELMRowProblem",
     "elm_outputs",
     "gram_block",
     "hidden_by_blocks",
-    "hidden_layer",
     "output_block",
     "target_update_block",
     "balance_feasible",
@@ -347,25 +348,20 @@ def resolve_balance_count(balance: Any, n: int, n_clusters: int) -> int:
 
 
 class ELMRidgeProblem:
-    """EMMC's alternation problem for :class:`marginclust.solvers.LabelAlternation`.
+    """EMMC's alternation in the dual (``n_hidden > n_samples``), for
+    :class:`marginclust.solvers.LabelAlternation`.
 
-    ``fit_labels`` is the ridge fit of ``beta`` to the targets of the labels
-    (one Cholesky factor of ``I/C + H^T H``, or of ``I/C + H H^T`` in the dual
-    when ``L > n``, computed once since only the targets change); ``objective`` is
+    ``fit_labels`` is the ridge fit of ``beta = H^T alpha`` to the targets of the
+    labels through one Cholesky factor of the n x n system ``I/C + H H^T``
+    (computed once, since only the targets change); ``objective`` is
     :func:`emmc_objective`; ``assign`` is :func:`relabel`; ``repair`` is
-    :func:`repair_balance`; ``is_feasible`` is :func:`is_balanced`.
-
-    ``H`` is either given (cached) or recomputed block by block by ``hidden`` in
-    every pass (memory O(L^2 + block x L)); then ``H^T T`` is updated from the
-    rows whose label changed only.
+    :func:`repair_balance`; ``is_feasible`` is :func:`is_balanced`. The primal
+    (an L x L system) runs over row blocks: :class:`ELMRowProblem`.
 
     Parameters
     ----------
-    hidden : callable
-        ``hidden(rows)`` returns the hidden-layer rows (``rows`` a slice or an
-        index array).
-    n_samples, n_hidden : int
-        n and L.
+    H : ndarray of shape (n_samples, n_hidden)
+        The hidden layer.
     C : float
         Trade-off of the squared loss.
     n_clusters : int
@@ -374,104 +370,30 @@ class ELMRidgeProblem:
         Target encoding (:func:`labels_to_targets`).
     l_max : int
         Allowed class-size spread.
-    H : ndarray of shape (n_samples, n_hidden), optional
-        The cached hidden layer (required when ``n_hidden > n_samples``).
-    block_rows : int, default=8192
-        Row-block size of the passes over ``H``.
-    labels0 : ndarray of shape (n_samples,), optional
-        The first labels ``fit_labels`` will see: when ``H`` is streamed, their
-        ``H^T T`` is accumulated in the same pass as the Gram matrix.
     """
 
     def __init__(
-        self,
-        hidden: Any,
-        n_samples: int,
-        n_hidden: int,
-        C: float,
-        n_clusters: int,
-        output: str,
-        l_max: int,
-        *,
-        H: Array | None = None,
-        block_rows: int = BLOCK_ROWS,
-        labels0: IntArray | None = None,
+        self, H: Array, C: float, n_clusters: int, output: str, l_max: int
     ) -> None:
-        self.hidden = hidden
-        self.n, self.L, self.C = int(n_samples), int(n_hidden), float(C)
-        self.m, self.output, self.l_max = int(n_clusters), output, int(l_max)
         self.H = H
-        self.block_rows = int(block_rows)
-        self.dual = self.L > self.n
-        self._labels: IntArray | None = None
-        self._T: Array | None = None
-        self._HtT: Array | None = None
-        self._loss: tuple[Array, float] | None = None  # (beta, sum of block losses)
-        if self.dual:
-            assert H is not None, "the dual path needs the cached hidden layer"
-            K = _syrk_add(np.zeros((self.n, self.n), order="F"), H)
-            _symmetrize(K)
-            self.K = K
-            self.factor = factor_ridge(K, self.C)
-        else:
-            G = np.zeros((self.L, self.L), order="F")
-            T0 = None
-            if labels0 is not None:
-                T0 = labels_to_targets(labels0, self.m, self.output)
-                HtT0 = np.zeros((self.L,) + T0.shape[1:])
-            for sl in self._blocks():
-                G_b, HtT_b = gram_block(self._hblock(sl), None if T0 is None else T0[sl])
-                G += G_b
-                if HtT_b is not None:
-                    HtT0 += HtT_b
-            if T0 is not None and labels0 is not None:
-                self._labels, self._T, self._HtT = labels0.copy(), T0, HtT0
-            _symmetrize(G)
-            self.factor = factor_ridge(G, self.C)
+        self.n, self.L = (int(v) for v in H.shape)
+        self.C = float(C)
+        self.m, self.output, self.l_max = int(n_clusters), output, int(l_max)
+        K = _syrk_add(np.zeros((self.n, self.n), order="F"), H)
+        _symmetrize(K)
+        self.K = K
+        self.factor = factor_ridge(K, self.C)
         self.dof = ridge_dof(self.factor, self.C)
-
-    def _blocks(self) -> Any:
-        for start in range(0, self.n, self.block_rows):
-            yield slice(start, min(start + self.block_rows, self.n))
-
-    def _hblock(self, rows: Any) -> Any:
-        return self.H[rows] if self.H is not None else self.hidden(rows)
 
     def fit_labels(self, labels: IntArray) -> tuple[Array, Array, Array]:
         """Ridge fit to the targets of ``labels``; returns ``(beta, F = H beta, T)``."""
         T = labels_to_targets(labels, self.m, self.output)
-        if self.dual:
-            alpha = ridge_dual(self.factor, T)
-            F = self.K @ alpha
-            beta = self.H.T @ alpha  # type: ignore[union-attr]
-        else:
-            if self._labels is None or self._HtT is None or self._T is None:
-                HtT = np.zeros((self.L,) + T.shape[1:])
-                for sl in self._blocks():
-                    HtT += self._hblock(sl).T @ T[sl]
-            else:
-                # only the changed rows move H^T T: their rows of H, grouped by row block
-                HtT = self._HtT.copy()
-                for sl in self._blocks():
-                    rows = sl.start + np.flatnonzero(labels[sl] != self._labels[sl])
-                    if rows.size:
-                        HtT += target_update_block(self._hblock(rows), T[rows], self._T[rows])
-            self._labels, self._T, self._HtT = labels.copy(), T, HtT
-            beta = ridge_primal(self.factor, HtT)
-            F = np.empty_like(T)
-            loss = 0.0
-            for sl in self._blocks():
-                F[sl], loss_b = output_block(self._hblock(sl), beta, T[sl])
-                loss += loss_b
-            self._loss = (beta, loss)
-        return beta, F, T
+        alpha = ridge_dual(self.factor, T)
+        return self.H.T @ alpha, self.K @ alpha, T
 
     def objective(self, model: tuple[Array, Array, Array], labels: IntArray) -> float:
         """:func:`emmc_objective` of the fitted model at ``labels``."""
         beta, F, T = model
-        cached = self._loss
-        if cached is not None and cached[0] is beta:  # the primal pass summed it by block
-            return 0.5 * float(np.sum(beta * beta)) + 0.5 * self.C * cached[1]
         return emmc_objective(beta, F, T, self.C)
 
     def assign(self, model: tuple[Array, Array, Array]) -> IntArray:
@@ -485,26 +407,6 @@ class ELMRidgeProblem:
     def is_feasible(self, labels: IntArray) -> bool:
         """:func:`is_balanced`."""
         return is_balanced(labels, self.m, self.l_max)
-
-
-def hidden_layer(
-    transform: Any, X: Any, n_hidden: int, block_rows: int, max_bytes: int, stream_dtype: Any
-) -> tuple[Array | None, Any]:
-    """The hidden layer of the rows of ``X``: ``H`` in memory, or None, and ``hidden(rows)``.
-
-    ``H`` (float64) is kept when the dual is used (``n_hidden > n``) or it takes at
-    most ``max_bytes``; otherwise every pass recomputes its rows with
-    ``hidden(rows)`` in ``stream_dtype`` (float32: half the time of the exp and the
-    products; the Gram matrix is still accumulated in float64).
-    """
-    n = X.shape[0]
-    cache = n_hidden > n or n * n_hidden * 8 <= max_bytes
-    H = hidden_by_blocks(transform, X, block_rows) if cache else None
-
-    def hidden(rows: Any) -> Any:
-        return transform(X[rows], dtype=stream_dtype)
-
-    return H, hidden
 
 
 def elm_outputs(transform: Any, X: Any, beta: Array, block_rows: int) -> Array:
@@ -577,3 +479,330 @@ def _symmetrize(G: Array) -> None:
     """Copy the upper triangle of ``G`` to the lower one, in place."""
     iu = np.triu_indices(G.shape[0], 1)
     G[(iu[1], iu[0])] = G[iu]
+
+
+# --------------------------------------------------- the primal over row blocks
+def _sub_blocks(n: int) -> list[slice]:
+    """A block's ``BLOCK_ROWS``-row sub-blocks: the in-memory blocks inside a larger one."""
+    return row_slices(n, BLOCK_ROWS)
+
+
+def _hidden_rows(cfg: dict[str, Any], rows: Any) -> Any:
+    return cfg["hidden"](rows, dtype=cfg["hdtype"])
+
+
+def _block_hidden(Xb: Any, state: Any, cfg: dict[str, Any]) -> list[Any]:
+    """The hidden layer of a block's sub-blocks (kept in the state when cached)."""
+    if state is not None and state.get("H") is not None:
+        return state["H"]
+    return [_hidden_rows(cfg, Xb[sl]) for sl in _sub_blocks(Xb.shape[0])]
+
+
+def _gram_pass(Xb: Any, state: Any, lohi: Any, *rest: Any) -> Any:
+    """Initial labels (version 0), ``H_b^T H_b``, ``H_b^T T0_b`` and the sizes per block.
+
+    ``rest`` is ``([t0_b,] cfg)``: the start's labels come as an extra block, or
+    the block predicts them with the start's k-means (``cfg["km"]``).
+    """
+    extra, cfg = rest if len(rest) == 2 else (None, rest[0])
+    if extra is not None:
+        t0 = np.asarray(extra, dtype=np.intp).ravel()
+    else:
+        km, feats = cfg["km"], cfg["feats"]
+        t0 = np.concatenate(
+            [np.asarray(km.predict(feats(Xb[sl])), dtype=np.intp)
+             for sl in _sub_blocks(Xb.shape[0])]
+        ) if Xb.shape[0] else np.zeros(0, dtype=np.intp)
+    L = int(cfg["L"])
+    G = np.zeros((L, L), order="F")
+    HtT: Any = None
+    Hs = _block_hidden(Xb, None, cfg)
+    for sl, Hb in zip(_sub_blocks(Xb.shape[0]), Hs):
+        G_b, HtT_b = gram_block(Hb, labels_to_targets(t0[sl], cfg["m"], cfg["out"]))
+        G += G_b
+        HtT = np.zeros(HtT_b.shape) + HtT_b if HtT is None else HtT + HtT_b  # type: ignore[union-attr]
+    counts = np.bincount(t0, minlength=cfg["m"])
+    state = {"v": {0: t0}, "F": None, "w": None, "H": Hs if cfg["cache"] else None}
+    return state, ((G, HtT), counts)
+
+
+def _delta_and_digest(
+    Xb: Any, state: Any, new: Any, old: Any, cfg: dict[str, Any], Hs: list[Any] | None
+) -> tuple[Any, int, bytes]:
+    """Per sub-block change of ``H^T T`` from the rows whose label changed."""
+    delta: Any = None
+    n_changed = 0
+    m, out = cfg["m"], cfg["out"]
+    for i, sl in enumerate(_sub_blocks(Xb.shape[0])):
+        idx = np.flatnonzero(new[sl] != old[sl])
+        n_changed += idx.size
+        if not idx.size:
+            continue
+        if cfg["f64"]:  # rows of the block's float64 layer (the in-memory cached H)
+            Hrows = (Hs[i] if Hs is not None else _hidden_rows(cfg, Xb[sl]))[idx]
+        else:  # the streamed float32 layer of the changed rows only, as in memory
+            Hrows = _hidden_rows(cfg, Xb[sl][idx])
+        d = target_update_block(
+            Hrows, labels_to_targets(new[sl][idx], m, out), labels_to_targets(old[sl][idx], m, out)
+        )
+        delta = np.zeros(d.shape) + d if delta is None else delta + d  # from float64 zeros
+    return delta, n_changed, hashlib.blake2b(np.ascontiguousarray(new).tobytes()).digest()
+
+
+def _output_pass(
+    Xb: Any, state: Any, lohi: Any, beta: Any, ver: int, new_ver: int, keep: Any,
+    cfg: dict[str, Any],
+) -> Any:
+    """Outputs of ``beta``, the loss at labels ``ver``, the relabelling ``new_ver`` and,
+    speculatively (no repair), its change of ``H^T T`` against ``ver``."""
+    t = state["v"][ver]
+    m, out = cfg["m"], cfg["out"]
+    Fs = []
+    loss = 0.0
+    Hs = _block_hidden(Xb, state, cfg)
+    for sl, Hb in zip(_sub_blocks(Xb.shape[0]), Hs):
+        F_b, loss_b = output_block(Hb, beta, labels_to_targets(t[sl], m, out))
+        Fs.append(F_b)
+        loss += loss_b
+    F = np.concatenate(Fs) if Fs else np.zeros((0,) + beta.shape[1:], dtype=np.float64)
+    a = relabel(F, m, out)
+    # the rows of H the change needs: cached, or just computed (the whole block: cheaper
+    # than recomputing the changed rows when many change; exactly the in-memory rows)
+    delta, n_changed, digest = _delta_and_digest(Xb, state, a, t, cfg, Hs)
+    versions = {k: v for k, v in state["v"].items() if k in keep}
+    versions[new_ver] = a
+    new_state = {"v": versions, "F": F, "w": None, "H": state.get("H")}
+    return new_state, (loss, np.bincount(a, minlength=m), delta, n_changed, digest)
+
+
+def _apply_move(w: Any, lo: int, pq: int, chosen: Any) -> None:
+    if chosen is not None:
+        a, b = np.searchsorted(chosen, [lo, lo + w.size])
+        w[chosen[a:b] - lo] = pq
+
+
+def _select_pass(
+    Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, p: int, q: int, k: int,
+    cfg: dict[str, Any],
+) -> Any:
+    """Apply the pending move to the working labels, return the ``k`` cheapest members of p."""
+    lo, _ = lohi
+    w = state["w"] if state["w"] is not None else state["v"][src].copy()
+    _apply_move(w, lo, pq, chosen)
+    members = np.flatnonzero(w == p)
+    cost = _switch_cost(state["F"], members, p, q, cfg["out"])
+    order = np.argsort(cost, kind="stable")[:k]
+    new_state = dict(state)
+    new_state["w"] = w
+    return new_state, (cost[order], members[order] + lo)
+
+
+def _commit_pass(
+    Xb: Any, state: Any, lohi: Any, src: int, pq: int, chosen: Any, old: int, new_ver: int,
+    keep: Any, cfg: dict[str, Any],
+) -> Any:
+    lo, _ = lohi
+    w = state["w"] if state["w"] is not None else state["v"][src].copy()
+    _apply_move(w, lo, pq, chosen)
+    delta, n_changed, digest = _delta_and_digest(Xb, state, w, state["v"][old], cfg, state["H"])
+    versions = {k: v for k, v in state["v"].items() if k in keep}
+    versions[new_ver] = w
+    new_state = {"v": versions, "F": state["F"], "w": None, "H": state.get("H")}
+    return new_state, (np.bincount(w, minlength=cfg["m"]), delta, n_changed, digest)
+
+
+def _labels_of(state: Any, ver: int) -> Any:
+    return state["v"][ver]
+
+
+class ELMRowProblem:
+    """EMMC's primal alternation over the row blocks of X, with label handles.
+
+    A problem of :class:`marginclust.solvers.LabelAlternation` that never holds an
+    n-vector: each row block keeps its labels (and the outputs ``F_b = H_b beta``
+    of the last fit, and its hidden layer when cached) in its state beside the
+    data (in memory: :class:`~marginclust.utils._blocks.RowBlocks`; out of core:
+    the dask backend), and the solver sees label *handles*: ints naming a
+    labelling kept block by block. ``fit_labels(h)`` solves the ridge system
+    (one Cholesky factor of ``I/C + H^T H`` for the fit) with ``H^T T(h)``
+    updated from the change reported by the pass that created ``h``;
+    ``objective`` runs the output pass (once per model); ``assign`` names the
+    relabelling that pass computed; ``repair`` runs the selection passes of the
+    paper's repair (:func:`repair_balance`: same ranking, ties by row) and one
+    commit pass.
+
+    Parameters
+    ----------
+    rows : row-block backend
+        The data (dense).
+    cfg : dict
+        ``hidden`` (rows, dtype -> hidden layer), ``hdtype`` (its dtype),
+        ``f64`` (the float64 layer, whose changed rows come from the block's layer;
+        else a float32 layer streamed row by row), ``cache`` (keep each block's
+        layer in its state), ``m``, ``out``, ``L``,
+        and the start: ``km`` and ``feats`` when each block predicts its first
+        labels with the start's k-means.
+    C : float
+        Trade-off of the squared loss.
+    l_max : int
+        Allowed class-size spread (may be raised by the caller after the start).
+    init_labels : array or None
+        The start's labels (row-aligned; lazy out of core), unless ``cfg["km"]``.
+    """
+
+    def __init__(
+        self, rows: Any, cfg: dict[str, Any], C: float, l_max: int, init_labels: Any
+    ) -> None:
+        self.rows, self.cfg, self.C, self.l_max = rows, cfg, float(C), int(l_max)
+        self.m, self.out = int(cfg["m"]), cfg["out"]
+        self.n_samples = int(rows.shape[0])
+        self.n_passes = 0
+        extra = () if init_labels is None else (init_labels,)
+        self.states, parts = rows.states(_gram_pass, None, cfg, extra=extra, with_offsets=True)
+        self.n_passes += 1
+        L = int(cfg["L"])
+        G = np.zeros((L, L), order="F")
+        T_shape = (L,) if self.out in ("binary", "single") else (L, self.m)
+        HtT0 = np.zeros(T_shape)
+        counts = np.zeros(self.m, dtype=np.intp)
+        for (G_b, HtT_b), c in parts:
+            G += G_b
+            if HtT_b is not None:
+                HtT0 += HtT_b
+            counts += c
+        _symmetrize(G)
+        self.factor = factor_ridge(G, self.C)
+        self.dof = ridge_dof(self.factor, self.C)
+        self.init_counts = counts
+        # per version: cluster sizes, H^T T (once fitted), change vs its parent, digest
+        self.counts: dict[int, Any] = {0: counts}
+        self.HtT: dict[int, Any] = {0: HtT0}
+        self.pending: dict[int, tuple[int, list[Any], int, bytes]] = {}
+        self.fitted: int | None = None
+        self._next = 1
+        self._outputs: dict[int, tuple[Any, float, int]] = {}  # id(beta) -> (beta, loss, ver)
+        self._keep: set[int] = {0}
+
+    def _pass(self, fn: Any, *args: Any) -> list[Any]:
+        self.states, parts = self.rows.states(fn, self.states, *args, with_offsets=True)
+        self.n_passes += 1
+        return parts
+
+    def _new_version(self) -> int:
+        v = self._next
+        self._next += 1
+        return v
+
+    def fit_labels(self, h: int) -> tuple[Any, int]:
+        """The ridge fit to the targets of labels ``h``: ``(beta, h)``."""
+        if h not in self.HtT:
+            parent, deltas, _, _ = self.pending[h]
+            HtT = self.HtT[parent].copy()
+            for d in deltas:
+                if d is not None:
+                    HtT += d
+            self.HtT[h] = HtT
+        for v in list(self.HtT):
+            if v not in (h, 0):
+                del self.HtT[v]
+        self.fitted = h
+        self._keep = {0, h}
+        return ridge_primal(self.factor, self.HtT[h]), h
+
+    def _run_outputs(self, model: tuple[Any, int]) -> tuple[float, int]:
+        beta, ver = model
+        key = id(beta)
+        if key in self._outputs and self._outputs[key][0] is beta:
+            return self._outputs[key][1], self._outputs[key][2]
+        new_ver = self._new_version()
+        parts = self._pass(_output_pass, beta, ver, new_ver, frozenset(self._keep), self.cfg)
+        loss = 0.0
+        counts = np.zeros(self.m, dtype=np.intp)
+        deltas: list[Any] = []
+        n_changed = 0
+        digests = []
+        for loss_b, c, d, nc, dg in parts:
+            loss += loss_b
+            counts += c
+            deltas.append(d)
+            n_changed += nc
+            digests.append(dg)
+        self.counts[new_ver] = counts
+        self.pending[new_ver] = (ver, deltas, n_changed, b"".join(digests))
+        self._keep.add(new_ver)
+        self._outputs = {key: (beta, loss, new_ver)}
+        return loss, new_ver
+
+    def objective(self, model: tuple[Any, int], labels: int) -> float:
+        """:func:`emmc_objective` of the fitted model (its output pass sums the loss)."""
+        beta = model[0]
+        loss, _ = self._run_outputs(model)
+        return 0.5 * float(np.sum(beta * beta)) + 0.5 * self.C * loss
+
+    def assign(self, model: tuple[Any, int]) -> int:
+        """The handle of the relabelling of the model's outputs."""
+        return self._run_outputs(model)[1]
+
+    def repair(self, h: int, model: tuple[Any, int]) -> int:
+        """The paper's balance repair of labels ``h``, ranked by the model's outputs."""
+        self._run_outputs(model)  # the outputs F rank the members
+        counts = self.counts[h].copy()
+        pending = None
+        moved = False
+        while True:
+            p, q = int(np.argmax(counts)), int(np.argmin(counts))
+            gap = int(counts[p] - counts[q])
+            if gap <= self.l_max and counts[q] > 0:
+                break
+            k = max((gap - self.l_max + 1) // 2, 1)
+            pq, ch = pending if pending is not None else (-1, None)
+            parts = self._pass(_select_pass, h, pq, ch, p, q, k, self.cfg)
+            costs = np.concatenate([c for c, _ in parts])
+            idx = np.concatenate([i for _, i in parts])
+            chosen = np.sort(idx[np.argsort(costs, kind="stable")[:k]])
+            pending = (q, chosen)
+            counts[p] -= k
+            counts[q] += k
+            moved = True
+        if not moved:
+            return h
+        new_ver = self._new_version()
+        old = self.fitted if self.fitted is not None else 0
+        pq, ch = pending if pending is not None else (-1, None)
+        parts = self._pass(
+            _commit_pass, h, pq, ch, old, new_ver, frozenset(self._keep | {new_ver}), self.cfg
+        )
+        deltas: list[Any] = []
+        n_changed = 0
+        digests = []
+        for _, d, nc, dg in parts:
+            deltas.append(d)
+            n_changed += nc
+            digests.append(dg)
+        self.counts[new_ver] = counts
+        self.pending[new_ver] = (old, deltas, n_changed, b"".join(digests))
+        self._keep.add(new_ver)
+        return new_ver
+
+    def is_feasible(self, h: int) -> bool:
+        """Whether labels ``h`` meet the balance with no empty cluster."""
+        c = self.counts[h]
+        return bool(c.min() > 0 and c.max() - c.min() <= self.l_max)
+
+    def count_changed(self, new: int, old: int) -> int:
+        """Labels that changed from ``old`` to ``new`` (counted by the pass that made ``new``)."""
+        if new == old:
+            return 0
+        parent, _, n_changed, _ = self.pending[new]
+        assert parent == old, "a change is known against the labels it was computed from"
+        return n_changed
+
+    def label_key(self, h: int) -> Any:
+        """A hashable digest of labels ``h`` (cycle detection)."""
+        if h == 0:
+            return ("init",)
+        return self.pending[h][3]
+
+    def labels(self, h: int) -> Any:
+        """Labels ``h`` (row-aligned; lazy out of core)."""
+        return self.rows.gather_states(_labels_of, self.states, h, dtype=np.intp)

@@ -160,17 +160,21 @@ def memberships_from_distances(
         if p == 1.0:
             R = np.divide(1.0, D)
         else:
-            R = np.power(D, -p)
+            with np.errstate(under="ignore"):
+                R = np.power(D, -p)
         s = R.sum(axis=ax)
-        inv = np.divide(1.0, s)
-        R *= inv[None, :] if transposed else inv[:, None]
-        if not return_cost:
-            return R
-        if m == 2.0:
-            cost = inv.astype(np.float64)
-        else:
-            cost = np.power(s.astype(np.float64), 1.0 - m)
-        return R, cost
+        # (every D^(-p) of a sample underflowing, e.g. float32 with m near 1: the
+        # shifted computation below)
+        if float(s.min()) > _normal_sum(D.dtype):
+            inv = np.divide(1.0, s)
+            R *= inv[None, :] if transposed else inv[:, None]
+            if not return_cost:
+                return R
+            if m == 2.0:
+                cost = inv.astype(np.float64)
+            else:
+                cost = np.power(s.astype(np.float64), 1.0 - m)
+            return R, cost
     zero = dmin <= 0
     any_zero = bool(zero.any())
     scale = np.where(zero, 1.0, dmin).astype(D.dtype, copy=False)
@@ -436,6 +440,7 @@ def memberships_into(
         floor = membership_floor(D.dtype, D.shape[0], m)
     if D.size == 0 or not float(D.min()) > floor:
         return None
+    tiny = _normal_sum(D.dtype)
     # 1 / x as a division: the same correctly rounded value as np.reciprocal, whose
     # float loops are not vectorised (about twice the time of a division by NumPy's SIMD loop)
     if p == 1.0:
@@ -447,13 +452,22 @@ def memberships_into(
         np.sqrt(D, out=out)
         np.divide(1.0, out, out=out)
     else:
-        np.power(D, -p, out=out)
+        with np.errstate(under="ignore"):
+            np.power(D, -p, out=out)
     s = out.sum(axis=0)
+    if not float(s.min()) > tiny:  # every D^(-p) of a sample (nearly) underflows: shift
+        return None
     inv = np.divide(1.0, s)
     out *= inv
     if m == 2.0:
         return inv
     return np.power(s.astype(np.float64), 1.0 - m).astype(D.dtype, copy=False)
+
+
+def _normal_sum(dtype: npt.DTypeLike) -> float:
+    """Smallest ``sum_r D_ir^(-p)`` the unshifted formula keeps to full precision."""
+    info = np.finfo(dtype)
+    return float(info.tiny) / float(info.eps)
 
 
 # ---------------------------------------------------------------------------

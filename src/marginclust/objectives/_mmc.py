@@ -49,9 +49,9 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from ..utils._blocks import RowBlocks
 from ._constraints import BalanceSet, PairSet, make_balance
 from ._mmc_blocks import (
-    RowBlocks,
     breakpoints_block,
     colsum_block,
     css_block,
@@ -99,7 +99,7 @@ class LinearData:
         Divides the centred data; ``"auto"``: :func:`data_scale`.
     blocks : object or None, default=None
         The row-block backend (``partials``, ``states``, ``split``, ``gather``);
-        None: :class:`~._mmc_blocks.RowBlocks` over ``X`` in memory.
+        None: :class:`~marginclust.utils._blocks.RowBlocks` over ``X`` in memory.
     """
 
     _cache_size = 4

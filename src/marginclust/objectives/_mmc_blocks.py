@@ -5,8 +5,9 @@ function applied to each row block, returning ``(state_b, partial_b)``, and an
 in-order reduction of the partials on the caller's side. The per-row state is
 the block's labels (the fixed signs / argmax of the current CCCP
 linearisation); it stays beside its block: a list of arrays in memory
-(:class:`RowBlocks`, blocks of ``BLOCK_ROWS`` = 8192 rows), futures on the
-workers under ``distributed`` (:class:`marginclust.dask._linear_mmc.DaskRows`).
+(:class:`~marginclust.utils._blocks.RowBlocks`, blocks of ``BLOCK_ROWS`` = 8192
+rows), futures on the workers under ``distributed`` (the dask backend,
+:class:`marginclust.dask.DaskRows`).
 With dask chunks equal to the in-memory blocks, the partials are the same
 numbers, added in the same order, so the two fits are bitwise equal under the
 synchronous scheduler.
@@ -27,18 +28,15 @@ Passes (each one graph execution on dask):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..utils._blocks import BLOCK_ROWS, row_slices
-
 __all__ = [
     "CuttingPlaneState",
-    "RowBlocks",
     "breakpoints_block",
     "colsum_block",
     "cutting_plane_block",
@@ -49,42 +47,6 @@ __all__ = [
 ]
 
 Array = npt.NDArray[np.float64]
-
-
-class RowBlocks:
-    """In-memory row blocks of ``X`` (8192 rows) with per-block state: the NumPy backend.
-
-    ``states(fn, states, *args)`` returns ``([s_b], [p_b])`` for
-    ``(s_b, p_b) = fn(X_b, state_b, *args)``, blocks in order.
-    """
-
-    def __init__(self, X: Any, block_rows: int = BLOCK_ROWS) -> None:
-        self.X = X
-        self.n = int(X.shape[0])
-        self.slices = row_slices(self.n, block_rows)
-        self.in_memory = True
-
-    def partials(self, fn: Callable[..., Any], *args: Any) -> list[Any]:
-        """``[fn(X_b, *args)]`` in block order."""
-        return [fn(self.X[sl], *args) for sl in self.slices]
-
-    def states(
-        self, fn: Callable[..., tuple[Any, Any]], states: Sequence[Any] | None, *args: Any
-    ) -> tuple[list[Any], list[Any]]:
-        """One pass with per-block state (None: no state yet)."""
-        st = [None] * len(self.slices) if states is None else states
-        out = [fn(self.X[sl], s, *args) for sl, s in zip(self.slices, st)]
-        return [o[0] for o in out], [o[1] for o in out]
-
-    def split(self, labels: npt.NDArray[np.intp]) -> list[npt.NDArray[np.intp]]:
-        """Per-block views of an n-vector of labels."""
-        return [labels[sl] for sl in self.slices]
-
-    def gather(self, states: Sequence[Any]) -> npt.NDArray[np.intp]:
-        """The n-vector of labels from per-block states."""
-        if not states:
-            return np.zeros(0, dtype=np.intp)
-        return np.concatenate([np.asarray(s, dtype=np.intp) for s in states])
 
 
 def colsum_block(Xb: Any) -> Array:

@@ -190,8 +190,9 @@ def initial_labels(
         data). With pairs the directions also spread cannot-linked and tie
         must-linked samples (see :func:`principal_scores`), and either
         K-means keeps must-link components whole and repairs cannot-links
-        (:func:`pair_kmeans_start`). ``"auto"``: ``"pca"`` when ``X`` is
-        sparse, else ``"k-means"``. An array gives the labels directly.
+        (:func:`pair_kmeans_start`). ``"auto"``: ``"k-means"`` (whether ``X`` is
+        sparse or dense, so both copies of the same data start alike). An array
+        gives the labels directly.
     random_state : RandomState
         Randomness of K-means and of the subspace iteration.
     data : LinearData or None
@@ -207,7 +208,8 @@ def initial_labels(
     closure = pairs.closure if pairs is not None and pairs.size else None
     if isinstance(init, str):
         if init == "auto":
-            init = "pca" if sp.issparse(X) else "k-means"
+            # not by sparsity: the sparse and the dense copy of the same data start alike
+            init = "k-means"
         if init == "k-means":
             if closure is not None:
                 return pair_kmeans_start(X, n_clusters, random_state, closure)

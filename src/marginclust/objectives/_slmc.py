@@ -32,8 +32,9 @@ different scales, a large common offset, a numerically indefinite user kernel),
 it solves with a symmetric eigendecomposition whose eigenvalues are clipped at
 the exact lower bound 1 instead of raising ``LinAlgError``.
 
-:class:`SLMCProblem` (exact kernel) and :class:`SLMCFeatureProblem` (explicit
-features) expose one sweep (alpha-step then U-step) to the generic
+:class:`SLMCProblem` (exact kernel) and :class:`SLMCRowProblem` (explicit
+features, over the row blocks of the data: in memory or out of core) expose one
+sweep (alpha-step then U-step) to the generic
 :class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
 
 All functions here assume validated inputs (no checks, no loops over samples).
@@ -41,7 +42,7 @@ All functions here assume validated inputs (no checks, no loops over samples).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -52,17 +53,14 @@ from ..utils._blocks import BLOCK_ROWS, row_slices
 
 __all__ = [
     "LSSVMProblem",
-    "SLMCFeatureProblem",
     "SLMCProblem",
+    "SLMCRowProblem",
     "alpha_step",
     "balanced_sign",
     "alpha_step_features",
-    "ArrayBlocks",
-    "as_feature_blocks",
     "feature_normal_block",
     "feature_normal_reduce",
     "feature_sweep_block",
-    "row_blocks",
     "solve_feature_normal",
     "gradient_alpha",
     "membership_weights",
@@ -353,39 +351,6 @@ def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array,
     return F_b, U_b, code_loss(F_b, U_b, m)
 
 
-def row_blocks(n: int) -> list[slice]:
-    """The row blocks of the feature-space sweep (``BLOCK_ROWS`` rows each)."""
-    return row_slices(n, BLOCK_ROWS)
-
-
-class ArrayBlocks:
-    """Row blocks of an in-memory feature matrix, in the protocol the feature steps read.
-
-    The protocol (also met by
-    :class:`marginclust.feature_maps._low_rank.TrainingFeatures`, which streams
-    the blocks from the data when they do not fit in memory): iterating yields
-    ``(start, Phi_block)`` in row order, on the boundaries of :func:`row_blocks`;
-    ``n_rows``; ``n_columns``; ``dtype``.
-
-    Parameters
-    ----------
-    Phi : ndarray of shape (n, L)
-    """
-
-    def __init__(self, Phi: Array) -> None:
-        self.Phi = Phi
-        self.n_rows, self.n_columns = (int(v) for v in Phi.shape)
-        self.dtype = Phi.dtype
-
-    def __iter__(self) -> Any:
-        return ((sl.start, self.Phi[sl]) for sl in row_blocks(self.n_rows))
-
-
-def as_feature_blocks(Phi: Any) -> Any:
-    """``Phi`` itself if it already yields blocks, else :class:`ArrayBlocks` over it."""
-    return Phi if hasattr(Phi, "n_rows") else ArrayBlocks(np.asarray(Phi))
-
-
 def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
@@ -396,9 +361,8 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L) or block source
-        Explicit features (``Kmat ~ Phi Phi^T``), or a source of their row
-        blocks (:class:`ArrayBlocks`; e.g. streamed from the data).
+    Phi : ndarray of shape (n, L)
+        Explicit features (``Kmat ~ Phi Phi^T``).
     U : ndarray of shape (n, K)
         Memberships.
     lam : float
@@ -411,11 +375,10 @@ def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     W : ndarray of shape (L, K)
         Primal weights (float64); ``F = Phi @ W``.
     """
-    blocks = as_feature_blocks(Phi)
     G, R = feature_normal_reduce(
-        (feature_normal_block(Pb, U[start : start + Pb.shape[0]], lam, m)
-         for start, Pb in blocks),
-        blocks.n_columns,
+        (feature_normal_block(Phi[sl], U[sl], lam, m)
+         for sl in row_slices(Phi.shape[0], BLOCK_ROWS)),
+        Phi.shape[1],
         U.shape[1],
     )
     return solve_feature_normal(G, R, lam)
@@ -528,6 +491,11 @@ class SLMCProblem:
         return float(np.max(np.abs(new[0] - old[0])))
 
 
+def _features_of(fmap: Any, Xb: Array) -> Array:
+    """The fitted map's features of one block of (centred) rows."""
+    return next(fmap.transform_blocks(Xb, block_rows=max(1, Xb.shape[0])))[1]
+
+
 def pcg_w_step(
     blocks: Any,
     U: Array,
@@ -634,13 +602,108 @@ def pcg_w_step(
     return W, F, it, bool(np.all(rz <= target))
 
 
-@dataclass
-class SLMCFeatureProblem:
-    """One SLMC restart with explicit features ``Phi`` (``Kmat ~ Phi Phi^T``).
+def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict[str, Any], Any]:
+    """One low-rank SLMC pass over a block (cut into ``BLOCK_ROWS``-row sub-blocks).
 
-    The state is ``(U, W, F)`` with primal weights ``W`` (L, K); products run
-    in ``Phi``'s dtype (float32 features halve memory), the L x L solve and the
-    memberships in float64.
+    ``rest`` is ``([U0_b,] fmap, W, lam, m, cache, normal)``. With ``W`` None (the
+    first pass) the memberships are the start's ``U0_b``; otherwise ``F = Phi W``
+    and ``U = u_step(F)``, with the data term and the largest membership change
+    against the block's previous ``U``. The partial is the sub-blocks' shares of
+    the next W-step's normal equations (:func:`feature_normal_block`, summed in
+    float64 from zero, in order; None unless ``normal``), the data term, the
+    change and the sizes of the crisp clusters; the state keeps ``U``, ``F`` and,
+    when ``cache``, ``Phi``.
+    """
+    U0b = None
+    if len(rest) == 7:
+        U0b, rest = np.asarray(rest[0], dtype=np.float64), rest[1:]
+    fmap, W, lam, m, cache, normal = rest
+    Xb = np.asarray(Xb)
+    subs = row_slices(Xb.shape[0], BLOCK_ROWS)
+    cached = state.get("Phi") if state is not None else None
+    Phis = cached if cached is not None else [_features_of(fmap, Xb[sl]) for sl in subs]
+    L = int(fmap.n_output_features_)
+    K = W.shape[1] if W is not None else U0b.shape[1]  # type: ignore[union-attr]
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
+    Us, Fs = [], []
+    for sl, Phi in zip(subs, Phis):
+        if W is None:
+            U, F = U0b[sl], None  # type: ignore[index]
+        else:
+            F, U, loss_b = feature_sweep_block(Phi, W, m)
+            loss += loss_b
+            if U.size:
+                move = max(move, float(np.max(np.abs(U - state["U"][sl]))))  # type: ignore[index]
+            counts += np.bincount(np.argmax(F, axis=1), minlength=K)
+        if normal:
+            G_b, R_b = feature_normal_block(Phi, U, lam, m)
+            G += G_b
+            R += R_b
+        Us.append(U)
+        Fs.append(F)
+    new_state = {
+        "U": np.concatenate(Us) if Us else np.zeros((0, K)),
+        "F": None if W is None else (np.concatenate(Fs) if Fs else np.zeros((0, K))),  # type: ignore[arg-type]
+        "Phi": Phis if cache else None,
+    }
+    return new_state, ((G, R) if normal else None, loss, move, counts)
+
+
+def _normal_pass(Xb: Any, state: dict[str, Any], lam: float, m: float) -> tuple[Any, Any]:
+    """A block's share of the W-step's normal equations at its memberships (cached ``Phi``)."""
+    K = state["U"].shape[1]
+    L = state["Phi"][0].shape[1] if state["Phi"] else 0
+    G = np.zeros((L, L), dtype=np.float64)
+    R = np.zeros((L, K), dtype=np.float64)
+    for sl, Phi in zip(row_slices(state["U"].shape[0], BLOCK_ROWS), state["Phi"]):
+        G_b, R_b = feature_normal_block(Phi, state["U"][sl], lam, m)
+        G += G_b
+        R += R_b
+    return state, (G, R)
+
+
+def _u_pass(Xb: Any, state: dict[str, Any], F_b: Any, m: float) -> tuple[Any, Any]:
+    """A block's U-step from decision values already known (after a CG W-step)."""
+    F_b = np.asarray(F_b, dtype=np.float64)
+    K = F_b.shape[1]
+    loss, move = 0.0, 0.0
+    counts = np.zeros(K, dtype=np.intp)
+    Us = []
+    for sl in row_slices(F_b.shape[0], BLOCK_ROWS):
+        U = u_step(F_b[sl], m)
+        loss += code_loss(F_b[sl], U, m)
+        if U.size:
+            move = max(move, float(np.max(np.abs(U - state["U"][sl]))))
+        counts += np.bincount(np.argmax(F_b[sl], axis=1), minlength=K)
+        Us.append(U)
+    new_state = {"U": np.concatenate(Us) if Us else np.zeros((0, K)), "F": F_b,
+                 "Phi": state["Phi"]}
+    return new_state, (None, loss, move, counts)
+
+
+def _state_decision_values(state: dict[str, Any]) -> Array:
+    return state["F"]
+
+
+class SLMCRowProblem:
+    """Low-rank SLMC over the row blocks of the (centred) data: one pass per sweep.
+
+    A problem of :class:`~marginclust.solvers._alternating.AlternatingMinimizer`.
+    Each block keeps its memberships and decision values in its state beside the
+    data (in memory: :class:`~marginclust.utils._blocks.RowBlocks`; out of core:
+    the dask backend). A pass at the weights ``W_t`` computes the block's
+    features ``Phi_b`` (kept in the state when ``cache``), ``F = Phi_b W_t``, the
+    U-step ``U_t = u_step(F)``, its data term and largest change, and the
+    block's share of the next W-step's normal equations
+    ``(I + lam Phi^T D Phi) W = lam Phi^T U^m``: one pass and one L x L solve
+    per sweep, the partials summed in block order.
+
+    The solver's state is ``(W, G, R, move, counts)``: the last weights, the
+    reduced normal equations of the next W-step, the last change and the
+    cluster sizes; the per-row state is :attr:`states`.
 
     W-step (``w_step``): ``"exact"`` forms ``Phi^T D Phi`` (O(n L^2)) and
     solves; ``"pcg"`` does so on the first sweep only, keeps the inverse of
@@ -654,14 +717,19 @@ class SLMCFeatureProblem:
 
     Parameters
     ----------
-    Phi : ndarray of shape (n, L) or block source
-        Features of the training data, or a source of their row blocks
-        (:class:`ArrayBlocks`; :class:`~marginclust.feature_maps._low_rank.TrainingFeatures`
-        recomputes them per block when they would not fit in memory).
+    rows : row-block backend
+        The centred data the map was fitted on.
+    fmap : object
+        The fitted low-rank map (``transform_blocks``, ``n_output_features_``).
     lam, m : float
         Trade-off and fuzzifier.
+    U0 : array of shape (n_samples, n_clusters)
+        The start's memberships (row-aligned; lazy out of core).
+    cache : bool, default=False
+        Keep each block's features in its state (else recomputed every pass).
     w_step : {"exact", "pcg"}, default="exact"
-        W-step solver.
+        W-step solver (``"pcg"`` needs ``cache``; streamed features take the
+        exact step).
     cg_tol : float, default=1e-5
         Relative residual tolerance of the CG W-step; the objective's error is
         of the order of its square.
@@ -669,27 +737,37 @@ class SLMCFeatureProblem:
         CG iterations per sweep before falling back to the exact step.
     """
 
-    Phi: Any
-    lam: float
-    m: float
-    w_step: str = "exact"
-    cg_tol: float = 1e-5
-    max_cg: int = 20
-    #: exact W-steps and CG iterations run so far (a record for the caller)
-    n_exact: int = field(default=0, init=False)
-    n_cg: int = field(default=0, init=False)
-    _precond: Any = field(default=None, init=False, repr=False)
+    def __init__(self, rows: Any, fmap: Any, lam: float, m: float, U0: Any,
+                 cache: bool = False, w_step: str = "exact", cg_tol: float = 1e-5,
+                 max_cg: int = 20) -> None:
+        self.rows, self.fmap, self.U0 = rows, fmap, U0
+        self.lam, self.m, self.cache = float(lam), float(m), bool(cache)
+        self.L = int(fmap.n_output_features_)
+        self.K = int(U0.shape[1])
+        self.states: list[Any] | None = None
+        self.n_passes = 0
+        # CG needs the features at hand for its passes: only cached (in-memory) features
+        self.pcg = w_step == "pcg" and self.cache
+        self.cg_tol, self.max_cg = float(cg_tol), int(max_cg)
+        #: exact W-steps and CG iterations run so far (a record for the caller)
+        self.n_exact = 0
+        self.n_cg = 0
+        self._precond: Any = None
 
-    def _exact(self, blocks: Any, U: Array) -> Array:
-        G, R = feature_normal_reduce(
-            (feature_normal_block(Pb, U[start : start + Pb.shape[0]], self.lam, self.m)
-             for start, Pb in blocks),
-            blocks.n_columns,
-            U.shape[1],
+    def initial_state(self) -> tuple[Any, ...]:
+        """The start's normal equations (one pass)."""
+        self.states, parts = self.rows.states(
+            _sweep_pass, None, self.fmap, None, self.lam, self.m, self.cache, True,
+            extra=(self.U0,),
         )
+        self.n_passes += 1
+        G, R = feature_normal_reduce((p[0] for p in parts), self.L, self.K)
+        return (None, G, R, np.inf, None)
+
+    def _exact(self, G: Array, R: Array) -> Array:
         W = solve_feature_normal(G, R, self.lam)
         self.n_exact += 1
-        if self.w_step == "pcg":
+        if self.pcg:
             G[np.diag_indices_from(G)] += 1.0
             try:
                 self._precond = np.linalg.inv(G)
@@ -697,44 +775,70 @@ class SLMCFeatureProblem:
                 self._precond = None
         return W
 
-    def step(self, state: tuple) -> tuple[tuple, float]:
-        """One sweep: W-step (exact or CG), exact U-step; returns the new state and ``J``.
+    def _normal_equations(self) -> tuple[Array, Array]:
+        """The W-step's normal equations at the current memberships (one pass)."""
+        self.states, parts = self.rows.states(_normal_pass, self.states, self.lam, self.m)
+        self.n_passes += 1
+        return feature_normal_reduce(parts, self.L, self.K)
 
-        Both halves run block by block (:func:`feature_normal_block`,
-        :func:`feature_sweep_block`), the partial sums added in block order.
-        """
-        blocks = as_feature_blocks(self.Phi)
-        U, W_prev, F_prev = state
-        n, K = blocks.n_rows, U.shape[1]
-        F = None
-        use_cg = (self.w_step == "pcg" and self._precond is not None and W_prev is not None
-                  and F_prev is not None and getattr(blocks, "cached", True))
-        if use_cg:
-            W, F, n_it, ok = pcg_w_step(blocks, U, W_prev, F_prev, self.lam, self.m,
-                                        self._precond, tol=self.cg_tol, max_iter=self.max_cg)
-            self.n_cg += n_it
-            if not ok:
-                W, F = self._exact(blocks, U), None
-        else:
-            W = self._exact(blocks, U)
-        U_new = np.empty((n, K), dtype=np.float64)
+    def _cg(self, W_prev: Array) -> tuple[Array, Array, bool]:
+        """:func:`pcg_w_step` over the cached feature blocks (in memory), warm-started."""
+        states = self.states or []
+        blocks, start = [], 0
+        for st in states:
+            for Pb in st["Phi"]:
+                blocks.append((start, Pb))
+                start += Pb.shape[0]
+        U = np.concatenate([st["U"] for st in states])
+        F_prev = np.concatenate([st["F"] for st in states])
+        W, F, n_it, ok = pcg_w_step(blocks, U, W_prev, F_prev, self.lam, self.m,
+                                    self._precond, tol=self.cg_tol, max_iter=self.max_cg)
+        self.n_cg += n_it
+        self.n_passes += n_it + 1
+        return W, F, ok
+
+    def step(self, state: tuple[Any, ...]) -> tuple[tuple[Any, ...], float]:
+        """The W-step (exact, or CG from the last ``W``), then one pass: the U-step,
+        ``J`` and, for the exact step, the next normal equations."""
+        W_prev, G, R = state[0], state[1], state[2]
+        if self.pcg and self._precond is not None and W_prev is not None:
+            W, F, ok = self._cg(W_prev)
+            if ok:
+                self.states, parts = self.rows.states(_u_pass, self.states, self.m,
+                                                      extra=(F,))
+                self.n_passes += 1
+                return self._reduce(W, parts)
+            G, R = self._normal_equations()  # CG stalled: redo the sweep exactly
+        elif G is None:
+            G, R = self._normal_equations()
+        W = self._exact(G, R)
+        self.states, parts = self.rows.states(
+            _sweep_pass, self.states, self.fmap, W, self.lam, self.m, self.cache, not self.pcg
+        )
+        self.n_passes += 1
+        return self._reduce(W, parts)
+
+    def _reduce(self, W: Array, parts: list[Any]) -> tuple[tuple[Any, ...], float]:
+        G = R = None
+        if parts and parts[0][0] is not None:
+            G, R = feature_normal_reduce((p[0] for p in parts), self.L, self.K)
         loss = 0.0
-        if F is None:
-            F = np.empty((n, K), dtype=np.float64)
-            for start, Pb in blocks:
-                sl = slice(start, start + Pb.shape[0])
-                F[sl], U_new[sl], loss_b = feature_sweep_block(Pb, W, self.m)
-                loss += loss_b
-        else:
-            for sl in row_blocks(n):
-                U_new[sl] = u_step(F[sl], self.m)
-                loss += code_loss(F[sl], U_new[sl], self.m)
-        return (U_new, W, F), float(np.sum(W * W)) + self.lam * loss
+        for p in parts:
+            loss += p[1]
+        move = max((p[2] for p in parts), default=0.0)
+        counts = np.sum([p[3] for p in parts], axis=0)
+        return (W, G, R, move, counts), float(np.sum(W * W)) + self.lam * loss
 
     @staticmethod
-    def change(old: tuple, new: tuple) -> float:
-        """Largest membership change between two states."""
-        return float(np.max(np.abs(new[0] - old[0])))
+    def change(old: tuple[Any, ...], new: tuple[Any, ...]) -> float:
+        """Largest membership change of the last sweep (computed in its pass)."""
+        return float(new[3])
+
+    def decision_values(self) -> Any:
+        """The training decision values of the last sweep (row-aligned; lazy out of core)."""
+        return self.rows.gather_states(
+            _state_decision_values, self.states, dtype=np.float64, tail=(self.K,)
+        )
 
 
 def spd_factor(M: Array) -> Any:

@@ -6,17 +6,22 @@ dtype of X: the squared distances (one BLAS product), for the kernel variant
 (the model's update, with the closed-form per-sample cost), the largest
 membership change against ``U_{t-1}``
 (the convergence measure; once one block's change exceeds ``tol`` the pass cannot
-converge, so the later blocks of that pass skip it, except on the last pass
-``max_iter`` allows), and the sums of the next centre step: ``W^T X`` and
+converge, so the later blocks that the same process runs skip it, except on the
+last pass ``max_iter`` allows), and the sums of the next centre step: ``W^T X`` and
 ``W^T 1`` with ``W = w u^m`` (FCM) or ``W = w u^m k`` (kernel FCM, the
 majorise-minimise step). So ``V_{t+1}`` follows without another pass. The
 iterates are those of the textbook alternation ``V -> U -> V``; the objective
 recorded after each pass is ``J(U_t, V_t)``, which neither step can increase.
 
-Memberships are held as a K x n array (clusters along the short axis of each
-block). A cluster whose weights all underflow (every ``u^m`` or kernel factor
+Every pass runs through a row-block backend
+(:class:`~marginclust.utils._blocks.RowBlocks` in memory, shared among threads on
+large data; the dask backend out of core): each block keeps its memberships
+(K x c, clusters along the short axis) in its state beside the data, so the
+in-memory and the out-of-core fits are the same computation. A cluster whose
+weights all underflow (every ``u^m`` or kernel factor
 below the float range) has its centre recomputed in log space from the stored
-memberships (the model's log-space centres), one extra pass, only then.
+memberships (the model's log-space centres), one extra pass, only then (in
+memory; out of core the fit stops with advice).
 
 The model enters through the problem object the caller hands in (a
 :class:`FuzzyModel`, e.g. :class:`marginclust.objectives._fcm.FuzzyProblem`):
@@ -25,16 +30,16 @@ its fuzzifier, membership update and log-space centres.
 
 from __future__ import annotations
 
-import functools
+import threading
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 from scipy.linalg.blas import idamax as _idamax
 from scipy.linalg.blas import isamax as _isamax
 
-from ..utils._blocks import BlockRunner
+from ..utils._blocks import RowBackend, RowBlocks
 from ._result import SolverResult
 
 __all__ = [
@@ -335,6 +340,7 @@ def fcm_iterations(
     returns is only a lower bound above ``tol``. ``exact`` is set on the last
     pass ``max_iter`` allows and whenever a ``callback`` may stop the loop, so
     the reported final shift is always the largest change itself.
+
     """
     k, d = V.shape
     dt = V.dtype
@@ -379,9 +385,80 @@ def fcm_iterations(
     return FCMRun(V, history, n_iter, converged, shift, J, counts)
 
 
+def _scratch(k: int, rows: int, dtype: npt.DTypeLike) -> BlockScratch:
+    """This thread's work arrays for blocks of up to ``rows`` rows (kept across passes)."""
+    cache = _SCRATCH.__dict__.setdefault("arrays", {})
+    key = (k, np.dtype(dtype).str)
+    scratch = cache.get(key)
+    if scratch is None or scratch.A.shape[1] < rows:
+        scratch = cache[key] = BlockScratch(k, rows, dtype)
+    return scratch
+
+
+_SCRATCH = threading.local()
+
+
+class _SkipAfter:
+    """Shared by the blocks of one pass that one process runs: once a block's membership
+    change exceeds ``tol`` the pass cannot converge, so later blocks skip measuring it."""
+
+    __slots__ = ("tol", "tripped")
+
+    def __init__(self, tol: float) -> None:
+        self.tol = tol
+        self.tripped = False
+
+
+def _fcm_pass(Xb: Array, state: dict[str, Any] | None, *rest: Any) -> tuple[dict[str, Any], Any]:
+    """One FCM pass over a block, the block's memberships kept in its state.
+
+    The state holds the block's ``||x||^2``, weights, memberships (K x c) and a
+    spare array the next memberships are written into (the two swap each
+    pass: no allocation after the first). ``rest`` is ``([w_b,] V2, vsq,
+    problem, gamma, floor, skip)``; the weights come with the first pass only;
+    ``skip`` (a :class:`_SkipAfter` or None) may spare the change measure.
+    """
+    if state is None:
+        wb = None
+        if len(rest) == 7:
+            wb, rest = np.asarray(rest[0]).ravel(), rest[1:]
+        Xb = np.asarray(Xb)
+        k = rest[0].shape[0]
+        state = {
+            "xsq": np.einsum("ij,ij->i", Xb, Xb),
+            "w": wb,
+            "U": None,
+            "spare": np.empty((k, Xb.shape[0]), dtype=Xb.dtype),
+        }
+    V2, vsq, problem, gamma, floor, skip = rest
+    Xb = np.asarray(Xb)
+    U_prev, U = state["U"], state["spare"]
+    measure = U_prev is not None and (skip is None or not skip.tripped)
+    part = fcm_block(
+        Xb, state["xsq"], state["w"], V2, vsq, problem, gamma, floor, U,
+        U_prev if measure else None,
+        scratch=_scratch(V2.shape[0], Xb.shape[0], Xb.dtype), with_counts=False,
+    )
+    if skip is not None and part[3] > skip.tol:
+        skip.tripped = True
+    new_state = dict(state)
+    new_state["U"] = U
+    new_state["spare"] = U_prev if U_prev is not None else np.empty_like(U)
+    return new_state, part
+
+
+def _state_sizes(state: dict[str, Any], k: int) -> npt.NDArray[np.intp]:
+    """Sizes of the block's crisp clusters (argmax of its memberships)."""
+    return np.bincount(state["U"].argmax(axis=0), minlength=k)
+
+
+def _state_memberships(state: dict[str, Any]) -> Array:
+    return np.ascontiguousarray(state["U"].T)
+
+
 def fuzzy_alternation(
-    X: Array,
-    sample_weight: Array,
+    X: Any,
+    sample_weight: Array | None,
     problem: FuzzyModel,
     *,
     centres: Array | None = None,
@@ -397,17 +474,21 @@ def fuzzy_alternation(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Dense data, float64 or float32 (kept). Centre it first for accuracy.
-    sample_weight : ndarray of shape (n_samples,)
-        Non-negative weights, dtype of X.
+    X : ndarray of shape (n_samples, n_features) or row-block backend
+        Dense data, float64 or float32 (kept). Centre it first for accuracy. A
+        row-block backend (:class:`~marginclust.utils._blocks.RowBlocks`, or the
+        dask one) runs every pass through its block methods.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Non-negative weights, dtype of X (a dask array with the row chunks of an
+        out-of-core X); None: unit weights.
     problem : FuzzyModel
         The model at its fuzzifier ``m > 1``
         (:class:`~marginclust.objectives._fcm.FuzzyProblem`).
     centres : ndarray of shape (n_clusters, n_features), default=None
         Starting centres; or give ``memberships``.
     memberships : ndarray of shape (n_samples, n_clusters), default=None
-        Starting memberships; the first centres are their FCM weighted means.
+        Starting memberships (in-memory X only); the first centres are their
+        FCM weighted means.
     gamma : float, default=None
         ``None``: Euclidean FCM. A float: RBF kernel FCM with centres in data
         space, ``k(x, v) = exp(-gamma ||x - v||^2)``.
@@ -416,7 +497,8 @@ def fuzzy_alternation(
     max_iter : int, default=300
         Maximum number of centre steps.
     chunk_rows : int, default=None
-        Rows per block (None: :func:`fcm_chunk_rows`, about 3 MiB of working set).
+        Rows per block of an in-memory X (None: :func:`fcm_chunk_rows`, about
+        3 MiB of working set); a backend keeps its blocks.
     callback : callable, default=None
         ``callback(iteration, objective)``; True stops.
     n_threads : int, default=None
@@ -427,99 +509,77 @@ def fuzzy_alternation(
     Returns
     -------
     result : SolverResult
-        ``x`` is ``(memberships n x K, centres K x d)`` in the dtype of X.
+        ``x`` is ``(memberships n x K, centres K x d)`` in the dtype of X (the
+        memberships lazy for an out-of-core X); ``info["cluster_sizes"]`` holds
+        the sizes of the crisp clusters of the last memberships.
     """
     n, d = X.shape
-    dt = X.dtype
-    w = sample_weight.astype(dt, copy=False)
-    if chunk_rows is None:
-        k0 = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
-        chunk_rows = fcm_chunk_rows(d, dt.itemsize, k0, n)
-    xsq = np.einsum("ij,ij->i", X, X)
-    wb_all = None if bool(np.all(w == 1)) else w
+    dt = np.dtype(X.dtype)
+    k = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
+    if not isinstance(X, RowBackend):
+        X = np.asarray(X)
+        if chunk_rows is None:
+            chunk_rows = fcm_chunk_rows(d, dt.itemsize, k, n)
+        rows: Any = RowBlocks(X, chunk_rows, n_threads)
+    else:
+        rows = X
+    w = sample_weight
+    if w is not None and isinstance(w, np.ndarray):
+        w = w.astype(dt, copy=False)
+        if bool(np.all(w == 1)):
+            w = None
+    floor = problem.floor(dt, k)
+    states: list[Any] | None = None
     if memberships is not None:
         # the first centre step from the given memberships (FCM: their weighted means;
         # kernel FCM: one majorise-minimise step from those means), then passes as below
+        Xa = rows.X
+        xsq = np.einsum("ij,ij->i", Xa, Xa)
         Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
-        k = Ut.shape[0]
-        V0 = _membership_centres(X, xsq, Ut, w, problem, unit=wb_all is None)
-        V = V0 if gamma is None else _log_space_centres(X, xsq, Ut, w, problem, V0, gamma)
+        w_all = np.ones(n, dtype=dt) if w is None else w
+        V0 = _membership_centres(Xa, xsq, Ut, w_all, problem, unit=w is None)
+        V = V0 if gamma is None else _log_space_centres(Xa, xsq, Ut, w_all, problem, V0, gamma)
+        states = [
+            {"xsq": xsq[sl], "w": None if w is None else w[sl],
+             "U": np.ascontiguousarray(Ut[:, sl]), "spare": np.empty((k, sl.stop - sl.start), dt)}
+            for sl in rows.slices
+        ]
         n_iter, first = 1, False
     else:
         V = np.array(centres, dtype=dt)
-        k = V.shape[0]
-        Ut = np.empty((k, n), dtype=dt)
         n_iter, first = 0, True
-    # two membership buffers used in turn: the new memberships are written next to the
-    # old ones (no copy), the change is measured between them
-    buffers = [Ut, np.empty_like(Ut)]
-    floor = problem.floor(dt, k)
-    step = chunk_rows
+    held: dict[str, Any] = {"states": states}
 
-    scratches: dict[int, BlockScratch] = {}  # one per thread's row range, kept across passes
-
-    def work(
-        V2: Array, vsq: Array, first: bool, exact: bool, lo0: int, hi0: int
-    ) -> list[FCMPartial]:
-        """Block partials of rows [lo0, hi0), in order; memberships into the next buffer.
-
-        The membership change is measured block by block until one block's change
-        exceeds ``tol`` (then this pass cannot meet the tolerance, and the later
-        blocks skip the difference), or on every block if ``exact``.
-        """
-        U_new, U_old = buffers[1], buffers[0]
-        scratch = scratches.get(lo0)
-        if scratch is None:
-            scratch = scratches[lo0] = BlockScratch(k, min(step, hi0 - lo0), dt)
-        measure = not first
-        parts = []
-        for lo in range(lo0, hi0, step):
-            hi = min(lo + step, hi0)
-            part = fcm_block(
-                X[lo:hi],
-                xsq[lo:hi],
-                None if wb_all is None else wb_all[lo:hi],
-                V2,
-                vsq,
-                problem,
-                gamma,
-                floor,
-                U_new[:, lo:hi],
-                U_old[:, lo:hi] if measure else None,
-                scratch=scratch,
-                with_counts=False,
-            )
-            if measure and not exact and part[3] > tol:
-                measure = False
-            parts.append(part)
+    def run_pass(V2: Array, vsq: Array, first: bool, exact: bool) -> list[FCMPartial]:
+        extra = (w,) if held["states"] is None and w is not None else ()
+        skip = None if exact else _SkipAfter(tol)
+        held["states"], parts = rows.states(
+            _fcm_pass, held["states"], V2, vsq, problem, gamma, floor, skip, extra=extra
+        )
         return parts
 
-    def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
-        return _log_space_centres(X, xsq, buffers[0][bad], w, problem, V_bad, gamma)
+    underflow = None
+    if rows.in_memory:
 
-    runner = BlockRunner(n, n_threads)
-    with runner:
+        def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
+            Xa = rows.X
+            Ut = np.concatenate([s["U"] for s in held["states"]], axis=1)
+            w_all = np.ones(n, dtype=dt) if w is None else w
+            xsq = np.einsum("ij,ij->i", Xa, Xa)
+            return _log_space_centres(Xa, xsq, Ut[bad], w_all, problem, V_bad, gamma)
 
-        def run_pass(V2: Array, vsq: Array, first: bool, exact: bool) -> list[FCMPartial]:
-            ranges = runner.map(functools.partial(work, V2, vsq, first, exact))
-            buffers.reverse()  # the new memberships are now the current ones
-            return [p for r in ranges for p in r]
-
+    with rows.threaded():
         run = fcm_iterations(
-            run_pass,
-            V,
-            tol=tol,
-            max_iter=max_iter,
-            first=first,
-            n_iter=n_iter,
-            callback=callback,
-            underflow=underflow,
-            partial_shift=True,
+            run_pass, V, tol=tol, max_iter=max_iter, first=first, n_iter=n_iter,
+            callback=callback, underflow=underflow, partial_shift=True,
         )
+    final = held["states"]
+    sizes = np.sum(rows.from_states(_state_sizes, final, k), axis=0).astype(np.intp)
+    U = rows.gather_states(_state_memberships, final, dtype=dt, tail=(k,))
     hist = np.asarray(run.history, dtype=np.float64)
     converged, shift = run.converged, run.shift
     return SolverResult(
-        x=(np.ascontiguousarray(buffers[0].T), run.V),
+        x=(U, run.V),
         objective=float(hist[-1]) if hist.size else float(run.J),
         objective_history=hist,
         n_iter=run.n_iter,
@@ -529,6 +589,7 @@ def fuzzy_alternation(
         if converged
         else f"Fuzzy c-means stopped at max_iter={max_iter} with a membership change of "
         f"{shift:.3g} > tol={tol}; increase max_iter or tol.",
+        info={"cluster_sizes": sizes},
     )
 
 

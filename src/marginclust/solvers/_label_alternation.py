@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..utils._blocks import BLOCK_ROWS, sample_row_indices
+from ..utils._init import ScaledKMeans, power_of_two_scale
 from ..utils._reporting import report
 from ._base import Callback, check_capabilities
 from ._result import SolverResult
@@ -346,7 +347,11 @@ def kmeans_on_sample(
     polish_iter: int = 10,
     seed_dims: int | str | None = "auto",
 ) -> Any:
-    """The fitted ``KMeans`` of :func:`kmeans_labels` on the (sampled) features ``Z``.
+    """The fitted k-means of :func:`kmeans_labels` on the (sampled) features ``Z``.
+
+    Returned as a :class:`~marginclust.utils._init.ScaledKMeans` (``labels_`` and
+    ``predict`` in the units of ``Z``: float32 features at an extreme scale are
+    clustered after an exact power-of-two rescaling).
 
     Best of ``n_init`` runs on ``max(seed_rows, 50 n_clusters)`` rows of ``Z``
     (on their random projection to ``seed_dims`` dimensions, see
@@ -359,6 +364,9 @@ def kmeans_on_sample(
     from sklearn.cluster import KMeans
     from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 
+    scale = power_of_two_scale(Z)  # float32 at an extreme scale: k-means near 1
+    if scale != 1.0:
+        Z = Z * Z.dtype.type(scale)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkConvergenceWarning)
         n_seed = max(seed_rows, 50 * n_clusters)
@@ -378,7 +386,7 @@ def kmeans_on_sample(
             km.fit(Z)
         else:
             km = KMeans(n_clusters=n_clusters, n_init=n_init, random_state=random_state).fit(Z)
-    return km
+    return ScaledKMeans(km, scale)
 
 
 def start_labels(

@@ -25,14 +25,14 @@ has that literal version and the tests compare both.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ..utils._blocks import BlockRunner
+from ..utils._blocks import RowBackend, RowBlocks
 from ._result import SolverResult
 
 __all__ = [
@@ -44,7 +44,8 @@ __all__ = [
     "plan_relocation",
     "reduce_lloyd_partials",
     "relocation_candidates",
-    "reseed_memberships",
+    "nearest_one_hot",
+    "reseeded_start",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -279,8 +280,61 @@ def lloyd_result(run: dict[str, Any], labels: Any, max_iter: int) -> SolverResul
     )
 
 
+def _apply_moves(
+    lab_b: npt.NDArray[np.intp], lohi: tuple[int, int], moves: dict[int, int]
+) -> None:
+    lo, hi = lohi
+    for i, j in moves.items():
+        if lo <= i < hi:
+            lab_b[i - lo] = j
+
+
+def _lloyd_pass(
+    Xb: Any, lab: Any, lohi: tuple[int, int], *rest: Any
+) -> tuple[npt.NDArray[np.intp], Any]:
+    """A Lloyd pass over one block: pending relocations applied, then :func:`lloyd_block`.
+
+    The block's labels are its state (``-1`` before the first pass).
+    """
+    M, cc, first, thr, moves = rest
+    Xb = np.asarray(Xb)
+    lab_b = np.full(Xb.shape[0], -1, dtype=np.intp) if lab is None else lab.copy()
+    _apply_moves(lab_b, lohi, moves)
+    return lab_b, lloyd_block(Xb, lab_b, M, cc, first, thr)
+
+
+def _start_sums(
+    Xb: Any, lab: Any, lohi: tuple[int, int], given: Any, k: int
+) -> tuple[npt.NDArray[np.intp], tuple[Array, Array]]:
+    """The block's share of the centre sums and counts of given labels (its new state)."""
+    lab_b = np.asarray(given, dtype=np.intp).ravel().copy()
+    return lab_b, _signed_sums(np.asarray(Xb), lab_b, np.full_like(lab_b, -1), k)
+
+
+def _candidates_pass(
+    Xb: Any, lab: Any, lohi: tuple[int, int], moves: dict[int, int], C: Array, m: Array,
+    n_take: int,
+) -> tuple[npt.NDArray[np.intp], Any]:
+    lab_b = lab.copy()
+    _apply_moves(lab_b, lohi, moves)
+    return lab_b, relocation_candidates(np.asarray(Xb), lab_b, C, m, n_take)
+
+
+def _moves_only(
+    lab: Any, lohi: tuple[int, int], moves: dict[int, int]
+) -> npt.NDArray[np.intp]:
+    lab_b = lab.copy()
+    _apply_moves(lab_b, lohi, moves)
+    return lab_b
+
+
+def _sum_of_squares(Xb: Any) -> float:
+    Xb = np.asarray(Xb)
+    return float(np.einsum("ij,ij->", Xb, Xb, dtype=np.float64))
+
+
 def lloyd(
-    X: npt.NDArray[np.floating],
+    X: Any,
     centers: npt.ArrayLike | None = None,
     *,
     labels: npt.ArrayLike | None = None,
@@ -295,9 +349,11 @@ def lloyd(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray of shape (n_samples, n_features) or row-block backend
         Dense data, float64 or float32 (kept; products run in this dtype). Centre
-        the data first (subtract the mean) for accuracy.
+        the data first (subtract the mean) for accuracy. A row-block backend
+        (:class:`~marginclust.utils._blocks.RowBlocks`, or the dask one) runs every
+        pass through its block methods, each block's labels kept in its state.
     centers : array-like of shape (n_clusters, n_features), default=None
         Starting centres (in the frame of ``X``); the first pass assigns every
         point to its nearest one. Give exactly one of ``centers`` and ``labels``.
@@ -310,7 +366,7 @@ def lloyd(
     max_iter : int, default=300
         Maximum number of assignment passes that move a point.
     chunk_rows : int, default=None
-        Rows per block (None: about 512 KiB of X per block).
+        Rows per block of an in-memory X (None: about 512 KiB of X per block).
     callback : callable, default=None
         ``callback(iteration, objective)`` after each iteration; True stops.
     n_threads : int, default=None
@@ -323,59 +379,68 @@ def lloyd(
     Returns
     -------
     result : SolverResult
-        ``x`` is ``(labels, centers)`` (centers float64, in the frame of X);
-        ``objective`` is J; ``info`` has ``n_moved`` (total moves after the
-        first assignment) and ``n_relocated`` (empty clusters re-seeded).
+        ``x`` is ``(labels, centers)`` (centers float64, in the frame of X;
+        labels lazy for an out-of-core X); ``objective`` is J; ``info`` has
+        ``n_moved`` (total moves after the first assignment), ``n_relocated``
+        (empty clusters re-seeded) and ``cluster_sizes``.
     """
     n, d = X.shape
     if centers is None and labels is None:
         raise ValueError("Give centers or labels.")
+    if isinstance(X, RowBackend):
+        rows: Any = X
+    else:
+        X = np.asarray(X)
+        if chunk_rows is None:
+            chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
+        rows = RowBlocks(X, chunk_rows, n_threads)
     if total_sq is None:
-        total_sq = float(np.einsum("ij,ij->", X, X, dtype=np.float64))
-    if chunk_rows is None:
-        chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
-    step = chunk_rows
+        total_sq = 0.0
+        for part in rows.partials(_sum_of_squares):
+            total_sq += part
+    held: dict[str, Any] = {"labels": None, "moves": {}}
     if labels is not None:
-        lab = np.array(labels, dtype=np.intp, copy=True)
-        k = int(lab.max()) + 1 if centers is None else int(np.shape(centers)[0])
-        S, m = _signed_sums(X, lab, np.full(n, -1, dtype=np.intp), k)
+        given = np.asarray(labels, dtype=np.intp)
+        k = int(given.max()) + 1 if centers is None else int(np.shape(centers)[0])
+        held["labels"], parts = rows.states(
+            _start_sums, None, k, extra=(given,), with_offsets=True
+        )
+        S, m = np.zeros((k, d)), np.zeros(k)
+        for dS, dm in parts:
+            S += dS
+            m += dm
         first = False
     else:
         C = np.array(centers, dtype=np.float64, copy=True)
         k = C.shape[0]
-        lab = np.full(n, -1, dtype=np.intp)
         S = np.zeros((k, d))
         m = np.zeros(k)
         first = True
 
+    def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool) -> list[Any]:
+        moves, held["moves"] = held["moves"], {}
+        held["labels"], parts = rows.states(
+            _lloyd_pass, held["labels"], M, cc, first, thr, moves, with_offsets=True
+        )
+        return parts
+
     def relocate(S: Array, m: Array) -> int:
-        return _relocate_empty(X, lab, S, m, step)
+        n_take = int(np.count_nonzero(m <= 0)) + k
+        C = S / np.maximum(m, 1.0)[:, None]
+        moves, held["moves"] = held["moves"], {}
+        held["labels"], cands = rows.states(
+            _candidates_pass, held["labels"], moves, C, m, n_take, with_offsets=True
+        )
+        planned = plan_relocation(cands, rows.offsets[:-1], S, m)
+        held["moves"].update(dict(planned))
+        return len(planned)
 
     n_relocated = 0
     if not first:
         if np.any(m <= 0):  # a starting partition with empty clusters: re-seed them
             n_relocated += relocate(S, m)
         C = S / np.maximum(m, 1.0)[:, None]
-
-    def work(
-        M: npt.NDArray, cc: npt.NDArray, first: bool, lo0: int, hi0: int
-    ) -> list[tuple[Array, Array, int] | None]:
-        """Block partials of rows [lo0, hi0), in order (labels moved in place)."""
-        return [
-            lloyd_block(X[lo:hi], lab[lo:hi], M, cc, first, thr)
-            for lo in range(lo0, hi0, step)
-            for hi in (min(lo + step, hi0),)
-        ]
-
-    runner = BlockRunner(n, n_threads)
-    with runner:
-
-        def run_pass(
-            M: npt.NDArray, cc: npt.NDArray, first: bool
-        ) -> list[tuple[Array, Array, int] | None]:
-            ranges = runner.map(functools.partial(work, M, cc, first))
-            return [p for r in ranges for p in r]
-
+    with rows.threaded():
         run = lloyd_iterations(
             run_pass,
             relocate,
@@ -383,39 +448,18 @@ def lloyd(
             S=S,
             m=m,
             first=first,
-            dtype=X.dtype,
+            dtype=rows.dtype,
             total_sq=total_sq,
             max_iter=max_iter,
             callback=callback,
         )
+    if held["moves"]:  # relocations no pass has applied yet (a callback stopped)
+        held["labels"] = rows.from_states(
+            _moves_only, held["labels"], held["moves"], with_offsets=True
+        )
     run["n_relocated"] += n_relocated
-    return lloyd_result(run, lab, max_iter)
-
-
-def _relocate_empty(
-    X: npt.NDArray[np.floating],
-    lab: npt.NDArray[np.intp],
-    S: Array,
-    m: Array,
-    chunk_rows: int,
-) -> int:
-    """Move the points farthest from their centre into the empty clusters (in place).
-
-    Only points of clusters with at least two members, at a positive distance,
-    are taken, so no other cluster empties. Returns the number of clusters re-seeded.
-    """
-    n, k = X.shape[0], S.shape[0]
-    n_take = int(np.count_nonzero(m <= 0)) + k
-    C = S / np.maximum(m, 1.0)[:, None]
-    offsets = list(range(0, n, chunk_rows))
-    cands = [
-        relocation_candidates(X[lo : lo + chunk_rows], lab[lo : lo + chunk_rows], C, m, n_take)
-        for lo in offsets
-    ]
-    moves = plan_relocation(cands, offsets, S, m)
-    for i, j in moves:
-        lab[i] = j
-    return len(moves)
+    res = lloyd_result(run, rows.gather(held["labels"], np.intp), max_iter)
+    return replace(res, info={**res.info, "cluster_sizes": np.asarray(run["m"], dtype=np.intp)})
 
 
 def lloyd_from_memberships(
@@ -451,40 +495,79 @@ def lloyd_from_memberships(
     )
 
 
-def reseed_memberships(
-    X: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int
-) -> npt.NDArray[np.float64]:
-    """One-hot memberships with every empty cluster re-seeded at the worst-fitted point.
+def _labels_in(state: Any) -> npt.NDArray[np.intp]:
+    """A block's labels: its state itself, or the argmax of the decision values it keeps."""
+    if isinstance(state, dict):
+        return np.argmax(state["F"], axis=1)
+    return np.asarray(state, dtype=np.intp)
+
+
+def _cluster_sums(Xb: Any, state: Any, k: int) -> tuple[Any, tuple[Any, Any]]:
+    Xd = np.asarray(Xb, dtype=np.float64)
+    lab = _labels_in(state)
+    sums = np.zeros((k, Xd.shape[1]))
+    np.add.at(sums, lab, Xd)
+    return state, (sums, np.bincount(lab, minlength=k))
+
+
+def _farthest_rows(
+    Xb: Any, state: Any, lohi: tuple[int, int], centers: Array, top: int
+) -> tuple[Any, tuple[Array, npt.NDArray[np.intp], Array]]:
+    Xd = np.asarray(Xb, dtype=np.float64)
+    diff = Xd - centers[_labels_in(state)]
+    dist = np.einsum("ij,ij->i", diff, diff)
+    order = np.argsort(-dist, kind="stable")[:top]
+    return state, (dist[order], order + lohi[0], Xd[order])
+
+
+def nearest_one_hot(Xb: Any, centers: Array) -> Array:
+    """One-hot rows of the nearest centre (squared distances by broadcasting, per row)."""
+    Xd = np.asarray(Xb, dtype=np.float64)
+    k = centers.shape[0]
+    out = np.zeros((Xd.shape[0], k))
+    for lo in range(0, Xd.shape[0], 8192):  # bounded memory: 8192 x k x d at a time
+        blk = Xd[lo : lo + 8192]
+        d2 = ((blk[:, None, :] - centers[None, :, :]) ** 2).sum(-1)
+        out[lo + np.arange(blk.shape[0]), np.argmin(d2, axis=1)] = 1.0
+    return out
+
+
+def reseeded_start(rows: Any, states: list[Any], n_clusters: int) -> Any:
+    """One-hot memberships with every empty cluster re-seeded at the worst-fitted row.
 
     The centres of the non-empty clusters are their means in (centred) data
-    space; each empty cluster takes, in turn, the point farthest from its
-    centre as its new centre (that point's distance is then set to zero), and
-    every point goes to its nearest centre.
+    space; each empty cluster takes, in turn, the row farthest from its centre
+    (largest distance first, ties to the lower row; that row is not taken
+    twice), and every row goes to its nearest centre. Two passes over the row
+    blocks (the cluster sums; each block's farthest rows) and a lazy map out of
+    core.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Data the initialisations use (the kernel rows if precomputed).
-    labels : ndarray of shape (n_samples,)
-        Current (collapsed) labels.
+    rows : row-block backend
+        The data the starts use (centred).
+    states : list
+        Each block's labels, or a state dict holding its decision values ``"F"``
+        (labels: their argmax).
     n_clusters : int
 
     Returns
     -------
-    U : ndarray of shape (n_samples, n_clusters)
-        One-hot rows.
+    U : array of shape (n_samples, n_clusters)
+        One-hot rows (row-aligned; lazy out of core).
     """
-    Xd = np.asarray(X, dtype=np.float64)
-    centers = np.zeros((n_clusters, Xd.shape[1]))
-    sizes = np.bincount(labels, minlength=n_clusters)
-    for k in np.flatnonzero(sizes):
-        centers[k] = Xd[labels == k].mean(axis=0)
-    dist = np.einsum("ij,ij->i", Xd - centers[labels], Xd - centers[labels])
-    for k in np.flatnonzero(sizes == 0):
-        i = int(np.argmax(dist))
-        centers[k] = Xd[i]
-        dist[i] = 0.0
-    sq = (np.einsum("ij,ij->i", Xd, Xd)[:, None] - 2.0 * Xd @ centers.T
-          + np.einsum("ij,ij->i", centers, centers)[None, :])
-    new = np.argmin(sq, axis=1)
-    return np.eye(n_clusters)[new]
+    k = n_clusters
+    states, parts = rows.states(_cluster_sums, states, k)
+    sums = np.sum([p[0] for p in parts], axis=0)
+    sizes = np.sum([p[1] for p in parts], axis=0)
+    centers = np.zeros_like(sums)
+    alive = np.flatnonzero(sizes)
+    centers[alive] = sums[alive] / sizes[alive, None]
+    empty = np.flatnonzero(sizes == 0)
+    _, cands = rows.states(_farthest_rows, states, centers, int(empty.size), with_offsets=True)
+    dist = np.concatenate([c[0] for c in cands])
+    Xc = np.concatenate([c[2] for c in cands])
+    order = np.lexsort((np.concatenate([c[1] for c in cands]), -dist))
+    for j, i in zip(empty, order):
+        centers[j] = Xc[i]
+    return rows.map_rows(nearest_one_hot, centers, dtype=np.float64, tail=(k,))

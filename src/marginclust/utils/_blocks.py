@@ -12,7 +12,7 @@ for a given thread count.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -22,6 +22,11 @@ from threadpoolctl import threadpool_info, threadpool_limits
 __all__ = [
     "BLOCK_ROWS",
     "BlockRunner",
+    "RowBackend",
+    "RowBlocks",
+    "RowIndexer",
+    "as_row_blocks",
+    "init_sample_size",
     "blas_threads",
     "column_mean",
     "column_sum_block",
@@ -98,6 +103,15 @@ class BlockRunner:
             return [fn(lo, hi) for lo, hi in self.ranges]
         return list(self._pool.map(lambda r: fn(*r), self.ranges))
 
+    def map_indices(self, count: int, fn: Callable[[int], T]) -> list[T]:
+        """``[fn(i) for i in range(count)]``, a contiguous range of ``i`` per thread, in order."""
+        if self._pool is None or count < 2:
+            return [fn(i) for i in range(count)]
+        bounds = [round(t * count / self.n_threads) for t in range(self.n_threads + 1)]
+        ranges = [(bounds[t], bounds[t + 1]) for t in range(self.n_threads)]
+        parts = self._pool.map(lambda r: [fn(i) for i in range(*r)], ranges)
+        return [p for part in parts for p in part]
+
 
 BLOCK_ROWS = 8192  # the row block of the in-memory passes (and of a matching dask chunking)
 
@@ -109,9 +123,12 @@ def row_slices(n: int, block_rows: int = BLOCK_ROWS) -> list[slice]:
 
 
 def column_sum_block(X_b: Any) -> Any:
-    """Float64 column sums of one dense row block (the partial of :func:`column_mean`)."""
+    """Float64 column sums of one row block, dense or sparse (the partial of a mean)."""
     import numpy as np
+    import scipy.sparse as sp
 
+    if sp.issparse(X_b):
+        return np.asarray(X_b.sum(axis=0, dtype=np.float64)).ravel()
     return np.sum(X_b, axis=0, dtype=np.float64)
 
 
@@ -148,3 +165,296 @@ def sample_row_indices(n: int, size: int, random_state: Any) -> Any:
         return np.arange(n)
     gen = np.random.default_rng(int(random_state.randint(np.iinfo(np.int32).max)))
     return np.sort(gen.choice(n, size=size, replace=False, shuffle=False)).astype(np.intp)
+
+
+class RowBackend:
+    """Marks a row-block backend: the rows of X seen one block at a time.
+
+    The solvers of the methods that can run out of core (fuzzy c-means, kernel
+    fuzzy c-means, PKM's Lloyd path, BMMC/CPMMC, EMMC's primal, low-rank SLMC)
+    make every pass over X through the methods of :class:`RowBlocks`, the
+    in-memory backend; :mod:`marginclust.dask` implements the same methods over
+    the chunks of a dask array (the same block functions, one graph execution
+    per pass). An estimator's restart is written once, against this interface.
+    """
+
+    in_memory: bool = True
+    shape: tuple[int, int]
+    dtype: Any
+    sparse: bool = False
+
+
+def _shared_memory_pass(
+    runner: BlockRunner | None, n_blocks: int, fn: Callable[[int], T]
+) -> list[T]:
+    """``[fn(b) for b in range(n_blocks)]``, shared among the runner's threads, in order."""
+    if runner is None:
+        return [fn(b) for b in range(n_blocks)]
+    return runner.map_indices(n_blocks, fn)
+
+
+class RowBlocks(RowBackend):
+    """The rows of an in-memory X cut into blocks of ``block_rows`` rows.
+
+    Every method is one pass over the blocks, in block order; the out-of-core
+    backend of :mod:`marginclust.dask` runs the same block functions over the
+    chunks of a dask array (bitwise the same numbers when the chunks are these
+    blocks and the scheduler is synchronous).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Validated data.
+    block_rows : int, default=BLOCK_ROWS
+        Rows per block.
+    n_threads : int or None, default=None
+        Threads sharing the blocks of a pass inside :meth:`threaded` (see
+        :class:`BlockRunner`; one thread below 32,768 rows).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rows = RowBlocks(np.arange(10.0).reshape(5, 2), block_rows=2)
+    >>> rows.partials(lambda Xb: float(Xb.sum()))
+    [6.0, 22.0, 17.0]
+    """
+
+    in_memory = True
+
+    def __init__(self, X: Any, block_rows: int = BLOCK_ROWS, n_threads: int | None = None) -> None:
+        import scipy.sparse as sp
+
+        self.X = X
+        self.sparse = bool(sp.issparse(X))
+        self.shape = (int(X.shape[0]), int(X.shape[1]))
+        self.dtype = X.dtype
+        self.block_rows = max(1, int(block_rows))
+        self.n_threads = n_threads
+        self.slices = row_slices(self.shape[0], self.block_rows)
+        self.offsets = [0, *(sl.stop for sl in self.slices)]
+        self._runner: BlockRunner | None = None
+
+    @property
+    def n_blocks(self) -> int:
+        """Number of row blocks."""
+        return len(self.slices)
+
+    def reblock(self, block_rows: int) -> RowBlocks:
+        """The same rows in blocks of ``block_rows`` (an out-of-core backend keeps its chunks)."""
+        if int(block_rows) == self.block_rows:
+            return self
+        return RowBlocks(self.X, block_rows, self.n_threads)
+
+    @contextmanager
+    def threaded(self) -> Iterator[RowBlocks]:
+        """Share the blocks of every pass made inside among threads (BLAS held to one)."""
+        runner = BlockRunner(self.shape[0], self.n_threads)
+        with runner:
+            self._runner = runner
+            try:
+                yield self
+            finally:
+                self._runner = None
+
+    # ------------------------------------------------------------------ passes
+    def _extras(self, extra: Any, b: int) -> list[Any]:
+        sl = self.slices[b]
+        return [e[sl] for e in extra]
+
+    def partials(
+        self, fn: Callable[..., T], *args: Any, extra: Any = (), with_offsets: bool = False
+    ) -> list[T]:
+        """``[fn(X_b, [(lo, hi)], *extra_b, *args)]`` over the blocks, in order.
+
+        ``extra`` are row-aligned arrays whose blocks follow ``X_b``; with
+        ``with_offsets`` the block's row range comes first.
+        """
+
+        def one(b: int) -> T:
+            sl = self.slices[b]
+            head = [(sl.start, sl.stop)] if with_offsets else []
+            return fn(self.X[sl], *head, *self._extras(extra, b), *args)
+
+        return _shared_memory_pass(self._runner, self.n_blocks, one)
+
+    def states(
+        self,
+        fn: Callable[..., tuple[Any, Any]],
+        states: Sequence[Any] | None,
+        *args: Any,
+        extra: Any = (),
+        with_offsets: bool = False,
+    ) -> tuple[list[Any], list[Any]]:
+        """One pass with per-block state: ``fn(X_b, state_b, [(lo, hi)], *extra_b, *args)``.
+
+        ``fn`` returns ``(new_state_b, partial_b)``; ``states`` None in the first
+        pass. Returns the new states and the partials, in block order.
+        """
+        st = [None] * self.n_blocks if states is None else list(states)
+
+        def one(b: int) -> tuple[Any, Any]:
+            sl = self.slices[b]
+            head = [(sl.start, sl.stop)] if with_offsets else []
+            return fn(self.X[sl], st[b], *head, *self._extras(extra, b), *args)
+
+        out = _shared_memory_pass(self._runner, self.n_blocks, one)
+        return [o[0] for o in out], [o[1] for o in out]
+
+    def from_states(
+        self, fn: Callable[..., T], states: Sequence[Any], *args: Any, with_offsets: bool = False
+    ) -> list[T]:
+        """``[fn(state_b, [(lo, hi)], *args)]``: partials of the kept states, without X."""
+        out = []
+        for sl, s in zip(self.slices, states):
+            head = [(sl.start, sl.stop)] if with_offsets else []
+            out.append(fn(s, *head, *args))
+        return out
+
+    # ----------------------------------------------------------- row outputs
+    def split(self, a: Any) -> list[Any]:
+        """Per-block pieces of a row-aligned array."""
+        return [a[sl] for sl in self.slices]
+
+    def gather(self, parts: Sequence[Any], dtype: Any = None, tail: tuple[int, ...] = ()) -> Any:
+        """One row-aligned array from per-block pieces (``dtype``/``tail`` describe a piece)."""
+        import numpy as np
+
+        if not parts:
+            return np.zeros((0, *tail), dtype=dtype)
+        return np.concatenate([np.asarray(p) for p in parts], axis=0)
+
+    def gather_states(
+        self, fn: Callable[..., Any], states: Sequence[Any], *args: Any, dtype: Any = None,
+        tail: tuple[int, ...] = (),
+    ) -> Any:
+        """The row-aligned array of ``fn(state_b, *args)`` (lazy out of core)."""
+        return self.gather([fn(s, *args) for s in states], dtype, tail)
+
+    def map_rows(self, fn: Callable[..., Any], *args: Any, dtype: Any = None,
+                 tail: tuple[int, ...] = (), extra: Any = ()) -> Any:
+        """``fn(X, *extra, *args)``: a row-wise function of X (lazy, blockwise, out of core)."""
+        return fn(self.X, *extra, *args)
+
+    def derive(self, fn: Callable[..., Any], *args: Any, dtype: Any = None) -> RowBlocks:
+        """The rows of ``fn(X, *args)`` (a row-wise map), in the same blocks."""
+        return RowBlocks(fn(self.X, *args), self.block_rows, self.n_threads)
+
+    def bincount(self, labels: Any, minlength: int) -> Any:
+        """Sizes of the clusters of row-aligned ``labels``."""
+        import numpy as np
+
+        return np.bincount(labels, minlength=minlength)
+
+    def flatnonzero(self, mask: Any) -> Any:
+        """Row numbers where a row-aligned boolean array is true."""
+        import numpy as np
+
+        return np.flatnonzero(mask)
+
+    # ---------------------------------------------------------------- rows
+    def take(self, idx: Any) -> Any:
+        """Rows ``idx`` (sorted) of X."""
+        return self.X[idx]
+
+    def start_rows(self, size: int, random_state: Any, weights: Any = None) -> tuple[Any, Any]:
+        """``(rows, their weights)`` a start is drawn from: all rows in memory.
+
+        (``size`` and the seed are unused.) An out-of-core backend draws a
+        uniform sample of ``min(size, n)`` rows instead
+        (:func:`sample_row_indices`), so on data of at most ``size`` rows both
+        starts are the same.
+        """
+        return self.X, weights
+
+    def sample(self, size: int, random_state: Any) -> tuple[Any, Any]:
+        """``(rows, index)``: ``min(size, n)`` distinct rows by :func:`sample_row_indices`.
+
+        All rows, with no draw, when ``n <= size``; the out-of-core backend draws
+        the same rows.
+        """
+        idx = sample_row_indices(self.shape[0], int(size), random_state)
+        return self.X[idx], idx
+
+    def draw(self, fn: Callable[..., Any], random_state: Any) -> Any:
+        """``fn(random_state, n_samples)``: a row-aligned random draw (one stream in memory).
+
+        Out of core each block draws ``fn(RandomState(seed_b), n_b)`` from its own
+        spawned seed (a stream over all rows cannot be split across blocks).
+        """
+        return fn(random_state, self.shape[0])
+
+    def weights(self, sample_weight: Any) -> tuple[Any, bool]:
+        """Checked row weights in the dtype of X, and whether every weight is 1.
+
+        ``sample_weight`` None or a number gives constant weights.
+        """
+        import numpy as np
+
+        from ._validation import check_sample_weight
+
+        w = check_sample_weight(sample_weight, self.X)
+        return w, bool(np.all(w == 1))
+
+    def column_sums(self) -> Any:
+        """Float64 column sums, block sums added in block order (the mean's pass)."""
+        import numpy as np
+
+        total = np.zeros(self.shape[1], dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for part in self.partials(column_sum_block):
+                total += part
+        return total
+
+
+class RowIndexer:
+    """``rows[idx]`` for any row numbers of a row-block backend (a pass per indexing).
+
+    For code that draws rows by index (the Gaussian ELM nodes): ``shape`` and
+    ``__getitem__`` like an array's, each indexing one gather of the distinct
+    rows.
+
+    Parameters
+    ----------
+    rows : row-block backend
+    """
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+        self.shape = rows.shape
+        self.dtype = rows.dtype
+
+    def __getitem__(self, idx: Any) -> Any:
+        import numpy as np
+
+        idx = np.asarray(idx, dtype=np.intp)
+        uniq = np.unique(idx)
+        return self.rows.take(uniq)[np.searchsorted(uniq, idx)]
+
+
+def init_sample_size(n_clusters: int) -> int:
+    """Rows an out-of-core start is drawn from (k-means++ or random seeds).
+
+    ``max(10000, 100 n_clusters)``: k-means++ on the sample costs
+    O(sample x n_clusters x n_features) on the client, and the seeds are spread
+    over the sample as they would be over X.
+
+    Examples
+    --------
+    >>> init_sample_size(3)
+    10000
+    """
+    return max(10_000, 100 * n_clusters)
+
+
+def as_row_blocks(X: Any, block_rows: int = BLOCK_ROWS, n_threads: int | None = None) -> Any:
+    """``X`` itself if it is a row-block backend, else :class:`RowBlocks` over it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_row_blocks(np.zeros((3, 2))).n_blocks
+    1
+    """
+    if isinstance(X, RowBackend):
+        return X if not isinstance(X, RowBlocks) else X.reblock(block_rows)
+    return RowBlocks(X, block_rows, n_threads)

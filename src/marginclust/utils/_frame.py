@@ -13,9 +13,12 @@ distances in the data frame are those of Z divided by ``s**2``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+
+from ._blocks import RowBackend
 
 __all__ = [
     "Frame",
@@ -104,10 +107,14 @@ def _blocks(n: int, chunk_rows: int | None) -> list[tuple[int, int]]:
     return [(lo, min(lo + step, n)) for lo in range(0, max(n, 1), step)]
 
 
-def frame_needs_rescale(sq: float, size: int) -> bool:
-    """Whether squares of the centred data (sum ``sq`` over ``size`` entries) leave the range."""
-    tiny_ok = sq / max(size, 1) > 1e-200  # 0 here is underflow (or constant data)
-    return not (np.isfinite(sq) and sq < 1e200 and tiny_ok)
+def frame_needs_rescale(sq: float, size: int, dtype: npt.DTypeLike = np.float64) -> bool:
+    """Whether squares of the centred data (sum ``sq`` over ``size`` entries) leave the
+    comfortable range of ``dtype`` (outside 1e-200..1e200 for float64, 1e-25..1e25 for
+    float32, about 0.65 of either exponent range), where distance expansions, kernel
+    exponents and powers of distances may overflow or underflow."""
+    top, bottom = (1e25, 1e-25) if np.dtype(dtype).itemsize <= 4 else (1e200, 1e-200)
+    tiny_ok = sq / max(size, 1) > bottom  # 0 here is underflow (or constant data)
+    return not (np.isfinite(sq) and sq < top and tiny_ok)
 
 
 def frame_scale(peak: float) -> float:
@@ -144,8 +151,10 @@ def centred_frame(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Validated dense data with finite entries.
+    X : ndarray of shape (n_samples, n_features) or out-of-core row-block backend
+        Validated dense data with finite entries. For an out-of-core backend
+        (:mod:`marginclust.dask`) the same sums run by its passes and ``Z`` is a
+        backend of the centred rows.
     name : str, default="X"
         Name used in messages.
     chunk_rows : int, default=None
@@ -162,6 +171,8 @@ def centred_frame(
         If the column means overflow (entries near the float maximum): rescale
         the features.
     """
+    if isinstance(X, RowBackend) and not X.in_memory:
+        return _row_backend_frame(X, name)
     n = X.shape[0]
     blocks = _blocks(n, chunk_rows)
     total = np.zeros(X.shape[1])
@@ -178,7 +189,7 @@ def centred_frame(
             sq += float(np.einsum("ij,ij->", Zb, Zb, dtype=np.float64))
     # the common case: squares comfortably inside the float range, no rescaling (and no
     # extra pass); otherwise find the largest entry and rescale by a power of two
-    if not frame_needs_rescale(sq, Z.size):
+    if not frame_needs_rescale(sq, Z.size, X.dtype):
         return Frame(Z=Z, mean=mean, scale=1.0, sq_total=sq)
     with np.errstate(over="ignore", invalid="ignore"):
         peak = float(max(Z.max(initial=0.0), -Z.min(initial=0.0)))
@@ -189,6 +200,39 @@ def centred_frame(
     for lo, hi in blocks:
         Zb = Z[lo:hi]
         sq += float(np.einsum("ij,ij->", Zb, Zb, dtype=np.float64))
+    return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq)
+
+
+def _to_frame(Xb: npt.NDArray[np.floating], mean: npt.NDArray[np.float64], scale: float) -> Any:
+    Z = np.asarray(Xb) - mean.astype(Xb.dtype)
+    if scale != 1.0:
+        Z *= Xb.dtype.type(scale)
+    return Z
+
+
+def _row_backend_frame(rows: Any, name: str) -> Frame:
+    """The frame of an out-of-core X: the same block sums in block order, ``Z`` lazy.
+
+    Pass 1 is the backend's column sums, pass 2 the centred sum of squares (a third
+    only when a power-of-two rescaling is needed); ``Z = (X - mean) * scale`` is a
+    backend deriving each block when a pass reads it.
+    """
+    n, d = rows.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = rows.column_sums() / n
+    check_frame_mean(mean, name)
+    parts = rows.partials(frame_block_squares, mean, 1.0)
+    sq = 0.0
+    for part, _ in parts:
+        sq += part
+    scale = 1.0
+    if frame_needs_rescale(sq, n * d, rows.dtype):
+        scale = frame_scale(max(p for _, p in parts))
+        if scale != 1.0:
+            sq = 0.0
+            for part, _ in rows.partials(frame_block_squares, mean, scale):
+                sq += part
+    Z = rows.derive(_to_frame, mean, scale, dtype=rows.dtype)
     return Frame(Z=Z, mean=mean, scale=scale, sq_total=sq)
 
 
@@ -214,7 +258,8 @@ def check_objective_scale(X: npt.NDArray[np.floating], frame: Frame) -> None:
     with np.errstate(over="ignore"):
         total = frame.sq_total / s / s
     if not np.isfinite(total):
-        spread = float(np.sqrt(frame.sq_total / max(frame.Z.size, 1))) / s
+        size = int(np.prod(frame.Z.shape))
+        spread = float(np.sqrt(frame.sq_total / max(size, 1))) / s
         raise ValueError(
             f"X has features of size about {spread:.3g}: the sum of squared distances "
             "overflows. Rescale your features (e.g. sklearn.preprocessing.StandardScaler)."

@@ -5,11 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.cluster import kmeans_plusplus
 
 from ._validation import check_memberships, resolve_alias
 
-__all__ = ["check_center_init", "initial_point", "kmeans_start"]
+__all__ = [
+    "ScaledKMeans",
+    "check_center_init",
+    "initial_point",
+    "kmeans_start",
+    "kmeans_start_states",
+    "power_of_two_scale",
+    "scaled_kmeans",
+]
 
 
 def kmeans_start(X: Any, n_clusters: int, random_state: Any) -> np.ndarray:
@@ -41,10 +50,129 @@ def kmeans_start(X: Any, n_clusters: int, random_state: Any) -> np.ndarray:
     >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
     True
     """
+    km = scaled_kmeans(X, n_clusters=n_clusters, n_init=1, random_state=random_state)
+    return np.asarray(km.labels_, dtype=np.intp)
+
+
+def power_of_two_scale(X: Any) -> float:
+    """The power of two that brings float32 data of an extreme scale near 1 (else 1.0).
+
+    k-means labels do not change when the data are multiplied by a constant, and a
+    power of two multiplies exactly; float32 data beyond ``2^+-40`` would overflow or
+    underflow the squares of scikit-learn's k-means. float64 data are left alone.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix}
+
+    Returns
+    -------
+    scale : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> power_of_two_scale(np.array([[3e30]], dtype=np.float32))
+    1.9721522630525295e-31
+    """
+    if np.dtype(X.dtype) != np.float32:
+        return 1.0
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    peak = float(np.max(np.abs(data))) if data.size else 0.0
+    if peak == 0.0 or 2.0**-40 < peak < 2.0**40:
+        return 1.0
+    return float(np.ldexp(1.0, -int(np.frexp(peak)[1])))
+
+
+class ScaledKMeans:
+    """A fitted k-means that sees its input multiplied by ``scale`` (:func:`power_of_two_scale`).
+
+    Parameters
+    ----------
+    km : KMeans
+        Fitted on the scaled data.
+    scale : float
+    """
+
+    def __init__(self, km: Any, scale: float) -> None:
+        self.km = km
+        self.scale = scale
+        self.labels_ = km.labels_
+
+    def predict(self, X: Any) -> Any:
+        """Nearest centre of each row of ``X``."""
+        return self.km.predict(X * X.dtype.type(self.scale) if self.scale != 1.0 else X)
+
+
+def scaled_kmeans(X: Any, **params: Any) -> ScaledKMeans:
+    """``KMeans(**params)`` fitted on ``X`` at a safe scale (float32 at extreme scales).
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix}
+    **params
+        Parameters of :class:`sklearn.cluster.KMeans`.
+
+    Returns
+    -------
+    km : ScaledKMeans
+        ``labels_`` and ``predict`` in the units of ``X``.
+    """
     from sklearn.cluster import KMeans
 
-    km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
-    return np.asarray(km.fit(X).labels_, dtype=np.intp)
+    scale = power_of_two_scale(X)
+    Xs = X * X.dtype.type(scale) if scale != 1.0 else X
+    return ScaledKMeans(KMeans(**params).fit(Xs), scale)
+
+
+def _nearest_block(Xb: Any, state: Any, km: Any) -> tuple[Any, None]:
+    return np.asarray(km.predict(Xb), dtype=np.intp), None
+
+
+def kmeans_start_states(
+    rows: Any, n_clusters: int, random_state: Any, sample_size: int | None = None
+) -> list[Any]:
+    """The k-means start on a row-block backend: its labels per block.
+
+    One k-means run (:func:`kmeans_start`'s) on the rows a start is drawn from:
+    every row in memory (so the labels are :func:`kmeans_start`'s), a uniform
+    sample out of core, whose fitted centres then label each block (one pass).
+
+    Parameters
+    ----------
+    rows : row-block backend
+        :class:`~marginclust.utils._blocks.RowBlocks` or an out-of-core backend.
+    n_clusters : int
+        Number of clusters.
+    random_state : RandomState
+        Seeds the sample and the k-means++ draw.
+    sample_size : int, optional
+        Rows of the out-of-core sample (default:
+        :func:`~marginclust.utils._blocks.init_sample_size`).
+
+    Returns
+    -------
+    states : list
+        The labels of each block, in block order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils._blocks import RowBlocks
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> states = kmeans_start_states(RowBlocks(X, 2), 2, np.random.RandomState(0))
+    >>> [s.tolist() for s in states] in ([[0, 0], [1, 1]], [[1, 1], [0, 0]])
+    True
+    """
+    from ._blocks import init_sample_size
+
+    size = init_sample_size(n_clusters) if sample_size is None else int(sample_size)
+    sample, _ = rows.start_rows(size, random_state)
+    km = scaled_kmeans(sample, n_clusters=n_clusters, n_init=1, random_state=random_state)
+    if sample.shape[0] == rows.shape[0]:  # every row: the run's own labels
+        return list(rows.split(np.asarray(km.labels_, dtype=np.intp)))
+    states, _ = rows.states(_nearest_block, None, km)
+    return list(states)
 
 
 def check_center_init(init: Any, n_clusters: int, X: np.ndarray) -> None:
