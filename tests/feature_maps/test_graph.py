@@ -124,3 +124,26 @@ def test_spectral_labels_edge_cases():
     Xs = sp.csr_matrix(np.random.RandomState(7).rand(40, 6))
     labels = spectral_labels(Xs, 3, random_state=0)
     assert labels.shape == (40,) and set(labels.tolist()) <= {0, 1, 2}
+
+
+def test_spectral_labels_are_numbered_by_first_appearance():
+    """The start's numbering depends on the partition only: sparse and dense copies of
+    the same data (whose eigensolver rounding may flip or reorder eigenvectors) give
+    the same labels, and a method started from them the same model (EMMC on blobs
+    whose dense and CSR fits used to end in the same partition numbered apart)."""
+    import scipy.sparse as sp
+    from sklearn.datasets import make_blobs
+
+    from marginclust import EMMC
+    from marginclust.feature_maps import spectral_labels
+    from marginclust.feature_maps._graph import first_appearance_order
+
+    X, _ = make_blobs(33, 3, centers=3, cluster_std=0.6, random_state=2524)
+    dense = spectral_labels(X, 3, random_state=0)
+    np.testing.assert_array_equal(dense, first_appearance_order(dense))
+    np.testing.assert_array_equal(dense, spectral_labels(sp.csr_matrix(X), 3, random_state=0))
+    a = EMMC(3, random_state=0).fit(X)
+    b = EMMC(3, random_state=0).fit(sp.csr_matrix(X))
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(first_appearance_order(np.array([2, 2, 0, 1, 0])),
+                                  [0, 0, 1, 2, 1])

@@ -310,6 +310,31 @@ class SampleLabels:
                               self.Zs, self.labels)
 
 
+def first_appearance_order(labels: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """The same partition with clusters numbered in the order their first row appears.
+
+    A spectral start's numbering comes from the signs and order of eigenvectors and
+    from k-means in the embedding, which the rounding of the eigensolver can permute
+    (sparse and dense copies of the same data, another BLAS kernel); a method that
+    starts from these labels then ends in the same partition numbered otherwise.
+    Numbering by first appearance makes the start depend on the partition only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._graph import first_appearance_order
+    >>> first_appearance_order(np.array([2, 2, 0, 1, 0]))
+    array([0, 0, 1, 2, 1])
+    """
+    labels = np.asarray(labels, dtype=np.intp)
+    if labels.size == 0:
+        return labels
+    _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
+    rank = np.empty(first.size, dtype=np.intp)
+    rank[np.argsort(first, kind="stable")] = np.arange(first.size, dtype=np.intp)
+    return rank[inverse.ravel()]
+
+
 def spectral_sample_labels(
     Xs: Any,
     n_clusters: int,
@@ -320,6 +345,9 @@ def spectral_sample_labels(
 ) -> npt.NDArray[np.intp]:
     """:func:`spectral_labels` of every row of ``Xs`` (no subsampling; see there).
 
+    Clusters are numbered in the order their first row appears
+    (:func:`first_appearance_order`), so the labels depend on the partition only.
+
     Repeated rows are merged first (dense ``Xs``): the graph is built on the
     distinct rows, each edge weighted by the product of its ends'
     multiplicities, and k-means in the embedding weighs a row by its
@@ -329,6 +357,21 @@ def spectral_sample_labels(
     (measured: integer-valued data with many repeated rows, breast-cancer
     Wisconsin, lost a whole class to such cliques).
     """
+    return first_appearance_order(_spectral_partition(
+        Xs, n_clusters, n_neighbors=n_neighbors, scale_neighbor=scale_neighbor,
+        random_state=random_state,
+    ))
+
+
+def _spectral_partition(
+    Xs: Any,
+    n_clusters: int,
+    *,
+    n_neighbors: int,
+    scale_neighbor: int,
+    random_state: Any,
+) -> npt.NDArray[np.intp]:
+    """The partition of :func:`spectral_sample_labels`, in k-means' own numbering."""
     from sklearn.cluster import KMeans
     from sklearn.manifold import spectral_embedding
 
