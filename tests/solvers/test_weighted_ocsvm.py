@@ -10,7 +10,7 @@ from sklearn.svm import OneClassSVM
 from marginclust.exceptions import InfeasibleProblemError
 from marginclust.objectives._weighted_ocsvm import kernel_diag, kernel_matrix
 from marginclust.solvers._em import annealing_schedule
-from marginclust.solvers._weighted_ocsvm import fit_weighted_ocsvm
+from marginclust.solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 from tests._oracles.wocsvm_qp import (
     scholkopf_objective,
     scholkopf_qp,
@@ -159,6 +159,27 @@ def test_bad_input(kwargs, match):
     w = kwargs.pop("w")
     with pytest.raises(ValueError, match=match):
         fit_weighted_ocsvm(X, w, **kwargs)
+
+
+@pytest.mark.parametrize("solver", [fit_weighted_ocsvm, fit_linear_weighted_ocsvm])
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        (dict(form="tax-duin", C=-1.0), ValueError, "C must be a positive finite"),
+        (dict(form="tax-duin", C=np.nan), ValueError, "C must be a positive finite"),
+        (dict(form="tax-duin", C=0.1), InfeasibleProblemError, "Increase C"),
+        (dict(nu=0.5, bound="n", scale=0.1), InfeasibleProblemError, "Eq. \\(11\\)"),
+        (dict(nu=0.0), ValueError, "nu must be in"),
+        (dict(form="svdd"), ValueError, "form must be one of"),
+    ],
+)
+def test_kernel_and_linear_solvers_refuse_the_same_bounds(solver, kwargs, error, match):
+    """Both solvers resolve the box bounds of eqs. (10)/(11) in one place."""
+    X = np.random.RandomState(0).randn(20, 2)
+    kwargs = dict(kwargs)
+    w = np.full(20, kwargs.pop("scale", 0.1 if kwargs.get("C") == 0.1 else 1.0))
+    with pytest.raises(error, match=match):
+        solver(X, w, **kwargs)
 
 
 def test_annealing_schedule():

@@ -71,6 +71,49 @@ def _check_weights(w: npt.ArrayLike, n: int) -> npt.NDArray[np.float64]:
     return w
 
 
+def _box_bounds(
+    form: str, bound: str, nu: float, C: float | None, n: int, total: float
+) -> tuple[float, float | None, float]:
+    """``(nu', C', native_scale)`` of eq. (11) (Scholkopf) or eq. (10) (Tax & Duin).
+
+    Scholkopf: the bound on ``alpha_i`` is ``w_i / (nu' sum w)``, with ``nu' = nu``
+    (``bound="sum"``, LIBSVM's weighted bound) or ``nu n / sum w`` (``bound="n"``, the
+    literal eq. 11, infeasible when it exceeds 1); ``C' = None``. Tax & Duin: the bound is
+    ``C' w_i`` with ``C' = C`` (default ``1 / (nu sum w)``), infeasible when
+    ``C' sum w < 1``; ``nu' = 1 / (C' sum w)`` capped at 1. ``native_scale`` turns
+    LIBSVM's decision values into the form's own units.
+    """
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}; got {form!r}.")
+    if not 0.0 < nu <= 1.0:
+        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
+    if form == "scholkopf":
+        if bound == "sum":
+            nu_eff = float(nu)
+        elif bound == "n":
+            nu_eff = float(nu) * n / total
+            if nu_eff > 1.0 + 1e-12:
+                raise InfeasibleProblemError(
+                    f"Eq. (11) is infeasible: the weights sum to {total:.6g} < nu * n = "
+                    f"{nu * n:.6g}, so no alpha with alpha_i <= w_i/(nu n) sums to 1. Use "
+                    "bound='sum' (bound w_i/(nu sum w)), a smaller nu, or larger weights."
+                )
+            nu_eff = min(nu_eff, 1.0)
+        else:
+            raise ValueError(f"bound must be 'sum' or 'n'; got {bound!r}.")
+        return nu_eff, None, nu_eff * total
+    C_eff = 1.0 / (nu * total) if C is None else float(C)
+    if not np.isfinite(C_eff) or C_eff <= 0:
+        raise ValueError(f"C must be a positive finite number; got {C!r}.")
+    if C_eff * total < 1.0 - 1e-12:
+        raise InfeasibleProblemError(
+            f"Eq. (10) is infeasible: C * sum(w) = {C_eff * total:.6g} < 1, so no alpha "
+            f"with alpha_i <= C w_i sums to 1. Increase C to at least {1.0 / total:.6g} "
+            "or use larger weights."
+        )
+    return min(1.0, 1.0 / (C_eff * total)), C_eff, 0.5 / C_eff
+
+
 def fit_weighted_ocsvm(
     X: npt.NDArray[np.floating],
     w: npt.ArrayLike,
@@ -142,12 +185,8 @@ def fit_weighted_ocsvm(
     X = np.asarray(X, dtype=np.float64)
     n = X.shape[0]
     w = _check_weights(w, n)
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}; got {form!r}.")
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}; got {kernel!r}.")
-    if not 0.0 < nu <= 1.0:
-        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
     keep = np.flatnonzero(w > zero_tol * w.max())
     wk = w[keep]
     total = float(wk.sum())
@@ -155,35 +194,8 @@ def fit_weighted_ocsvm(
         kernel=kernel, gamma=float(gamma), degree=int(degree), coef0=float(coef0)
     )
 
-    if form == "scholkopf":
-        if bound == "sum":
-            nu_eff = float(nu)
-        elif bound == "n":
-            nu_eff = float(nu) * n / total
-            if nu_eff > 1.0 + 1e-12:
-                raise InfeasibleProblemError(
-                    f"Eq. (11) is infeasible: the weights sum to {total:.6g} < nu * n = "
-                    f"{nu * n:.6g}, so no alpha with alpha_i <= w_i/(nu n) sums to 1. Use "
-                    "bound='sum' (bound w_i/(nu sum w)), a smaller nu, or larger weights."
-                )
-            nu_eff = min(nu_eff, 1.0)
-        else:
-            raise ValueError(f"bound must be 'sum' or 'n'; got {bound!r}.")
-        libsvm_w = wk
-        native_scale = nu_eff * total
-    else:
-        C_eff = 1.0 / (nu * total) if C is None else float(C)
-        if not np.isfinite(C_eff) or C_eff <= 0:
-            raise ValueError(f"C must be a positive finite number; got {C!r}.")
-        if C_eff * total < 1.0 - 1e-12:
-            raise InfeasibleProblemError(
-                f"Eq. (10) is infeasible: C * sum(w) = {C_eff * total:.6g} < 1, so no alpha "
-                f"with alpha_i <= C w_i sums to 1. Increase C to at least {1.0 / total:.6g} "
-                "or use larger weights."
-            )
-        libsvm_w = C_eff * wk
-        nu_eff = min(1.0, 1.0 / (C_eff * total))
-        native_scale = 0.5 / C_eff
+    nu_eff, C_eff, native_scale = _box_bounds(form, bound, nu, C, n, total)
+    libsvm_w = wk if C_eff is None else C_eff * wk
 
     Xk = X[keep]
     at_bound = nu_eff >= 1.0 - 1e-12
@@ -289,37 +301,14 @@ def fit_linear_weighted_ocsvm(
     """
     n = F.shape[0]
     w = _check_weights(w, n)
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}; got {form!r}.")
-    if not 0.0 < nu <= 1.0:
-        raise ValueError(f"nu must be in (0, 1]; got {nu!r}.")
     total = float(w.sum())
     b: npt.NDArray[np.float64] | None = None
-    if form == "scholkopf":
-        if bound == "sum":
-            nu_eff = float(nu)
-        elif bound == "n":
-            nu_eff = float(nu) * n / total
-            if nu_eff > 1.0 + 1e-12:
-                raise InfeasibleProblemError(
-                    f"Eq. (11) is infeasible: the weights sum to {total:.6g} < nu * n = "
-                    f"{nu * n:.6g}. Use bound='sum', a smaller nu, or larger weights."
-                )
-            nu_eff = min(nu_eff, 1.0)
-        else:
-            raise ValueError(f"bound must be 'sum' or 'n'; got {bound!r}.")
+    nu_eff, C_eff, native_scale = _box_bounds(form, bound, nu, C, n, total)
+    if C_eff is None:
         u = w / (nu_eff * total)
-        native_scale = nu_eff * total
     else:
-        C_eff = 1.0 / (nu * total) if C is None else float(C)
-        if C_eff * total < 1.0 - 1e-12:
-            raise InfeasibleProblemError(
-                f"Eq. (10) is infeasible: C * sum(w) = {C_eff * total:.6g} < 1. Increase C to "
-                f"at least {1.0 / total:.6g} or use larger weights."
-            )
         u = C_eff * w
         b = -0.5 * np.einsum("ij,ij->i", F, F).astype(np.float64)
-        native_scale = 0.5 / C_eff
     if float(u.sum()) <= 1.0 + 1e-12:
         # every multiplier at its upper bound (nu' = 1): alpha = u / sum u
         a = u / u.sum()
