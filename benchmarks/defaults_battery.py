@@ -86,14 +86,17 @@ def make_estimator(method: str, k: int, seed: int, params: dict[str, Any]) -> An
 
 
 def fit_labels(method: str, X: np.ndarray, k: int, seed: int,
-               params: dict[str, Any]) -> tuple[np.ndarray, float]:
+               params: dict[str, Any]) -> tuple[np.ndarray, float, float | None]:
+    """Labels, seconds and the fit's own ``objective_`` (None when it has none)."""
     est = make_estimator(method, k, seed, params)
     tic = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         labels = np.asarray(est.fit_predict(X)) if method == "gmm" else np.asarray(
             est.fit(X).labels_)
-    return labels, time.perf_counter() - tic
+    secs = time.perf_counter() - tic
+    objective = getattr(est, "objective_", None)
+    return labels, secs, None if objective is None else float(objective)
 
 
 def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -211,11 +214,12 @@ def run(args: argparse.Namespace) -> None:
                     if key in cache.rows:
                         continue
                     try:
-                        labels, secs = fit_labels(method, X, k, seed, params)
+                        labels, secs, objective = fit_labels(method, X, k, seed, params)
                         err = ""
                     except Exception as exc:  # a failed fit is a result too
-                        labels, secs, err = np.zeros(X.shape[0], dtype=int), float("nan"), repr(
-                            exc)[:200]
+                        labels, secs, objective = np.zeros(X.shape[0], dtype=int), float(
+                            "nan"), None
+                        err = repr(exc)[:200]
                     scores = []
                     for ref in refs:
                         keep = ref > 0
@@ -225,7 +229,7 @@ def run(args: argparse.Namespace) -> None:
                     row = {"key": key, "tag": args.tag, "method": method, "params": params,
                            "set": name, "k": k, "seed": seed, "nca": float(nca),
                            "ari": float(ari), "found": int(np.unique(labels).size),
-                           "seconds": secs, "error": err}
+                           "seconds": secs, "objective": objective, "error": err}
                     cache.add(row)
                     print(f"{args.tag:>10} {method:>8} {name:<28} K={k:<3} seed={seed} "
                           f"NCA={nca:.3f} found={row['found']} {secs:.1f}s {err}", flush=True)
