@@ -30,6 +30,14 @@ Run (BLAS threads pinned to 1)::
     MARGINCLUST_BATTERY=/path/to/clustering-data-v1 python benchmarks/defaults_battery.py \\
         --batteries sipu,uci,other --tag after-heldout
     python benchmarks/defaults_battery.py --methods slmc --set slmc:lam=100 --tag try
+
+Two starts and the fit of lower objective (the rule of the estimators' restarts),
+offline from the rows of both::
+
+    python benchmarks/defaults_battery.py --methods emmc --set emmc:init=spectral --tag study
+    python benchmarks/defaults_battery.py --methods emmc --set emmc:init=k-means-elm --tag study
+    python benchmarks/defaults_battery.py --summary --methods emmc --tags study \\
+        --lower-objective spectral,k-means-elm [--per-set]
 """
 
 from __future__ import annotations
@@ -86,14 +94,17 @@ def make_estimator(method: str, k: int, seed: int, params: dict[str, Any]) -> An
 
 
 def fit_labels(method: str, X: np.ndarray, k: int, seed: int,
-               params: dict[str, Any]) -> tuple[np.ndarray, float]:
+               params: dict[str, Any]) -> tuple[np.ndarray, float, float | None]:
+    """Labels, seconds and the fit's own ``objective_`` (None when it has none)."""
     est = make_estimator(method, k, seed, params)
     tic = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         labels = np.asarray(est.fit_predict(X)) if method == "gmm" else np.asarray(
             est.fit(X).labels_)
-    return labels, time.perf_counter() - tic
+    secs = time.perf_counter() - tic
+    objective = getattr(est, "objective_", None)
+    return labels, secs, None if objective is None else float(objective)
 
 
 def parse_sets(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -211,11 +222,12 @@ def run(args: argparse.Namespace) -> None:
                     if key in cache.rows:
                         continue
                     try:
-                        labels, secs = fit_labels(method, X, k, seed, params)
+                        labels, secs, objective = fit_labels(method, X, k, seed, params)
                         err = ""
                     except Exception as exc:  # a failed fit is a result too
-                        labels, secs, err = np.zeros(X.shape[0], dtype=int), float("nan"), repr(
-                            exc)[:200]
+                        labels, secs, objective = np.zeros(X.shape[0], dtype=int), float(
+                            "nan"), None
+                        err = repr(exc)[:200]
                     scores = []
                     for ref in refs:
                         keep = ref > 0
@@ -225,10 +237,53 @@ def run(args: argparse.Namespace) -> None:
                     row = {"key": key, "tag": args.tag, "method": method, "params": params,
                            "set": name, "k": k, "seed": seed, "nca": float(nca),
                            "ari": float(ari), "found": int(np.unique(labels).size),
-                           "seconds": secs, "error": err}
+                           "seconds": secs, "objective": objective, "error": err}
                     cache.add(row)
                     print(f"{args.tag:>10} {method:>8} {name:<28} K={k:<3} seed={seed} "
                           f"NCA={nca:.3f} found={row['found']} {secs:.1f}s {err}", flush=True)
+
+
+def _table_row(method: str, label: str, sel: list[dict[str, Any]], groups: list[str]) -> None:
+    """One markdown row: a set's score is the best over its references (and K), mean
+    over seeds; the groups' and all sets' means of those."""
+    per_set: dict[str, list[float]] = {}
+    by_seed: dict[tuple[str, int], float] = {}
+    for r in sel:
+        k = (r["set"], r["seed"])
+        by_seed[k] = max(by_seed.get(k, -1.0), r["nca"])
+    for (s, _), v in by_seed.items():
+        per_set.setdefault(s, []).append(v)
+    set_score = {s: float(np.mean(v)) for s, v in per_set.items()}
+    cells = []
+    for g in groups:
+        vals = [v for s, v in set_score.items() if s.split("/")[0] == g]
+        cells.append(f"{np.mean(vals):.3f} ({len(vals)})" if vals else "-")
+    collapsed = sum(r["found"] < r["k"] for r in sel)
+    secs = np.nansum([r["seconds"] for r in sel])
+    print(f"| {method} | {label} | {len(sel)} | {' | '.join(cells)} | "
+          f"{np.mean(list(set_score.values())):.3f} ({len(set_score)}) | "
+          f"{collapsed}/{len(sel)} | {secs:.0f} |")
+
+
+def lower_objective(
+    sel_a: list[dict[str, Any]], sel_b: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]:
+    """``(row a, row b, kept row)`` per fit (set, K, seed) present in both: the rule of
+    the estimators' own restarts, a fit with all K clusters first, then the lower
+    ``objective_`` (labels play no part)."""
+    def fit_key(r: dict[str, Any]) -> tuple[str, int, int]:
+        return r["set"], r["k"], r["seed"]
+
+    b_rows = {fit_key(r): r for r in sel_b}
+    out = []
+    for ra in sel_a:
+        rb = b_rows.get(fit_key(ra))
+        if rb is None or ra["objective"] is None or rb["objective"] is None:
+            continue
+        rank_a = (ra["found"] < ra["k"], ra["objective"])
+        rank_b = (rb["found"] < rb["k"], rb["objective"])
+        out.append((ra, rb, ra if rank_a <= rank_b else rb))
+    return sorted(out, key=lambda t: fit_key(t[0]))
 
 
 def summary(args: argparse.Namespace) -> None:
@@ -243,34 +298,40 @@ def summary(args: argparse.Namespace) -> None:
         rows = [r for r in cache.rows.values() if r["set"].split("/")[0] in bats]
     methods = args.methods.split(",")
     groups = sorted({r["set"].split("/")[0] for r in rows})
+    starts = args.lower_objective.split(",") if args.lower_objective else []
+    picks: dict[tuple[str, str], Any] = {}
     print(f"| method | tag | n fits | {' | '.join(groups)} | all sets | collapsed | seconds |")
     print("|---|---|---|" + "---|" * len(groups) + "---|---|---|")
     for method in methods:
         params = overrides.get(method, {})
         for tag in tags:
-            sel = [r for r in rows if r["method"] == method and r["tag"] == tag
-                   and r["params"] == params]
-            if not sel:
+            def select(p: dict[str, Any], method: str = method,
+                       tag: str = tag) -> list[dict[str, Any]]:
+                return [r for r in rows if r["method"] == method and r["tag"] == tag
+                        and r["params"] == p]
+
+            if not starts:
+                if select(params):
+                    _table_row(method, tag, select(params), groups)
                 continue
-            # a set's score: best over its references (and K), mean over seeds
-            per_set: dict[str, list[float]] = {}
-            by_seed: dict[tuple[str, int], float] = {}
-            for r in sel:
-                k = (r["set"], r["seed"])
-                by_seed[k] = max(by_seed.get(k, -1.0), r["nca"])
-            for (s, _), v in by_seed.items():
-                per_set.setdefault(s, []).append(v)
-            set_score = {s: float(np.mean(v)) for s, v in per_set.items()}
-            cells = []
-            for g in groups:
-                vals = [v for s, v in set_score.items() if s.split("/")[0] == g]
-                cells.append(f"{np.mean(vals):.3f} ({len(vals)})" if vals else "-")
-            collapsed = sum(r["found"] < r["k"] for r in sel)
-            secs = np.nansum([r["seconds"] for r in sel])
-            print(f"| {method} | {tag} | {len(sel)} | {' | '.join(cells)} | "
-                  f"{np.mean(list(set_score.values())):.3f} ({len(set_score)}) | "
-                  f"{collapsed}/{len(sel)} | {secs:.0f} |")
-    if args.per_set:
+            sels = [select({**params, "init": start}) for start in starts]
+            if not all(sels):
+                continue
+            for start, sel in zip(starts, sels, strict=True):
+                _table_row(method, f"{tag} init={start}", sel, groups)
+            kept = lower_objective(*sels)
+            picks[method, tag] = kept
+            _table_row(method, f"{tag} lower objective", [t[2] for t in kept], groups)
+    if args.per_set and starts:
+        for (method, tag), kept in picks.items():
+            print(f"\n{method} {tag}: NCA {starts[0]} / {starts[1]}, objective_ "
+                  f"{starts[0]} / {starts[1]}, start kept (* its NCA is lower by > 0.01)")
+            for ra, rb, r in kept:
+                worse = r["nca"] < max(ra["nca"], rb["nca"]) - 0.01
+                print(f"  {ra['set']:<28} K={ra['k']:<3} {ra['nca']:.3f} / {rb['nca']:.3f}  "
+                      f"{ra['objective']:10.5g} / {rb['objective']:<10.5g} "
+                      f"{r['params']['init']}{' *' if worse else ''}")
+    elif args.per_set:
         print()
         for method in methods:
             params = overrides.get(method, {})
@@ -302,6 +363,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--cache", default=str(DEFAULT_CACHE))
     p.add_argument("--summary", action="store_true", help="print the tables from the cache")
     p.add_argument("--per-set", action="store_true", help="with --summary: every set")
+    p.add_argument("--lower-objective", default="", metavar="INIT_A,INIT_B",
+                   help="with --summary: the fits at init=INIT_A and at init=INIT_B (rows "
+                        "of --set ... init=...) and, per fit, the one of lower objective_")
     args = p.parse_args(argv)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")

@@ -24,8 +24,24 @@ def test_binary_blobs(global_random_seed):
     assert adjusted_rand_index(y, est.labels_) > 0.95
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     assert est.converged_ and est.n_constraints_ >= 1
-    assert est.objective_ == pytest.approx(est.objective_history_[-1])
+    assert est.objective_ == pytest.approx(est.objective_history_.min())
     assert abs(est.decision_function(X).sum()) <= 0.1 * len(X) + 1e-6
+
+
+@pytest.mark.parametrize("seed", [0, 3, 12])
+def test_binary_returns_best_iterate(seed):
+    """The binary loop's true objective is not monotone (each restricted problem is
+    non-convex): stopped at max_iter on structureless data, it returns the iterate of
+    the lowest true objective it met, and that objective is the model's."""
+    from marginclust.solvers._cutting_plane import CuttingPlaneMMC
+
+    X = np.random.RandomState(seed).randn(200, 5)
+    obj = MMCObjective(X, 2, 10.0, 0.1)
+    res = CuttingPlaneMMC(max_iter=15).solve(obj, obj.zero(), signs0=np.sign(X[:, 0]))
+    assert not res.converged
+    assert res.objective == res.objective_history.min()
+    assert res.objective < res.objective_history[-1]  # the case this guards: a later rise
+    assert obj.value(res.x) == pytest.approx(res.objective, rel=1e-9)
 
 
 def test_same_problem_as_bmmc():

@@ -130,7 +130,10 @@ class CuttingPlaneMMC:
         Returns
         -------
         result : SolverResult
-            ``objective_history``: the true objective after each outer iteration;
+            ``x`` and ``objective``: the outer iterate with the lowest true objective
+            (the true objective is not monotone: each restricted problem is
+            non-convex); ``objective_history``: the true objective after each outer
+            iteration;
             ``info``: ``n_constraints``, ``n_cccp_iter`` (per outer iteration),
             ``n_passes`` (passes over the data).
         """
@@ -149,6 +152,7 @@ class CuttingPlaneMMC:
         history: list[float] = []
         cccp_iters: list[int] = []
         converged = False
+        best: tuple[float, Array, Array] = (np.inf, W, t)
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007
             # ---- CCCP on the restricted problem
@@ -183,6 +187,8 @@ class CuttingPlaneMMC:
                 J_prev = J
             cccp_iters.append(n_cccp)
             history.append(float(0.5 * np.vdot(W, W) + C * p["loss"]))
+            if history[-1] < best[0]:  # the true objective is not monotone: keep the best
+                best = (history[-1], W, t)
             if callback is not None and callback(it, history[-1]):
                 break
             # ---- most violated constraint (the candidate of the last pass)
@@ -192,8 +198,8 @@ class CuttingPlaneMMC:
                 break
             use = m + 1
         return SolverResult(
-            x=(W, t),
-            objective=history[-1],
+            x=(best[1], best[2]),
+            objective=best[0],
             objective_history=np.asarray(history),
             n_iter=it,
             converged=converged,
