@@ -251,7 +251,7 @@ def solve_qp_active_set(
     nonneg: npt.ArrayLike,
     z0: npt.ArrayLike,
     *,
-    max_iter: int = 100,
+    max_iter: int | None = None,
     tol: float = 1e-10,
 ) -> QPResult:
     """Same QP as :func:`solve_qp_nonneg`, by a primal active-set method from a feasible start.
@@ -273,8 +273,12 @@ def solve_qp_active_set(
         As in :func:`solve_qp_nonneg`.
     z0 : array-like of shape (p,)
         A feasible starting point (``A z0 = b``, ``z0 >= 0`` on ``nonneg``).
-    max_iter : int, default=100
-        Maximum active-set steps.
+    max_iter : int or None, default=None
+        Maximum active-set steps; None: ``max(100, 2 p)``. Each step adds a bound to
+        the working set or releases one, so from a warm start far from the new
+        solution (many balance multipliers changing) a QP with many variables needs
+        more than a fixed number of steps; twice the number of variables lets every
+        bound join and leave once.
     tol : float, default=1e-10
         Relative tolerance of the KKT checks.
 
@@ -284,6 +288,8 @@ def solve_qp_active_set(
     """
     H, g, A, b, nn, scale = _qp_arrays(H, g, A, b, nonneg)
     r = b.size
+    if max_iter is None:
+        max_iter = max(100, 2 * g.size)
     delta = 1e-11 * scale
     z = np.array(z0, dtype=np.float64)
     W = nn & (z <= 1e-13)
