@@ -71,6 +71,7 @@ VARIANTS = ("all", "cannot")
 METHODS = ("bmmc", "cpmmc", "bmmc-paper", "mmc", "cop-kmeans", "pckmeans")
 CACHE = HERE / "results" / "pairs.jsonl"
 REPORT = HERE / "results" / "pairs.md"
+READING = "## Coverage and reading"
 
 
 def shared_sets(max_rows: int | None) -> list[str]:
@@ -238,12 +239,16 @@ def report(args: argparse.Namespace) -> None:
     ]
     csv = ["variant,subset,method,budget,nca,ari,n_datasets"]
     for variant in VARIANTS:
-        for subset, keep in (("all K", lambda k: True), ("K >= 3", lambda k: k >= 3)):
+        for subset, keep in (
+            ("all K", lambda ds, k: True),
+            ("K >= 3", lambda ds, k: k >= 3),
+            ("shared sets K >= 3", lambda ds, k: "/" not in ds and k >= 3),
+        ):
             ms = [m for m in methods if not (m == "bmmc-paper" and variant == "all")]
             sets = [
                 ds for ds in datasets
                 if all(complete(ds, m, variant) for m in ms)
-                and keep(next(r["k"] for r in rows if r["dataset"] == ds))
+                and keep(ds, next(r["k"] for r in rows if r["dataset"] == ds))
             ]
             if not sets:
                 continue
@@ -267,6 +272,10 @@ def report(args: argparse.Namespace) -> None:
                     csv.append(f"{variant},{subset},{m},{b},{nca:.4f},{ari:.4f},{len(sets)}")
                 lines.append(f"| {m} | " + " | ".join(cellv) + " |")
             lines += ["", "Data sets: " + ", ".join(sets), ""]
+    # the hand-written reading of the tables is kept from the previous report
+    old = args.report_path.read_text() if args.report_path.is_file() else ""
+    if READING in old:
+        lines += [old[old.index(READING) :].rstrip(), ""]
     args.report_path.write_text("\n".join(lines) + "\n")
     curves = args.report_path.with_name(args.report_path.stem + "_curves.csv")
     curves.write_text("\n".join(csv) + "\n")

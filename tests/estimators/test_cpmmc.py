@@ -187,6 +187,41 @@ def test_cutting_plane_with_the_pair_part_apart_matches_bundle(k, global_random_
     assert apart.n_iter < whole.n_iter  # passes over the data
 
 
+@pytest.mark.parametrize("k", [2, 3])
+def test_cutting_plane_starts_from_the_pair_constraints_handed_on(k, global_random_seed):
+    """A subproblem with the pairs' joint labels of the last one has its pair part: the
+    constraints of that part with weight in the last QP are handed on, and the next
+    solve, which starts its working set from them, ends within C tol of the minimum."""
+    from marginclust.objectives._constraints import make_pairs
+
+    rng = np.random.RandomState(global_random_seed)
+    n = 200
+    X = rng.standard_normal((n, 4))
+    X[: n // 2, 0] += 2.0
+    y = np.arange(n) < n // 2
+    uv = rng.randint(n, size=(60, 2))
+    uv = uv[uv[:, 0] != uv[:, 1]]
+    same = y[uv[:, 0]] == y[uv[:, 1]]
+    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
+    labels = rng.randint(0, k, n)
+    x0, tol = obj.zero(), 1e-4
+    first = obj.surrogate(labels)
+    CuttingPlaneSVM(tol=tol, max_iter=2000).solve(first, x0)
+    assert first.cheap_cuts
+    for _ in range(20):  # every constraint handed on bounds the pair part from below
+        W, t = rng.standard_normal(first.shape), rng.standard_normal(first.shape[0])
+        risk = first.cheap_plane((W, t))[0]
+        for a, c, o in first.cheap_cuts:
+            assert a @ W.ravel() + c @ t + o <= risk + 1e-10 * (1.0 + abs(risk))
+    warm = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(obj.surrogate(labels), x0)
+    cold = CuttingPlaneSVM(tol=tol, max_iter=2000).solve(obj.fresh().surrogate(labels), x0)
+    best = BundleMethod(tol=1e-9, max_iter=2000).solve(obj.fresh().surrogate(labels), x0)
+    assert warm.converged and cold.converged
+    for res in (warm, cold):
+        assert best.objective - 1e-9 * abs(best.objective) <= first.value(res.x)
+        assert first.value(res.x) <= best.objective / (1 - 1e-9) + obj.C * tol
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_multiclass_objective_never_increases(seed):
     """CCCP with a best-iterate inner solver: J(x+) <= S(x+) <= S(x) = J(x) (random data)."""

@@ -244,3 +244,26 @@ def test_assign_in_order_places_components_where_one_move_cannot():
     L = assign_in_order(np.array([[2.0, 0.0], [0.0, 1.0], [0.0, 3.0]]), np.array([0, 0, 1]),
                         np.array([[0, 1]]))
     assert L[0] == L[1] == 0 and L[2] == 1
+
+
+def test_binary_form_equals_the_general_one_on_two_outputs(global_random_seed):
+    """The binary fast form makes the same choices (ties included) and the same sums as
+    the general function on the outputs (-f/2, f/2): equal to the last bit."""
+    from marginclust.objectives._pairs import (
+        binary_linearised_pair_margin,
+        linearised_pair_margin,
+        two_outputs,
+    )
+
+    rng = np.random.RandomState(global_random_seed)
+    m = 400
+    # scores with exact ties: zeros, equal pairs and opposite pairs among them
+    fu = rng.choice([0.0, 0.5, -0.5, 1.0], size=m) * rng.choice([1.0, rng.rand()], size=m)
+    fv = np.where(rng.rand(m) < 0.3, fu, np.where(rng.rand(m) < 0.3, -fu, rng.randn(m)))
+    z = rng.choice([-1.0, 1.0], size=m)
+    p, q = rng.randint(2, size=m), rng.randint(2, size=m)
+    loss, gu, gv = binary_linearised_pair_margin(fu, fv, z, p, q)
+    L, Gu, Gv = linearised_pair_margin(two_outputs(fu), two_outputs(fv), z, p, q)
+    np.testing.assert_array_equal(loss, L)
+    np.testing.assert_array_equal(gu, 0.5 * (Gu[:, 1] - Gu[:, 0]))
+    np.testing.assert_array_equal(gv, 0.5 * (Gv[:, 1] - Gv[:, 0]))

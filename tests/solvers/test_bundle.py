@@ -280,3 +280,61 @@ def test_slot_bundle_matches_literal_oracle(k, max_planes, max_idle, global_rand
         assert abs(res.objective - J) <= tol * max(abs(res.objective), abs(J))
         bound = np.sqrt(2 * tol * abs(res.objective)) + np.sqrt(2 * tol * abs(J))
         assert np.linalg.norm(res.x[0] - sub2.polish((W, t))[0]) <= bound
+
+
+def _pair_problem(k, seed, n=300):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, 4)
+    X[: n // 2, 0] += 2.0
+    y = np.arange(n) < n // 2
+    uv = rng.randint(n, size=(80, 2))
+    uv = uv[uv[:, 0] != uv[:, 1]]
+    same = y[uv[:, 0]] == y[uv[:, 1]]
+    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
+    return obj, rng.randint(k, size=n), rng
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_pair_planes_handed_on_are_lower_bounds_and_leave_the_minimum(k, global_random_seed):
+    """A subproblem whose pairs keep their joint labels has the same pair part as the
+    last one, so the planes of that part left by the last solve are lower bounds of
+    it; the next solve starts its model from them and ends within its gap of the
+    minimum a solve without them reaches."""
+    obj, labels, rng = _pair_problem(k, global_random_seed)
+    tol = 1e-6
+    first = obj.surrogate(labels)
+    BundleMethod(tol=tol, max_iter=2000).solve(first)
+    cuts = list(first.cheap_cuts)
+    assert cuts
+    for _ in range(20):  # each plane bounds the pair part from below, anywhere
+        W, t = rng.randn(*first.shape), rng.randn(first.shape[0])
+        risk = first.cheap_plane((W, t))[0]
+        for a, c, o in cuts:
+            assert a @ W.ravel() + c @ t + o <= risk + 1e-10 * (1.0 + abs(risk))
+    again = obj.surrogate(labels)  # the same labels: the same joint labels of the pairs
+    assert again.cheap_cuts is first.cheap_cuts
+    warm = BundleMethod(tol=tol, max_iter=2000).solve(again)
+    fresh = obj.fresh().surrogate(labels)  # a restart's copy: no planes handed on
+    assert fresh.cheap_cuts == []
+    cold = BundleMethod(tol=tol, max_iter=2000).solve(fresh)
+    assert warm.converged and cold.converged
+    ga, gb = bundle_gap(warm.objective, tol), bundle_gap(cold.objective, tol)
+    assert_same_minimiser(warm.objective, warm.x[0], ga, cold.objective, cold.x[0], gb)
+    # the first model's minimum is a lower bound; with the planes handed on the model
+    # is the maximum of more planes, so its minimum is at least as high
+    one = BundleMethod(max_iter=1, max_cheap=0)
+    with_cuts = one.solve(obj.surrogate(labels)).info["lower_bound"]
+    without = one.solve(obj.fresh().surrogate(labels)).info["lower_bound"]
+    assert with_cuts >= without - 1e-9 * abs(without)
+
+
+def test_pair_planes_are_dropped_when_the_joint_labels_change(global_random_seed):
+    obj, labels, _ = _pair_problem(3, global_random_seed)
+    first = obj.surrogate(labels)
+    BundleMethod(tol=1e-4).solve(first)
+    assert first.cheap_cuts
+    # the clusters renamed r -> r + 1: the centroids, their scores and so every pair's
+    # joint label move one cluster on
+    other = obj.surrogate((labels + 1) % 3)
+    assert np.array_equal(other.assign[0], (first.assign[0] + 1) % 3)
+    assert other.cheap_cuts == [] and other.cheap_cuts is not first.cheap_cuts

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import minimize
 
 from marginclust.objectives._constraints import make_balance
-from marginclust.solvers._qp import solve_bundle_dual, solve_qp_nonneg
+from marginclust.solvers._qp import solve_bundle_dual, solve_qp_active_set, solve_qp_nonneg
 
 
 def _slsqp_primal(Aw, Ct, o, C, bal):
@@ -170,6 +170,23 @@ def test_active_set_matches_ipm_with_warm_starts(q, global_random_seed):
         assert model == pytest.approx(ref.lower_bound, rel=1e-6, abs=1e-8)
         assert bal.violation(t) <= 1e-8
         warm = (np.append(a.beta / 2.0, 0.0), a.rest)
+
+
+def test_active_set_far_from_the_solution_takes_the_steps_it_needs(global_random_seed):
+    """From the centre of a 200-variable simplex to a solution with a handful of
+    weights, every other bound has to join the working set, one per step: more than
+    100 steps, and the method must still certify the solution itself."""
+    rng = np.random.RandomState(global_random_seed)
+    p = 200
+    M = rng.randn(5, p)
+    H, g = M.T @ M, rng.randn(p)
+    A, b = np.ones((1, p)), np.ones(1)
+    nonneg = np.ones(p, dtype=bool)
+    res = solve_qp_active_set(H, g, A, b, nonneg, np.full(p, 1.0 / p))
+    ref = solve_qp_nonneg(H, g, A, b, nonneg)
+    assert res.converged and res.n_iter > 100
+    assert np.count_nonzero(res.z) < p - 100
+    assert res.value == pytest.approx(ref.value, rel=1e-8, abs=1e-10)
 
 
 @pytest.mark.timeout(30)

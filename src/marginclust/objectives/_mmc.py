@@ -354,6 +354,10 @@ class MMCObjective:
         # only the pairs' rows, gathered once.
         self._states: list[Any] | None = None  # labels of the last surrogate, per block
         self._assign: Any = None  # the pairs' allowed joint labels of the last surrogate
+        # Cutting planes of the pair part, kept while its joint labels stay fixed: the
+        # pair part of consecutive subproblems is then the same convex function, so
+        # its planes stay valid lower bounds and the next solve need not rebuild them.
+        self._pair_cuts: list[tuple[Array, Array, float]] = []
         self._last: tuple[Array, Array, list[Any], int, Any] | None = None
 
     # ------------------------------------------------------------ helpers
@@ -367,6 +371,7 @@ class MMCObjective:
             new.pair_term.rows = copy.copy(self.pair_term.rows)
             new.pair_term.rows._cache = []
         new._states, new._last, new._assign = None, None, None
+        new._pair_cuts = []
         return new
 
     def zero(self) -> Params:
@@ -533,8 +538,14 @@ class MMCObjective:
         k, data = self.k, self.data
         onehot = np.zeros((labels.size, k))
         onehot[np.arange(labels.size), labels] = 1.0
-        counts = np.maximum(onehot.sum(axis=0), 1.0)
-        centres = data.back(onehot) / counts[:, None]  # centred, scaled units
+        # the clusters' sums by one product with X, their sizes by a count (a column
+        # sum of the n x k indicator is several times slower than the product)
+        counts = np.bincount(labels, minlength=k).astype(np.float64)
+        sums = np.asarray(data.X.T @ onehot, dtype=np.float64).T
+        sums -= np.outer(counts, data.xbar)
+        if data.scale != 1.0:
+            sums *= 1.0 / data.scale
+        centres = sums / np.maximum(counts, 1.0)[:, None]  # centred, scaled units
         F = self.pair_term.rows.raw_scores(centres) - 0.5 * np.einsum("ij,ij->i", centres, centres)
         return F[:, 1:] - F[:, :1] if self.q == 1 else F
 
@@ -543,11 +554,35 @@ class MMCObjective:
     ) -> MMCSurrogate:
         """The subproblem for labels kept per row block (``n_changed``: vs the last one)."""
         self._states = list(states)
+        if not _same_assignment(assign, self._assign, self.pair_term):
+            self._pair_cuts = []  # a new pair part: the old planes do not bound it
         self._assign = assign
         self._last = None
         if labels is None and getattr(self.data.blocks, "in_memory", False):
             labels = self.data.blocks.gather(states)
-        return MMCSurrogate(self, labels, states=self._states, n_changed=n_changed, assign=assign)
+        return MMCSurrogate(
+            self,
+            labels,
+            states=self._states,
+            n_changed=n_changed,
+            assign=assign,
+            cheap_cuts=self._pair_cuts,
+        )
+
+
+def _same_assignment(new: Any, old: Any, pair_term: Any) -> bool:
+    """Whether two subproblems share their pair part (same fixed joint labels).
+
+    The paper's loss is convex and never linearised (``assign`` None): its part
+    is the same in every subproblem of a fit.
+    """
+    if pair_term is None:
+        return False
+    if pair_term.kind == "paper":
+        return True
+    if new is None or old is None:
+        return False
+    return bool(np.array_equal(new[0], old[0]) and np.array_equal(new[1], old[1]))
 
 
 class MMCSurrogate:
@@ -571,6 +606,10 @@ class MMCSurrogate:
         Labels changed since the previous linearisation (None: unknown).
     assign : tuple of ndarray or None, default=None
         The pairs' fixed allowed joint labels ``(p, q)`` (pair margin only).
+    cheap_cuts : list or None, default=None
+        Cutting planes ``(dR/dW, dR/dt, offset)`` of the pair part (:meth:`cheap_plane`)
+        shared with the previous subproblem when its pair part is the same: the
+        solver starts its model of that part from them and leaves its planes there.
     """
 
     required_by = ("plane", "value")
@@ -583,12 +622,14 @@ class MMCSurrogate:
         states: list[Any],
         n_changed: int | None = None,
         assign: Any = None,
+        cheap_cuts: list[tuple[Array, Array, float]] | None = None,
     ) -> None:
         self.obj = objective
         self.labels = labels
         self.states = states
         self.n_changed = n_changed
         self.assign = assign
+        self.cheap_cuts = cheap_cuts if cheap_cuts is not None else []
         self.C = objective.C
         self.balance = objective.balance
         self.shape = (objective.q, objective.data.d)

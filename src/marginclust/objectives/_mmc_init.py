@@ -148,10 +148,17 @@ def pair_kmeans_start(
     np.add.at(means, closure.component, Xr)
     means /= sizes[:, None]
     free = np.flatnonzero(comp_of < 0)
-    Xf = X[free]
-    points: Any = sp.vstack([Xf, sp.csr_matrix(means)]).tocsr() if sp.issparse(Xf) else (
-        np.vstack([np.asarray(Xf, dtype=np.float64), means])
-    )
+    points: Any
+    if sp.issparse(X):
+        points = sp.vstack([X[free], sp.csr_matrix(means)]).tocsr()
+    else:  # one copy: the free rows written straight into the k-means input
+        points = np.empty((free.size + means.shape[0], Xr.shape[1]))
+        Xd = np.asarray(X)
+        if Xd.dtype == np.float64:
+            np.take(Xd, free, axis=0, out=points[: free.size])
+        else:
+            points[: free.size] = Xd[free]
+        points[free.size :] = means
     weight = np.concatenate([np.ones(free.size), sizes])
     k = min(n_clusters, points.shape[0])
     km = KMeans(n_clusters=k, n_init=1, random_state=random_state)

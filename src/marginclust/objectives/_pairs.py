@@ -64,6 +64,7 @@ __all__ = [
     "best_allowed",
     "assign_in_order",
     "best_forbidden",
+    "binary_linearised_pair_margin",
     "honour_pairs",
     "linearised_pair_margin",
     "paper_pair_loss",
@@ -191,6 +192,47 @@ def linearised_pair_margin(
     return np.maximum(h, 0.0), Gu, Gv
 
 
+def binary_linearised_pair_margin(
+    fu: Array, fv: Array, z: Array, p: Index, q: Index
+) -> tuple[Array, Array, Array]:
+    """:func:`linearised_pair_margin` of the binary model, from its one score per row.
+
+    The same joint labels, values and subgradients as the general function on
+    :func:`two_outputs` (the same choices at ties, the same sums), without building
+    the two outputs: with ``sigma = (-1, +1)`` the outputs are ``sigma_r f / 2``, an
+    output's argmax is ``f > 0`` and the slopes in ``f`` are ``bp - p`` and ``bq - q``.
+    The bundle and cutting-plane solvers call it once per plane of the pair part.
+
+    Returns
+    -------
+    loss, gu, gv : ndarray of shape (m,)
+        The surrogate's loss and its slopes in ``f_u`` and ``f_v``.
+    """
+    hu, hv = 0.5 * fu, 0.5 * fv
+    nu, nv = -0.5 * fu, -0.5 * fv
+
+    def out(r: Index, pos: Array, neg: Array) -> Array:
+        return np.where(r == 1, pos, neg)
+
+    # best shared cluster: argmax of (nu + nv, hu + hv), ties to cluster 0
+    r = (hu + hv > nu + nv).astype(np.intp)
+    # best split, as _best_split: each row's argmax (f > 0) and the other cluster
+    a1 = (hu > nu).astype(np.intp)
+    b1 = (hv > nv).astype(np.intp)
+    a2, b2 = 1 - a1, 1 - b1
+    differ = a1 != b1
+    first = out(a1, hu, nu) + out(b2, hv, nv) >= out(a2, hu, nu) + out(b1, hv, nv)
+    sp = np.where(differ | first, a1, a2)
+    sq = np.where(differ, b1, np.where(first, b2, b1))
+    cannot = z < 0  # forbidden: the shared clusters for a cannot-link, the splits otherwise
+    bp = np.where(cannot, r, sp).astype(np.intp)
+    bq = np.where(cannot, r, sq).astype(np.intp)
+    forbidden = out(bp, hu, nu) + out(bq, hv, nv)
+    h = 1.0 + forbidden - out(p, hu, nu) - out(q, hv, nv)
+    active = (h > 0).astype(np.float64)
+    return np.maximum(h, 0.0), active * (bp - p), active * (bq - q)
+
+
 def paper_pair_loss(Fu: Array, Fv: Array, z: Array) -> tuple[Array, Array, Array]:
     """The paper's pair loss ``sum_r |f_r(x_u) - z f_r(x_v)|`` (BMMC eqs. 35, 46) and a subgradient.
 
@@ -289,11 +331,15 @@ class PairTerm:
             loss, Gu, Gv = paper_pair_loss(F[self.iu], F[self.iv], self.z)
         else:
             assert assign is not None
-            Fu, Fv = self._split(F)
-            loss, Gu, Gv = linearised_pair_margin(Fu, Fv, self.z, assign[0], assign[1])
-            if self.q == 1:  # d/df of the two outputs (-f/2, f/2)
-                Gu = 0.5 * (Gu[:, 1:] - Gu[:, :1])
-                Gv = 0.5 * (Gv[:, 1:] - Gv[:, :1])
+            if self.q == 1:  # the binary form: the same numbers, a fraction of the work
+                f = F[:, 0]
+                loss, gu, gv = binary_linearised_pair_margin(
+                    f[self.iu], f[self.iv], self.z, assign[0], assign[1]
+                )
+                Gu, Gv = gu[:, None], gv[:, None]
+            else:
+                Fu, Fv = self._split(F)
+                loss, Gu, Gv = linearised_pair_margin(Fu, Fv, self.z, assign[0], assign[1])
         # per output, the coefficients of each row summed over its pairs (bincount: a
         # row may be in many pairs; the entries are multiples of 1/2, so sums are exact)
         r = F.shape[0]

@@ -54,7 +54,10 @@ class BundleMethod:
     (a :class:`~marginclust.objectives._constraints.BalanceSet` for ``t``).
     ``x = (W, t)``. An objective whose ``split`` is true also provides
     ``plane_parts(x)`` (the planes of the two parts) and ``cheap_plane(x)`` (the
-    second part's, without a pass over the data).
+    second part's, without a pass over the data), and may provide ``cheap_cuts``:
+    a list of planes ``(dR/dW, dR/dt, offset)`` of the second part, valid for this
+    objective, from which its model starts; the solver leaves its planes of that
+    part there (so a sequence of subproblems sharing that part builds it once).
 
     Parameters
     ----------
@@ -194,6 +197,11 @@ class BundleMethod:
         if self.nonnegative_risk:
             for part in range(n_groups):
                 add(np.zeros(p), np.zeros(qdim), 0.0, part)
+        # planes of the cheap part left by the previous subproblem with the same part
+        # (valid lower bounds of the same convex function): its model starts built
+        cuts = getattr(objective, "cheap_cuts", None) if split else None
+        for a_c, c_c, o_c in cuts or ():
+            add(a_c, c_c, o_c, 1)
 
         def add_plane(W: Array, t: Array, risk: float, aW: Any, at: Any, part: int) -> None:
             aW = np.asarray(aW, dtype=np.float64).ravel()
@@ -315,6 +323,12 @@ class BundleMethod:
                 mask[:n_groups] = True
             if not mask.all():
                 keep(mask)
+        if cuts is not None:
+            # the cheap part's planes with weight in the last QP: they hold its model at
+            # the solution, and the next model starts small (a cold QP start is cheap)
+            used = order[(group[order] == 1) & (weights[order] > 0)]
+            used = used[A[used].any(axis=1) | Ct[used].any(axis=1) | (o[used] != 0)]
+            cuts[:] = [(A[j].copy(), Ct[j].copy(), float(o[j])) for j in used]
         polish = getattr(objective, "polish", None)
         if callable(polish):  # exact re-optimisation of the offsets; never increases J
             best_W, best_t = polish((best_W, best_t))

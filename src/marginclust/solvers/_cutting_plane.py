@@ -226,7 +226,10 @@ class CuttingPlaneSVM:
     working set per part, ``R_0 <= xi_0``, ``R_1 <= xi_1``), and before each
     pass over the data the pair part's constraints are added at the candidate
     until its violation there is at most ``cheap_tol * tol``. The stopping rule
-    is unchanged: ``R(x) - (xi_0 + xi_1) <= tol``.
+    is unchanged: ``R(x) - (xi_0 + xi_1) <= tol``. A subproblem with
+    ``cheap_cuts`` (constraints of the same pair part from the previous
+    subproblem, see :class:`~._bundle.BundleMethod`) starts that working set from
+    them and leaves there the ones with weight in its last QP.
 
     Parameters
     ----------
@@ -293,6 +296,14 @@ class CuttingPlaneSVM:
         Ct: list[Array] = [np.zeros(q)] * (2 if split else 1)
         off: list[float] = [0.0] * (2 if split else 1)
         part: list[int] = [0, 1] if split else [0]
+        # constraints of the cheap part left by the previous subproblem with the same
+        # part (valid for the same convex function): its working set starts built
+        cuts = getattr(objective, "cheap_cuts", None) if split else None
+        for a_c, c_c, o_c in cuts or ():
+            A.append(a_c)
+            Ct.append(c_c)
+            off.append(o_c)
+            part.append(1)
 
         def add_plane(x: tuple[Array, Array], risk: float, gW: Any, gt: Any, g: int) -> None:
             gW = np.asarray(gW, dtype=np.float64).ravel()
@@ -375,6 +386,11 @@ class CuttingPlaneSVM:
                 break
             if callback is not None and callback(it, J_best):
                 break
+        if cuts is not None and warm:
+            # the cheap part's constraints with weight in the last QP: they hold its
+            # model at the solution, and the working set handed on stays small
+            used = np.flatnonzero(warm[0] > 0)
+            cuts[:] = [(A[j], Ct[j], off[j]) for j in used if j >= 2 and part[j] == 1]
         return SolverResult(
             x=best,
             objective=J_best,

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from scipy.linalg import lu_factor, lu_solve
+from scipy.linalg.lapack import dgesv as _gesv
 
 __all__ = [
     "BundleQPResult",
@@ -250,7 +251,7 @@ def solve_qp_active_set(
     nonneg: npt.ArrayLike,
     z0: npt.ArrayLike,
     *,
-    max_iter: int = 100,
+    max_iter: int | None = None,
     tol: float = 1e-10,
 ) -> QPResult:
     """Same QP as :func:`solve_qp_nonneg`, by a primal active-set method from a feasible start.
@@ -272,8 +273,12 @@ def solve_qp_active_set(
         As in :func:`solve_qp_nonneg`.
     z0 : array-like of shape (p,)
         A feasible starting point (``A z0 = b``, ``z0 >= 0`` on ``nonneg``).
-    max_iter : int, default=100
-        Maximum active-set steps.
+    max_iter : int or None, default=None
+        Maximum active-set steps; None: ``max(100, 2 p)``. Each step adds a bound to
+        the working set or releases one, so from a warm start far from the new
+        solution (many balance multipliers changing) a QP with many variables needs
+        more than a fixed number of steps; twice the number of variables lets every
+        bound join and leave once.
     tol : float, default=1e-10
         Relative tolerance of the KKT checks.
 
@@ -282,7 +287,9 @@ def solve_qp_active_set(
     result : QPResult
     """
     H, g, A, b, nn, scale = _qp_arrays(H, g, A, b, nonneg)
-    p, r = g.size, b.size
+    r = b.size
+    if max_iter is None:
+        max_iter = max(100, 2 * g.size)
     delta = 1e-11 * scale
     z = np.array(z0, dtype=np.float64)
     W = nn & (z <= 1e-13)
@@ -290,49 +297,47 @@ def solve_qp_active_set(
     nu = np.zeros(r)
     converged = False
     it = 0
+    # The data are finite (checked above) and every step is checked by its residual,
+    # so the loop needs no other finiteness test; it indexes the free set by position
+    # and calls LAPACK's gesv directly (the per-step cost is mostly call overhead).
     for it in range(1, max_iter + 1):  # noqa: B007
-        F = ~W
+        free = np.flatnonzero(~W)
+        nF = free.size
         grad = H @ z + g
-        nF = int(F.sum())
         K = np.zeros((nF + r, nF + r))
-        K[:nF, :nF] = H[np.ix_(F, F)]
-        K[np.arange(nF), np.arange(nF)] += delta
-        AF = A[:, F]
+        K[:nF, :nF] = H[free[:, None], free]
+        K.ravel()[: nF * (nF + r + 1) : nF + r + 1] += delta
+        AF = A[:, free]
         K[:nF, nF:] = -AF.T
         K[nF:, :nF] = AF
-        rhs = np.concatenate([-grad[F], np.zeros(r)])
-        if not (np.all(np.isfinite(K)) and np.all(np.isfinite(rhs))):
-            break  # not converged: the caller falls back to the interior point method
-        try:
-            sol = np.linalg.solve(K, rhs)
-            resid = np.abs(K @ sol - rhs).max()
-            if not resid <= 1e-9 * (scale + np.abs(rhs).max()):  # also catches NaN
-                raise np.linalg.LinAlgError
-        except np.linalg.LinAlgError:
+        rhs = np.zeros(nF + r)
+        rhs[:nF] = -grad[free]
+        _, _, sol, info = _gesv(K, rhs)
+        resid = np.abs(K @ sol - rhs).max() if info == 0 else np.inf
+        if not resid <= 1e-9 * (scale + np.abs(rhs).max()):  # also catches NaN
             try:
                 sol = np.linalg.lstsq(K, rhs, rcond=None)[0]
             except np.linalg.LinAlgError:
                 break  # not converged: the caller falls back to the interior point method
         pF, nu = sol[:nF], sol[nF:]
         if np.abs(pF).max(initial=0.0) <= 1e-12 * (1.0 + np.abs(z).max()):
-            lam_W = grad[W] - A[:, W].T @ nu
+            fixed = np.flatnonzero(W)
+            lam_W = grad[fixed] - nu @ A[:, fixed]
             if lam_W.size == 0 or lam_W.min() >= -tol * scale:
                 converged = True
                 break
-            W[np.flatnonzero(W)[np.argmin(lam_W)]] = False
+            W[fixed[np.argmin(lam_W)]] = False
             continue
-        step = np.zeros(p)
-        step[F] = pF
-        block = F & nn & (step < 0)
         alpha = 1.0
         j = -1
-        if block.any():
-            idx = np.flatnonzero(block)
-            ratios = -z[idx] / step[idx]
+        down = (pF < 0) & nn[free]
+        if down.any():
+            idx = free[down]
+            ratios = -z[idx] / pF[down]
             k = int(np.argmin(ratios))
             if ratios[k] < 1.0:
                 alpha, j = float(max(ratios[k], 0.0)), int(idx[k])
-        z += alpha * step
+        z[free] += alpha * pF
         if j >= 0:
             z[j] = 0.0
             W[j] = True
