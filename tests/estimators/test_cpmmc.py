@@ -14,6 +14,7 @@ from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
 from marginclust.solvers._cutting_plane import CuttingPlaneSVM
 from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
+from tests._pair_data import pair_objective
 
 
 def test_binary_blobs(global_random_seed):
@@ -162,18 +163,7 @@ def test_cutting_plane_subproblem_matches_bundle():
 def test_cutting_plane_with_the_pair_part_apart_matches_bundle(k, global_random_seed):
     """With pairs the pair part gets its own slack and working set, refined without a
     pass over the data; the stopping rule bounds the gap by C tol either way."""
-    from marginclust.objectives._constraints import make_pairs
-
-    rng = np.random.RandomState(global_random_seed)
-    n = 200
-    X = rng.standard_normal((n, 4))
-    X[: n // 2, 0] += 2.0
-    y = np.arange(n) < n // 2
-    uv = rng.randint(n, size=(60, 2))
-    uv = uv[uv[:, 0] != uv[:, 1]]
-    same = y[uv[:, 0]] == y[uv[:, 1]]
-    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
-    labels = rng.randint(0, k, n)
+    obj, labels, rng = pair_objective(k, global_random_seed, n=200, n_draws=60)
     sub = obj.surrogate(labels)
     x0 = obj.zero()
     tol = 1e-4
@@ -192,18 +182,7 @@ def test_cutting_plane_starts_from_the_pair_constraints_handed_on(k, global_rand
     """A subproblem with the pairs' joint labels of the last one has its pair part: the
     constraints of that part with weight in the last QP are handed on, and the next
     solve, which starts its working set from them, ends within C tol of the minimum."""
-    from marginclust.objectives._constraints import make_pairs
-
-    rng = np.random.RandomState(global_random_seed)
-    n = 200
-    X = rng.standard_normal((n, 4))
-    X[: n // 2, 0] += 2.0
-    y = np.arange(n) < n // 2
-    uv = rng.randint(n, size=(60, 2))
-    uv = uv[uv[:, 0] != uv[:, 1]]
-    same = y[uv[:, 0]] == y[uv[:, 1]]
-    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
-    labels = rng.randint(0, k, n)
+    obj, labels, rng = pair_objective(k, global_random_seed, n=200, n_draws=60)
     x0, tol = obj.zero(), 1e-4
     first = obj.surrogate(labels)
     CuttingPlaneSVM(tol=tol, max_iter=2000).solve(first, x0)

@@ -11,6 +11,7 @@ from marginclust.objectives._constraints import make_pairs
 from marginclust.objectives._mmc import MMCObjective
 from marginclust.solvers._bundle import BundleMethod
 from tests._crosspath import OneModel, assert_same_minimiser, bundle_gap
+from tests._pair_data import pair_objective
 
 
 def _direct_qp(sub):
@@ -131,17 +132,7 @@ def test_pair_part_modelled_apart_reaches_the_same_minimum(k, global_random_seed
     for the pairs (refined between passes over the data); both minimise the same convex
     subproblem, so each ends within its stopping gap of the one minimum, with fewer
     passes over the data."""
-    rng = np.random.RandomState(global_random_seed)
-    n = 300
-    X = rng.randn(n, 4)
-    X[: n // 2, 0] += 2.0
-    y = np.arange(n) < n // 2
-    uv = rng.randint(n, size=(80, 2))
-    uv = uv[uv[:, 0] != uv[:, 1]]
-    same = y[uv[:, 0]] == y[uv[:, 1]]
-    pairs = make_pairs(uv[same], uv[~same], n)
-    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=pairs)
-    labels = rng.randint(k, size=n)
+    obj, labels, _ = pair_objective(k, global_random_seed)
     sub = obj.surrogate(labels)
     assert sub.split
     tol = 1e-6
@@ -282,25 +273,13 @@ def test_slot_bundle_matches_literal_oracle(k, max_planes, max_idle, global_rand
         assert np.linalg.norm(res.x[0] - sub2.polish((W, t))[0]) <= bound
 
 
-def _pair_problem(k, seed, n=300):
-    rng = np.random.RandomState(seed)
-    X = rng.randn(n, 4)
-    X[: n // 2, 0] += 2.0
-    y = np.arange(n) < n // 2
-    uv = rng.randint(n, size=(80, 2))
-    uv = uv[uv[:, 0] != uv[:, 1]]
-    same = y[uv[:, 0]] == y[uv[:, 1]]
-    obj = MMCObjective(X, k, 10.0, 0.1, C_pairs=1.0, pairs=make_pairs(uv[same], uv[~same], n))
-    return obj, rng.randint(k, size=n), rng
-
-
 @pytest.mark.parametrize("k", [2, 3])
 def test_pair_planes_handed_on_are_lower_bounds_and_leave_the_minimum(k, global_random_seed):
     """A subproblem whose pairs keep their joint labels has the same pair part as the
     last one, so the planes of that part left by the last solve are lower bounds of
     it; the next solve starts its model from them and ends within its gap of the
     minimum a solve without them reaches."""
-    obj, labels, rng = _pair_problem(k, global_random_seed)
+    obj, labels, rng = pair_objective(k, global_random_seed)
     tol = 1e-6
     first = obj.surrogate(labels)
     BundleMethod(tol=tol, max_iter=2000).solve(first)
@@ -329,7 +308,7 @@ def test_pair_planes_handed_on_are_lower_bounds_and_leave_the_minimum(k, global_
 
 
 def test_pair_planes_are_dropped_when_the_joint_labels_change(global_random_seed):
-    obj, labels, _ = _pair_problem(3, global_random_seed)
+    obj, labels, _ = pair_objective(3, global_random_seed)
     first = obj.surrogate(labels)
     BundleMethod(tol=1e-4).solve(first)
     assert first.cheap_cuts
