@@ -186,7 +186,9 @@ def test_active_set_far_from_the_solution_takes_the_steps_it_needs(global_random
     ref = solve_qp_nonneg(H, g, A, b, nonneg)
     assert res.converged and res.n_iter > 100
     assert np.count_nonzero(res.z) < p - 100
-    assert res.value == pytest.approx(ref.value, rel=1e-8, abs=1e-10)
+    # the interior point method stops within about 1e-10 of the optimum's value (its
+    # tol); two end points of the same QP agree to that, here with a margin of 100
+    assert res.value == pytest.approx(ref.value, rel=1e-8, abs=1e-8)
 
 
 @pytest.mark.timeout(30)

@@ -146,12 +146,7 @@ def build_kernel_context(
     gamma = resolve_width(Xw)
     if kernel == "linear":
         sq = float(np.max(np.einsum("ij,ij->i", Xw, Xw, dtype=np.float64)))
-        if not sq < _LINEAR_MAX_SQNORM:
-            raise ValueError(
-                f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
-                "kernel's products would overflow. Rescale your features (e.g. "
-                "sklearn.preprocessing.StandardScaler)."
-            )
+        _check_linear_norms(sq)
         dtype = _linear_dtype(dtype, Xw.dtype, sq)
     if n_components is None:
         Xf = np.asarray(Xw, dtype=np.float64)
@@ -171,6 +166,16 @@ def build_kernel_context(
     return KernelContext(
         X=Xw, mean=mean, gamma=gamma, Phi=fmap.transform(Xw), fmap=fmap, n_components=L
     )
+
+
+def _check_linear_norms(sq: float) -> None:
+    """Refuse centred rows whose squared norm would overflow the linear kernel's products."""
+    if not sq < _LINEAR_MAX_SQNORM:
+        raise ValueError(
+            f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
+            "kernel's products would overflow. Rescale your features (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
 
 
 def _linear_dtype(dtype: Any, x_dtype: Any, sq: float) -> Any:
@@ -210,12 +215,7 @@ def _row_backend_context(
     gamma = resolve_width(Xw)
     if kernel == "linear":
         sq = max(Xw.partials(_max_sq_norm), default=0.0)
-        if not sq < _LINEAR_MAX_SQNORM:
-            raise ValueError(
-                f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
-                "kernel's products would overflow. Rescale your features (e.g. "
-                "sklearn.preprocessing.StandardScaler)."
-            )
+        _check_linear_norms(sq)
         dtype = _linear_dtype(dtype, Xw.dtype, sq)
     fmap = LowRankKernelMap(
         kernel=kernel,
