@@ -11,7 +11,7 @@ from marginclust.solvers import SolverResult
 
 
 class _Toy(SoftClusterMixin, BaseClusterer):
-    """Nearest of n_clusters random rows; objective scripted per restart for the tests."""
+    """Nearest of n_clusters random part means; objective scripted per restart for the tests."""
 
     def __init__(self, n_clusters=2, *, n_init=1, script=None, random_state=None):
         self.n_clusters = n_clusters
@@ -28,7 +28,11 @@ class _Toy(SoftClusterMixin, BaseClusterer):
         ]
         if fail:
             raise EmptyClusterError("scripted failure")
-        centers = X[random_state.choice(X.shape[0], k, replace=False)]
+        # the means of k random interleaved parts: a random cut near the mean, so no
+        # cluster is small enough to count as degenerate (random rows as centres gave
+        # one-row clusters for 3-7% of seeds); degenerate fits come from the script
+        perm = random_state.permutation(X.shape[0])
+        centers = np.vstack([X[perm[j::k]].mean(axis=0) for j in range(k)])
         if degenerate:  # every centre but the first far away: one cluster takes all
             centers = np.vstack([X.mean(axis=0), X.mean(axis=0) + 1e3 * np.arange(1, k)[:, None]])
         # the nearest-centre labels: the base's final assignment step keeps them

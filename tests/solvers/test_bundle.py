@@ -317,3 +317,66 @@ def test_pair_planes_are_dropped_when_the_joint_labels_change(global_random_seed
     other = obj.surrogate((labels + 1) % 3)
     assert np.array_equal(other.assign[0], (first.assign[0] + 1) % 3)
     assert other.cheap_cuts == [] and other.cheap_cuts is not first.cheap_cuts
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_pair_model_with_small_budgets_reaches_the_same_minimum(share, global_random_seed):
+    """Each part of a split risk is aggregated on its own budget, and the pair model may
+    stop refining at a share of the current gap: neither moves the minimum. A solve with
+    small budgets (the pair part aggregated, the margin part too) and either refinement
+    target ends within its gap of a solve with budgets that never aggregate."""
+    obj, labels, _ = pair_objective(3, global_random_seed)
+    tol = 1e-6
+
+    class Shared:  # the same subproblem, with the given share of rows
+        def __init__(self, sub):
+            self._sub = sub
+
+        def __getattr__(self, name):
+            return getattr(self._sub, name)
+
+        cheap_share = share
+
+    sub = obj.surrogate(labels)
+    big = BundleMethod(tol=tol, max_iter=3000, max_planes=5000).solve(Shared(sub))
+    small = BundleMethod(tol=tol, max_iter=500, max_planes=4, max_cheap=3, max_idle=2).solve(
+        Shared(obj.surrogate(labels))
+    )
+    assert big.converged
+    # both budgets held: the two zero planes, the margin part's 4 and the last step's
+    # plane, the pair part's 4 + 3 and one refinement (3) and the last step's plane
+    assert small.info["n_planes"] <= 2 + (4 + 1) + (4 + 3 + 3 + 1)
+    # aggregation slows the descent (for some seeds 500 steps end short of tol): the
+    # small solve is judged by the gap it certifies, J_best - lower bound
+    ga = bundle_gap(big.objective, tol)
+    gb = max(bundle_gap(small.objective, tol), small.stop_crit)
+    assert small.stop_crit == pytest.approx(small.objective - small.info["lower_bound"])
+    assert_same_minimiser(big.objective, big.x[0], ga, small.objective, small.x[0], gb)
+
+
+def test_aggregating_one_part_keeps_the_other_parts_planes():
+    """Aggregation of the margin part leaves every plane of the pair part as it was."""
+    rng = np.random.RandomState(0)
+    p, m = 6, 9
+    A = rng.randn(m, p)
+    Ct = rng.randn(m, 2)
+    o = rng.randn(m)
+    group = np.array([0, 1, 0, 1, 0, 1, 1, 0, 0])
+    order = np.arange(m, dtype=np.intp)
+    beta = rng.rand(m)
+    free: list[int] = []
+    before = {j: (A[j].copy(), Ct[j].copy(), o[j]) for j in np.flatnonzero(group == 1)[1:]}
+    new_order, Q = BundleMethod(max_planes=2)._aggregate(
+        beta, A, Ct, o, np.zeros(m, dtype=np.int64), np.zeros(m), group, order, m, free, 2,
+        parts=[0],
+    )
+    kept = [j for j in new_order if group[j] == 1 and j >= 2]
+    assert sorted(kept) == sorted(before)
+    for j in kept:
+        np.testing.assert_array_equal(A[j], before[j][0])
+        assert o[j] == before[j][2]
+    # the margin part's old planes became one: its beta-average
+    agg = [j for j in new_order if group[j] == 0 and j >= 2]
+    assert len(agg) == 1
+    rows = A[new_order]
+    np.testing.assert_allclose(Q, rows @ rows.T)

@@ -212,3 +212,34 @@ def test_non_finite_qp_data_is_an_error_not_a_hang():
         solve_qp_nonneg(H, [0.0], [[1.0]], [1.0], [True])
     with pytest.raises(FloatingPointError):
         solve_qp_active_set(H, [0.0], [[1.0]], [1.0], [True], [1.0])
+
+
+@pytest.mark.parametrize("q", [3, 5])
+def test_balance_box_has_the_minimum_of_the_pairwise_rows(q, global_random_seed):
+    """The multiclass balance ``max t - min t <= b`` written literally (one row per ordered
+    pair and ``sum t = 0``) and as the centred box ``|t_r| <= b / 2`` (what
+    ``make_balance`` builds) give the same model minimum for shift-invariant planes, and
+    the box's ``t``, normalised, lies in the literal set."""
+    rng = np.random.RandomState(global_random_seed)
+    for _ in range(4):
+        m, d = rng.randint(3, 15), rng.randint(2, 6)
+        Aw, Ct, o = rng.randn(m, d), rng.randn(m, q), rng.rand(m)
+        Aw[0], Ct[0], o[0] = 0.0, 0.0, 0.0
+        Ct -= Ct.mean(axis=1, keepdims=True)
+        C, b = float(rng.uniform(0.5, 5)), float(rng.uniform(0.01, 0.5))
+        rows = [(i, j) for i in range(q) for j in range(q) if i != j]
+        G = np.zeros((len(rows), q))
+        for r, (i, j) in enumerate(rows):
+            G[r, i], G[r, j] = 1.0, -1.0
+        literal = solve_bundle_dual(
+            Aw @ Aw.T, o, Ct, C, G, np.full(len(rows), b), np.ones((1, q)), np.zeros(1)
+        )
+        bal = make_balance(q, b)
+        assert bal.G.shape[0] == 2 * q and bal.shift_free
+        for method in ("ipm", "active-set"):
+            box = solve_bundle_dual(
+                Aw @ Aw.T, o, Ct, C, bal.G, bal.h, bal.E, bal.e, method=method
+            )
+            assert box.lower_bound == pytest.approx(literal.lower_bound, rel=1e-7, abs=1e-9)
+            t = bal.normalise(box.t)
+            assert abs(t.sum()) <= 1e-12 and np.all(G @ t <= b + 1e-9)

@@ -123,6 +123,7 @@ def linear_result(
     attributes; ``message`` is used only when the solver did not converge.
     """
     W, t = res.x
+    t = obj.balance.normalise(t)
     data = obj.data
     coef = W / data.scale
     b = t - coef @ data.xbar

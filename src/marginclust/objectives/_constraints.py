@@ -6,8 +6,14 @@ Balance (BMMC eq. 3 and 21). Write the linear scores as
 
 - binary (one output):  ``-l <= sum_i f(x_i) <= l``  is the box  ``|t| <= l / n``;
 - multiclass (k outputs): ``|sum_i f_p(x_i) - sum_i f_q(x_i)| <= l`` for all ``p, q`` is
-  ``t_p - t_q <= l / n`` for all ordered pairs ``p != q``. A common shift of all ``t_r``
-  does not change the labels, so it is fixed by ``sum_r t_r = 0``.
+  ``max_r t_r - min_r t_r <= l / n``. The margin and pair losses read only
+  differences of scores, so a common shift of all ``t_r`` changes neither the
+  labels nor the objective: the set is represented by the box
+  ``|t_r| <= l / (2 n)`` (the range set's points shifted to a centred range),
+  ``2 k`` rows instead of the ``k (k - 1)`` pairwise ones. The two give the same
+  minimum; the box's dual has ``2 k`` balance multipliers with one optimal value
+  each, where the pairwise rows' are a degenerate transport problem on which the
+  active-set QP stalled (156 multipliers at ``k = 13``).
 
 The balance constraint therefore only involves the ``k`` numbers ``t`` (never
 ``w``), which keeps the bundle QP small; see :mod:`marginclust.solvers._qp`.
@@ -56,6 +62,9 @@ class BalanceSet:
     e : ndarray of shape (n_eq,)
     bound : float
         The bound ``l / n`` on (differences of) mean scores.
+    shift_free : bool
+        The objective ignores a common shift of ``t``: the set stands for every
+        ``t`` whose shift lies in it (multiclass; :func:`make_balance`).
     """
 
     G: npt.NDArray[np.float64]
@@ -63,10 +72,25 @@ class BalanceSet:
     E: npt.NDArray[np.float64]
     e: npt.NDArray[np.float64]
     bound: float
+    shift_free: bool = False
+
+    def normalise(self, t: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """``t`` in the reported normalisation: with ``shift_free``, shifted to mean zero.
+
+        The solvers return a point of the box; the fitted offsets keep the
+        convention ``sum_r t_r = 0`` (same labels, same objective).
+        """
+        t = np.asarray(t, dtype=np.float64).ravel()
+        return t - t.mean() if self.shift_free else t
 
     def violation(self, t: npt.ArrayLike) -> float:
-        """Largest violation of the constraints at ``t`` (0 when feasible)."""
+        """Largest violation of the constraints at ``t`` (0 when feasible).
+
+        With ``shift_free``, the excess of the range of ``t`` over ``bound``.
+        """
         t = np.asarray(t, dtype=np.float64).ravel()
+        if self.shift_free:
+            return max(0.0, float(t.max() - t.min()) - self.bound)
         v = 0.0
         if self.G.shape[0]:
             v = max(v, float(np.max(self.G @ t - self.h)))
@@ -115,12 +139,9 @@ def make_balance(n_outputs: int, bound: float) -> BalanceSet:
         h = np.array([bound, bound])
         return BalanceSet(G, h, np.zeros((0, 1)), np.zeros(0), bound)
     k = n_outputs
-    rows = [(p, q) for p in range(k) for q in range(k) if p != q]
-    G = np.zeros((len(rows), k))
-    for i, (p, q) in enumerate(rows):
-        G[i, p], G[i, q] = 1.0, -1.0
-    h = np.full(len(rows), bound)
-    return BalanceSet(G, h, np.ones((1, k)), np.zeros(1), bound)
+    G = np.vstack([np.eye(k), -np.eye(k)])
+    h = np.full(2 * k, 0.5 * bound)
+    return BalanceSet(G, h, np.zeros((0, k)), np.zeros(0), bound, shift_free=True)
 
 
 @dataclass(frozen=True)

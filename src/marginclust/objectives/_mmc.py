@@ -693,6 +693,19 @@ class MMCSurrogate:
         return w * pr, w * pW, w * p_t
 
     @property
+    def cheap_share(self) -> float:
+        """Rows read by a plane of the pair part over rows read by a pass (at most 1).
+
+        A pass over the data reads ``n`` rows, a plane of the pair part only the
+        pairs' rows: the solvers refine the pair part's model between passes to
+        the precision that this ratio makes worth its cost.
+        """
+        pt = self.obj.pair_term
+        if pt is None:
+            return 0.0
+        return min(1.0, pt.rows.n / self.obj.data.n)
+
+    @property
     def split(self) -> bool:
         """Whether the risk has a cheap part (the pairs'), modelled apart by the bundle method."""
         return self.obj.pair_term is not None

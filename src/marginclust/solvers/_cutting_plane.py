@@ -212,6 +212,32 @@ class CuttingPlaneMMC:
         )
 
 
+class _RowBuffer:
+    """Rows appended one at a time, kept in one array (grown by doubling).
+
+    ``rows()`` is a view of the rows so far: no stacking copy per QP.
+    """
+
+    def __init__(self, width: int) -> None:
+        self._data = np.zeros((8, width))
+        self._m = 0
+
+    def __len__(self) -> int:
+        return self._m
+
+    def append(self, row: Array) -> None:
+        if self._m == self._data.shape[0]:
+            self._data = np.vstack([self._data, np.zeros_like(self._data)])
+        self._data[self._m] = row
+        self._m += 1
+
+    def __getitem__(self, j: int) -> Array:
+        return self._data[j]
+
+    def rows(self) -> Array:
+        return self._data[: self._m]
+
+
 class CuttingPlaneSVM:
     """1-slack cutting-plane solver of a convex MMC subproblem (the multiclass CPMMC inner loop).
 
@@ -225,7 +251,10 @@ class CuttingPlaneSVM:
     :class:`~._bundle.BundleMethod`, the two parts get a slack each (one
     working set per part, ``R_0 <= xi_0``, ``R_1 <= xi_1``), and before each
     pass over the data the pair part's constraints are added at the candidate
-    until its violation there is at most ``cheap_tol * tol``. The stopping rule
+    until its violation there is at most ``cheap_tol * max(tol, s * v)``, with
+    ``v`` the last pass's violation and ``s`` the subproblem's ``cheap_share``
+    (as in :class:`~._bundle.BundleMethod`: refine to the final precision only
+    where a pass reads far more rows than the pairs). The stopping rule
     is unchanged: ``R(x) - (xi_0 + xi_1) <= tol``. A subproblem with
     ``cheap_cuts`` (constraints of the same pair part from the previous
     subproblem, see :class:`~._bundle.BundleMethod`) starts that working set from
@@ -244,7 +273,7 @@ class CuttingPlaneSVM:
         Split risk: most constraints of the cheap part added before one pass.
     cheap_tol : float, default=0.5
         Split risk: add the cheap part's constraints until its violation at the
-        candidate is at most ``cheap_tol * tol``.
+        candidate is at most ``cheap_tol * max(tol, s * v)`` (see above).
     """
 
     required: ClassVar[tuple[str, ...]] = ("plane",)
@@ -291,8 +320,11 @@ class CuttingPlaneSVM:
         t = np.asarray(x0[1], dtype=np.float64).ravel()
         q = t.size
         split = bool(getattr(objective, "split", False))
+        share = float(getattr(objective, "cheap_share", 0.0)) if split else 0.0
         # plane 0 (and 1 with a split risk) is xi >= 0; then one plane per constraint
-        A: list[Array] = [np.zeros(W.size)] * (2 if split else 1)
+        A = _RowBuffer(W.size)
+        for _ in range(2 if split else 1):
+            A.append(np.zeros(W.size))
         Ct: list[Array] = [np.zeros(q)] * (2 if split else 1)
         off: list[float] = [0.0] * (2 if split else 1)
         part: list[int] = [0, 1] if split else [0]
@@ -304,6 +336,22 @@ class CuttingPlaneSVM:
             Ct.append(c_c)
             off.append(o_c)
             part.append(1)
+
+        # The Gram matrix of the slopes grows by one row and column per constraint
+        # (a full product per QP cost O(m^2 p): thousands of pair constraints at
+        # k = 13, d = 279 made it most of a fit).
+        gram = [np.zeros((0, 0))]
+
+        def gram_now() -> Array:
+            m_old, m = gram[0].shape[0], len(A)
+            if m > m_old:
+                Aall = A.rows()
+                Qn = np.empty((m, m))
+                Qn[:m_old, :m_old] = gram[0]
+                Qn[:, m_old:] = Aall @ Aall[m_old:].T
+                Qn[m_old:, :m_old] = Qn[:m_old, m_old:].T
+                gram[0] = Qn
+            return gram[0]
 
         def add_plane(x: tuple[Array, Array], risk: float, gW: Any, gt: Any, g: int) -> None:
             gW = np.asarray(gW, dtype=np.float64).ravel()
@@ -326,7 +374,7 @@ class CuttingPlaneSVM:
         warm: list[Any] = []  # split risk: the last plane weights and balance multipliers
 
         def model_minimiser() -> tuple[Array, Array, Array]:
-            Aall = np.asarray(A)
+            Aall = A.rows()
             start = None
             if split and warm and self.qp == "active-set":
                 # the last QP's solution, new planes at weight 0: a feasible start
@@ -334,7 +382,7 @@ class CuttingPlaneSVM:
                 alpha[: warm[0].size] = warm[0]
                 start = (alpha, warm[1])
             res = solve_bundle_dual(
-                Aall @ Aall.T,
+                gram_now(),
                 np.asarray(off),
                 np.asarray(Ct),
                 C,
@@ -368,9 +416,12 @@ class CuttingPlaneSVM:
             W, t, Aall = model_minimiser()
             if split:
                 # the pair part's constraints at the candidate first: they need no pass
+                # the precision worth its cost: the last pass's violation, scaled by
+                # the rows a pair constraint reads against a pass's (as in the bundle)
+                target = max(self.tol, share * violation) if np.isfinite(violation) else self.tol
                 for _ in range(self.max_cheap):
                     r1, g1, c1 = objective.cheap_plane((W, t))
-                    if r1 - slack(W, t, Aall, 1) <= self.cheap_tol * self.tol:
+                    if r1 - slack(W, t, Aall, 1) <= self.cheap_tol * target:
                         break
                     add_plane((W, t), r1, g1, c1, 1)
                     n_cheap += 1
@@ -390,7 +441,7 @@ class CuttingPlaneSVM:
             # the cheap part's constraints with weight in the last QP: they hold its
             # model at the solution, and the working set handed on stays small
             used = np.flatnonzero(warm[0] > 0)
-            cuts[:] = [(A[j], Ct[j], off[j]) for j in used if j >= 2 and part[j] == 1]
+            cuts[:] = [(A[int(j)].copy(), Ct[j], off[j]) for j in used if j >= 2 and part[j] == 1]
         return SolverResult(
             x=best,
             objective=J_best,
