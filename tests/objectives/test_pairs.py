@@ -267,3 +267,21 @@ def test_binary_form_equals_the_general_one_on_two_outputs(global_random_seed):
     np.testing.assert_array_equal(loss, L)
     np.testing.assert_array_equal(gu, 0.5 * (Gu[:, 1] - Gu[:, 0]))
     np.testing.assert_array_equal(gv, 0.5 * (Gv[:, 1] - Gv[:, 0]))
+
+
+def test_cheap_share_is_the_pairs_distinct_rows_over_all_rows():
+    """The refinement target's share: distinct rows the pair part reads over the data's rows
+    (0 without pairs, at most 1)."""
+    from marginclust.objectives._constraints import make_pairs
+    from marginclust.objectives._mmc import MMCObjective
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    ml, cl = [[0, 1], [1, 2], [5, 6]], [[0, 7], [9, 6]]
+    obj = MMCObjective(X, 3, 1.0, 0.1, C_pairs=1.0, pairs=make_pairs(ml, cl, 40))
+    sub = obj.surrogate(rng.randint(3, size=40))
+    assert sub.cheap_share == len({0, 1, 2, 5, 6, 7, 9}) / 40
+    assert MMCObjective(X, 3, 1.0, 0.1).surrogate(rng.randint(3, size=40)).cheap_share == 0.0
+    every = [[i, i + 1] for i in range(0, 40, 2)]
+    full = MMCObjective(X, 2, 1.0, 0.1, C_pairs=1.0, pairs=make_pairs(every, None, 40))
+    assert full.surrogate(rng.randint(2, size=40)).cheap_share == 1.0

@@ -326,8 +326,8 @@ class BundleMethod:
             # Each part has its own budget, the cheap part's larger by the planes one
             # refinement may add: aggregating every part once the planes of both
             # exceeded max_planes collapsed the pair model each step, and the next
-            # step rebuilt it with up to max_cheap QPs (arrhythmia, k = 13, 50
-            # cannot-links: 188 s against 26 s with one budget per part).
+            # step rebuilt it with up to max_cheap QPs (arrhythmia, k = 13, 50 pairs:
+            # stopped after 300 s, against 26 s with one budget per part).
             counts = np.bincount(group[order], minlength=n_groups)
             budget = self.max_planes + np.where(np.arange(n_groups) == 1, self.max_cheap, 0)
             over = np.flatnonzero(counts > budget)
