@@ -6,7 +6,8 @@ the labels afterwards.
 
 - **battery** (default): Gagolewski's benchmark folders (``benchmarks/_battery.py``;
   ``MARGINCLUST_BATTERY`` or ``--root`` for another copy of the suite), sets with
-  at most ``--max-samples`` points, the framework's "original" preprocessing, one
+  at most ``--max-samples`` points (and more than ``--min-samples``), the framework's
+  "original" preprocessing, one
   fit per distinct K of the references, NCA (and ARI) best over the references.
 - **uci** (``--uci``): the shared UCI-like sets (``MARGINCLUST_DATA``), missing cells
   mean-imputed, features standardised, K = number of classes, sets above
@@ -144,9 +145,10 @@ class Cache:
             fh.write(json.dumps(row) + "\n")
 
 
-def readable_sets(batteries: list[str], max_samples: int) -> list[str]:
-    """``battery/name`` of the sets with at most ``max_samples`` rows; a file that cannot
-    be read (e.g. a truncated download) is reported and skipped."""
+def readable_sets(batteries: list[str], max_samples: int, min_samples: int = 0) -> list[str]:
+    """``battery/name`` of the sets with more than ``min_samples`` and at most
+    ``max_samples`` rows; a file that cannot be read (e.g. a truncated download) is
+    reported and skipped."""
     import gzip
 
     keys = []
@@ -158,7 +160,7 @@ def readable_sets(batteries: list[str], max_samples: int) -> list[str]:
             except (OSError, EOFError) as exc:
                 print(f"skipped {path}: {exc}", file=sys.stderr)
                 continue
-            if n <= max_samples:
+            if min_samples < n <= max_samples:
                 keys.append(f"{battery}/{path.name[: -len('.data.gz')]}")
     return keys
 
@@ -166,10 +168,14 @@ def readable_sets(batteries: list[str], max_samples: int) -> list[str]:
 def battery_jobs(args: argparse.Namespace) -> list[tuple[str, np.ndarray, list[tuple[int, Any]]]]:
     """``(key, X, [(K, references of that K)])`` per battery set."""
     jobs = []
-    for key in readable_sets(args.batteries.split(","), args.max_samples):
+    for key in readable_sets(args.batteries.split(","), args.max_samples, args.min_samples):
         if args.only and not any(s in key for s in args.only.split(",")):
             continue
-        ds = load_set(key)
+        try:
+            ds = load_set(key)
+        except (OSError, EOFError, ValueError) as exc:  # e.g. a truncated labels file
+            print(f"skipped {key}: {exc}", file=sys.stderr)
+            continue
         X = preprocess(ds.X, "original")
         by_k: dict[int, list[np.ndarray]] = {}
         for ref in ds.references:
@@ -357,6 +363,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", default="0")
     p.add_argument("--batteries", default=",".join(BATTERIES))
     p.add_argument("--max-samples", type=int, default=3000)
+    p.add_argument("--min-samples", type=int, default=0,
+                   help="only battery sets with more rows than this")
     p.add_argument("--only", default="", help="comma list of substrings of set names")
     p.add_argument("--uci", action="store_true", help="the shared UCI-like sets instead")
     p.add_argument("--uci-max-samples", type=int, default=3000)

@@ -461,3 +461,64 @@ def test_label_free_defaults_resolve_per_sample_and_from_the_start():
         EMMC(C="big").fit(X)
     with pytest.raises(ValueError, match="balance"):
         EMMC(balance="even").fit(X)
+
+
+def test_auto_balance_is_capped_by_the_spread_of_k_means_in_the_hidden_layer():
+    """A lopsided start does not loosen balance="auto" beyond k-means' own spread.
+
+    Two separated blobs of 100 rows each, started from labels that put 10 rows
+    against 190: the start's spread (180) would let the fit keep the lopsided
+    split, but k-means in the hidden layer splits the blobs evenly, so the bound
+    is the floor (0.03 n = 6) and the fit recovers the blobs. With the k-means
+    start itself there is nothing to cap: the bound is its spread.
+    """
+    X, y = make_blobs(n_samples=[100, 100], centers=[[-4, 0], [4, 0]], cluster_std=0.5,
+                      random_state=0)
+    start = np.zeros(200, dtype=np.intp)
+    start[np.flatnonzero(y == 0)[:10]] = 1
+    est = EMMC(2, n_hidden=20, init=start, random_state=0).fit(X)
+    assert est.balance_ == 6
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+    own = EMMC(2, n_hidden=20, init=start, balance=180, random_state=0).fit(X)
+    assert adjusted_rand_score(y, own.labels_) < 0.5  # the start's own spread keeps it
+    km = EMMC(2, n_hidden=20, init="k-means-elm", random_state=0).fit(X)
+    counts = np.bincount(km.init_labels_, minlength=2)
+    assert km.balance_ == max(6, counts.max() - counts.min())
+
+
+def test_auto_balance_cap_keeps_unequal_sizes_k_means_finds():
+    """The cap is k-means' spread, not equal sizes: a 150 / 50 split k-means sees stays."""
+    X, y = make_blobs(n_samples=[150, 50], centers=[[-4, 0], [4, 0]], cluster_std=0.5,
+                      random_state=1)
+    est = EMMC(2, n_hidden=20, random_state=1).fit(X)  # the spectral start
+    assert est.balance_ == 100
+    assert adjusted_rand_score(y, est.labels_) == 1.0
+
+
+def test_auto_spread_is_the_start_capped_and_floored():
+    from marginclust.estimators._emmc import _auto_spread
+
+    assert _auto_spread(6, 180, 0) == 6
+    assert _auto_spread(6, 180, 40) == 40
+    assert _auto_spread(6, 30, 40) == 30
+    assert _auto_spread(6, 30, None) == 30
+    assert _auto_spread(6, 2, None) == 6
+
+
+def test_k_means_spread_on_a_sample_is_scaled_to_all_rows(monkeypatch):
+    """Above the k-means sample size the sample's spread is scaled by n / s."""
+    from marginclust.estimators import _emmc
+    from marginclust.feature_maps._elm import ELMFeatures
+    from marginclust.utils._blocks import RowBlocks, sample_row_indices
+
+    X, y = make_blobs(n_samples=[300, 100], centers=[[-6, 0], [6, 0]], cluster_std=0.5,
+                      random_state=0)
+    rows = RowBlocks(X, 64)
+    fmap = ELMFeatures(n_hidden=20, random_state=0).fit(X)
+    monkeypatch.setattr(_emmc, "_KMEANS_MAX_ROWS", 120)
+    idx = sample_row_indices(400, 120, np.random.RandomState(3))
+    counts = np.bincount(y[idx], minlength=2)  # k-means finds the blobs in the sample
+    expected = round((counts.max() - counts.min()) * 400 / 120)
+    assert _emmc._kmeans_spread(rows, fmap, True, 2, np.random.RandomState(3)) == expected
+    monkeypatch.setattr(_emmc, "_KMEANS_MAX_ROWS", 20000)  # every row: the exact spread
+    assert _emmc._kmeans_spread(rows, fmap, True, 2, np.random.RandomState(3)) == 200

@@ -105,11 +105,15 @@ class EMMC(BaseClusterer):
         float in (0, 1] is a fraction of n_samples (raised to 1 when n_clusters
         does not divide n_samples), an int an absolute count. The paper uses 0.03
         for balanced and 0.15 for imbalanced data, chosen knowing which is which.
-        ``"auto"`` (label-free): the size spread of the initial labels, at least
-        0.03 n. The constraint exists to stop EMMC from drifting to a trivial,
-        one-sided partition; bounding it by the start's own spread forbids that
-        drift without forcing equal sizes on data whose clusters are not (wdbc,
-        357 / 212: 0.858 with 0.03, 0.914 with "auto"; see ``balance_``).
+        ``"auto"`` (label-free): the size spread of the initial labels, at most
+        the spread of k-means in the hidden layer (the ``"k-means-elm"`` start,
+        computed for any other start) and at least 0.03 n. The constraint exists
+        to stop EMMC from drifting to a trivial, one-sided partition; bounding it
+        by the start's own spread forbids that drift without forcing equal sizes
+        on data whose clusters are not (wdbc, 357 / 212: 0.858 with 0.03, 0.914
+        with "auto"; see ``balance_``). The cap keeps a graph start that isolates
+        a small, well-separated group (a value of a categorical feature, a few
+        outliers) from making that split the bound (Notes).
     init : {"spectral", "k-means-elm", "k-means", "random"} or array-like, \
             default="spectral"
         Initial labels: self-tuning spectral clustering
@@ -193,18 +197,22 @@ class EMMC(BaseClusterer):
 
     Notes
     -----
-    The spectral start (0.2) against k-means in the hidden layer (0.1), label-free with
-    the true K, mean NCA (results in ``benchmarks/results/defaults_battery.md``): on the
-    33 sets with at most 3,000 points of Gagolewski's batteries fcps, graves and wut .685
-    -> .873; on 23 shared UCI-like sets (standardised, K = the number of classes) .597 ->
-    .551 (a loss); on 20 held-out sets of the same suite .544 -> .606 (their 8 UCI sets
-    .439 -> .442). EMMC keeps most labels of its start, so it inherits the spectral
-    start's failures: where the best-separated structure is not the classes (iris,
-    australian, svmguide1) ``init="k-means-elm"`` is better. Fitting from both starts
-    and keeping the lower ``objective_`` does not tell the cases apart: the objective
-    favours the spectral start's lopsided splits there (australian: 1.43 against 1.98)
-    and k-means' convex cuts on the shape sets (mean NCA .782 on the 33 battery sets,
-    .549 on the UCI-like ones, .552 held out), also with both fits held to one balance.
+    The spectral start with the capped ``balance="auto"`` (0.2) against k-means in the
+    hidden layer with the start's own spread (0.1), label-free with the true K, mean NCA
+    (results in ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
+    3,000 points of Gagolewski's batteries fcps, graves and wut .685 -> .859; on 23
+    shared UCI-like sets (standardised, K = the number of classes) .597 -> .610; on 20
+    held-out sets of the same suite .544 -> .607. EMMC keeps most labels of its start,
+    so it inherits the spectral start's failures where the best-separated structure is
+    not the classes; without the cap on the balance (the spectral start's own spread)
+    the UCI-like sets fall to .551 (australian .063, iris .330). The cap follows
+    k-means' preference for even sizes, so it costs where true clusters are more
+    unequal than k-means' (wut/isolation .500 -> .341, wut/trapped_lovers 1.000 ->
+    .783; on the 20 sets of 3,000-10,000 points of the suite, not used to choose it,
+    .695 -> .683; on the 143 two-Gaussian sets g2mg and h2mg .884 -> .888).
+    Fitting from both starts and keeping the lower ``objective_`` does not tell the
+    cases apart: the objective favours the spectral start's lopsided splits (australian:
+    1.43 against 1.98) and k-means' convex cuts on the shape sets.
 
     Cost per iteration is O(n L m) after the one-time O(n L^2 + L^3) factorisation
     (primal) or O(n^2 L + n^3) (dual). ``H^T H`` is accumulated over row blocks; H
@@ -399,15 +407,9 @@ class EMMC(BaseClusterer):
             return None, SampleLabels(sample, labels), _identity
         if init == "random":
             return rows.draw(functools.partial(_random_labels, m), random_state), None, None
-        if init == "k-means":
-            feats: Any = _identity
-        elif f64:
-            feats = functools.partial(_layer32, fmap._transform)
-        else:
-            feats = functools.partial(fmap._transform, dtype=np.float32)
-        sample, _ = rows.sample(_KMEANS_MAX_ROWS, random_state)
-        km = kmeans_on_sample(feats(sample), m, random_state)
-        if sample.shape[0] == rows.shape[0]:  # every row: k-means' own labels
+        km, feats, m_rows = _sample_kmeans(rows, fmap, f64, m, random_state,
+                                           on_x=init == "k-means")
+        if m_rows == rows.shape[0]:  # every row: k-means' own labels
             return np.asarray(km.labels_, dtype=np.intp), None, None
         return None, km, feats
 
@@ -442,6 +444,10 @@ class EMMC(BaseClusterer):
         )
         l_max = self._balance
         auto = isinstance(self.balance, str)  # "auto": the start's own size spread, floored
+        # ... and capped by the spread of k-means in the hidden layer (see `balance`)
+        cap = None
+        if auto and not (isinstance(self._init, str) and self._init == "k-means-elm"):
+            cap = _kmeans_spread(rows, fmap, f64, m, random_state)
         if dual:  # in memory only (refused out of core)
             H = hidden_by_blocks(fmap._transform, X, self._block_rows)
             if km is not None:
@@ -450,7 +456,7 @@ class EMMC(BaseClusterer):
             labels0 = np.asarray(labels0, dtype=np.intp).copy()
             if auto:
                 counts = np.bincount(labels0, minlength=m)
-                l_max = max(l_max, int(counts.max() - counts.min()))
+                l_max = _auto_spread(l_max, int(counts.max() - counts.min()), cap)
             problem: Any = ELMRidgeProblem(H, self._C, m, out, l_max)
             res = solver.solve(problem, labels0)
             labels, init_labels, sizes = res.x, labels0, np.bincount(res.x, minlength=m)
@@ -463,7 +469,7 @@ class EMMC(BaseClusterer):
             problem = ELMRowProblem(rows, cfg, self._C, l_max, labels0)
             if auto:
                 c0 = problem.init_counts
-                l_max = max(l_max, int(c0.max() - c0.min()))
+                l_max = _auto_spread(l_max, int(c0.max() - c0.min()), cap)
             problem.l_max = l_max
             # a label handle: the labels stay in the blocks
             res = solver.solve(problem, 0)  # type: ignore[arg-type]
@@ -578,6 +584,42 @@ def _random_labels(m: int, random_state: np.random.RandomState, n: int) -> Any:
 
 def _identity(rows: Any) -> Any:
     return rows
+
+
+def _sample_kmeans(
+    rows: Any, fmap: ELMFeatures, f64: bool, m: int, random_state: np.random.RandomState,
+    *, on_x: bool = False,
+) -> tuple[Any, Any, int]:
+    """k-means on a sample of at most 20,000 rows of the hidden layer (or of X).
+
+    Returns the fitted :func:`~marginclust.solvers.kmeans_on_sample`, the feature
+    function it was fitted in, and the number of rows of the sample.
+    """
+    if on_x:
+        feats: Any = _identity
+    elif f64:
+        feats = functools.partial(_layer32, fmap._transform)
+    else:
+        feats = functools.partial(fmap._transform, dtype=np.float32)
+    sample, _ = rows.sample(_KMEANS_MAX_ROWS, random_state)
+    return kmeans_on_sample(feats(sample), m, random_state), feats, int(sample.shape[0])
+
+
+def _kmeans_spread(
+    rows: Any, fmap: ELMFeatures, f64: bool, m: int, random_state: np.random.RandomState,
+) -> int:
+    """Size spread (largest minus smallest cluster) of k-means in the hidden layer.
+
+    On a sample of ``s < n`` rows, the sample's spread scaled by ``n / s``.
+    """
+    km, _, s = _sample_kmeans(rows, fmap, f64, m, random_state)
+    counts = np.bincount(np.asarray(km.labels_, dtype=np.intp), minlength=m)
+    return int(round((counts.max() - counts.min()) * rows.shape[0] / s))
+
+
+def _auto_spread(floor: int, start: int, cap: int | None) -> int:
+    """``balance="auto"``: the start's spread, at most ``cap``, at least ``floor``."""
+    return max(floor, start if cap is None else min(start, cap))
 
 
 def _layer32(transform: Any, rows: Any) -> Any:
