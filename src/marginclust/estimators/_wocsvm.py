@@ -285,6 +285,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
     _cluster_axes = {"memberships_": 1, "weights_": 0, "models_": 0}
     _cluster_index_attributes = ("absorbed_clusters_",)
+
     @property
     def _collapse_advice(self) -> str:  # type: ignore[override]
         """What to change after a collapse, by decision scale (measured at the defaults).
@@ -300,6 +301,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
                     "often.")
         return ("Standardise the features, lower the temperature, try a lower gamma (a wider "
                 "kernel, e.g. gamma='sigma0'), another init or annealing=True, or more n_init.")
+
     # LIBSVM-scale decision values grow with the cluster sizes (nu sum_i z_ik)
     _n_scaled_params: ClassVar[tuple[str, ...]] = (
         "temperature",
