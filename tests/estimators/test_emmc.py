@@ -506,7 +506,7 @@ def test_auto_spread_is_the_start_capped_and_floored():
 
 
 def test_k_means_spread_on_a_sample_is_scaled_to_all_rows(monkeypatch):
-    """Above the k-means sample size the sample's spread is scaled by n / s."""
+    """Above the cap's sample size (2,000 rows) the sample's spread is scaled by n / s."""
     from marginclust.estimators import _emmc
     from marginclust.feature_maps._elm import ELMFeatures
     from marginclust.utils._blocks import RowBlocks, sample_row_indices
@@ -515,10 +515,10 @@ def test_k_means_spread_on_a_sample_is_scaled_to_all_rows(monkeypatch):
                       random_state=0)
     rows = RowBlocks(X, 64)
     fmap = ELMFeatures(n_hidden=20, random_state=0).fit(X)
-    monkeypatch.setattr(_emmc, "_KMEANS_MAX_ROWS", 120)
+    monkeypatch.setattr(_emmc, "_CAP_MAX_ROWS", 120)
     idx = sample_row_indices(400, 120, np.random.RandomState(3))
     counts = np.bincount(y[idx], minlength=2)  # k-means finds the blobs in the sample
     expected = round((counts.max() - counts.min()) * 400 / 120)
     assert _emmc._kmeans_spread(rows, fmap, True, 2, np.random.RandomState(3)) == expected
-    monkeypatch.setattr(_emmc, "_KMEANS_MAX_ROWS", 20000)  # every row: the exact spread
+    monkeypatch.setattr(_emmc, "_CAP_MAX_ROWS", 2000)  # every row: the exact spread
     assert _emmc._kmeans_spread(rows, fmap, True, 2, np.random.RandomState(3)) == 200

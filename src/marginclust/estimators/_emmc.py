@@ -47,6 +47,9 @@ _INIT_ALIASES = {"kmeans-elm": "k-means-elm", "kmeans": "k-means"}
 _PER_SAMPLE_C = 100.0  # C="auto": C = 100 / n_samples, a weight on the MEAN squared residual
 _AUTO_BALANCE_FLOOR = 0.03  # balance="auto" never bounds the spread below 0.03 n (the paper's)
 _KMEANS_MAX_ROWS = 20000  # rows of the k-means start (as marginclust.solvers.kmeans_labels)
+# rows of the k-means whose cluster sizes cap balance="auto": only the sizes are needed, and
+# on 2,000 rows a size's share has a standard error of at most 1.1 % of n
+_CAP_MAX_ROWS = 2000
 
 
 class EMMC(BaseClusterer):
@@ -106,14 +109,15 @@ class EMMC(BaseClusterer):
         does not divide n_samples), an int an absolute count. The paper uses 0.03
         for balanced and 0.15 for imbalanced data, chosen knowing which is which.
         ``"auto"`` (label-free): the size spread of the initial labels, at most
-        the spread of k-means in the hidden layer (the ``"k-means-elm"`` start,
-        computed for any other start) and at least 0.03 n. The constraint exists
-        to stop EMMC from drifting to a trivial, one-sided partition; bounding it
-        by the start's own spread forbids that drift without forcing equal sizes
-        on data whose clusters are not (wdbc, 357 / 212: 0.858 with 0.03, 0.914
-        with "auto"; see ``balance_``). The cap keeps a graph start that isolates
-        a small, well-separated group (a value of a categorical feature, a few
-        outliers) from making that split the bound (Notes).
+        the spread of k-means in the hidden layer (on at most 2,000 rows, scaled
+        to n; not computed for the ``"k-means-elm"`` start) and at least 0.03 n.
+        The constraint exists to stop EMMC from drifting to a trivial, one-sided
+        partition; bounding it by the start's own spread forbids that drift
+        without forcing equal sizes on data whose clusters are not (wdbc, 357 /
+        212: 0.858 with 0.03, 0.914 with "auto"; see ``balance_``). The cap
+        keeps a graph start that isolates a small, well-separated group (a value
+        of a categorical feature, a few outliers) from making that split the
+        bound (Notes).
     init : {"spectral", "k-means-elm", "k-means", "random"} or array-like, \
             default="spectral"
         Initial labels: self-tuning spectral clustering
@@ -200,16 +204,16 @@ class EMMC(BaseClusterer):
     The spectral start with the capped ``balance="auto"`` (0.2) against k-means in the
     hidden layer with the start's own spread (0.1), label-free with the true K, mean NCA
     (results in ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most
-    3,000 points of Gagolewski's batteries fcps, graves and wut .685 -> .859; on 23
-    shared UCI-like sets (standardised, K = the number of classes) .597 -> .610; on 20
+    3,000 points of Gagolewski's batteries fcps, graves and wut .685 -> .858; on 23
+    shared UCI-like sets (standardised, K = the number of classes) .597 -> .612; on 20
     held-out sets of the same suite .544 -> .607. EMMC keeps most labels of its start,
     so it inherits the spectral start's failures where the best-separated structure is
     not the classes; without the cap on the balance (the spectral start's own spread)
     the UCI-like sets fall to .551 (australian .063, iris .330). The cap follows
     k-means' preference for even sizes, so it costs where true clusters are more
-    unequal than k-means' (wut/isolation .500 -> .341, wut/trapped_lovers 1.000 ->
-    .783; on the 20 sets of 3,000-10,000 points of the suite, not used to choose it,
-    .695 -> .683; on the 143 two-Gaussian sets g2mg and h2mg .884 -> .888).
+    unequal than k-means' (wut/isolation .500 -> .337, wut/trapped_lovers 1.000 ->
+    .784; on the 20 sets of 3,000-10,000 points of the suite, not used to choose it,
+    .695 -> .677; on the 143 two-Gaussian sets g2mg and h2mg .884 -> .894).
     Fitting from both starts and keeping the lower ``objective_`` does not tell the
     cases apart: the objective favours the spectral start's lopsided splits (australian:
     1.43 against 1.98) and k-means' convex cuts on the shape sets.
@@ -588,9 +592,10 @@ def _identity(rows: Any) -> Any:
 
 def _sample_kmeans(
     rows: Any, fmap: ELMFeatures, f64: bool, m: int, random_state: np.random.RandomState,
-    *, on_x: bool = False,
+    *, on_x: bool = False, max_rows: int | None = None,
 ) -> tuple[Any, Any, int]:
-    """k-means on a sample of at most 20,000 rows of the hidden layer (or of X).
+    """k-means on a sample of at most ``max_rows`` (default 20,000) rows of the hidden
+    layer (or of X).
 
     Returns the fitted :func:`~marginclust.solvers.kmeans_on_sample`, the feature
     function it was fitted in, and the number of rows of the sample.
@@ -601,7 +606,8 @@ def _sample_kmeans(
         feats = functools.partial(_layer32, fmap._transform)
     else:
         feats = functools.partial(fmap._transform, dtype=np.float32)
-    sample, _ = rows.sample(_KMEANS_MAX_ROWS, random_state)
+    size = _KMEANS_MAX_ROWS if max_rows is None else max_rows
+    sample, _ = rows.sample(size, random_state)
     return kmeans_on_sample(feats(sample), m, random_state), feats, int(sample.shape[0])
 
 
@@ -610,9 +616,9 @@ def _kmeans_spread(
 ) -> int:
     """Size spread (largest minus smallest cluster) of k-means in the hidden layer.
 
-    On a sample of ``s < n`` rows, the sample's spread scaled by ``n / s``.
+    On a sample of ``s < n`` rows (at most 2,000), the sample's spread scaled by ``n / s``.
     """
-    km, _, s = _sample_kmeans(rows, fmap, f64, m, random_state)
+    km, _, s = _sample_kmeans(rows, fmap, f64, m, random_state, max_rows=_CAP_MAX_ROWS)
     counts = np.bincount(np.asarray(km.labels_, dtype=np.intp), minlength=m)
     return int(round((counts.max() - counts.min()) * rows.shape[0] / s))
 
