@@ -360,6 +360,8 @@ class EMMC(BaseClusterer):
         nbytes = 8.0 * (3 * L * L + 2 * min(n, self._block_rows) * L + (n * L if cached else 0))
         if isinstance(self._init, str) and self._init == "k-means-elm":
             nbytes += 4.0 * min(n, _KMEANS_MAX_ROWS) * L  # the start's float32 layer
+        elif isinstance(self.balance, str):
+            nbytes += 4.0 * min(n, _CAP_MAX_ROWS) * L  # the balance cap's float32 layer
         check_memory(nbytes, f"EMMC with n_hidden={L} on n_samples={n}",
                      "use fewer n_hidden or a subsample")
 
