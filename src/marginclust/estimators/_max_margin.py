@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_memory
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
+from ..feature_maps._graph import first_appearance_order
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairSet, make_pairs
 from ..objectives._margin import class_balanced_mean, vote_margins
@@ -38,7 +39,7 @@ from ..utils import (
 from ..utils._memory import check_memory as check_memory_budget
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
 
-__all__ = ["Candidate", "MaxMarginClustering"]
+__all__ = ["Candidate", "MaxMarginClustering", "margin_search_labels"]
 
 # Rows per block when the margin classifier labels many points (bounded memory).
 _BLOCK_ROWS = 4096
@@ -718,3 +719,47 @@ def _repair(
     out = labels.copy()
     out[pos] = fixed
     return out
+
+
+def margin_search_labels(
+    X: npt.NDArray[np.float64], n_clusters: int, random_state: Any
+) -> npt.NDArray[np.intp]:
+    """The partition :class:`MaxMarginClustering` picks on ``X`` at its defaults: a start.
+
+    The kernel clusterers' ``init="max-margin"`` (their default): the label-free
+    search over diverse candidates (Genie, a Gaussian mixture, spectral clustering,
+    k-means, Ward) judged by the class-balanced voting margin, so the local margin
+    solver starts from a partition that is already well separated whatever its
+    shape. ``X`` is a sample of at most a few thousand rows (the caller labels the
+    others by their nearest sample row); the search's warnings (no clearly
+    separated candidate, a failed family) are left to the solver that follows,
+    whose own diagnostics judge the end result.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Dense rows.
+    n_clusters : int
+        Number of clusters (at most the number of distinct rows).
+    random_state : int, RandomState instance or None
+        Seeds the candidates that draw (k-means, the mixture, spectral).
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Integers in ``0 .. n_clusters - 1``, numbered by first appearance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.estimators._max_margin import margin_search_labels
+    >>> t = np.linspace(0, 2 * np.pi, 100, endpoint=False)
+    >>> rings = np.vstack([np.c_[np.cos(t), np.sin(t)], 4 * np.c_[np.cos(t), np.sin(t)]])
+    >>> labels = margin_search_labels(rings, 2, random_state=0)
+    >>> len(set(labels[:100])), len(set(labels[100:])), bool(labels[0] != labels[100])
+    (1, 1, True)
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = MaxMarginClustering(int(n_clusters), random_state=random_state).fit(X)
+    return first_appearance_order(model.labels_)

@@ -9,10 +9,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..feature_maps import spectral_labels
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
+from ..feature_maps._graph import SampleLabels
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Constraint, OneOf, kmeans_start
+from ..utils._blocks import sample_row_indices
 from ..utils._memory import check_memory
+from ._max_margin import margin_search_labels
 
 __all__ = [
     "DECISION_SCALE",
@@ -113,6 +117,9 @@ def initial_weights(
 ) -> npt.NDArray[np.float64]:
     """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
 
+    ``"max-margin"``: the one-hot partition of the label-free margin search
+    (:func:`~marginclust.estimators._max_margin.margin_search_labels`) on at most
+    2,000 rows, the others labelled by their nearest such row;
     ``"spectral"``: the one-hot :func:`marginclust.feature_maps.spectral_labels`;
     ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
     peak, so GaussianMixture's absolute ``reg_covar`` is relative to the data's
@@ -127,6 +134,13 @@ def initial_weights(
         return np.asarray(init, dtype=np.float64)
     if init == "spectral":
         return np.eye(K)[spectral_labels(Z, K, random_state=rng)]
+    if init == "max-margin":
+        if n <= START_SAMPLE_ROWS:
+            return np.eye(K)[margin_search_labels(Z, K, rng)]
+        # the spectral start's sample; every other row takes its nearest sample row's label
+        idx = sample_row_indices(n, START_SAMPLE_ROWS, rng)
+        labels = margin_search_labels(Z[idx], K, rng)
+        return np.eye(K)[SampleLabels(Z[idx], labels).predict(Z)]
     if init == "gmm":
         from sklearn.mixture import GaussianMixture
 

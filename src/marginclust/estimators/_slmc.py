@@ -35,10 +35,11 @@ from ._kernel_model import (
     KernelContext,
     KernelModelMixin,
 )
+from ._max_margin import margin_search_labels
 
 __all__ = ["SLMC"]
 
-_INITS = ("spectral", "fcm", "fcm-sharp", "k-means", "k-means++", "random")
+_INITS = ("max-margin", "spectral", "fcm", "fcm-sharp", "k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++", "fcm_sharp": "fcm-sharp"}
 _SHARP_M = 1.2
 _START_ROWS = 20000  # out of core, the k-means / k-means++ starts run on this many rows
@@ -129,9 +130,14 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         on the benchmark battery (.925 against .923).
     m : float, default=2.0
         Fuzzifier (> 1).
-    init : {"spectral", "fcm-sharp", "fcm", "k-means", "k-means++", "random"} \
-            or array-like, default="spectral"
-        Initial memberships: one-hot labels of self-tuning spectral clustering
+    init : {"max-margin", "spectral", "fcm-sharp", "fcm", "k-means", "k-means++", \
+            "random"} or array-like, default="max-margin"
+        Initial memberships: one-hot labels of the partition
+        :class:`~marginclust.MaxMarginClustering` picks (its label-free search over
+        Genie, a Gaussian mixture, spectral clustering, k-means and Ward, judged by
+        the class-balanced voting margin; on at most 2,000 rows, the others
+        labelled by their nearest such row), one-hot labels of self-tuning
+        spectral clustering
         (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
         10-nearest-neighbour graph, its Laplacian eigenvectors, k-means in that
         embedding; on at most 2,000 rows, the others labelled by their nearest
@@ -315,7 +321,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         gamma: float | str = "local",
         lam: float = 10.0,
         m: float = 2.0,
-        init: str | npt.ArrayLike = "spectral",
+        init: str | npt.ArrayLike = "max-margin",
         tol: float = 1e-5,
         tol_memberships: float = 1e-3,
         min_iter: int = 5,
@@ -388,14 +394,16 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
             return rows.map_rows(_ones, dtype=np.float64, tail=(1,))
         if init == "random":
             return rows.draw(functools.partial(_dirichlet, K), random_state)
-        if init == "spectral":
-            if rows.in_memory:
-                return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
-            # out of core: the sample spectral_labels draws, every other row labelled
-            # by its nearest sample row, block by block
+        if init == "spectral" and rows.in_memory:
+            return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
+        if init in ("spectral", "max-margin"):
+            # the sample spectral_labels draws (in memory and out of core alike),
+            # every other row labelled by its nearest sample row, block by block
             sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
-            labels = spectral_sample_labels(sample.astype(np.float64), K,
-                                            random_state=random_state)
+            sample = np.asarray(sample, dtype=np.float64)
+            labels = (spectral_sample_labels(sample, K, random_state=random_state)
+                      if init == "spectral" else
+                      margin_search_labels(sample, K, random_state))
             if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
                 return np.eye(K)[labels]
             return rows.map_rows(_sample_one_hot, SampleLabels(sample, labels), K,

@@ -38,7 +38,7 @@ from ._one_class import (
 
 __all__ = ["WOCSVMClustering"]
 
-INITS = ("spectral", "gmm", "k-means", "random-weights", "random-points")
+INITS = ("max-margin", "spectral", "gmm", "k-means", "random-weights", "random-points")
 
 
 @dataclass
@@ -134,9 +134,13 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         relative scale.
     decay : float in (0, 1), default=0.95
         Annealing factor; the schedule may have at most 10,000 levels.
-    init : {"spectral", "gmm", "k-means", "random-weights", "random-points"} or \
-            array-like, default="spectral"
-        Initial weights of the machines: the one-hot labels of self-tuning
+    init : {"max-margin", "spectral", "gmm", "k-means", "random-weights", \
+            "random-points"} or array-like, default="max-margin"
+        Initial weights of the machines: the one-hot labels of the partition
+        :class:`~marginclust.MaxMarginClustering` picks (its label-free search
+        over Genie, a Gaussian mixture, spectral clustering, k-means and Ward,
+        judged by the class-balanced voting margin; on at most 2,000 rows, the
+        others labelled by their nearest such row), of self-tuning
         spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
         on at most 2,000 rows, the others labelled by their nearest such row),
         responsibilities of a Gaussian mixture (fitted on the centred, scaled
@@ -341,7 +345,7 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         temperature_max: float | str = "auto",
         temperature_min: float | str = "auto",
         decay: float = 0.95,
-        init: Any = "spectral",
+        init: Any = "max-margin",
         n_components: Any = "auto",
         decision_scale: str = "relative",
         bound: str = "sum",
