@@ -108,3 +108,52 @@ def test_auto_fuzzifier_formula_and_cap():
     assert est.m_ == 1.7
     with pytest.raises(ValueError, match="'auto'"):
         FuzzyCMeans(3, m="high").fit(np.random.RandomState(0).randn(50, 3))
+
+
+def test_margin_search_start_is_the_search_pick():
+    # the start is MaxMarginClustering's partition at its defaults, numbered by first
+    # appearance (the same call with the same seed: the same labels)
+    from marginclust import MaxMarginClustering
+    from marginclust.estimators._max_margin import margin_search_labels
+
+    X, _ = _rings(100)
+    start = margin_search_labels(X, 2, np.random.RandomState(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pick = MaxMarginClustering(2, random_state=np.random.RandomState(3)).fit(X).labels_
+    assert start[0] == 0
+    np.testing.assert_array_equal(start, pick if pick[0] == 0 else 1 - pick)
+
+
+def test_margin_search_start_beyond_its_sample():
+    # above 2,000 rows the search runs on the spectral start's sample and every
+    # other row takes the label of its nearest sample row
+    from marginclust.estimators._max_margin import margin_search_labels
+    from marginclust.estimators._one_class import initial_weights
+    from marginclust.feature_maps._graph import SampleLabels
+    from marginclust.utils._blocks import sample_row_indices
+
+    X, y = make_blobs(2500, 3, centers=3, cluster_std=1.5, random_state=1)
+    W = initial_weights("max-margin", X, 3, np.random.RandomState(0))
+    rng = np.random.RandomState(0)
+    idx = sample_row_indices(2500, 2000, rng)
+    labels = margin_search_labels(X[idx], 3, rng)
+    np.testing.assert_array_equal(W, np.eye(3)[SampleLabels(X[idx], labels).predict(X)])
+    np.testing.assert_array_equal(W[idx].argmax(axis=1), labels)
+    assert clustering_accuracy(y, W.argmax(axis=1)) >= 0.95
+
+
+@pytest.mark.parametrize("cls, field", [(SLMC, "memberships_"), (WOCSVMClustering, "memberships_")])
+def test_default_start_keeps_iris_species_whole(cls, field):
+    # on real data with two touching classes and one apart, the fit from the margin
+    # search's pick keeps the separate species (nearly) whole and parts the other two
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    est = _fit(cls(3, random_state=0), X)
+    setosa = np.bincount(est.labels_[y == 0], minlength=3)
+    assert setosa.max() >= 45
+    assert normalized_clustering_accuracy(y, est.labels_) >= 0.7
+    assert getattr(est, field).shape == (150, 3)
