@@ -132,6 +132,8 @@ def test_bmmc_refusals():
         DaskClusterer(BMMC()).fit(Xd, must_link=[[0, 1]])
     with pytest.raises(ValueError, match="pca"):
         DaskClusterer(BMMC(init="pca")).fit(Xd)
+    with pytest.raises(ValueError, match="max-margin"):
+        DaskClusterer(BMMC(init="max-margin")).fit(Xd)
 
 
 def test_cpmmc_multiclass_bitwise_equal_and_round_trips(X):

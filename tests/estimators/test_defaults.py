@@ -143,6 +143,17 @@ def test_margin_search_start_beyond_its_sample():
     assert clustering_accuracy(y, W.argmax(axis=1)) >= 0.95
 
 
+def test_margin_search_start_on_a_sample_with_few_distinct_rows():
+    # a sample of a mostly repeated data set can hold fewer distinct rows than K:
+    # the start then has as many clusters as distinct rows (no error)
+    from marginclust.estimators._max_margin import margin_search_labels
+
+    X = np.repeat([[0.0, 0.0], [5.0, 5.0]], [40, 10], axis=0)
+    labels = margin_search_labels(X, 3, 0)
+    np.testing.assert_array_equal(labels, np.repeat([0, 1], [40, 10]))
+    np.testing.assert_array_equal(margin_search_labels(X[:40], 3, 0), np.zeros(40))
+
+
 @pytest.mark.parametrize("cls, field", [(SLMC, "memberships_"), (WOCSVMClustering, "memberships_")])
 def test_default_start_keeps_iris_species_whole(cls, field):
     # on real data with two touching classes and one apart, the fit from the margin
@@ -157,3 +168,20 @@ def test_default_start_keeps_iris_species_whole(cls, field):
     assert setosa.max() >= 45
     assert normalized_clustering_accuracy(y, est.labels_) >= 0.7
     assert getattr(est, field).shape == (150, 3)
+
+
+@pytest.mark.parametrize("cls", [BMMC, CPMMC])
+def test_linear_mmc_max_margin_start(cls):
+    # the margin search's start, then the linear solver: on separated blobs the start
+    # is already the fixed point; sparse X is refused with the remedy
+    import scipy.sparse as sp
+
+    from marginclust.estimators._max_margin import margin_search_start
+
+    X, y = make_blobs(2500, 3, centers=3, cluster_std=0.5, random_state=2)
+    est = _fit(cls(3, init="max-margin", random_state=0), X)
+    start = margin_search_start(X, 3, np.random.RandomState(0))
+    assert clustering_accuracy(start, est.labels_) == 1.0
+    assert clustering_accuracy(y, est.labels_) >= 0.99
+    with pytest.raises(ValueError, match="dense"):
+        cls(3, init="max-margin").fit(sp.csr_matrix(X))

@@ -92,11 +92,15 @@ class BMMC(LinearMMCBase):
         Bundle method stops when (best value - model minimum) <= inner_tol * best value.
     inner_max_iter : int, default=200
         Maximum bundle steps per CCCP iteration.
-    init : {"auto", "k-means", "pca"} or array-like of shape (n_samples,), default="auto"
+    init : {"auto", "k-means", "pca", "max-margin"} or array-like of shape (n_samples,), \
+            default="auto"
         Initial labels (they define the first convex subproblem, so the trivial
         solution ``w = 0`` is never the starting point): ``"k-means"``: one
         scikit-learn K-means run; ``"pca"``: K-means on a few principal
         directions (constraint-aware with pairs; cheap on large sparse data);
+        ``"max-margin"``: the partition :class:`~marginclust.MaxMarginClustering`
+        picks on at most 2,000 rows, the others labelled by their nearest such
+        row (dense X in memory; the pairs do not enter the start);
         ``"auto"``: ``"pca"`` with pairs, else ``"k-means"`` (sparse and dense
         copies of the same data start alike); or given labels. ``"kmeans"`` is a
         deprecated alias of ``"k-means"``.

@@ -95,7 +95,8 @@ class CPMMC(LinearMMCBase):
         Relative-decrease tolerance of CCCP.
     cccp_max_iter : int, default=30
         Maximum CCCP iterations (binary: per restricted problem; multiclass: in all).
-    init : {"k-means", "pca", "auto"} or array-like of shape (n_samples,), default="k-means"
+    init : {"k-means", "pca", "auto", "max-margin"} or array-like of shape (n_samples,), \
+            default="k-means"
         Initial labels (signs / argmax of the first linearisation), as in
         :class:`~marginclust.BMMC`; ``"kmeans"`` is a deprecated alias of
         ``"k-means"``.

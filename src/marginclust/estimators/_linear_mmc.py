@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.base import TransformerMixin
 
 from ..base import BaseClusterer, one_cluster_result
@@ -36,6 +37,7 @@ from ..utils import (
 from ..utils._blocks import RowBackend
 from ..utils._init import kmeans_start_states
 from ._balance import mean_output_balance
+from ._max_margin import margin_search_start
 
 __all__ = [
     "INITS",
@@ -49,7 +51,7 @@ __all__ = [
     "one_cluster_model",
 ]
 
-INITS = ("auto", "k-means", "pca")
+INITS = ("auto", "k-means", "pca", "max-margin")
 INIT_ALIASES = {"kmeans": "k-means"}
 QPS = ("auto", "active-set", "ipm", "clarabel")
 
@@ -280,11 +282,16 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
                     f"terms need the pairs' rows together); fit {name} in memory for "
                     "constrained clustering."
                 )
-            if isinstance(init, str) and init == "pca":
+            if isinstance(init, str) and init in ("pca", "max-margin"):
                 raise ValueError(
                     f"Out of core, {name} starts from init='k-means' (on a sample) or given "
-                    "labels; init='pca' is in-memory only."
+                    f"labels; init={init!r} is in-memory only."
                 )
+        if isinstance(init, str) and init == "max-margin" and sp.issparse(X):
+            raise ValueError(
+                "init='max-margin' needs dense X (the margin search's candidates do); "
+                "got a sparse matrix. Use init='k-means' or pass X.toarray()."
+            )
         if not isinstance(init, str):
             init = check_label_init(init, n, self._n_clusters)
         if self._n_clusters == 1:
@@ -327,6 +334,9 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             return kmeans_start_states(blocks, self._n_clusters, random_state)
         if not blocks.in_memory:  # given labels
             return blocks.split(np.asarray(context.init, dtype=np.intp))
+        if isinstance(context.init, str) and context.init == "max-margin":
+            return margin_search_start(np.asarray(context.X, dtype=np.float64),
+                                       self._n_clusters, random_state)
         return initial_labels(
             context.X, self._n_clusters, context.init, random_state, obj.data, pairs
         )

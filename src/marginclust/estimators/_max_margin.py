@@ -17,7 +17,8 @@ from sklearn.utils.validation import check_memory
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._graph import first_appearance_order
+from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
+from ..feature_maps._graph import SampleLabels, first_appearance_order
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairSet, make_pairs
 from ..objectives._margin import class_balanced_mean, vote_margins
@@ -36,10 +37,11 @@ from ..utils import (
     report,
     spawn_seeds,
 )
+from ..utils._blocks import sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
 
-__all__ = ["Candidate", "MaxMarginClustering", "margin_search_labels"]
+__all__ = ["Candidate", "MaxMarginClustering", "margin_search_labels", "margin_search_start"]
 
 # Rows per block when the margin classifier labels many points (bounded memory).
 _BLOCK_ROWS = 4096
@@ -747,7 +749,8 @@ def margin_search_labels(
     Returns
     -------
     labels : ndarray of shape (n_samples,)
-        Integers in ``0 .. n_clusters - 1``, numbered by first appearance.
+        Integers in ``0 .. n_clusters - 1``, numbered by first appearance; fewer
+        clusters when ``X`` has fewer distinct rows than ``n_clusters``.
 
     Examples
     --------
@@ -759,7 +762,39 @@ def margin_search_labels(
     >>> len(set(labels[:100])), len(set(labels[100:])), bool(labels[0] != labels[100])
     (1, 1, True)
     """
+    # a sample may hold fewer distinct rows than the data: then as many clusters as it has
+    k = min(int(n_clusters), count_distinct_rows(X, int(n_clusters)))
+    if k <= 1:
+        return np.zeros(X.shape[0], dtype=np.intp)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = MaxMarginClustering(int(n_clusters), random_state=random_state).fit(X)
+        model = MaxMarginClustering(k, random_state=random_state).fit(X)
     return first_appearance_order(model.labels_)
+
+
+def margin_search_start(
+    X: npt.NDArray[np.float64], n_clusters: int, random_state: Any
+) -> npt.NDArray[np.intp]:
+    """:func:`margin_search_labels` of every row of dense, in-memory ``X``.
+
+    The search runs on the rows the spectral start samples (at most
+    :data:`~marginclust.feature_maps._graph.MAX_SAMPLES`, drawn by
+    :func:`~marginclust.utils._blocks.sample_row_indices`); every other row takes the
+    label of its nearest sample row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.estimators._max_margin import margin_search_start
+    >>> rng = np.random.RandomState(0)
+    >>> X = np.r_[rng.randn(3000, 2), rng.randn(1000, 2) + 10]  # 2,000 rows searched
+    >>> np.bincount(margin_search_start(X, 2, random_state=0)).tolist()
+    [3000, 1000]
+    """
+    n = X.shape[0]
+    if n <= START_SAMPLE_ROWS:
+        return margin_search_labels(X, n_clusters, random_state)
+    rng = check_random_state(random_state)
+    idx = sample_row_indices(n, START_SAMPLE_ROWS, rng)
+    labels = margin_search_labels(X[idx], n_clusters, rng)
+    return SampleLabels(X[idx], labels).predict(X)

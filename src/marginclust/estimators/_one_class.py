@@ -9,14 +9,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..feature_maps import spectral_labels
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Constraint, OneOf, kmeans_start
-from ..utils._blocks import sample_row_indices
 from ..utils._memory import check_memory
-from ._max_margin import margin_search_labels
+from ._max_margin import margin_search_start
 
 __all__ = [
     "DECISION_SCALE",
@@ -118,7 +115,7 @@ def initial_weights(
     """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
 
     ``"max-margin"``: the one-hot partition of the label-free margin search
-    (:func:`~marginclust.estimators._max_margin.margin_search_labels`) on at most
+    (:func:`~marginclust.estimators._max_margin.margin_search_start`) on at most
     2,000 rows, the others labelled by their nearest such row;
     ``"spectral"``: the one-hot :func:`marginclust.feature_maps.spectral_labels`;
     ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
@@ -135,12 +132,7 @@ def initial_weights(
     if init == "spectral":
         return np.eye(K)[spectral_labels(Z, K, random_state=rng)]
     if init == "max-margin":
-        if n <= START_SAMPLE_ROWS:
-            return np.eye(K)[margin_search_labels(Z, K, rng)]
-        # the spectral start's sample; every other row takes its nearest sample row's label
-        idx = sample_row_indices(n, START_SAMPLE_ROWS, rng)
-        labels = margin_search_labels(Z[idx], K, rng)
-        return np.eye(K)[SampleLabels(Z[idx], labels).predict(Z)]
+        return np.eye(K)[margin_search_start(Z, K, rng)]
     if init == "gmm":
         from sklearn.mixture import GaussianMixture
 
