@@ -150,7 +150,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         rows of the kernel matrix. ``"kmeans"`` and ``"kmeans++"`` are
         deprecated spellings. The alternation is a local search: from an FCM
         or k-means start it keeps their convex cut of a ring or a spiral,
-        while the spectral start follows the data's connected groups (Notes).
+        while the margin search's and the spectral start follow the data's
+        connected groups (Notes).
     tol : float, default=1e-5
         Relative objective tolerance of the stopping rule.
     tol_memberships : float, default=1e-3
@@ -257,23 +258,28 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     Notes
     -----
-    Defaults of 0.2 (``init="spectral"``, ``gamma="local"``, ``w_step="pcg"``) against
+    Defaults of 0.2 (``init="max-margin"``, ``gamma="local"``, ``w_step="pcg"``) against
     0.1's (``init="fcm-sharp"``, ``gamma="scale"``, exact W-step), label-free with the
     true K, mean normalised clustering accuracy (NCA; results in
     ``benchmarks/results/defaults_battery.md``): on the 33 sets with at most 3,000 points
     of Gagolewski's batteries fcps, graves and wut (rings, chains, spirals, nested and
-    touching groups; the framework's "original" scaling) .701 -> .923, no collapsed fit;
+    touching groups; the framework's "original" scaling) .701 -> .938, no collapsed fit;
     on 23 shared UCI-like sets (standardised, at most 3,000 rows, K = the number of
-    classes) .503 -> .524; on 20 sets of the suite's sipu, uci and other batteries, never
-    used to choose anything, .553 -> .699 (their 8 UCI sets .417 -> .412). The start
+    classes) .503 -> .563; on 20 sets of the suite's sipu, uci and other batteries, never
+    used to choose anything, .553 -> .748 (their 8 UCI sets .417 -> .453). The start
     matters most: with the neighbour width and 0.1's FCM start the battery mean is .697
-    (the alternation keeps FCM's convex cut); with the spectral start and 0.1's width it
-    is .869 (2 collapsed fits: a wide kernel merges neighbouring arms). Where the
-    best-separated structure is not the classes (iris: setosa is split in two before
-    versicolor and virginica are; categorical australian) the spectral start loses to
-    FCM's: ``init="fcm-sharp"`` there. On 100,000 x 20 blobs with 10 clusters
-    (``make_blobs(..., cluster_std=2)``) the defaults find all ten (accuracy 1.0; 0.1's
-    merged two, .81).
+    (the alternation keeps FCM's convex cut); from self-tuning spectral clustering
+    (``init="spectral"``) it is .923, .524 and .699 on the three groups. The spectral
+    start follows the best-separated structure of the graph, which on some real data is
+    not the classes (iris: setosa split in two before versicolor and virginica are
+    parted; categorical australian: a group of 58 of 690 rows); the margin search
+    compares it with Genie's, a mixture's, k-means' and Ward's partitions and keeps the
+    best separated, so the alternation starts from a convex split where that separates
+    best and from a graph's where that does. It costs one
+    :class:`~marginclust.MaxMarginClustering` fit on at most 2,000 rows (0.5 s of CPU on
+    2,000 x 20 rows with 10 clusters, one BLAS thread). On 100,000 x 20 blobs with 10
+    clusters (``make_blobs(..., cluster_std=2)``) the defaults find all ten (accuracy
+    1.0; 0.1's merged two, .81).
 
     References
     ----------
