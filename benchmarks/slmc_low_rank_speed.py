@@ -66,6 +66,8 @@ def run(n: int, d: int, K: int, L: int, repeats: int, seeds: list[int], threads:
             "SLMC (defaults)": lambda s, X=X: SLMC(K, n_components=L, random_state=s).fit(X),
             "SLMC w_step='exact'": lambda s, X=X: SLMC(K, n_components=L, w_step="exact",
                                                        random_state=s).fit(X),
+            "SLMC init='spectral'": lambda s, X=X: SLMC(K, n_components=L, init="spectral",
+                                                        random_state=s).fit(X),
             "Nystroem+KMeans (same gamma)": lambda s, X=X, g=gamma_ours: KMeans(
                 K, random_state=s).fit(Nystroem(gamma=g, n_components=L,
                                                 random_state=s).fit_transform(X)),

@@ -466,6 +466,11 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """``predict(X_train)``; soft methods also set ``memberships_`` from the model."""
         if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
             return rows.map_rows(self._labels_of, dtype=np.intp)
+        both = getattr(self, "_memberships_and_labels", None)
+        if both is not None and rows.in_memory:
+            # one pass for both: the labels are predict's own argmax of the same scores
+            self.memberships_, labels = both(rows.X)
+            return np.asarray(labels, dtype=np.intp)
         P = rows.map_rows(self._predict_memberships, tail=(self._n_clusters,))
         self.memberships_ = P
         if type(self)._predict is BaseClusterer._predict:  # the argmax of P: no second pass

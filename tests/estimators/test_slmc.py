@@ -477,3 +477,28 @@ def test_low_rank_defaults_keep_ten_separated_blobs():
     X, y = make_blobs(5000, 20, centers=10, cluster_std=2.0, random_state=0)
     est = SLMC(10, random_state=0).fit(X)
     assert est.feature_map_ is not None and clustering_accuracy(y, est.labels_) >= 0.99
+
+
+def test_final_assignment_evaluates_the_scores_once(monkeypatch):
+    # memberships_ and labels_ come from one evaluation of the decision values (a
+    # pass that maps every row anew in the low-rank mode) and equal predict_proba and
+    # predict on the training rows exactly
+    from sklearn.datasets import make_blobs
+
+    from marginclust.utils._blocks import RowBlocks
+
+    X, _ = make_blobs(600, 3, centers=3, random_state=0)
+    est = SLMC(3, n_components=50, random_state=0).fit(X)
+    calls = []
+    original = SLMC._decision_values
+
+    def counted(self, Z):
+        calls.append(Z.shape[0])
+        return original(self, Z)
+
+    monkeypatch.setattr(SLMC, "_decision_values", counted)
+    labels = est._final_assignment(RowBlocks(X))
+    assert calls == [600]
+    np.testing.assert_array_equal(labels, est.predict(X))
+    np.testing.assert_array_equal(est.memberships_, est.predict_proba(X))
+    np.testing.assert_array_equal(est.labels_, labels)

@@ -545,11 +545,22 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         return self._decision_values(X)
 
     def _predict_memberships(self, X: Any) -> npt.NDArray[np.floating]:
-        U = u_step(self._decision_values(X), float(self.m))
+        return self._memberships_of(X, self._decision_values(X))
+
+    def _memberships_of(self, X: Any, F: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
+        U = u_step(F, float(self.m))
         return U.astype(X.dtype if X.dtype == np.float32 else np.float64, copy=False)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return np.argmax(self._decision_values(X), axis=1)
+
+    def _memberships_and_labels(
+        self, X: Any
+    ) -> tuple[npt.NDArray[np.floating], npt.NDArray[np.intp]]:
+        """``(predict_proba(X), predict(X))`` from one evaluation of the decision values
+        (in the low-rank mode each evaluation is a pass that maps every row anew)."""
+        F = self._decision_values(X)
+        return self._memberships_of(X, F), np.argmax(F, axis=1)
 
     def transform(self, X: Any) -> npt.NDArray[np.floating]:
         """Return the memberships of ``X`` (the U-step of the fitted ``f``), as ``predict_proba``.
