@@ -143,6 +143,18 @@ def test_margin_search_start_beyond_its_sample():
     assert clustering_accuracy(y, W.argmax(axis=1)) >= 0.95
 
 
+def test_margin_search_start_on_one_column_is_the_spectral_start():
+    # on a line the voting margin cannot tell cuts apart: the spectral start instead
+    from marginclust.estimators._max_margin import margin_search_labels
+    from marginclust.feature_maps._graph import spectral_sample_labels
+
+    rng = np.random.RandomState(0)
+    x = np.r_[rng.randn(300), rng.randn(300) + 3.0][:, None]
+    np.testing.assert_array_equal(
+        margin_search_labels(x, 2, np.random.RandomState(1)),
+        spectral_sample_labels(x, 2, random_state=np.random.RandomState(1)))
+
+
 def test_margin_search_start_on_a_sample_with_few_distinct_rows():
     # a sample of a mostly repeated data set can hold fewer distinct rows than K:
     # the start then has as many clusters as distinct rows (no error)
