@@ -136,7 +136,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
         :class:`~marginclust.MaxMarginClustering` picks (its label-free search over
         Genie, a Gaussian mixture, spectral clustering, k-means and Ward, judged by
         the class-balanced voting margin; on at most 2,000 rows, the others
-        labelled by their nearest such row), one-hot labels of self-tuning
+        labelled by their nearest such row; on one column, where that margin
+        cannot tell cuts apart, the spectral start), one-hot labels of self-tuning
         spectral clustering
         (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
         10-nearest-neighbour graph, its Laplacian eigenvectors, k-means in that

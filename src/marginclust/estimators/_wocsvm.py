@@ -140,7 +140,8 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
         :class:`~marginclust.MaxMarginClustering` picks (its label-free search
         over Genie, a Gaussian mixture, spectral clustering, k-means and Ward,
         judged by the class-balanced voting margin; on at most 2,000 rows, the
-        others labelled by their nearest such row), of self-tuning
+        others labelled by their nearest such row; on one column, where that
+        margin cannot tell cuts apart, the spectral start), of self-tuning
         spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
         on at most 2,000 rows, the others labelled by their nearest such row),
         responsibilities of a Gaussian mixture (fitted on the centred, scaled
