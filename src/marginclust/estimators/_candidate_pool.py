@@ -31,39 +31,18 @@ from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
 
 from ..exceptions import ConvergenceWarning
+from ..feature_maps._graph import first_appearance_order
 from ..feature_maps._neighbors import NeighborGraph
 from ..solvers._genie import euclidean_mst, genie_labels
 from ..solvers._hierarchy import cut_linkage
 from ..solvers._spectral import cluster_qr
 
-__all__ = ["DEFAULT_POOL", "GENERATORS", "fit_candidate", "first_appearance"]
+__all__ = ["DEFAULT_POOL", "GENERATORS", "fit_candidate"]
 
 Labels = npt.NDArray[np.intp]
 Generator = Callable[..., dict[int, Labels]]
 
 DEFAULT_POOL: tuple[str, ...] = ("genie", "gmm", "spectral", "k-means", "ward")
-
-
-def first_appearance(labels: npt.ArrayLike) -> Labels:
-    """Renumber labels ``0, 1, ...`` in order of first appearance (a canonical form).
-
-    Parameters
-    ----------
-    labels : array-like of shape (n_samples,)
-        Any integer labels.
-
-    Returns
-    -------
-    labels : ndarray of shape (n_samples,)
-        The same partition, the first point in cluster 0.
-
-    Examples
-    --------
-    >>> first_appearance([5, 5, 2, 7, 2]).tolist()
-    [0, 0, 1, 2, 1]
-    """
-    _, first, inverse = np.unique(np.asarray(labels), return_index=True, return_inverse=True)
-    return np.argsort(np.argsort(first))[inverse.ravel()].astype(np.intp)
 
 
 def _genie(Z: Any, ks: tuple[int, ...], seed: int, width: float,
@@ -195,4 +174,4 @@ def fit_candidate(
         warnings.simplefilter("ignore", UserWarning)
         raw = gen(Z, ks, seed, width, **params)
     seconds = time.perf_counter() - start
-    return {k: first_appearance(raw[k]) for k in ks}, seconds
+    return {k: first_appearance_order(raw[k]) for k in ks}, seconds
