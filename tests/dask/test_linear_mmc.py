@@ -65,6 +65,21 @@ def test_bmmc_bitwise_equal_to_in_memory(X, k):
     assert count >= 3 + (4 if k == 2 else 3) * dc.n_iter_
 
 
+@pytest.mark.parametrize("cls", [BMMC, CPMMC])
+def test_auto_C_out_of_core_is_the_in_memory_choice(X, cls):
+    """C="auto" out of core: one fit per tried C (each bitwise the in-memory one), the
+    same 2,000 rows judged (one pass fetches them, one computes their lazy labels), so
+    the same scores and the same kept fit; X is never gathered."""
+    est = cls(n_clusters=3, init=_init(X, 3), random_state=0)
+    ref = _np_fit(est, X)
+    dc, _ = _dask_fit(est, da.from_array(X, chunks=(8192, -1)))
+    assert dc.C_scores_ == ref.C_scores_ and dc.C_ == ref.C_
+    assert dc.objective_ == ref.objective_
+    np.testing.assert_array_equal(dc.coef_, ref.coef_)
+    with dask.config.set(scheduler="synchronous"):
+        np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+
+
 def test_bmmc_kmeans_init_on_all_rows_is_the_in_memory_fit():
     """n <= the k-means sample (10,000 rows): the sample is all of X (gathered by
     design of ``sample_rows``, so no materialisation guard here), the start is the

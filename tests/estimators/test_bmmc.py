@@ -245,7 +245,7 @@ def test_labels_invariant_to_uniform_rescaling(Est, k):
     # absolute violation tol, within C * tol. The subproblem is 1-strongly convex in the
     # standardised weights W = coef_ * data_scale_, so ||W - W*||^2 <= 2 gap. The true
     # objective recorded lies at or below the surrogate; 2 gap allows for that.
-    gap = ref.inner_tol * abs(ref.objective_) if Est == "BMMC" else ref.C * ref.tol
+    gap = ref.inner_tol * abs(ref.objective_) if Est == "BMMC" else ref.C_ * ref.tol
     for s in (1e-3, 1e3):
         est = cls(k, random_state=0).fit(X * s)
         np.testing.assert_array_equal(est.labels_, ref.labels_)
@@ -367,7 +367,8 @@ def test_pairs_help_on_overlapping_groups():
 
 def test_passes_over_X_one_per_bundle_step(monkeypatch):
     """Every pass over X is one row-block pass (scores and the
-    plane's X' Gc in the same pass over each block); the solve costs one pass per
+    plane's X' Gc in the same pass over each block); one fit at one C (C="auto" makes
+    one such fit per value it tries) costs one pass per
     bundle plane, two per offset polish (candidates, then the risks at the old and
     new offset), one per CCCP iteration for the true objective and the new labels
     (the value and the linearisation at the same iterate share it), plus two per
@@ -389,7 +390,7 @@ def test_passes_over_X_one_per_bundle_step(monkeypatch):
     monkeypatch.setattr(_blocks.RowBlocks, "states", count_states)
     monkeypatch.setattr(_blocks.RowBlocks, "partials", count_partials)
     init = (X[:, 0] > np.median(X[:, 0])).astype(int)
-    est = BMMC(init=init).fit(X)
+    est = BMMC(C=10.0, init=init).fit(X)
     steps = int(est.n_inner_iter_.sum())
     # one plane at each CCCP warm start and at most one per bundle step (none at a
     # step that stops on the gap); polish 2 and the true pass 1 per CCCP iteration

@@ -55,7 +55,7 @@ def test_same_problem_as_bmmc():
     # minimum (absolute violation tol), BMMC within its bundle gap; both bound the
     # objectives and the standardised weights (tests/_crosspath.py).
     assert_same_minimiser(
-        a.objective_, a.coef_ * a.data_scale_, a.C * a.tol,
+        a.objective_, a.coef_ * a.data_scale_, a.C_ * a.tol,
         b.objective_, b.coef_ * b.data_scale_, bundle_gap(b.objective_, b.inner_tol),
     )  # fmt: skip
     # the default (absolute) violation tolerance 0.01 stops earlier, at a worse objective
@@ -81,7 +81,7 @@ def _assert_same_model(a, b):
     1-strongly convex in the standardised weights W = coef_ * data_scale_, so
     ||W_a - W_b|| <= 2 sqrt(2 C tol)."""
     np.testing.assert_array_equal(a.labels_, b.labels_)
-    gap = a.C * a.tol
+    gap = a.C_ * a.tol
     assert abs(a.objective_ - b.objective_) <= 2 * gap
     dW = a.coef_ * a.data_scale_ - b.coef_ * b.data_scale_
     assert np.linalg.norm(dW) <= 2 * np.sqrt(2 * gap)
@@ -137,7 +137,7 @@ def test_multiclass_same_objective_as_bmmc():
         # gap above 0.28): the violation tol bounds CPMMC's gap by C * tol = 5e-6, the
         # bundle's by its relative inner_tol (tests/_crosspath.py)
         assert_same_minimiser(
-            a.objective_, a.coef_ * a.data_scale_, a.C * a.tol,
+            a.objective_, a.coef_ * a.data_scale_, a.C_ * a.tol,
             b.objective_, b.coef_ * b.data_scale_, bundle_gap(b.objective_, b.inner_tol),
         )  # fmt: skip
 

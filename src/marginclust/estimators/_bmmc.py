@@ -249,7 +249,6 @@ class BMMC(LinearMMCBase):
     """
 
     _parameter_constraints = {
-        "C": Positive(),
         "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "inner_tol": Positive(),
@@ -262,7 +261,7 @@ class BMMC(LinearMMCBase):
         self,
         n_clusters: int = 2,
         *,
-        C: float = 10.0,
+        C: float | str = "auto",
         balance: int | float = 0.1,
         min_cluster_size: Any = "auto",
         C_pairs: float = 1.0,

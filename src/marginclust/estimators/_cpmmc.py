@@ -174,7 +174,6 @@ class CPMMC(LinearMMCBase):
     """
 
     _parameter_constraints = {
-        "C": Positive(),
         "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "cccp_tol": Positive(),
@@ -187,7 +186,7 @@ class CPMMC(LinearMMCBase):
         self,
         n_clusters: int = 2,
         *,
-        C: float = 10.0,
+        C: float | str = "auto",
         balance: int | float = 0.1,
         C_pairs: float = 1.0,
         pair_loss: str = "margin",

@@ -8,6 +8,7 @@ fitted attributes of a solved linear model, and the prediction side
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -15,8 +16,10 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 from sklearn.base import TransformerMixin
+from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, one_cluster_result
+from ..exceptions import EmptyClusterError
 from ..objectives._constraints import (
     PairSet,
     closed_pairs,
@@ -30,16 +33,20 @@ from ..solvers._result import SolverResult
 from ..utils import (
     Constraint,
     OneOf,
+    Or,
+    PositiveFinite,
     check_finite_scale,
     check_label_init,
     resolve_alias,
 )
-from ..utils._blocks import RowBackend
+from ..utils._blocks import RowBackend, RowBlocks
 from ..utils._init import kmeans_start_states
+from ..utils._reporting import report
 from ._balance import mean_output_balance
-from ._max_margin import margin_search_start
+from ._max_margin import margin_search_start, partition_margin
 
 __all__ = [
+    "AUTO_C",
     "INITS",
     "INIT_ALIASES",
     "MMC_CONSTRAINTS",
@@ -54,6 +61,15 @@ __all__ = [
 INITS = ("auto", "k-means", "pca", "max-margin")
 INIT_ALIASES = {"kmeans": "k-means"}
 QPS = ("auto", "active-set", "ipm", "clarabel")
+
+# C="auto": the values fitted, in order of preference on a tie of the judge. 10 keeps
+# well-separated clusters apart (at 1 the weight norm outweighs the margin and two of
+# four separated blobs merge); 1 is the papers' default, whose partition is often the
+# better separated one on real data (measured: benchmarks/results/defaults_battery.md).
+AUTO_C = (10.0, 1.0)
+# Rows on which the partitions of C="auto" are judged (exact neighbours: a few thousand).
+_JUDGE_ROWS = 2000
+
 
 
 def _init(value: Any, name: str) -> None:
@@ -82,6 +98,7 @@ def _size_floor(value: Any, name: str) -> Any:
 
 
 MMC_CONSTRAINTS: dict[str, Constraint] = {
+    "C": Or(("auto",), PositiveFinite(), "C must be 'auto' or a positive float; got {value!r}."),
     "balance": mean_output_balance,
     "min_cluster_size": _size_floor,
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
@@ -191,7 +208,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     coef_: Any
     intercept_: Any
     # attributes a subclass provides
-    C: float
+    C: float | str
     balance: int | float
     min_cluster_size: Any
     init: Any
@@ -248,7 +265,79 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         """
         return self._fit(X, must_link=must_link, cannot_link=cannot_link)
 
+    # ------------------------------------------------------------ C="auto"
+    _C_fit: float | None = None  # the C of the fit under way (None: the parameter's)
+    _judge_sample: Any = None  # (rows, their indices) judged under C="auto"
+
+    def _fit(self, X: Any, **fit_params: Any) -> Any:
+        """One fit at the given ``C``; under ``C="auto"`` one per :data:`AUTO_C`, judged.
+
+        The fits of ``C="auto"`` share everything but ``C`` (the seeds of their
+        starts included), and the one whose ``labels_`` have the larger voting
+        margin on a sample of rows (:func:`partition_margin`, the judge of
+        :class:`~marginclust.MaxMarginClustering`) is kept with its warnings; the
+        other's attributes and warnings are dropped. With must-link / cannot-link
+        pairs the judge, which knows nothing of them, is not used: the fit is at
+        ``AUTO_C[0]``.
+        """
+        auto = isinstance(self.C, str) and self.C == "auto"
+        pairs = fit_params.get("must_link") is not None or fit_params.get(
+            "cannot_link") is not None
+        if not auto or pairs:
+            self._C_fit = AUTO_C[0] if auto else None
+            try:
+                super()._fit(X, **fit_params)
+            finally:
+                self._C_fit = None
+            self.C_ = AUTO_C[0] if auto else float(self.C)
+            return self
+        params = set(self.get_params(deep=False))
+        # one sample for every fit; drawn in _prepare from this stream
+        self._judge_sample = check_random_state(getattr(self, "random_state", None))
+        best: tuple[float, float, dict[str, Any], list[Any]] | None = None
+        scores: dict[float, float] = {}
+        error: EmptyClusterError | None = None
+        try:
+            for c in AUTO_C:
+                self._C_fit = c
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    try:
+                        super()._fit(X, **fit_params)
+                    except EmptyClusterError as exc:
+                        error = exc
+                        continue
+                Xs, idx = self._judge_sample
+                labels = np.asarray(self.labels_[idx], dtype=np.intp)  # lazy out of core
+                score = partition_margin(Xs, labels, self._n_clusters)
+                scores[c] = score
+                report(getattr(self, "verbose", 0), "%s C=%g: voting margin %.4f",
+                       type(self).__name__, c, score)
+                if best is None or score > best[1]:
+                    state = {k: v for k, v in vars(self).items() if k not in params}
+                    best = (c, score, state, list(caught))
+        finally:
+            self._C_fit = None
+            self._judge_sample = None
+        if best is None:
+            assert error is not None
+            raise error
+        c, _, state, caught = best
+        for name in [k for k in vars(self) if k not in params]:
+            delattr(self, name)
+        self.__dict__.update(state)
+        self._C_fit, self._judge_sample = None, None
+        self.C_ = c
+        self.C_scores_ = scores
+        for w in caught:  # the kept fit's warnings only
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return self
+
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
+        if isinstance(self._judge_sample, np.random.RandomState):
+            # C="auto": the rows every fit is judged on, drawn once
+            rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
+            self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_sample)
         return self._make_context(
             X,
             fit_params.get("must_link"),
@@ -311,7 +400,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         obj = MMCObjective(
             X,
             self._n_clusters,
-            float(self.C),
+            self._C_fit if self._C_fit is not None else float(self.C),
             bound,
             C_pairs=float(C_pairs),
             pairs=closed_pairs(pairs, X),
@@ -406,7 +495,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             return 0.0
         W = self.coef_ * self.data_scale_
         loss = true_margin_loss(F.reshape(F.shape[0], -1))
-        return -float(0.5 * np.vdot(W, W) + float(self.C) * loss)
+        return -float(0.5 * np.vdot(W, W) + self.C_ * loss)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         return labels_from_scores(linear_scores(X, self.coef_, self.intercept_))

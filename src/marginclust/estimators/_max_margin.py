@@ -41,7 +41,13 @@ from ..utils._blocks import sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
 
-__all__ = ["Candidate", "MaxMarginClustering", "margin_search_labels", "margin_search_start"]
+__all__ = [
+    "Candidate",
+    "MaxMarginClustering",
+    "margin_search_labels",
+    "margin_search_start",
+    "partition_margin",
+]
 
 # Rows per block when the margin classifier labels many points (bounded memory).
 _BLOCK_ROWS = 4096
@@ -639,8 +645,51 @@ def _null_score(Z: npt.NDArray[np.float64], k: int, n_neighbors: int, seed: int)
     _, s, vt = np.linalg.svd(centred, full_matrices=False)
     blob = (rng.standard_normal((m, s.size)) * (s / np.sqrt(max(m - 1, 1)))) @ vt
     labels = KMeans(k, n_init=3, random_state=seed).fit(blob).labels_.astype(np.intp)
-    graph = NeighborGraph.from_data(blob, n_neighbors)
-    return class_balanced_mean(vote_margins(labels, graph.indices, k), labels, k)
+    return partition_margin(blob, labels, k, n_neighbors)
+
+
+def partition_margin(
+    X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7
+) -> float:
+    """The judge of :class:`MaxMarginClustering` for one partition of the rows of ``X``.
+
+    The class-balanced mean of the out-of-fold voting margin of the
+    ``n_neighbors``-nearest-neighbour rule
+    (:func:`~marginclust.objectives._margin.vote_margins`), in [-1, 1]: 1 when no
+    point has a neighbour in another cluster; an empty cluster counts -1. Euclidean
+    neighbours, so the score does not change under translation or uniform
+    rescaling of ``X``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Rows (at least two; a few thousand at most: the neighbours are exact).
+    labels : ndarray of shape (n_samples,)
+        Their clusters, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters asked for.
+    n_neighbors : int, default=7
+        Neighbours of the vote (at most ``n_samples - 1`` are used).
+
+    Returns
+    -------
+    score : float
+        The partition's voting margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.estimators._max_margin import partition_margin
+    >>> X = np.r_[np.zeros((10, 1)), np.ones((10, 1))] + np.arange(20)[:, None] * 1e-3
+    >>> partition_margin(X, np.repeat([0, 1], 10), 2, n_neighbors=3)
+    1.0
+    >>> partition_margin(X, np.tile([0, 1], 10), 2, n_neighbors=3) < 0
+    True
+    """
+    labels = np.asarray(labels, dtype=np.intp)
+    graph = NeighborGraph.from_data(X, int(n_neighbors))
+    return class_balanced_mean(vote_margins(labels, graph.indices, n_clusters), labels,
+                               n_clusters)
 
 
 def _standard_error(labels: npt.NDArray[np.intp], margins: npt.NDArray[np.float64],
