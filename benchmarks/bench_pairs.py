@@ -129,12 +129,13 @@ def fit_labels(
         peer = COPKMeans if method == "cop-kmeans" else PCKMeans
         return peer(k, random_state=seed).fit(X, must_link=ml, cannot_link=cl).labels_
     est: Any
+    # C=10: what C="auto" fits with pairs, so the budget without pairs is the same model
     if method == "bmmc":
-        est = BMMC(k, random_state=seed)
+        est = BMMC(k, C=10.0, random_state=seed)
     elif method == "cpmmc":
-        est = CPMMC(k, random_state=seed)
+        est = CPMMC(k, C=10.0, random_state=seed)
     elif method == "bmmc-paper":
-        est = BMMC(k, pair_loss="paper", random_state=seed)
+        est = BMMC(k, C=10.0, pair_loss="paper", random_state=seed)
     elif method == "mmc":
         est = MaxMarginClustering(k, memory=memory, random_state=seed)
     else:

@@ -69,11 +69,12 @@ class CPMMC(LinearMMCBase):
     n_clusters : int, default=2
         Number of clusters (2: binary model; more: multiclass model; 1: the
         trivial one-cluster partition).
-    C : float, default=10.0
+    C : float or "auto", default="auto"
         Weight of the mean hinge loss; scale free as in :class:`~marginclust.BMMC`
         (the centred data are divided by their root mean feature variance
         ``data_scale_``; the paper's ``C`` on raw data is ``C / data_scale_**2``).
-        1 before 0.2; raised as BMMC's (see there).
+        ``"auto"``: fits at ``C=10`` and ``C=1``, the better separated partition
+        kept, as :class:`~marginclust.BMMC`'s (see there). 1 before 0.2, then 10.
     balance : int or float, default=0.1
         Balance bound ``l`` (int: absolute; float in (0, 1]: fraction of n);
         with pairs it grows by the number of rows in pairs (as
@@ -119,6 +120,11 @@ class CPMMC(LinearMMCBase):
         Weights in the data's units.
     intercept_ : ndarray of shape (1,) or (n_clusters,)
         Offsets.
+    C_ : float
+        The ``C`` of the kept fit (``C`` itself unless ``C="auto"``).
+    C_scores_ : dict of float to float
+        ``C="auto"`` without pairs only: each tried ``C`` and the voting margin of
+        its partition (higher is better separated; in [-1, 1]).
     objective_ : float
         True MMC objective (eq. 3 / eq. 22) at the solution (binary: the lowest
         entry of ``objective_history_``, whose iterate is the model).
