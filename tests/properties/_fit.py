@@ -64,6 +64,7 @@ def _collect(
         rec["decision_function"] = np.asarray(est.decision_function(X), dtype=np.float64)
     rec["objective_"] = getattr(est, "objective_", None)
     rec["params"] = est.get_params()
+    rec["C_"] = getattr(est, "C_", None)  # the C a C="auto" fit kept
     if hasattr(est, "data_scale_"):  # linear MMC: the largest norm of a row in its units
         Xd = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
         Xc = (Xd - Xd.mean(axis=0)) / est.data_scale_

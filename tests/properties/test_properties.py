@@ -590,7 +590,7 @@ def _stopping_bound(config: Config, rec: dict) -> float:
     if config.name == "BMMC":
         gap = p["inner_tol"] * 2.0 * abs(rec["objective_"])
     elif config.name == "CPMMC":
-        gap = p["C"] * p["tol"]
+        gap = rec["C_"] * p["tol"]
     else:
         return 0.0
     return 4.0 * float(np.sqrt(2.0 * gap)) * rec["row_norm"]

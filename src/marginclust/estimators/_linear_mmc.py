@@ -336,7 +336,10 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
         if isinstance(self._judge_sample, np.random.RandomState):
             # C="auto": the rows every fit is judged on, drawn once
-            rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
+            if isinstance(X, RowBackend):
+                rows: Any = X
+            else:  # COO has no rows to index: the sample's rows are taken from CSR
+                rows = RowBlocks(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
             self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_sample)
         return self._make_context(
             X,
