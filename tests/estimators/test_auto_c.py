@@ -91,6 +91,11 @@ def test_auto_with_pairs_fits_once_at_ten(cls):
     ten = cls(3, C=10.0, random_state=0).fit(X, must_link=ml, cannot_link=cl)
     assert auto.C_ == 10.0 and not hasattr(auto, "C_scores_")
     np.testing.assert_array_equal(auto.labels_, ten.labels_)
+    # a refit without the judge leaves no scores of a former fit behind
+    refit = cls(3, random_state=0).fit(X)
+    assert set(refit.C_scores_) == set(AUTO_C)
+    refit.fit(X, must_link=ml, cannot_link=cl)
+    assert not hasattr(refit, "C_scores_")
 
 
 @pytest.mark.parametrize("cls, stop", [(BMMC, "max_iter"), (CPMMC, "cccp_max_iter")])
@@ -127,3 +132,28 @@ def test_auto_is_deterministic_and_predicts_out_of_sample(cls):
     assert a.C_scores_ == b.C_scores_
     # held-out rows of the same blobs: the fitted clusters, up to the numbering
     assert clustering_accuracy(y[500:], a.predict(X[500:])) >= 0.99
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_auto_keeps_the_fit_that_ended_when_the_other_empties_a_cluster(cls, monkeypatch):
+    """A C whose every restart empties a cluster (EmptyClusterError) is left out; when
+    every C does, the error reaches the user."""
+    from marginclust.exceptions import EmptyClusterError
+
+    X, _ = _iris()
+    fit_one = cls._fit_one
+
+    def failing_at(bad):
+        def patched(self, context, random_state):
+            if self._C_fit in bad:
+                raise EmptyClusterError("a cluster emptied")
+            return fit_one(self, context, random_state)
+        return patched
+
+    monkeypatch.setattr(cls, "_fit_one", failing_at({1.0}))
+    est = cls(3, random_state=0).fit(X)
+    assert est.C_ == 10.0 and list(est.C_scores_) == [10.0]
+    np.testing.assert_array_equal(est.labels_, _fixed(cls, X, 3, 10.0).labels_)
+    monkeypatch.setattr(cls, "_fit_one", failing_at(set(AUTO_C)))
+    with pytest.raises(EmptyClusterError, match="Every restart"):
+        cls(3, random_state=0).fit(X)

@@ -135,7 +135,8 @@ class BMMC(LinearMMCBase):
     C_ : float
         The ``C`` of the kept fit (``C`` itself unless ``C="auto"``).
     C_scores_ : dict of float to float
-        ``C="auto"`` without pairs only: each tried ``C`` and the voting margin of
+        ``C="auto"`` without pairs only: each tried ``C`` whose fit ended (a fit
+        whose every restart emptied a cluster has none) and the voting margin of
         its partition (higher is better separated; in [-1, 1]).
     objective_ : float
         True (non-convex) objective at the solution.

@@ -290,6 +290,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             finally:
                 self._C_fit = None
             self.C_ = AUTO_C[0] if auto else float(self.C)
+            self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
             return self
         params = set(self.get_params(deep=False))
         # one sample for every fit; drawn in _prepare from this stream
