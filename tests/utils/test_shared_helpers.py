@@ -1,4 +1,4 @@
-"""Shared helpers: aliases, renamed parameters, degeneracy, scale, verbosity."""
+"""Shared helpers: aliases, degeneracy, scale, verbosity."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from marginclust.utils import (
     progress,
     report,
     resolve_alias,
-    resolve_renamed,
 )
 
 
@@ -26,19 +25,6 @@ def test_resolve_alias_canonical_alias_and_unknown():
         resolve_alias("kmeens", "init", allowed, {"kmeans": "k-means"})
     arr = np.zeros((2, 2))
     assert resolve_alias(arr, "init", allowed) is arr
-
-
-class _Est:
-    def __init__(self, gamma="scale", sigma="deprecated"):
-        self.gamma = gamma
-        self.sigma = sigma
-
-
-def test_resolve_renamed_prefers_new_and_converts_old():
-    assert resolve_renamed(_Est(gamma=0.5), "sigma", "gamma") == 0.5
-    with pytest.warns(FutureWarning, match=r"_Est\(sigma=...\) is deprecated.*use gamma"):
-        got = resolve_renamed(_Est(sigma=2.0), "sigma", "gamma", lambda s: 1 / (2 * s**2))
-    assert got == pytest.approx(0.125)
 
 
 def test_degeneracy_counts_and_threshold():

@@ -37,7 +37,6 @@ from ._validation import (
     describe_bad_values,
     min_cluster_size,
     resolve_alias,
-    resolve_renamed,
 )
 
 __all__ = [
@@ -84,7 +83,6 @@ __all__ = [
     "progress",
     "report",
     "resolve_alias",
-    "resolve_renamed",
     "shorten",
     "spawn_seeds",
 ]

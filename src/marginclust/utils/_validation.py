@@ -44,7 +44,6 @@ __all__ = [
     "describe_bad_values",
     "min_cluster_size",
     "resolve_alias",
-    "resolve_renamed",
 ]
 
 
@@ -412,39 +411,6 @@ def resolve_alias(
         )
         return new
     raise ValueError(f"{name} must be one of {list(allowed)} or an array; got {value!r}.")
-
-
-def resolve_renamed(estimator: Any, old: str, new: str, convert: Any = None) -> Any:
-    """Value of a renamed parameter: the new one, or the deprecated old one with a warning.
-
-    The old parameter stays in ``__init__`` with default ``"deprecated"`` for one
-    release, as scikit-learn does. ``convert`` maps an old value to the new
-    parameter's meaning (e.g. ``sigma -> gamma = 1 / (2 sigma^2)``).
-
-    Parameters
-    ----------
-    estimator : object
-        The estimator holding both parameters.
-    old, new : str
-        Parameter names.
-    convert : callable, optional
-        Maps the old value to the new parameter's value.
-
-    Returns
-    -------
-    value : object
-        The value to use for ``new``.
-    """
-    old_value = getattr(estimator, old, "deprecated")
-    if isinstance(old_value, str) and old_value == "deprecated":
-        return getattr(estimator, new)
-    warnings.warn(
-        f"{type(estimator).__name__}({old}=...) is deprecated and will be removed in 0.3; "
-        f"use {new} instead.",
-        FutureWarning,
-        stacklevel=3,
-    )
-    return convert(old_value) if convert is not None else old_value
 
 
 def check_finite_scale(X: Any, name: str = "X") -> None:
