@@ -622,7 +622,14 @@ def test_sparse_equals_dense(config, fmt, case):
     out = fit_record(config.id, case, fmt=fmt)
     _assert_clean(out, check, fmt)
     d, s = dense.value, out.value
-    if "decision_function" in d:
+    # the bound holds for fits that end on the same final subproblem (the same argmax on
+    # the training rows); sums grouped otherwise can end an inner solve elsewhere within
+    # its tolerance and move the next linearisation to another local minimum (measured:
+    # CPMMC without the floor at C=1, Case(seed=132, n=48, d=2, k=3, std=0.3): dense
+    # objective 0.4013 after the first CCCP step, sparse 0.4040, both within C * tol of
+    # that subproblem's minimum; the dense fit then empties a cluster)
+    same_path = np.array_equal(d["predict"], s["predict"])
+    if "decision_function" in d and same_path:
         fd, fs = d["decision_function"], s["decision_function"]
         gap = float(np.max(np.abs(fd - fs)))
         scale = max(1.0, float(np.max(np.abs(fd))))
