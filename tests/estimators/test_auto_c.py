@@ -98,6 +98,15 @@ def test_auto_with_pairs_fits_once_at_ten(cls):
     assert not hasattr(refit, "C_scores_")
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_auto_with_one_cluster_fits_once_at_ten(cls):
+    """One cluster: nothing to judge, one fit (the trivial partition) at C=10."""
+    X, _ = _iris()
+    est = cls(1).fit(X)
+    assert est.C_ == 10.0 and not hasattr(est, "C_scores_")
+    assert est.n_clusters_found_ == 1 and not est.labels_.any()
+
+
 @pytest.mark.parametrize("cls, stop", [(BMMC, "max_iter"), (CPMMC, "cccp_max_iter")])
 def test_auto_reports_only_the_kept_fits_warnings(cls, stop):
     """Every fit stops at one CCCP iteration here; the user hears it once, from the kept fit."""

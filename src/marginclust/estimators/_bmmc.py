@@ -49,15 +49,16 @@ class BMMC(LinearMMCBase):
         better separated by the label-free judge of
         :class:`~marginclust.MaxMarginClustering` (the class-balanced voting
         margin of the 7-nearest-neighbour rule, on at most 2,000 rows) is kept
-        with its own warnings; ``C=10`` on a tie and with must-link /
-        cannot-link pairs (the judge knows nothing of them). Neither value is
+        with its own warnings; ``C=10`` on a tie, with must-link /
+        cannot-link pairs (the judge knows nothing of them) and with one
+        cluster (one fit). Neither value is
         better everywhere: at ``C=1`` (0.1's default) four 3-D blobs 7.9
         standard deviations apart (``make_blobs(n, 3, centers=4,
         cluster_std=0.5, random_state=0)``) lose a cluster at every n from 1e3
         to 1e5 (accuracy .75-.875), where ``C=10`` keeps them (at least .997),
         while on real data the partition at ``C=1`` is often the better one
         (Notes). ``C_`` is the value kept. Costs the two fits and a
-        7-neighbour graph: 1.6-2.2x the CPU time of one fit at ``C=10`` on
+        7-neighbour graph: 1.7-2.3x the CPU time of one fit at ``C=10`` on
         100,000 x 20 blobs.
     balance : int or float, default=0.1
         The ``l`` of eq. (3)/(21): an int is the absolute bound on
@@ -137,7 +138,8 @@ class BMMC(LinearMMCBase):
     C_ : float
         The ``C`` of the kept fit (``C`` itself unless ``C="auto"``).
     C_scores_ : dict of float to float
-        ``C="auto"`` without pairs only: each tried ``C`` whose fit ended (a fit
+        ``C="auto"`` without pairs and with two or more clusters only: each tried
+        ``C`` whose fit ended (a fit
         whose every restart emptied a cluster has none) and the voting margin of
         its partition (higher is better separated; in [-1, 1]).
     objective_ : float

@@ -121,11 +121,10 @@ class CPMMC(LinearMMCBase):
     intercept_ : ndarray of shape (1,) or (n_clusters,)
         Offsets.
     C_ : float
-        The ``C`` of the kept fit (``C`` itself unless ``C="auto"``).
+        The ``C`` of the kept fit, as in :class:`~marginclust.BMMC`.
     C_scores_ : dict of float to float
-        ``C="auto"`` without pairs only: each tried ``C`` whose fit ended (a fit
-        whose every restart emptied a cluster has none) and the voting margin of
-        its partition (higher is better separated; in [-1, 1]).
+        Each tried ``C`` and its partition's voting margin, as in
+        :class:`~marginclust.BMMC`.
     objective_ : float
         True MMC objective (eq. 3 / eq. 22) at the solution (binary: the lowest
         entry of ``objective_history_``, whose iterate is the model).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Any, ClassVar
 
 import numpy as np
@@ -267,7 +268,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
 
     # ------------------------------------------------------------ C="auto"
     _C_fit: float | None = None  # the C of the fit under way (None: the parameter's)
-    _judge_sample: Any = None  # (rows, their indices) judged under C="auto"
+    _judge_rng: np.random.RandomState | None = None  # C="auto": draws the judged rows
+    _judge_sample: Any = None  # C="auto": (rows, their indices), drawn once per fit
 
     def _fit(self, X: Any, **fit_params: Any) -> Any:
         """One fit at the given ``C``; under ``C="auto"`` one per :data:`AUTO_C`, judged.
@@ -277,13 +279,14 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         margin on a sample of rows (:func:`partition_margin`, the judge of
         :class:`~marginclust.MaxMarginClustering`) is kept with its warnings; the
         other's attributes and warnings are dropped. With must-link / cannot-link
-        pairs the judge, which knows nothing of them, is not used: the fit is at
-        ``AUTO_C[0]``.
+        pairs the judge, which knows nothing of them, is not used, and with one
+        cluster there is nothing to judge: the fit is at ``AUTO_C[0]``.
         """
         auto = isinstance(self.C, str) and self.C == "auto"
         pairs = fit_params.get("must_link") is not None or fit_params.get(
             "cannot_link") is not None
-        if not auto or pairs:
+        one = isinstance(self.n_clusters, Integral) and self.n_clusters == 1
+        if not auto or pairs or one:
             self._C_fit = AUTO_C[0] if auto else None
             try:
                 super()._fit(X, **fit_params)
@@ -293,8 +296,8 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
             self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
             return self
         params = set(self.get_params(deep=False))
-        # one sample for every fit; drawn in _prepare from this stream
-        self._judge_sample = check_random_state(getattr(self, "random_state", None))
+        # one sample for every fit, drawn in the first fit's _prepare from this stream
+        self._judge_rng = check_random_state(getattr(self, "random_state", None))
         best: tuple[float, float, dict[str, Any], list[Any]] | None = None
         scores: dict[float, float] = {}
         error: EmptyClusterError | None = None
@@ -318,8 +321,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
                     state = {k: v for k, v in vars(self).items() if k not in params}
                     best = (c, score, state, list(caught))
         finally:
-            self._C_fit = None
-            self._judge_sample = None
+            self._C_fit, self._judge_rng, self._judge_sample = None, None, None
         if best is None:
             assert error is not None
             raise error
@@ -327,7 +329,7 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         for name in [k for k in vars(self) if k not in params]:
             delattr(self, name)
         self.__dict__.update(state)
-        self._C_fit, self._judge_sample = None, None
+        self._C_fit, self._judge_rng, self._judge_sample = None, None, None
         self.C_ = c
         self.C_scores_ = scores
         for w in caught:  # the kept fit's warnings only
@@ -335,13 +337,13 @@ class LinearMMCBase(TransformerMixin, BaseClusterer):
         return self
 
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        if isinstance(self._judge_sample, np.random.RandomState):
+        if self._judge_rng is not None and self._judge_sample is None:
             # C="auto": the rows every fit is judged on, drawn once
             if isinstance(X, RowBackend):
                 rows: Any = X
             else:  # COO has no rows to index: the sample's rows are taken from CSR
                 rows = RowBlocks(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
-            self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_sample)
+            self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_rng)
         return self._make_context(
             X,
             fit_params.get("must_link"),
