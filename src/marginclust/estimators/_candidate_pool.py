@@ -29,6 +29,7 @@ from scipy.cluster.hierarchy import linkage
 from sklearn.base import clone
 from sklearn.cluster import KMeans
 from sklearn.mixture import GaussianMixture
+from sklearn.utils.validation import has_fit_parameter
 
 from ..exceptions import ConvergenceWarning
 from ..feature_maps._graph import first_appearance_order
@@ -37,7 +38,7 @@ from ..solvers._genie import euclidean_mst, genie_labels
 from ..solvers._hierarchy import cut_linkage
 from ..solvers._spectral import cluster_qr
 
-__all__ = ["DEFAULT_POOL", "GENERATORS", "fit_candidate"]
+__all__ = ["DEFAULT_POOL", "GENERATORS", "WEIGHTED", "fit_candidate"]
 
 Labels = npt.NDArray[np.intp]
 Generator = Callable[..., dict[int, Labels]]
@@ -72,8 +73,9 @@ def _spectral(Z: Any, ks: tuple[int, ...], seed: int, width: float,
 
 
 def _kmeans(Z: Any, ks: tuple[int, ...], seed: int, width: float,
-            n_init: int = 10) -> dict[int, Labels]:
-    return {k: KMeans(k, n_init=n_init, random_state=seed).fit(Z).labels_ for k in ks}
+            n_init: int = 10, sample_weight: Any = None) -> dict[int, Labels]:
+    return {k: KMeans(k, n_init=n_init, random_state=seed).fit(
+        Z, sample_weight=sample_weight).labels_ for k in ks}
 
 
 def _ward(Z: Any, ks: tuple[int, ...], seed: int, width: float) -> dict[int, Labels]:
@@ -114,18 +116,26 @@ GENERATORS: dict[str, Generator] = {
 }
 
 
+# The generators whose fit takes ``sample_weight`` (a point of weight r counts as r rows);
+# the others see each distinct row once.
+WEIGHTED: frozenset[str] = frozenset({"k-means"})
+
+
 def _estimator_generator(estimator: Any) -> Generator:
     """A scikit-learn clusterer as a generator (``n_clusters`` or ``n_components`` set)."""
 
-    def gen(Z: Any, ks: tuple[int, ...], seed: int, width: float) -> dict[int, Labels]:
+    def gen(Z: Any, ks: tuple[int, ...], seed: int, width: float,
+            sample_weight: Any = None) -> dict[int, Labels]:
         params = estimator.get_params()
         key = "n_clusters" if "n_clusters" in params else "n_components"
+        weighted = sample_weight is not None and has_fit_parameter(estimator, "sample_weight")
         out = {}
         for k in ks:
             est = clone(estimator).set_params(**{key: k})
             if "random_state" in params and params["random_state"] is None:
                 est.set_params(random_state=seed)
-            out[k] = est.fit_predict(Z)
+            out[k] = (est.fit_predict(Z, sample_weight=sample_weight) if weighted
+                      else est.fit_predict(Z))
         return out
 
     return gen
@@ -134,6 +144,7 @@ def _estimator_generator(estimator: Any) -> Generator:
 def fit_candidate(
     spec: str | tuple[str, Mapping[str, Any]] | Any, Z: npt.NDArray[np.float64],
     ks: tuple[int, ...], seed: int, width: float,
+    sample_weight: npt.NDArray[np.float64] | None = None,
 ) -> tuple[dict[int, Labels], float]:
     """One candidate's labels for every ``k`` in ``ks`` and the seconds it took.
 
@@ -154,6 +165,10 @@ def fit_candidate(
         Seed of the candidate's randomness.
     width : float
         The data's local length scale.
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        Weight of each row, passed to the generators that take weights
+        (:data:`WEIGHTED`, and scikit-learn clusterers whose ``fit`` has
+        ``sample_weight``); the others see each row once.
 
     Returns
     -------
@@ -168,6 +183,9 @@ def fit_candidate(
         gen, params = GENERATORS[spec[0]], dict(spec[1])
     else:
         gen, params = _estimator_generator(spec), {}
+    if sample_weight is not None and (not isinstance(spec, str | tuple)
+                                      or (spec if isinstance(spec, str) else spec[0]) in WEIGHTED):
+        params["sample_weight"] = sample_weight
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.cluster import KMeans
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -33,16 +32,21 @@ from ..utils import (
     check_distinct_rows,
     check_n_clusters,
     check_parameters,
+    check_sample_weight,
     count_distinct_rows,
+    distinct_rows,
     report,
     spawn_seeds,
 )
 from ..utils._blocks import sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
+from ..utils._validation import DistinctRows
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
+from ._separation import CLEAR_SEPARATION, VALLEY, PairSeparation, pair_separations
 
 __all__ = [
     "Candidate",
+    "KScore",
     "MaxMarginClustering",
     "margin_search_labels",
     "margin_search_start",
@@ -51,6 +55,8 @@ __all__ = [
 
 # Rows per block when the margin classifier labels many points (bounded memory).
 _BLOCK_ROWS = 4096
+# Reference draws of each kind (Gaussian, uniform box) per boundary tested.
+_REFERENCE_DRAWS = 2
 
 
 @dataclass(frozen=True)
@@ -358,7 +364,8 @@ class MaxMarginClustering(BaseClusterer):
 
     # ------------------------------------------------------------------ fit
     def fit(
-        self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None
+        self, X: Any, y: Any = None, *, sample_weight: Any = None, must_link: Any = None,
+        cannot_link: Any = None,
     ) -> MaxMarginClustering:
         """Generate the candidates on ``X``, judge them, keep the best, train the classifier.
 
@@ -368,6 +375,10 @@ class MaxMarginClustering(BaseClusterer):
             Training data.
         y : Ignored
             Not used, present for API consistency by convention.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each row; a row of weight ``r`` counts as ``r``
+            identical rows (and identical rows count as one point of their summed
+            weight). Rows of weight 0 are labelled by the margin classifier only.
         must_link : array-like of shape (n_pairs, 2), default=None
             Index pairs of rows that should share a cluster.
         cannot_link : array-like of shape (n_pairs, 2), default=None
@@ -381,30 +392,42 @@ class MaxMarginClustering(BaseClusterer):
         X = self._validate_fit_data(X)
         n = X.shape[0]
         ks = self._check_parameters(n)
-        # K clusters need K distinct rows; "auto" tries only the K the data can hold.
-        distinct = count_distinct_rows(X, max(ks))
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        # identical rows are one point of their summed weight: the vote, the K rule
+        # and the candidates then see the same points however often a row is repeated
+        points = distinct_rows(X, w)
+        P = X[points.first]
+        live = np.flatnonzero(points.weights > 0)
+        # weights relative to the largest: rows repeated r times each give unit weights
+        # exactly, and so the same operations as rows given once
+        pw = points.weights / points.weights[live].max()
+        uniform = bool(np.all(pw[live] == 1.0))
         if isinstance(self.n_clusters, str):
-            check_distinct_rows(X, 2)
-            ks = tuple(k for k in ks if k <= distinct)
+            check_distinct_rows(P[live], 2)
+            ks = tuple(k for k in ks if k <= live.size)
         else:
-            check_distinct_rows(X, ks[0])
-        pairs = make_pairs(must_link, cannot_link, n, ks[0] if len(ks) == 1 else None)
+            check_distinct_rows(P[live], ks[0])
+        pairs = self._point_pairs(must_link, cannot_link, n, points, pw,
+                                  ks[0] if len(ks) == 1 else None)
         closure = pairs.closure
         rng = check_random_state(self.random_state)
         memory = check_memory(self.memory)
-        Z, self._mean, self._scale = _working_frame(X)
+        Z, self._mean, self._scale = _working_frame(P[live], None if uniform else pw[live])
+        Z = (np.asarray(P, dtype=np.float64) - self._mean) * self._scale if live.size < len(P) \
+            else Z
 
-        m = min(n, int(self.max_samples))
-        if m == n:
-            rows = np.arange(n)
+        m = min(live.size, int(self.max_samples))
+        if m == live.size:
+            rows = live
         elif closure is None:
-            rows = np.sort(rng.choice(n, m, replace=False))
-        else:  # the pairs' rows, and a random subset of the others
-            others = np.setdiff1d(np.arange(n), closure.rows)
+            rows = np.sort(live[rng.choice(live.size, m, replace=False)])
+        else:  # the pairs' points, and a random subset of the others
+            others = np.setdiff1d(live, closure.rows)
             fill = rng.choice(others, max(m - closure.rows.size, 0), replace=False)
             rows = np.sort(np.concatenate([closure.rows, fill]))
             m = rows.size
         Zs = np.ascontiguousarray(Z[rows])
+        ws = None if uniform else pw[rows]
         ks = tuple(k for k in ks if k <= m)
         if not ks:
             raise ValueError(
@@ -430,7 +453,7 @@ class MaxMarginClustering(BaseClusterer):
         for spec, seed in zip(self._pool, seeds[:-1]):
             name = _candidate_name(spec)
             try:
-                by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width)
+                by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width, ws)
             except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
                 message = f"{type(exc).__name__}: {exc}"
                 failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
@@ -439,8 +462,8 @@ class MaxMarginClustering(BaseClusterer):
                 continue
             for k in ks:
                 labels = by_k[k]
-                margins = vote_margins(labels, graph.indices, k)
-                score = class_balanced_mean(margins, labels, k)
+                margins = vote_margins(labels, graph.indices, k, ws)
+                score = class_balanced_mean(margins, labels, k, weights=ws)
                 sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
                 broken = _violated_pairs(labels, *pair_pos)
                 judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
@@ -453,10 +476,13 @@ class MaxMarginClustering(BaseClusterer):
                     f"{c.name}: {c.error}" for c in failures)
             )
         consistent = _consistent(judged, pairs.size)
-        best, labels = self._select(
-            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent))
+        best, labels, self.k_scores_ = self._select(
+            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
+            Zs, graph.indices, ws, int(seeds[-1]), auto=isinstance(self.n_clusters, str),
+            with_pairs=closure is not None,
         )
-        if closure is not None:  # the pairs are facts about these rows: their labels keep them
+        if closure is not None and best.n_clusters > 1:
+            # the pairs are facts about these rows: their labels keep them
             labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
         # the non-empty clusters numbered first (the contract of every clusterer)
         labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
@@ -465,34 +491,53 @@ class MaxMarginClustering(BaseClusterer):
         self.score_ = best.score
         self.n_clusters_ = best.n_clusters
         self._n_clusters = best.n_clusters
-        self.sample_indices_ = rows
-        report(self.verbose, "chosen: %s with K=%d (margin %.4f)", best.name, best.n_clusters,
-               best.score)
+        self.sample_indices_ = points.first[rows]
+        chosen = next(row for row in self.k_scores_ if row.n_clusters == best.n_clusters)
+        self.null_score_ = chosen.reference
+        self.separation_ = chosen.separation
+        report(self.verbose, "chosen: %s with K=%d (margin %.4f, separation %.3f)", best.name,
+               best.n_clusters, best.score, chosen.separation)
 
         self.gamma_ = 1.0 / (2.0 * (2.0 * width) ** 2)
         present = np.unique(labels)
         self.calibrated_classifier_: CalibratedClassifierCV | None = None
         if present.size > 1:
-            self.classifier_: SVC | None = SVC(C=float(self.C), gamma=self.gamma_).fit(Zs, labels)
-            predicted = self._classify(Z)
+            self.classifier_: SVC | None = SVC(C=float(self.C), gamma=self.gamma_).fit(
+                Zs, labels, sample_weight=ws)
+            on_points = self._classify(Z)
             if self.probability:
-                self.calibrated_classifier_ = self._calibrate(Zs, labels)
+                self.calibrated_classifier_ = self._calibrate(Zs, labels, ws)
         else:  # a single cluster: every point belongs to it
             self.classifier_ = None
-            predicted = np.full(n, present[0], dtype=np.intp)
-        self.null_score_ = _null_score(Zs, best.n_clusters, int(self.n_neighbors),
-                                       int(seeds[-1]))
-        gain = best.score - self.null_score_
-        self.separation_ = gain / (1.0 - self.null_score_) if self.null_score_ < 1.0 else (
-            1.0 if gain >= 0 else 0.0)
+            on_points = np.full(len(P), present[0], dtype=np.intp)
         self._present = present
-        full = predicted.copy()
-        full[rows] = labels
-        self.labels_ = full
+        point_labels = on_points.copy()
+        point_labels[rows] = labels
+        self.labels_ = point_labels[points.inverse]
         self._best = best
         # the base lists the rows where labels_ (the candidate's) and predict differ
-        self._finish_fit(X, predicted=predicted)
+        self._finish_fit(X, predicted=on_points[points.inverse])
         return self
+
+    @staticmethod
+    def _point_pairs(must_link: Any, cannot_link: Any, n: int, points: DistinctRows,
+                     weights: npt.NDArray[np.float64], k: int | None) -> PairSet:
+        """The pairs, validated on the rows, as pairs of distinct points."""
+        pairs = make_pairs(must_link, cannot_link, n, k)
+        if pairs.size == 0 or points.first.size == n:
+            return pairs
+        u, v = points.inverse[pairs.u], points.inverse[pairs.v]
+        if np.any(weights[np.concatenate([u, v])] == 0):
+            raise ValueError("must_link and cannot_link may not name rows of weight 0 "
+                             "(the candidates are fitted to rows of positive weight).")
+        same = u == v
+        if np.any(same & (pairs.z < 0)):
+            raise ValueError("A cannot-link joins two identical rows: no partition "
+                             "separates them.")
+        keep = ~same  # a must-link between copies of one row holds in every partition
+        ml = np.column_stack([u, v])[keep & (pairs.z > 0)]
+        cl = np.column_stack([u, v])[keep & (pairs.z < 0)]
+        return make_pairs(ml, cl, points.first.size, k)
 
     def _warn_if_degenerate(self, deg: Any = None) -> None:
         """``n_clusters_found_`` and this estimator's own warnings (collapse, separation)."""
@@ -502,23 +547,65 @@ class MaxMarginClustering(BaseClusterer):
     def _select(
         judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]],
         ks: tuple[int, ...],
-    ) -> tuple[Candidate, npt.NDArray[np.intp]]:
-        """The best candidate per K (the first in pool order on ties), then the K."""
-        best_per_k: dict[int, tuple[Candidate, npt.NDArray[np.intp], float]] = {}
-        for cand, labels, margins in judged:
-            kept = best_per_k.get(cand.n_clusters)
-            if kept is None or cand.score > kept[0].score:
-                se = _standard_error(labels, margins, cand.n_clusters)
-                best_per_k[cand.n_clusters] = (cand, labels, se)
-        top = max(c.score for c, _, _ in best_per_k.values())
-        for k in sorted(ks, reverse=True):
-            cand, labels, se = best_per_k[k]
-            if cand.score + se >= top:
-                return cand, labels
-        raise AssertionError("unreachable: the best K is within its own standard error")
+        Z: npt.NDArray[np.float64],
+        neighbors: npt.NDArray[np.intp],
+        weights: npt.NDArray[np.float64] | None,
+        seed: int,
+        *,
+        auto: bool,
+        with_pairs: bool,
+    ) -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
+        """The best candidate per K (the first in pool order on ties), then the K.
+
+        Each K's best partition has its boundaries judged against structureless
+        data (:func:`~marginclust.estimators._separation.pair_separations`). With
+        ``auto``, K rises from the smallest tried while the partitions stay clearly
+        separated: the K kept is the last of the first run of clearly separated
+        ones, and one cluster when no K is (see the class docstring).
+        """
+        by_k: dict[int, list[tuple[Candidate, npt.NDArray[np.intp]]]] = {}
+        for cand, labels, _ in judged:
+            by_k.setdefault(cand.n_clusters, []).append((cand, labels))
+        best_per_k: dict[int, tuple[Candidate, npt.NDArray[np.intp]]] = {}
+        table: list[KScore] = []
+        chosen, ended = 0, False
+        for k in sorted(ks):
+            # by score, the first in pool order on ties; the first whose boundaries are
+            # all clear is kept (a high margin with a boundary across uniform density,
+            # a cut in a sparse tail, is not a partition into clusters), else the top
+            ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
+            rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
+            for cand, labels in ranked[:1] if ended else ranked:
+                # the others only need to know whether they are separated
+                tests = pair_separations(Z, labels, k, neighbors, weights=weights,
+                                         draws=_REFERENCE_DRAWS, seed=seed + k,
+                                         until_unclear=bool(rows))
+                rows.append((_k_score(cand, tests), cand, labels))
+                if rows[-1][0].separated:
+                    break
+            row, cand, labels = next((r for r in rows if r[0].separated), rows[0])
+            best_per_k[k] = (cand, labels)
+            table.append(row)
+            if row.separated and not ended:
+                chosen = k
+            # the first run of clearly separated K has ended: later K are tabled only
+            ended = ended or (chosen > 0 and not row.separated)
+        if not auto:
+            return (*best_per_k[ks[0]], table)
+        if chosen == 0 and with_pairs:  # the pairs ask for clusters: the clearest K
+            chosen = max(table, key=lambda row: row.separation).n_clusters
+        if chosen == 0:
+            m = Z.shape[0]
+            one = Candidate("one cluster", 1, 1.0, (m,), 0.0)
+            table.insert(0, KScore(1, 1.0, float("nan"), float("nan"), float("nan"),
+                                   float("nan"), True))
+            return one, np.zeros(m, dtype=np.intp), table
+        return (*best_per_k[chosen], table)
 
     def _calibrate(self, Z: npt.NDArray[np.float64],
-                   labels: npt.NDArray[np.intp]) -> CalibratedClassifierCV | None:
+                   labels: npt.NDArray[np.intp],
+                   weights: npt.NDArray[np.float64] | None = None,
+                   ) -> CalibratedClassifierCV | None:
         """Platt scaling of the margin classifier on cross-validated decision values."""
         folds = int(min(5, np.bincount(labels)[np.unique(labels)].min()))
         if folds < 2:
@@ -530,11 +617,21 @@ class MaxMarginClustering(BaseClusterer):
         return CalibratedClassifierCV(
             SVC(C=float(self.C), gamma=self.gamma_), method="sigmoid", cv=folds,
             ensemble=False,
-        ).fit(Z, labels)
+        ).fit(Z, labels, sample_weight=weights)
 
     def _warn(self, best: Candidate) -> None:
         self.n_clusters_found_ = int(np.count_nonzero(best.cluster_sizes))
-        if self.n_clusters_found_ < best.n_clusters:
+        chosen = next(row for row in self.k_scores_ if row.n_clusters == best.n_clusters)
+        if best.n_clusters == 1 and isinstance(self.n_clusters, str):
+            tried = [row.n_clusters for row in self.k_scores_ if row.n_clusters > 1]
+            warnings.warn(
+                f"MaxMarginClustering found one cluster: no partition into {min(tried)} to "
+                f"{max(tried)} clusters has clearly separated clusters (k_scores_ lists each "
+                "K's weakest boundary against data without clusters).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif self.n_clusters_found_ < best.n_clusters:
             warnings.warn(
                 f"MaxMarginClustering found only {self.n_clusters_found_} non-empty clusters "
                 f"of n_clusters={best.n_clusters}: every candidate merged some. "
@@ -542,15 +639,15 @@ class MaxMarginClustering(BaseClusterer):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        elif self.separation_ < self._clear_separation:
+        elif not chosen.separated:
             warnings.warn(
                 f"No candidate partition into {best.n_clusters} clusters is clearly "
-                f"separated: the best ({best.name}, voting margin {best.score:.3f}) is "
-                f"hardly better separated than a k-means split of one Gaussian blob of the "
-                f"same size and covariance (margin {self.null_score_:.3f}; separation_ = "
-                f"{self.separation_:.2f} < {self._clear_separation}). The clusters overlap "
-                "or are absent at this K; try another n_clusters (or 'auto'), or "
-                "candidates suited to the data.",
+                f"separated: the best ({best.name}, voting margin {best.score:.3f}) has a "
+                f"boundary hardly better than a split of data without clusters of the same "
+                f"size and spread (separation_ = {self.separation_:.2f}, clear from "
+                f"{CLEAR_SEPARATION}; density valley {chosen.valley:.2f}, clear from "
+                f"{VALLEY}). The clusters overlap or are absent at this K; try another "
+                "n_clusters (or 'auto'), or candidates suited to the data.",
                 ConvergenceWarning,
                 stacklevel=3,
             )
@@ -618,34 +715,70 @@ def _candidate_name(spec: Any) -> str:
 
 
 def _working_frame(
-    X: npt.NDArray[np.floating],
+    X: npt.NDArray[np.floating], weights: npt.NDArray[np.float64] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
     """``Z = (X - mean) * scale`` with unit overall standard deviation, and the map's terms.
 
     The centring and power-of-two rescaling of :func:`~marginclust.utils.centred_frame`
     keep the squares finite at any scale; one more factor brings the overall standard
-    deviation to 1 (the benchmark framework's "original" preprocessing).
+    deviation to 1 (the benchmark framework's "original" preprocessing). With
+    ``weights`` (a row of weight ``r`` counts ``r`` times) the mean and the standard
+    deviation are weighted.
     """
     frame = centred_frame(np.asarray(X, dtype=np.float64))
-    spread = float(np.sqrt(frame.sq_total / frame.Z.size))
-    Z = np.asarray(frame.Z / spread, dtype=np.float64)
-    return Z, np.asarray(frame.mean, dtype=np.float64), frame.scale / spread
+    if weights is None:
+        spread = float(np.sqrt(frame.sq_total / frame.Z.size))
+        Z = np.asarray(frame.Z / spread, dtype=np.float64)
+        return Z, np.asarray(frame.mean, dtype=np.float64), frame.scale / spread
+    share = weights / weights.sum()
+    shift = share @ frame.Z
+    Z = np.asarray(frame.Z - shift, dtype=np.float64)
+    spread = float(np.sqrt(share @ np.einsum("ij,ij->i", Z, Z) / Z.shape[1]))
+    Z /= spread
+    return Z, np.asarray(frame.mean + shift / frame.scale, dtype=np.float64), frame.scale / spread
 
 
-def _null_score(Z: npt.NDArray[np.float64], k: int, n_neighbors: int, seed: int) -> float:
-    """The voting margin of a k-means split of one Gaussian blob shaped like ``Z``.
+class KScore(NamedTuple):
+    """One number of clusters as judged by ``MaxMarginClustering``: a row of ``k_scores_``.
 
-    The reference of the gap statistic (Tibshirani, Walther & Hastie 2001) for the
-    margin: as many points, the same mean and covariance (drawn through the thin
-    SVD of the centred data, so a rank-deficient covariance is fine), no clusters.
+    Parameters
+    ----------
+    n_clusters : int
+        The number of clusters.
+    score : float
+        Voting margin of its best candidate partition.
+    separation : float
+        Its weakest boundary's separation against data without clusters (1 when
+        no two clusters touch; NaN for one cluster).
+    reference : float
+        That boundary's reference margin: two-means splits of structureless
+        data shaped like the two clusters' union.
+    error : float
+        The reference's sampling error (standard deviation over the draws).
+    valley : float
+        The smallest density valley among its boundaries (``inf`` when none).
+    separated : bool
+        Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5).
     """
-    rng = np.random.RandomState(seed)
-    m = Z.shape[0]
-    centred = Z - Z.mean(axis=0)
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)
-    blob = (rng.standard_normal((m, s.size)) * (s / np.sqrt(max(m - 1, 1)))) @ vt
-    labels = KMeans(k, n_init=3, random_state=seed).fit(blob).labels_.astype(np.intp)
-    return partition_margin(blob, labels, k, n_neighbors)
+
+    n_clusters: int
+    score: float
+    separation: float
+    reference: float
+    error: float
+    valley: float
+    separated: bool
+
+
+def _k_score(cand: Candidate, tests: list[PairSeparation]) -> KScore:
+    """The row of ``k_scores_`` of one partition from its boundaries' tests."""
+    if not tests:
+        return KScore(cand.n_clusters, cand.score, 1.0, float("nan"), float("nan"),
+                      float("inf"), True)
+    weakest = min(tests, key=lambda t: (t.clear, t.separation))
+    return KScore(cand.n_clusters, cand.score, min(t.separation for t in tests),
+                  weakest.reference, weakest.error, min(t.valley for t in tests),
+                  all(t.clear for t in tests))
 
 
 def partition_margin(
@@ -690,17 +823,6 @@ def partition_margin(
     graph = NeighborGraph.from_data(X, int(n_neighbors))
     return class_balanced_mean(vote_margins(labels, graph.indices, n_clusters), labels,
                                n_clusters)
-
-
-def _standard_error(labels: npt.NDArray[np.intp], margins: npt.NDArray[np.float64],
-                    k: int) -> float:
-    """Standard error of the class-balanced mean: ``sqrt(sum_c var_c / n_c) / K``."""
-    total = 0.0
-    for c in range(k):
-        m = margins[labels == c]
-        if m.size > 1:
-            total += float(np.var(m, ddof=1)) / m.size
-    return float(np.sqrt(total)) / k
 
 
 def _violated_pairs(

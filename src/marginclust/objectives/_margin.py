@@ -34,7 +34,8 @@ __all__ = ["class_balanced_mean", "gini_index", "vote_margins"]
 
 
 def vote_margins(
-    labels: npt.NDArray[np.intp], neighbors: npt.NDArray[np.intp], n_clusters: int
+    labels: npt.NDArray[np.intp], neighbors: npt.NDArray[np.intp], n_clusters: int,
+    weights: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Out-of-fold functional margin of the k-nearest-neighbour vote, per point.
 
@@ -46,6 +47,11 @@ def vote_margins(
         Indices of each point's k nearest neighbours, the point itself excluded.
     n_clusters : int
         Number of clusters.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Positive weight of each point (a point of weight ``r`` stands for ``r``
+        identical rows): a neighbour's vote counts its weight, and the margin is
+        divided by the neighbours' total weight. Scaling every weight by one
+        factor leaves the margins unchanged; unit weights give the unweighted vote.
 
     Returns
     -------
@@ -63,16 +69,22 @@ def vote_margins(
     n, k = neighbors.shape
     votes = np.zeros((n, n_clusters))
     rows = np.repeat(np.arange(n), k)
-    np.add.at(votes, (rows, labels[neighbors].ravel()), 1.0)
+    if weights is None:
+        np.add.at(votes, (rows, labels[neighbors].ravel()), 1.0)
+        total: float | npt.NDArray[np.float64] = float(k)
+    else:
+        w = weights[neighbors]
+        np.add.at(votes, (rows, labels[neighbors].ravel()), w.ravel())
+        total = w.sum(axis=1)
     own = votes[np.arange(n), labels].copy()
     votes[np.arange(n), labels] = -np.inf
     other = votes.max(axis=1) if n_clusters > 1 else np.zeros(n)
-    return (own - other) / k
+    return (own - other) / total
 
 
 def class_balanced_mean(
     values: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int,
-    *, empty: float = -1.0,
+    *, empty: float = -1.0, weights: npt.NDArray[np.float64] | None = None,
 ) -> float:
     """Mean over clusters of each cluster's mean value (``empty`` for an empty cluster).
 
@@ -86,6 +98,8 @@ def class_balanced_mean(
         Number of clusters asked for (empty ones included).
     empty : float, default=-1.0
         The value of a cluster without points.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Positive weight of each point: each cluster's mean is then weighted.
 
     Returns
     -------
@@ -100,9 +114,14 @@ def class_balanced_mean(
     >>> class_balanced_mean(np.array([1.0, 1.0]), np.array([0, 0]), 2)
     0.0
     """
-    sums = np.bincount(labels, weights=values, minlength=n_clusters)
-    counts = np.bincount(labels, minlength=n_clusters)
-    means = np.where(counts > 0, sums / np.maximum(counts, 1), empty)
+    if weights is None:
+        sums = np.bincount(labels, weights=values, minlength=n_clusters)
+        counts = np.bincount(labels, minlength=n_clusters)
+        means = np.where(counts > 0, sums / np.maximum(counts, 1), empty)
+    else:
+        sums = np.bincount(labels, weights=values * weights, minlength=n_clusters)
+        mass = np.bincount(labels, weights=weights, minlength=n_clusters)
+        means = np.where(mass > 0, sums / np.where(mass > 0, mass, 1.0), empty)
     return float(means.mean())
 
 

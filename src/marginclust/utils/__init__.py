@@ -35,6 +35,7 @@ from ._validation import (
     count_distinct_rows,
     degeneracy,
     describe_bad_values,
+    distinct_rows,
     min_cluster_size,
     resolve_alias,
 )
@@ -73,6 +74,7 @@ __all__ = [
     "check_sample_weight_values",
     "check_unit_interval",
     "count_distinct_rows",
+    "distinct_rows",
     "degeneracy",
     "describe_bad_values",
     "format_seconds",

@@ -888,6 +888,58 @@ def count_distinct_rows(X: Any, limit: int) -> int:
     return len(found)
 
 
+class DistinctRows(NamedTuple):
+    """Distinct rows of ``X`` with their weights (see :func:`distinct_rows`)."""
+
+    first: npt.NDArray[np.intp]
+    inverse: npt.NDArray[np.intp]
+    weights: npt.NDArray[np.float64]
+
+
+def distinct_rows(X: np.ndarray, sample_weight: np.ndarray | None = None) -> DistinctRows:
+    """The distinct rows of dense ``X``, in order of first appearance, with summed weights.
+
+    A row repeated ``r`` times is one point of weight ``r`` (times its weight):
+    a method that judges points by their neighbours, where a row's copies would
+    be its own nearest neighbours, sees the same points however often each row
+    is repeated. ``-0.0`` and ``0.0`` are one value.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Validated, finite, dense data.
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        Non-negative weight of each row (None: one each).
+
+    Returns
+    -------
+    rows : DistinctRows
+        ``first``: the first row of each distinct value, ascending (``X[first]``
+        are the distinct rows); ``inverse``: for every row of ``X``, the position
+        of its value in ``first``; ``weights``: each distinct row's summed weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import distinct_rows
+    >>> X = np.array([[1.0, 2.0], [0.0, 0.0], [1.0, 2.0], [-0.0, 0.0]])
+    >>> d = distinct_rows(X)
+    >>> d.first.tolist(), d.inverse.tolist(), d.weights.tolist()
+    ([0, 1], [0, 1, 0, 1], [2.0, 2.0])
+    """
+    A = np.ascontiguousarray(X) + 0.0  # -0.0 + 0.0 is +0.0: one value, one byte pattern
+    n = A.shape[0]
+    keys = A.view(np.dtype((np.void, A.dtype.itemsize * A.shape[1]))).ravel()
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    inverse = rank[np.asarray(inverse).ravel()].astype(np.intp)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    weights = np.bincount(inverse, weights=w, minlength=order.size).astype(np.float64)
+    return DistinctRows(first[order].astype(np.intp), inverse, weights)
+
+
 def check_distinct_rows(X: Any, n_clusters: int, name: str = "X") -> None:
     """Refuse ``n_clusters`` larger than the number of distinct rows of ``X``.
 

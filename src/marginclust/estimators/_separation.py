@@ -1,0 +1,326 @@
+"""Whether the clusters of a partition are distinct: each boundary against structureless data.
+
+A margin alone cannot count clusters: merging two well-separated clusters keeps
+a partition perfectly separable, so the voting margin never falls as ``K``
+falls, and it cannot say "one cluster". What it misses is a comparison with
+what the same kind of split achieves where there is nothing to find (the gap
+statistic's idea, Tibshirani, Walther & Hastie, JRSS-B 2001). The comparison is
+made per boundary, not per partition: for every pair of clusters that touch
+(some point has a neighbour of the other among its ``n_neighbors``), their
+union is split again into the two, and the split's voting margin is compared
+with the margin of a two-means split of reference data that holds no cluster
+(the hyperplane through its mean across its longest principal axis, where
+two-means ends on such data):
+as many points as the union, drawn (i) from a Gaussian with the union's mean
+and covariance and (ii) uniformly over the box of the union's principal axes
+(the reference the gap statistic recommends), ``draws`` of each; the larger of
+the two mean margins is the reference (the more separable structureless model
+of the two, so that neither uniform nor Gaussian data is taken for clusters).
+
+Two numbers say whether a boundary is real:
+
+- its *separation*, ``(score - reference) / (1 - reference)``: the share of the
+  structureless split's mixed neighbourhoods that the boundary avoids (1: no
+  point has a neighbour across; 0: no better than splitting data without
+  clusters). A boundary is clear from 0.5 on: it removes at least half.
+- its *valley*: how much sparser the data are at the boundary than in the
+  union, ``(rho_B / rho_U) ** d``, with ``rho_B`` the median distance to the
+  ``n_neighbors``-th neighbour of the points whose vote is mixed (the
+  boundary's points), ``rho_U`` the same median over the union, and ``d`` the
+  union's intrinsic dimension (Levina & Bickel's maximum-likelihood estimate
+  from the same neighbour distances, averaged as MacKay & Ghahramani propose):
+  the k-nearest-neighbour density estimate is proportional to ``rho ** -d``, so
+  this is the ratio of the typical density to the boundary's. Neighbour counts
+  do not see density: a cut across a thin ring or chain leaves few mixed votes
+  (a high separation) although the density there is the ring's own; a boundary
+  between clusters lies where the data are sparser than in the clusters (a
+  valley: Hartigan's clusters are the modes of a density). A boundary is in a
+  valley from 1.5 on: the density there is at most two thirds of the union's
+  typical density.
+
+A pair whose clusters have no neighbour across is separated without a test.
+Prior validation of the inputs is assumed throughout this module.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.neighbors import NearestNeighbors
+
+from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._margin import class_balanced_mean, vote_margins
+
+__all__ = [
+    "CLEAR_SEPARATION",
+    "VALLEY",
+    "PairSeparation",
+    "intrinsic_dimension",
+    "pair_separations",
+    "structureless_reference",
+]
+
+# A clear boundary removes at least half of the mixed neighbourhoods that splitting
+# structureless data of the same size and spread leaves.
+CLEAR_SEPARATION = 0.5
+# A boundary lies in a valley when the density there is at most 1 / VALLEY of the
+# union's typical density (1 would accept a cut through data of uniform density).
+VALLEY = 1.5
+# Pairs of clusters smaller than this in total are not tested (the vote needs a few
+# neighbours on each side; such a pair is judged by the margin alone).
+_MIN_UNION = 16
+
+
+class PairSeparation(NamedTuple):
+    """The boundary between two clusters, judged against structureless data.
+
+    Parameters
+    ----------
+    clusters : tuple of int
+        The two clusters.
+    score : float
+        Class-balanced voting margin of their two-cluster split, on their union.
+    reference : float
+        The larger mean margin of two-means splits of Gaussian and uniform
+        reference data shaped like the union.
+    error : float
+        Standard deviation of the reference margins (their sampling error).
+    separation : float
+        ``(score - reference) / (1 - reference)``, 1 when no point has a
+        neighbour across.
+    valley : float
+        The union's typical density over the boundary's (``inf`` when there is
+        no boundary point).
+    """
+
+    clusters: tuple[int, int]
+    score: float
+    reference: float
+    error: float
+    separation: float
+    valley: float
+
+    @property
+    def clear(self) -> bool:
+        """Whether the boundary is real: clearly separated and in a valley."""
+        return self.separation >= CLEAR_SEPARATION and self.valley >= VALLEY
+
+
+def structureless_reference(
+    Z: npt.NDArray[np.float64], kind: str, rng: np.random.RandomState
+) -> npt.NDArray[np.float64]:
+    """Points without clusters shaped like ``Z``: a Gaussian, or a uniform principal-axes box.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The points to imitate (at least two).
+    kind : {"gaussian", "box"}
+        ``"gaussian"``: the mean and covariance of ``Z`` (through its thin SVD,
+        so a rank-deficient covariance is fine). ``"box"``: uniform over the
+        range of ``Z`` on each principal axis (Tibshirani, Walther & Hastie's
+        reference for the gap statistic).
+    rng : numpy.random.RandomState
+        The draws.
+
+    Returns
+    -------
+    R : ndarray of shape (n_samples, n_features)
+        As many points as ``Z``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.random.RandomState(0).randn(200, 2) * [3.0, 1.0]
+    >>> R = structureless_reference(Z, "box", np.random.RandomState(1))
+    >>> R.shape, bool(np.ptp(R[:, 0]) > 2 * np.ptp(R[:, 1]))
+    ((200, 2), True)
+    """
+    m = Z.shape[0]
+    mean = Z.mean(axis=0)
+    centred = Z - mean
+    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    if kind == "gaussian":
+        scores = rng.standard_normal((m, s.size)) * (s / np.sqrt(max(m - 1, 1)))
+    else:
+        P = centred @ vt.T
+        lo, hi = P.min(axis=0), P.max(axis=0)
+        scores = lo + rng.random_sample((m, s.size)) * (hi - lo)
+    return np.asarray(mean + scores @ vt, dtype=np.float64)
+
+
+def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
+    """Maximum-likelihood intrinsic dimension from each point's neighbour distances.
+
+    Levina & Bickel (NIPS 2004): ``1 / mean_j log(T_k / T_j)`` per point, with
+    ``T_j`` its distance to the j-th neighbour; the per-point inverses are
+    averaged before inverting (MacKay & Ghahramani's correction). Points with a
+    zero distance (copies) are left out; at least one dimension.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples, k)
+        Sorted distances to each point's ``k >= 2`` nearest neighbours.
+
+    Returns
+    -------
+    dimension : float
+        The estimate (1.0 when fewer than ten points qualify).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._neighbors import NeighborGraph
+    >>> plane = np.random.RandomState(0).rand(2000, 2)
+    >>> round(intrinsic_dimension(NeighborGraph.from_data(plane, 7).distances))
+    2
+    """
+    D = distances[np.all(distances > 0, axis=1)]
+    if D.shape[0] < 10 or D.shape[1] < 2:
+        return 1.0
+    logs = np.log(D[:, -1:] / D[:, :-1])
+    inverse = float(np.mean(logs.sum(axis=1) / (D.shape[1] - 1)))
+    return max(1.0, 1.0 / inverse) if inverse > 0 else 1.0
+
+
+def _split_margin(
+    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
+    weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
+) -> tuple[float, float]:
+    """Voting margin of a two-cluster split and its valley (see the module)."""
+    graph = NeighborGraph.from_data(Z, n_neighbors)
+    margins = vote_margins(labels, graph.indices, 2, weights)
+    score = class_balanced_mean(margins, labels, 2, weights=weights)
+    if not valley:
+        return score, float("nan")
+    scale = graph.local_scale(graph.n_neighbors)
+    # the sparser cluster's typical neighbour distance: a valley is sparser than both
+    typical = max(float(np.median(scale[labels == c])) for c in (0, 1))
+    if not typical > 0:  # more copies than neighbours: no density to compare
+        return score, 1.0
+    boundary = margins < 1.0
+    if boundary.any():
+        at_boundary = float(np.median(scale[boundary]))
+    else:  # no mixed vote: the density midway along the shortest link across
+        A, B = Z[labels == 0], Z[labels == 1]
+        dist, near = NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)
+        i = int(np.argmin(dist[:, 0]))
+        middle = (A[i] + B[near[i, 0]]) / 2.0
+        at_boundary = float(NearestNeighbors(n_neighbors=graph.n_neighbors).fit(Z).kneighbors(
+            middle[None, :])[0][0, -1])
+    return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
+
+
+def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """Two-means' split of structureless data: across its longest principal axis, at the mean.
+
+    For a Gaussian or a uniform box the two-means optimum is the hyperplane
+    through the mean orthogonal to the first principal axis (the split of least
+    within-cluster variance), so it is used directly instead of a k-means fit.
+    """
+    centred = R - R.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    return (centred @ vt[0] > 0).astype(np.intp)
+
+
+def pair_separations(
+    Z: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.intp],
+    n_clusters: int,
+    neighbors: npt.NDArray[np.intp],
+    *,
+    weights: npt.NDArray[np.float64] | None = None,
+    n_neighbors: int = 7,
+    draws: int = 2,
+    seed: int = 0,
+    until_unclear: bool = False,
+) -> list[PairSeparation]:
+    """Every boundary of a partition, judged against structureless data (see the module).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        The points.
+    labels : ndarray of shape (n_samples,)
+        Their clusters, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters.
+    neighbors : ndarray of shape (n_samples, k)
+        Each point's nearest neighbours in ``Z`` (itself left out): which
+        clusters touch.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Weight of each point in the vote (a point of weight ``r`` stands for
+        ``r`` identical rows); the references are unweighted points.
+    n_neighbors : int, default=7
+        Neighbours of the vote.
+    draws : int, default=2
+        Reference draws of each kind per pair.
+    seed : int, default=0
+        Seeds the draws and the two-means splits.
+    until_unclear : bool, default=False
+        Stop at the first boundary that is not clear (its test is the last of
+        the list): enough to tell whether the partition is separated.
+
+    Returns
+    -------
+    pairs : list of PairSeparation
+        One per pair of clusters with a neighbour across (and at least
+        ``16`` points together), in the order of the clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._neighbors import NeighborGraph
+    >>> rng = np.random.RandomState(0)
+    >>> Z = np.r_[rng.randn(150, 2), rng.randn(150, 2) + [6.0, 0.0]]
+    >>> labels = np.repeat([0, 1], 150)
+    >>> graph = NeighborGraph.from_data(Z, 7)
+    >>> all(p.clear for p in pair_separations(Z, labels, 2, graph.indices))
+    True
+    >>> halves = (Z[:, 1] > np.median(Z[:, 1])).astype(np.intp)  # across both blobs
+    >>> [p.clear for p in pair_separations(Z, halves, 2, graph.indices)]
+    [False]
+    """
+    own = labels[:, None]
+    across = labels[neighbors]
+    touching = np.zeros((n_clusters, n_clusters), dtype=bool)
+    mixed = across != own
+    touching[np.broadcast_to(own, across.shape)[mixed], across[mixed]] = True
+    touching |= touching.T
+    rng = np.random.RandomState(seed)
+    out: list[PairSeparation] = []
+    # touching pairs first: the boundaries most likely to be unclear
+    order = sorted(((a, b) for a in range(n_clusters) for b in range(a + 1, n_clusters)),
+                   key=lambda ab: not touching[ab])
+    for a, b in order:
+        if until_unclear and out and not out[-1].clear:
+            break
+        union = np.flatnonzero((labels == a) | (labels == b))
+        if union.size < _MIN_UNION:
+            continue
+        Zu = Z[union]
+        split = (labels[union] == b).astype(np.intp)
+        k = min(int(n_neighbors), union.size - 1)
+        w = None if weights is None else weights[union]
+        score, valley = _split_margin(Zu, split, k, w)
+        if not touching[a, b]:  # no neighbour across: nothing a structureless split beats
+            out.append(PairSeparation((a, b), score, float("nan"), float("nan"), 1.0,
+                                      valley))
+            continue
+        refs = []
+        for kind in ("gaussian", "box"):
+            values = []
+            for _ in range(int(draws)):
+                R = structureless_reference(Zu, kind, rng)
+                values.append(_split_margin(R, _principal_split(R), k, valley=False)[0])
+            refs.append(values)
+        reference = max(float(np.mean(v)) for v in refs)
+        error = float(np.std(np.concatenate(refs)))
+        if reference < 1.0:
+            separation = (score - reference) / (1.0 - reference)
+        else:  # the structureless split is perfect too: nothing to tell apart
+            separation = 0.0
+        out.append(PairSeparation((a, b), score, reference, error, separation, valley))
+    return out
