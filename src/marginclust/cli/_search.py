@@ -44,10 +44,13 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                        help="rows used by the search (default: chosen by the budget); the "
                             "pick is refitted on all rows")
     group.add_argument("--search-budget", default="auto", type=_budget,
-                       help="cost cap: 'auto' (about 10 plain fits in all: the search "
-                            "chooses a subsample and halving and says what it chose), a "
-                            "number of fits on the search rows (successive halving), or "
-                            "'none' (every setting on every search row)")
+                       help="cost cap of the whole search, the refit on all rows "
+                            "included, in plain fits on all rows: a number (e.g. 5; the "
+                            "search chooses a subsample and halving within it and says "
+                            "what it chose), 'auto' (10; more on small data, which are "
+                            "then searched on every row), or 'none' (every setting on "
+                            "every search row). A number below 10 never costs more than "
+                            "'auto'")
     group.add_argument("--search-cache", default=None, metavar="DIR",
                        help="keep finished settings in DIR; rerunning the same command "
                             "after an interruption reuses them")

@@ -32,7 +32,6 @@ from ._halving import (
     AUTO_BUDGET,
     AUTO_MIN_ROW_FITS,
     Rung,
-    halving_schedule,
     plan_search,
     schedule_cost,
 )
@@ -185,23 +184,26 @@ default="calinski_harabasz"
         Random half splits per setting for ``scoring="stability"``.
     subsample : int, float or None, default=None
         Rows the search uses (an int, or a fraction of the rows); None uses all
-        rows, or with ``budget="auto"`` as many as the budget allows. The best
+        rows, or with a ``budget`` as many as the budget allows. The best
         setting is always refitted on all rows.
     budget : float, "auto" or None, default=None
-        Largest cost of the search. A number is in fits on the search rows (a
-        fit on ``r`` rows costs ``r / n_search``; one stability evaluation
-        costs ``1 + n_pairs``); when the exhaustive search costs more,
-        successive halving over rows is used (rows grow and candidates shrink
-        by ``factor`` per rung). ``"auto"`` keeps the whole search, refit
-        included, to about 10 fits on all rows (or 20,000 rows fitted in all,
-        whichever is more, so small data are searched on every row): it
-        chooses the search rows and the halving schedule that use the most
-        rows within that cost, using fewer half splits (down to 3, see
-        ``n_pairs_``) before halves would hold fewer than 50 rows per cluster,
-        and ``plan_`` says what it chose. None compares
-        every setting on every search row. No rung has fewer rows than
-        ``2 x max(50, 20 x n_clusters)`` (stability) or ``max(50, 20 x
-        n_clusters)``, so that every setting can be asked for its clusters.
+        Largest cost of the whole search, the refit of the pick on all rows
+        included, in fits on all rows of ``X`` (a fit on ``r`` of the ``n``
+        rows costs ``r / n``; one stability evaluation costs ``1 + n_pairs``
+        fits on its rows). A number and ``"auto"`` are planned alike: the
+        search rows (unless ``subsample`` fixes them) and the successive-halving
+        schedule over rows (rows grow and candidates shrink by ``factor`` per
+        rung) that use the most rows within the budget, with fewer half splits
+        (down to 3, see ``n_pairs_``) before halves would hold fewer than 50
+        rows per cluster; ``plan_`` says what was chosen. ``"auto"`` is 10
+        fits (or 20,000 rows fitted in all, whichever is more, so small data
+        are searched on every row), so a number below 10 never costs more than
+        ``"auto"``. When even the smallest plan costs more than the budget (a
+        budget of 1 leaves nothing after the refit), that plan is used and a
+        number warns. None compares every setting on every search row. No
+        rung has fewer rows than ``2 x max(50, 20 x n_clusters)`` (stability)
+        or ``max(50, 20 x n_clusters)``, so that every setting can be asked
+        for its clusters.
     factor : int, default=3
         Halving factor.
     include_defaults : bool, default=True
@@ -269,7 +271,8 @@ default="calinski_harabasz"
         Fits the plan allowed for before the search started (dropped settings
         spend fewer).
     cost_ : float
-        Cost spent, in fits on the search rows (refit excluded).
+        Cost spent, in fits on all rows of ``X`` (the unit of ``budget``; refit
+        excluded).
     plan_ : str
         One sentence: settings, rows, splits, halving and cost.
     scoring_ : str or callable
@@ -409,47 +412,54 @@ default="calinski_harabasz"
         """Search rows, schedule, whether it fits the budget, the budget in fits on all
         rows, and the number of half splits."""
         min_rows = _min_rung_rows(k_max, paired)
+        if self.budget is None:
+            m = n if fixed_rows is None else fixed_rows
+            return m, [Rung(n_settings, m)], True, np.nan, int(self.n_pairs)
+        # "auto" and a number share one planner and one unit, fits on all rows with the
+        # refit included; "auto" is 10 such fits (more on small data, see AUTO_MIN_ROW_FITS).
         if self.budget == "auto":
             budget = max(AUTO_BUDGET - 1.0, AUTO_MIN_ROW_FITS / n)
-            # fewer splits (down to 3) before fits with fewer than
-            # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
-            roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
-            pairs = [int(self.n_pairs)]
-            if paired:  # at least 3: the median then ignores one split that failed
-                pairs = list(range(int(self.n_pairs), min(3, int(self.n_pairs)) - 1, -1))
-            best: tuple[Any, ...] | None = None
-            for floor in (max(min_rows, roomy), min_rows):
-                for n_pairs in pairs:
-                    plan = plan_search(n_settings, n,
-                                       fits_per_setting=1.0 + (n_pairs if paired else 0),
-                                       budget=budget, factor=int(self.factor), min_rows=floor,
-                                       n_rows=fixed_rows)
-                    if floor > min_rows and plan.within_budget:
-                        return plan.n_rows, plan.schedule, True, budget, n_pairs
-                    key = (plan.within_budget, min(plan.schedule[0].n_rows, roomy), n_pairs)
-                    if floor == min_rows and (best is None or key > best[0]):
-                        best = (key, plan, n_pairs)
+        else:
+            # what is left for the search once the refit's one fit is paid; a budget of
+            # one fit or less leaves nothing, and the smallest plan is used (with a warning)
+            budget = max(float(self.budget) - 1.0, 1e-9)
+        # fewer splits (down to 3) before fits with fewer than
+        # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
+        roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
+        pairs = [int(self.n_pairs)]
+        if paired:  # at least 3: the median then ignores one split that failed
+            pairs = list(range(int(self.n_pairs), min(3, int(self.n_pairs)) - 1, -1))
+        best: tuple[Any, ...] | None = None
+        chosen: tuple[Any, int] | None = None
+        for floor in (max(min_rows, roomy), min_rows):
+            for n_pairs in pairs:
+                plan = plan_search(n_settings, n,
+                                   fits_per_setting=1.0 + (n_pairs if paired else 0),
+                                   budget=budget, factor=int(self.factor), min_rows=floor,
+                                   n_rows=fixed_rows)
+                if floor > min_rows and plan.within_budget:
+                    chosen = (plan, n_pairs)
+                    break
+                key = (plan.within_budget, min(plan.schedule[0].n_rows, roomy), n_pairs)
+                if floor == min_rows and (best is None or key > best[0]):
+                    best = (key, plan, n_pairs)
+            if chosen is not None:
+                break
+        if chosen is None:
             assert best is not None
             _, plan, n_pairs = best
-            return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
-        per_setting = 1.0 + (self.n_pairs if paired else 0)
-        m = n if fixed_rows is None else fixed_rows
-        budget_m = None if self.budget is None else float(self.budget)
-        schedule, within = halving_schedule(
-            n_settings, m, fits_per_setting=per_setting, budget=budget_m,
-            factor=int(self.factor), min_rows=min(m, min_rows),
-        )
-        if not within:
+        else:
+            plan, n_pairs = chosen
+        if not plan.within_budget and self.budget != "auto":
             warnings.warn(
-                f"No successive-halving schedule fits budget={self.budget} fits (each of the "
-                f"{n_settings} settings costs {per_setting:g} fits on all {m} search rows, "
-                f"and no rung may have fewer than {min(m, min_rows)} rows); using the "
-                f"cheapest one, cost {schedule_cost(schedule, m, per_setting):.3g}. Raise "
-                "budget, lower n_pairs or use a smaller grid.",
+                f"budget={self.budget} fits on all rows (the refit on all rows included) is "
+                f"less than the smallest search plan of {n_settings} settings costs "
+                f"({plan.cost:.3g} fits on all rows, +1 for the refit: no rung may have "
+                f"fewer than {min(n, min_rows)} rows); using that plan. Raise budget, "
+                "lower n_pairs or use a smaller grid.",
                 UserWarning, stacklevel=3,
             )
-        return m, schedule, within, np.nan if budget_m is None else budget_m * m / n, \
-            int(self.n_pairs)
+        return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
 
     # -------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any = None) -> StabilitySearch:
@@ -538,7 +548,7 @@ default="calinski_harabasz"
                                              schedule[it + 1].n_candidates)
         finally:
             line.close()
-        self.cost_ = cost
+        self.cost_ = cost * m / n  # in fits on all rows, the unit of budget
         self.results_ = results
         ranking = self._chance(ranking, results, base)
         self._refit(X, base, settings, ranking, line)
@@ -575,9 +585,10 @@ default="calinski_harabasz"
         total = planned_cost * m / n
         text += (f": at most {self.n_fits_planned_:,} fits, costing about {total:.1f} fits "
                  f"on all rows (+1 for the refit)")
-        if self.budget == "auto":
-            text += (f"; budget 'auto' allows {budget_n:.1f}" if within else
-                     f"; over the 'auto' budget of {budget_n:.1f} (the smallest plan that "
+        if self.budget is not None:
+            name = "'auto'" if self.budget == "auto" else f"{self.budget:g}"
+            text += (f"; budget {name} allows {budget_n:.1f}" if within else
+                     f"; over the {name} budget's {budget_n:.1f} (the smallest plan that "
                      "leaves every rung enough rows for its clusters): fewer settings or "
                      "n_pairs make it cheaper")
         return text
