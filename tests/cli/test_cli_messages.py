@@ -143,3 +143,32 @@ def test_list_methods_names_the_parameter_max_margin_needs(capsys):
     assert main(["fit", "--list-methods"]) == 0
     line = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("max-margin")]
     assert line and line[0].endswith("soft with --param probability=True")
+
+
+def _plan_cost(err):
+    (plan,) = [ln for ln in err.splitlines() if ln.startswith("StabilitySearch: ")
+               and "costing about" in ln]
+    return float(re.search(r"costing about ([\d.]+) fits on all rows", plan).group(1)), plan
+
+
+@pytest.mark.parametrize("budget", ["0.5", "3", "5"])
+def test_search_budget_number_is_fits_on_all_rows_and_never_above_auto(tmp_path, capsys,
+                                                                      budget):
+    X = np.vstack([_blobs(n=1500, seed=s) for s in range(2)])  # 9,000 rows
+    src = _csv(tmp_path, X)
+    costs = {}
+    for value in ("auto", budget):
+        code = main(["fit", src, "--method", "fcm", "--search", "--search-param",
+                     "n_clusters=[2,3,4]", "--search-budget", value,
+                     "--out", str(tmp_path / "out.csv")])
+        assert code == 0
+        err = capsys.readouterr().err
+        costs[value], plan = _plan_cost(err)
+        assert "No successive-halving schedule fits" not in err
+    assert costs[budget] <= costs["auto"]
+    if float(budget) > 1:  # within the budget: the search and the refit's one fit
+        assert f"budget {budget} allows" in plan
+        assert costs[budget] + 1 <= float(budget) * (1 + 1e-9)
+    else:  # nothing left after the refit: the smallest plan, said in one warning
+        assert f"over budget {budget}," in plan
+        assert "warning: budget=0.5 fits on all rows (the refit included) is below" in err

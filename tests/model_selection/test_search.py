@@ -205,12 +205,11 @@ def test_a_budget_is_fits_on_all_rows_and_below_10_never_costs_more_than_auto(n_
         warnings.simplefilter("always")
         small = _search(estimator=KMeans(n_init=1), param_grid=grid, budget=budget).fit(X)
     assert small.cost_ <= auto.cost_ * (1 + 1e-9)
-    planned = "budget" in small.plan_ and "allows" in small.plan_
-    if planned:  # the plan fits: the search and the refit within the budget
-        assert small.cost_ + 1 <= budget * (1 + 1e-9)
-        assert not [w for w in caught if "smallest search plan" in str(w.message)]
+    over = [w for w in caught if "below the cost of the smallest search plan" in str(w.message)]
+    if f"budget {budget:g} allows" in small.plan_:  # the search and the refit fit in it
+        assert small.cost_ + 1 <= budget * (1 + 1e-9) and not over
     else:
-        assert [w for w in caught if "smallest search plan" in str(w.message)]
+        assert f"over budget {budget:g}," in small.plan_ and over
     assert small.n_search_rows_ <= auto.n_search_rows_
 
 
@@ -227,10 +226,10 @@ def test_halving_never_shrinks_below_the_rows_k_clusters_need():
 
 def test_budget_too_small_warns():
     X = blobs(3, n_per=30, seed=12)
-    with pytest.warns(UserWarning, match="less than the smallest search plan"):
+    with pytest.warns(UserWarning, match="below the cost of the smallest search plan"):
         search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 3]},
                          budget=1).fit(X)
-    assert "over the 1 budget" in search.plan_
+    assert "over budget 1," in search.plan_
 
 
 def test_halving_schedule_cost_model():

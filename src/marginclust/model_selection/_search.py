@@ -452,9 +452,9 @@ default="calinski_harabasz"
             plan, n_pairs = chosen
         if not plan.within_budget and self.budget != "auto":
             warnings.warn(
-                f"budget={self.budget} fits on all rows (the refit on all rows included) is "
-                f"less than the smallest search plan of {n_settings} settings costs "
-                f"({plan.cost:.3g} fits on all rows, +1 for the refit: no rung may have "
+                f"budget={self.budget} fits on all rows (the refit included) is below the "
+                f"cost of the smallest search plan for {n_settings} settings, "
+                f"{plan.cost:.3g} fits on all rows +1 for the refit (no rung may have "
                 f"fewer than {min(n, min_rows)} rows); using that plan. Raise budget, "
                 "lower n_pairs or use a smaller grid.",
                 UserWarning, stacklevel=3,
@@ -588,9 +588,9 @@ default="calinski_harabasz"
         if self.budget is not None:
             name = "'auto'" if self.budget == "auto" else f"{self.budget:g}"
             text += (f"; budget {name} allows {budget_n:.1f}" if within else
-                     f"; over the {name} budget's {budget_n:.1f} (the smallest plan that "
-                     "leaves every rung enough rows for its clusters): fewer settings or "
-                     "n_pairs make it cheaper")
+                     f"; over budget {name}, which allows {budget_n:.1f} (the smallest plan "
+                     "that leaves every rung enough rows for its clusters): fewer settings "
+                     "or n_pairs make it cheaper")
         return text
 
     def _run_rung(self, evaluate: Any, base: Any, settings: list[Any], alive: list[int],
