@@ -50,6 +50,20 @@ _MIN_HALF_ROWS = 50
 _ROOMY_HALF_ROWS_PER_CLUSTER = 50
 
 
+def _shown(params: Mapping[str, Any] | None) -> str:
+    """A setting as printed: ``gamma=1.25, lam=100`` (floats to 4 significant digits: grid
+    values computed from the data carry rounding noise), or ``the defaults``."""
+    if not params:
+        return "the defaults"
+
+    def value(v: Any) -> str:
+        if isinstance(v, float | np.floating):
+            return f"{float(v):.4g}"
+        return v if isinstance(v, str) else repr(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in params.items())
+
+
 def _varies_n_clusters(settings: Sequence[Mapping[str, Any]]) -> bool:
     """Whether the settings ask for different numbers of clusters."""
     values = {repr(v) for s in settings for k, v in s.items()
@@ -540,7 +554,7 @@ default="calinski_harabasz"
                 cost += len(alive) * rung_cost
                 ranking = rank_settings(alive, results, float(self.tol), base)
                 line.note(f"StabilitySearch rung {it + 1}/{len(schedule)}: {len(alive)} "
-                          f"settings on {rung.n_rows:,} rows, "
+                          f"setting{'s' if len(alive) != 1 else ''} on {rung.n_rows:,} rows, "
                           f"{len(alive) - len(ranking)} degenerate "
                           f"({format_seconds(progress.elapsed())} elapsed)")
                 if it + 1 < len(schedule):
@@ -563,7 +577,7 @@ default="calinski_harabasz"
         added = len(settings) - n_grid
         source = {"given": "of the grid", "estimator": f"of {name}'s label-free grid",
                   "defaults": "(the defaults)"}[self.grid_source_]
-        what = f"{len(settings)} settings ({n_grid} {source}"
+        what = f"{len(settings)} setting{'s' if len(settings) != 1 else ''} ({n_grid} {source}"
         what += f" + {added} default{'s' if added > 1 else ''})" if added else ")"
         rows = f"all {n:,} rows" if m == n else f"a subsample of {m:,} of {n:,} rows"
         scoring = self.scoring_ if isinstance(self.scoring_, str) else "a callable score"
@@ -737,7 +751,7 @@ default="calinski_harabasz"
             results["rank"][j] = r + 1
         if self.collapsed_:
             shown = "; ".join(
-                f"{settings[j]}: {results['reason'][j] or 'collapsed'}"
+                f"{_shown(settings[j])}: {results['reason'][j] or 'collapsed'}"
                 + (f" ({results['error'][j]})" if results["error"][j] else "")
                 for j in range(min(len(settings), 6))
             )
@@ -755,7 +769,7 @@ default="calinski_harabasz"
             failed, splits = results["n_failed_pairs"][i], len(results["pair_scores"][i])
             how = (f"score {self.best_score_:.4f}" if 2 * failed <= splits else
                    f"its halves collapsed in {failed} of {splits} splits")
-            line.note(f"StabilitySearch picked {self.best_params_ or 'the defaults'} ({how})")
+            line.note(f"StabilitySearch picked {_shown(self.best_params_)} ({how})")
 
     # ---------------------------------------------------------------- predict
     def _check_best(self) -> Any:
