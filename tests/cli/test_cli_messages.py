@@ -172,3 +172,16 @@ def test_search_budget_number_is_fits_on_all_rows_and_never_above_auto(tmp_path,
     else:  # nothing left after the refit: the smallest plan, said in one warning
         assert f"over budget {budget}," in plan
         assert "warning: budget=0.5 fits on all rows (the refit included) is below" in err
+
+
+def test_one_comment_line_and_one_unknown_parameter_are_singular(tmp_path, capsys):
+    path = tmp_path / "c.csv"
+    path.write_text("# exported by a tool\nx0,x1\n" + "\n".join(
+        f"{x[0]:.4f},{x[1]:.4f}" for x in _blobs(n=10)) + "\n")
+    assert main(["fit", str(path), "--method", "fcm", "--n-clusters", "3",
+                 "--out", str(tmp_path / "o.csv")]) == 0
+    assert "skipped 1 comment line starting with '#'" in capsys.readouterr().err
+    assert main(["fit", str(path), "--method", "fcm", "--n-clusters", "3",
+                 "--param", "mm=2"]) == 1
+    err = capsys.readouterr().err
+    assert "FuzzyCMeans has no parameter ['mm']" in err

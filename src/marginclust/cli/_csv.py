@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._output import plural
+
 __all__ = ["CSVData", "LABEL_LIKE", "parse_delimiter", "read_csv"]
 
 _DELIMITER_NAMES = {"comma": ",", "semicolon": ";", "tab": "\t", "\\t": "\t", "space": " "}
@@ -180,8 +182,8 @@ def _split_header(text: str, path: str, notes: list[str]) -> tuple[str, str, int
             pos, line_no = end + 1, line_no + 1
             continue
         if skipped:
-            notes.append(f"{path}: skipped {skipped} comment line(s) starting with '#' before "
-                         "the header")
+            notes.append(f"{path}: skipped {plural(skipped, 'comment line')} starting with "
+                         "'#' before the header")
         return text[pos:end].rstrip("\r"), text[end + 1 :], line_no
     raise ValueError(f"{path} is empty; expected a header row and data rows.")
 
@@ -276,7 +278,9 @@ def read_csv(
     named = [h for h in header if h]
     if len(set(named)) < len(named):
         dup = sorted({h for h in named if named.count(h) > 1})
-        notes.append(f"{shown}: column name(s) {dup} appear more than once")
+        names = "column name" if len(dup) == 1 else "column names"
+        notes.append(f"{shown}: {names} {dup} appear{'s' if len(dup) == 1 else ''} more than "
+                     "once")
     if label_column is not None and label_column in id_columns:
         raise ValueError(f"{label_column!r} is given both as --label-column and --id-column; "
                          "name it once.")

@@ -302,7 +302,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(params) - set(init_params))
     if unknown:
         raise ValueError(
-            f"{cls.__name__} has no parameter(s) {unknown}; its parameters are "
+            f"{cls.__name__} has no parameter{'s' if len(unknown) > 1 else ''} {unknown}; its "
+            "parameters are "
             f"{sorted(init_params)}."
         )
     data = read_csv(args.input, args.label_column, delimiter=parse_delimiter(args.delimiter),
