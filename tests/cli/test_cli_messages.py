@@ -185,3 +185,11 @@ def test_one_comment_line_and_one_unknown_parameter_are_singular(tmp_path, capsy
                  "--param", "mm=2"]) == 1
     err = capsys.readouterr().err
     assert "FuzzyCMeans has no parameter ['mm']" in err
+
+
+def test_a_search_grid_naming_no_parameter_lists_the_parameters(tmp_path, capsys):
+    code = main(["fit", _csv(tmp_path, _blobs()), "--method", "fcm", "--n-clusters", "3",
+                 "--search", "--search-param", "mm=[1, 2]", "--out", str(tmp_path / "o.csv")])
+    assert code == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "FuzzyCMeans has no parameter ['mm']; its parameters are [" in line

@@ -145,8 +145,11 @@ def check_grid(estimator: Any, grid: dict[str, list[Any]] | None) -> None:
     from sklearn.base import clone
     from sklearn.model_selection import ParameterGrid
 
+    from marginclust.model_selection import candidate_settings
     from marginclust.utils import check_parameters
 
+    # an unknown parameter name: the search's own message (its parameters listed)
+    candidate_settings(estimator, grid, None)
     problems = []
     settings = list(ParameterGrid(grid))
     for setting in settings:
