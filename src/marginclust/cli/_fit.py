@@ -51,7 +51,8 @@ examples:
 
 The input needs numeric feature columns and a header row (a file whose first row is
 all numbers is read as headerless, columns x0, x1, ...). The output has one row per
-sample: 'cluster', then 'membership_0' ... for soft methods, then the label column.
+sample: 'cluster', then 'membership_0' ... for soft methods (max-margin: with
+--param probability=True), then the label column.
 """
 
 
