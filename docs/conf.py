@@ -163,12 +163,26 @@ def _skip_member(app, what, name, obj, skip, options):  # noqa: ANN001, ARG001
     return True if _SKIPPED_MEMBERS.match(name) else None
 
 
+def _mark_outside_literals(text: str, inside: bool) -> tuple[str, bool]:
+    """``text`` with bare attribute names made literal outside its ````...```` spans, and
+    whether a span is still open at its end (an inline literal may run over lines)."""
+    parts = text.split("``")
+    for k, part in enumerate(parts):
+        if inside == (k % 2 == 0):  # already literal: a name_ in it stays as written
+            continue
+        parts[k] = _BARE_ATTRIBUTE.sub(r"``\1``", part)
+    return "``".join(parts), inside ^ (len(parts) % 2 == 0)
+
+
 def _literal_attributes(app, what, name, obj, options, lines):  # noqa: ANN001, ARG001
     literal = False  # inside a doctest (until a blank line) or a :: block (until dedent)
     block_indent = None
+    inline = False  # inside an inline ``literal`` opened on an earlier line
     for i, line in enumerate(lines):
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
+        if not stripped:
+            inline = False  # an inline literal never runs past its paragraph
         if stripped.startswith(">>>"):
             literal, block_indent = True, None
             continue
@@ -186,9 +200,10 @@ def _literal_attributes(app, what, name, obj, options, lines):  # noqa: ANN001, 
             continue
         if indent == 0 and _DEFINITION.match(stripped):
             names, sep, kind = line.partition(" : ")
-            lines[i] = names + sep + _BARE_ATTRIBUTE.sub(r"``\1``", kind)
+            kind, inline = _mark_outside_literals(kind, False)
+            lines[i] = names + sep + kind
             continue
-        lines[i] = _BARE_ATTRIBUTE.sub(r"``\1``", line)
+        lines[i], inline = _mark_outside_literals(line, inline)
 
 
 def setup(app):  # noqa: ANN001, ANN201

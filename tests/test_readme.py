@@ -68,3 +68,24 @@ def test_readme_command_lines_parse():
     parser = build_parser()
     for line in lines:
         parser.parse_args(shlex.split(line)[1:])  # SystemExit on an unknown option
+
+
+def test_register_your_own_tables_example_prints_results_without_a_data_directory(
+        tmp_path, monkeypatch, capsys):
+    # the example names scikit-learn's bundled sets, so it needs no MARGINCLUST_DATA
+    from marginclust.bench import _registry
+
+    (code,) = [b for b in BLOCKS if "register_table(" in b]
+    # the block may have run in this process already: register its names afresh
+    for registry, name in ((_registry.METHODS, "my-fcm"), (_registry.METHODS, "my-kmeans"),
+                           (_registry.TABLES, "my-table")):
+        monkeypatch.delitem(registry, name, raising=False)
+    monkeypatch.delenv("MARGINCLUST_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(code, "README register example", "exec"), {})
+    out = capsys.readouterr().out
+    assert "no data" not in out and "failed: 0" in out
+    assert "| sk-iris | my-fcm |" in out and "| sk-wine | my-fcm |" in out
+    assert "seed: None" not in out

@@ -39,7 +39,7 @@ from marginclust.bench import (
 
 from ._common import Delegating, fmt_value, md_table, register_table, table_head
 
-SOURCE = "Liu et al., Probabilistic K-means (PKM)"
+SOURCE = "Li et al., Probabilistic K-means (PKM)"
 
 # The paper's data set names -> ours (None: not in the shared data; published numbers only).
 PAPER_NAMES: dict[str, str | None] = {

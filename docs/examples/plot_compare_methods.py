@@ -8,7 +8,7 @@ clustering algorithms on toy datasets" page does): two moons, two nested rings,
 blobs of different spreads, stretched (anisotropic) blobs, and uniform noise with
 no cluster structure at all. Each is standardised first and every method is told
 the number of clusters it should find (2, 2, 3, 3 and 3; HDBSCAN chooses its own
-and marks noise in grey). The number in the corner of a panel is the wall time of
+and marks noise in grey). The number under a panel is the wall time of
 ``fit`` on this machine, one BLAS thread.
 
 What to read from it, and what not: these are 400 points per set and one seed, a
@@ -44,6 +44,7 @@ datasets = {
     "anisotropic": (aniso, 3),
     "no structure": (rng.rand(n, 2), 3),
 }
+datasets = {name: (StandardScaler().fit_transform(X), k) for name, (X, k) in datasets.items()}
 
 BINARY = {"IterativeLSSVM", "IterSVR", "IterSVM"}
 methods = {
@@ -71,10 +72,17 @@ methods = {
 
 colors = np.array(["#377eb8", "#ff7f00", "#4daf4a", "#f781bf", "#a65628", "#984ea3",
                    "#999999", "#e41a1c", "#dede00"])
+
+
+def draw(ax, X, labels):
+    ax.scatter(X[:, 0], X[:, 1], s=2, c=np.where(labels < 0, "#cccccc",
+                                                   colors[labels % len(colors)]))
+
+
+found = {}  # (data set, method) -> labels, for the summary figure below
 fig, axes = plt.subplots(len(methods), len(datasets),
-                         figsize=(1.9 * len(datasets) + 1.6, 1.7 * len(methods)))
+                         figsize=(1.9 * len(datasets) + 1.6, 1.95 * len(methods)))
 for col, (set_name, (X, k)) in enumerate(datasets.items()):
-    X = StandardScaler().fit_transform(X)
     axes[0, col].set_title(set_name, fontsize=12)
     for row, (name, make) in enumerate(methods.items()):
         ax = axes[row, col]
@@ -93,11 +101,31 @@ for col, (set_name, (X, k)) in enumerate(datasets.items()):
             warnings.simplefilter("ignore")  # convergence notes; the picture shows the result
             labels = estimator.fit_predict(X)
         seconds = time.perf_counter() - start
-        ax.scatter(X[:, 0], X[:, 1], s=2, c=np.where(labels < 0, "#cccccc",
-                                                       colors[labels % len(colors)]))
-        ax.text(0.96, 0.03, f"{seconds:.2f} s", ha="right", va="bottom", fontsize=9,
-                transform=ax.transAxes)
+        found[set_name, name] = labels
+        draw(ax, X, labels)
+        # under the panel, not over its points
+        ax.set_xlabel(f"{seconds:.2f} s", fontsize=9, labelpad=2, loc="right")
         print(f"{set_name:13s} {name:28s} {seconds:6.2f} s")
-fig.subplots_adjust(left=0.2, right=0.98, top=0.985, bottom=0.005, wspace=0.05,
-                    hspace=0.08)
+fig.subplots_adjust(left=0.2, right=0.98, top=0.985, bottom=0.01, wspace=0.05,
+                    hspace=0.25)
+plt.show()
+
+# %%
+# Three of the rows side by side: the maximum-margin methods follow the moons and
+# rings that k-means cuts straight through, and all three split the noise.
+
+# sphinx_gallery_thumbnail_number = 2
+summary = ["MaxMarginClustering", "SLMC", "sklearn KMeans"]
+fig, axes = plt.subplots(len(summary), len(datasets), figsize=(10, 6.2))
+for col, (set_name, (X, _)) in enumerate(datasets.items()):
+    axes[0, col].set_title(set_name, fontsize=12)
+    for row, name in enumerate(summary):
+        ax = axes[row, col]
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if col == 0:
+            ax.set_ylabel(name.replace(" ", "\n", 1), fontsize=11)
+        draw(ax, X, found[set_name, name])
+fig.subplots_adjust(left=0.07, right=0.99, top=0.94, bottom=0.01, wspace=0.05,
+                    hspace=0.05)
 plt.show()

@@ -127,7 +127,7 @@ def test_a_trailing_comma_on_every_line_is_ignored_with_a_note(tmp_path, capsys,
 def test_comment_lines_before_the_header_are_skipped(tmp_path, capsys):
     text = "# exported by a lab instrument\n# units: mm\n" + _text(_rows())
     code, out = _fit(tmp_path, "c.csv", text)
-    assert code == 0 and "skipped 2 comment line(s) starting with '#'" in capsys.readouterr().err
+    assert code == 0 and "skipped 2 comment lines starting with '#'" in capsys.readouterr().err
     assert len(out.read_text().splitlines()) == 41
 
 

@@ -135,3 +135,115 @@ def test_docs_build_treats_warnings_as_errors_and_renders_maths_offline():
     extensions = _conf_value("extensions")
     assert "sphinx.ext.mathjax" in extensions and "sphinx-mathjax-offline" in extensions
     assert "sphinx-mathjax-offline" in (ROOT / "pyproject.toml").read_text()
+
+
+def _conf_functions(*names):
+    """Functions and the regexes they use from docs/conf.py, without running the file."""
+    tree = ast.parse((DOCS / "conf.py").read_text())
+    keep = [node for node in tree.body
+            if (isinstance(node, ast.FunctionDef) and node.name in names)
+            or (isinstance(node, ast.Assign) and all(
+                isinstance(t, ast.Name) and t.id.startswith("_") and t.id.isupper()
+                for t in node.targets))]
+    namespace = {"re": re}
+    exec(compile(ast.Module(body=keep, type_ignores=[]), "docs/conf.py", "exec"), namespace)
+    return namespace
+
+
+def test_bare_attribute_names_become_literal_but_literals_stay_as_written():
+    conf = _conf_functions("_mark_outside_literals", "_literal_attributes")
+    lines = [
+        "separation_ : float",
+        "    ``(score_ - null_score_) / (1 - null_score_)``: the share of that",
+        "    boundary; see n_iter_ and ``labels_``.",
+        "    The same as a width, ``1 / sqrt(2 gamma_)``.",
+        "    the number of clusters found (``1 + ",
+        "    n_clusters_found_ - 1``), and n_iter_.",
+        "",
+        "mean_ : ndarray of shape (n_features_in_,)",
+    ]
+    conf["_literal_attributes"](None, "class", "x", None, None, lines)
+    assert lines == [
+        "separation_ : float",
+        "    ``(score_ - null_score_) / (1 - null_score_)``: the share of that",
+        "    boundary; see ``n_iter_`` and ``labels_``.",
+        "    The same as a width, ``1 / sqrt(2 gamma_)``.",
+        "    the number of clusters found (``1 + ",
+        "    n_clusters_found_ - 1``), and ``n_iter_``.",
+        "",
+        "mean_ : ndarray of shape (``n_features_in_``,)",
+    ]
+
+
+def _code_blocks(page):
+    """The dedented lines of every code block of a page."""
+    text = (DOCS / page).read_text().splitlines()
+    blocks, i = [], 0
+    while i < len(text):
+        if text[i].strip().startswith(".. code-block::"):
+            indent = len(text[i]) - len(text[i].lstrip())
+            i += 1
+            block = []
+            while i < len(text) and (not text[i].strip()
+                                     or len(text[i]) - len(text[i].lstrip()) > indent):
+                block.append(text[i])
+                i += 1
+            lines = [ln for ln in block if ln.strip()]
+            cut = min(len(ln) - len(ln.lstrip()) for ln in lines)
+            blocks.append([ln[cut:] for ln in lines])
+        else:
+            i += 1
+    return blocks
+
+
+@pytest.mark.parametrize("page", ["cli.rst", "install.rst"])
+def test_code_lines_fit_the_text_column(page):
+    # a code block in the text column (in the command-line page's definition list too)
+    # shows about 76 monospace characters before its edge
+    blocks = _code_blocks(page)
+    assert blocks
+    for block in blocks:
+        for line in block:
+            assert len(line) <= 76, line
+
+
+def _install_section(text):
+    return text.split("## Install", 1)[1].split("\n## ", 1)[0]
+
+
+def test_install_page_and_readme_give_the_same_extras():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    page = (DOCS / "install.rst").read_text().replace("``", "`").replace(":mod:", "")
+    readme = _install_section((ROOT / "README.md").read_text())
+
+    def listed(text):
+        body = " ".join(text.split("Extras:", 1)[1].split())
+        return dict(re.findall(r"`(\w+)` \(([^()]*(?:\[[^]]*\][^()]*)*)\)", body))
+
+    assert listed(page) == listed(readme)
+    for name, requirements in extras.items():
+        if name == "peers":  # benchmark-only, documented in benchmarks/
+            continue
+        said = listed(page)[name]
+        for requirement in requirements:
+            package = re.split(r"[\[<>=~ ]", requirement)[0]
+            assert package in said, (name, package)
+    full = 'pip install -e ".[' + ",".join(["test", "plot", "bench", "qp", "docs", "dask"])
+    assert full in page and full in readme
+
+
+def test_every_method_citation_names_its_authors():
+    text = (DOCS / "citation.rst").read_text()
+    rows = re.findall(r"\* - :class:`[^`]+`[^\n]*\n\s+- ([^\n]+)", text)
+    assert len(rows) >= 9
+    for reference in rows:
+        assert re.match(r"([A-Z]\. )+[A-Z][\w-]+", reference), reference
+
+
+def test_compare_example_thumbnail_is_its_landscape_summary_figure():
+    source = (DOCS / "examples" / "plot_compare_methods.py").read_text()
+    assert "# sphinx_gallery_thumbnail_number = 2" in source
+    assert source.count("plt.show()") == 2

@@ -31,7 +31,7 @@ def test_fit_search_picks_k_and_writes_labels(tmp_path, capsys):
                  "--out", str(out)])
     assert code == 0
     captured = capsys.readouterr()
-    assert "search picked {'n_clusters': 3}" in captured.err
+    assert "search picked n_clusters=3" in captured.err
     assert "CA hungarian 1.0000" in captured.out
     with open(out) as fh:
         rows = list(csv.DictReader(fh))
@@ -61,7 +61,7 @@ def test_fit_search_n_clusters_without_n_clusters_reports_the_fitted_k(tmp_path,
                  str(tmp_path / "o.csv")])
     assert code == 0
     captured = capsys.readouterr()
-    assert "search picked {'n_clusters': 4}" in captured.err
+    assert "search picked n_clusters=4" in captured.err
     assert "KernelKMeans: k=4, 120 samples, 4 non-empty clusters" in captured.out
 
 
@@ -79,7 +79,7 @@ def test_fit_search_prints_plan_progress_then_the_table(tmp_path, capsys):
     assert any("setting 1/2, fit 1/10" in line and "ETA" in line for line in lines)
     table = lines.index(next(line for line in lines if line.startswith("search (")))
     assert all("StabilitySearch: setting" not in line for line in lines[table:])
-    assert "search picked {'n_clusters': 3}" in err
+    assert "search picked n_clusters=3" in err
 
 
 def test_fit_without_n_clusters_suggests_searching_it(tmp_path, capsys):
@@ -156,4 +156,4 @@ def test_fit_search_cache_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
         "n", calls["n"] + 1), real(*a, **k))[1])
     assert main(argv) == 0
     assert calls["n"] == 3  # the third setting's three fits; the refit is not counted here
-    assert "search picked {'n_clusters': 3}" in capsys.readouterr().err
+    assert "search picked n_clusters=3" in capsys.readouterr().err

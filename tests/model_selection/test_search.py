@@ -180,7 +180,10 @@ def test_budget_uses_successive_halving():
     X = blobs(3, n_per=400, seed=11)
     grid = {"n_clusters": [2, 3, 4, 5]}
     full = _search(estimator=KMeans(n_init=2), param_grid=grid).fit(X)
-    halved = _search(estimator=KMeans(n_init=2), param_grid=grid, budget=14).fit(X)
+    # all rows fixed as the search rows: the budget (14 fits for the search, 1 for the
+    # refit) chooses only the schedule; exhaustive would cost 4 x (1 + 3 pairs) = 16
+    halved = _search(estimator=KMeans(n_init=2), param_grid=grid, budget=15,
+                     subsample=1200).fit(X)
     assert len(halved.schedule_) > 1 and len(full.schedule_) == 1
     # cost in fits on all rows: 4 settings x (1 + 3 pairs) on a third, then 2 on all rows
     assert halved.cost_ == pytest.approx(4 * 4 / 3 + 2 * 4) and full.cost_ == 4 * 4
@@ -190,21 +193,43 @@ def test_budget_uses_successive_halving():
     assert sorted(halved.results_["iter"]) == [0, 0, 1, 1]
 
 
+@pytest.mark.parametrize("n_per, budget", [(300, 0.5), (300, 3), (1500, 2), (1500, 5),
+                                           (1500, 9), (4000, 5)])
+def test_a_budget_is_fits_on_all_rows_and_below_10_never_costs_more_than_auto(n_per, budget):
+    # one unit for a number and "auto": the whole search, refit included, in fits on
+    # all rows; the rows are subsampled for a number as for "auto"
+    X = blobs(3, n_per=n_per, seed=5)
+    grid = {"n_clusters": [2, 3, 4]}
+    auto = _search(estimator=KMeans(n_init=1), param_grid=grid, budget="auto").fit(X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        small = _search(estimator=KMeans(n_init=1), param_grid=grid, budget=budget).fit(X)
+    assert small.cost_ <= auto.cost_ * (1 + 1e-9)
+    over = [w for w in caught if "below the cost of the smallest search plan" in str(w.message)]
+    if f"budget {budget:g} allows" in small.plan_:  # the search and the refit fit in it
+        assert small.cost_ + 1 <= budget * (1 + 1e-9) and not over
+    else:
+        assert f"over budget {budget:g}," in small.plan_ and over
+    assert small.n_search_rows_ <= auto.n_search_rows_
+
+
 def test_halving_never_shrinks_below_the_rows_k_clusters_need():
-    """A budget that would start halving on 112 of 2,000 rows (where every setting of a
+    """A budget that would start halving on 223 of 2,000 rows (where every setting of a
     6-cluster grid looks degenerate) starts on at least 2 x 20 x 6 rows instead."""
     X = blobs(6, n_per=334, seed=3)[:2000]
     with pytest.warns(UserWarning, match="no rung may have fewer than 240 rows"):
         search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [4, 5, 6]},
-                         budget=4).fit(X)
+                         budget=4, subsample=2000).fit(X)
     assert min(r.n_rows for r in search.schedule_) >= 240
     assert search.best_params_ == {"n_clusters": 6}
 
 
 def test_budget_too_small_warns():
     X = blobs(3, n_per=30, seed=12)
-    with pytest.warns(UserWarning, match="No successive-halving schedule fits"):
-        _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 3]}, budget=1).fit(X)
+    with pytest.warns(UserWarning, match="below the cost of the smallest search plan"):
+        search = _search(estimator=KMeans(n_init=1), param_grid={"n_clusters": [2, 3]},
+                         budget=1).fit(X)
+    assert "over budget 1," in search.plan_
 
 
 def test_halving_schedule_cost_model():

@@ -31,7 +31,7 @@ def test_verbose_prints_plan_estimate_progress_and_pick(capsys):
     assert lines[1].startswith("StabilitySearch: first fit ") and "should take about" in err
     assert any(line.startswith("StabilitySearch: setting 1/3, fit 1/15") and "ETA" in line
                for line in lines)
-    assert "picked {'n_clusters': 3}" in lines[-1]
+    assert "picked n_clusters=3 (" in lines[-1]
     assert "\r" not in err  # not a terminal: whole lines, never rewritten in place
 
 
@@ -215,3 +215,16 @@ def test_at_chance_level_the_defaults_are_kept():
         search = StabilitySearch(RandomLabels(3), {"random_state": [1, 2]}, random_state=0,
                                  tie_break=None).fit(X)
     assert search.best_params_ == {} and search.results_["is_default"][search.best_index_]
+
+
+def test_verbose_lines_round_settings_and_count_in_words(capsys):
+    from marginclust.model_selection._search import _shown
+
+    assert _shown({"gamma": 1.2499999999999984, "lam": 100.0}) == "gamma=1.25, lam=100"
+    assert _shown({"kernel": "rbf"}) == "kernel=rbf" and _shown({}) == "the defaults"
+    X = blobs(3, n_per=40, seed=4)
+    StabilitySearch(FuzzyCMeans(n_clusters=3, m=2.0), {"m": [1.5000000000000002]},
+                    include_defaults=False, n_pairs=3, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert "1 setting (1 of the grid)" in err and "1 settings" not in err
+    assert "picked m=1.5 (" in err and "1.5000000000000002" not in err

@@ -190,7 +190,7 @@ def format_report(
     table : Table or str
         The table the rows belong to (or its registered name).
     seed : int, default=None
-        Global seed, named under the table.
+        Global seed given to ``run_table``, named under the table (None: not named).
     quick : bool, default=False
         Whether the rows come from a ``--quick`` run (said in the heading).
     shortfall : float, default=0.01
@@ -350,7 +350,10 @@ def _footer(
            if any(r.get("protocol") == "label-free" for r in rows) else ".")
     )
     lines.append(
-        f"- Runs per cell: {', '.join(map(str, n_runs))}; seed: {seed}; each run's seed is "
+        f"- Runs per cell: {', '.join(map(str, n_runs))}; "
+        # format_report is not told run_table's seed unless the caller passes it
+        + (f"seed: {seed}; each run's seed is " if seed is not None else
+           "each run's seed is, from run_table's seed, ")
         + ("derive_seed(seed, dataset, method, run), shared by all settings of that run."
            if table.seed_key is None else "derived from the keys of the table's seed_key "
            "(the seeds of the code the table replaced).")

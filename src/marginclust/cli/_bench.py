@@ -115,7 +115,8 @@ def _check_data(names: list[str], quick: bool, data_home: str | None) -> None:
             else f"the data directory {home} does not exist"
         )
         raise ValueError(
-            f"{where}, and table(s) {', '.join(missing)} need the CSV data sets {shown}. "
+            f"{where}, and {'tables' if len(missing) > 1 else 'table'} {', '.join(missing)} "
+            f"need{'' if len(missing) > 1 else 's'} the CSV data sets {shown}. "
             f"Set the environment variable {DATA_ENV} or pass --data-home DIR "
             "(a folder of <name>.csv.gz files with a 'label' column)."
         )
@@ -176,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
         names = args.table
         unknown = [n for n in names if n not in TABLES]
         if unknown:
-            raise ValueError(f"Unknown table(s) {unknown}; run 'marginclust bench --list'.")
+            raise ValueError(f"Unknown table{'s' if len(unknown) > 1 else ''} {unknown}; run "
+                             "'marginclust bench --list'.")
     out = _out_dir(args.out)
     _check_data(names, args.quick, args.data_home)
     args.interrupt_hint = (

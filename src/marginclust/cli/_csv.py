@@ -1,7 +1,9 @@
 """Reading the ``fit`` command's input: a numeric CSV file, plain or compressed, or stdin.
 
-Numbers are parsed in bulk by :func:`numpy.loadtxt` (its C reader); only when
-that fails is the file read cell by cell, to name the file, row and column of
+Numbers, labels and IDs are parsed in bulk by one :func:`numpy.loadtxt` pass (its C
+reader, with a structured dtype that also checks every row's cell count); a file with
+quoted cells or space separators has its rows split in Python first. Only when that
+fails is the file read cell by cell, to name the file, row and column of
 the problem and the fix in one ``ValueError`` sentence: a directory given as
 input, a compressed file that is truncated or mislabelled, an Excel workbook,
 text that is not UTF-8, a ``;``- or tab-separated file, a file without a
@@ -28,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ._output import plural
 
 __all__ = ["CSVData", "LABEL_LIKE", "parse_delimiter", "read_csv"]
 
@@ -178,8 +182,8 @@ def _split_header(text: str, path: str, notes: list[str]) -> tuple[str, str, int
             pos, line_no = end + 1, line_no + 1
             continue
         if skipped:
-            notes.append(f"{path}: skipped {skipped} comment line(s) starting with '#' before "
-                         "the header")
+            notes.append(f"{path}: skipped {plural(skipped, 'comment line')} starting with "
+                         "'#' before the header")
         return text[pos:end].rstrip("\r"), text[end + 1 :], line_no
     raise ValueError(f"{path} is empty; expected a header row and data rows.")
 
@@ -256,17 +260,15 @@ def read_csv(
         first_data_line = head_line
     else:
         header = first
-    lines = body.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
+    first_row = body.split("\n", 1)[0]
+    if not body.strip():
         raise ValueError(f"{shown}: expected a header row and at least one data row.")
     n_cells = len(header)
     trailing = False
     if header and header[-1] == "" and len(header) > 1:
         trailing = True
-    elif lines[0].rstrip("\r").endswith(delimiter) and (
-            lines[0].count(delimiter) == n_cells and '"' not in lines[0]):
+    elif first_row.rstrip("\r").endswith(delimiter) and (
+            first_row.count(delimiter) == n_cells and '"' not in first_row):
         trailing = True
         n_cells += 1
         header = [*header, ""]
@@ -276,24 +278,35 @@ def read_csv(
     named = [h for h in header if h]
     if len(set(named)) < len(named):
         dup = sorted({h for h in named if named.count(h) > 1})
-        notes.append(f"{shown}: column name(s) {dup} appear more than once")
+        names = "column name" if len(dup) == 1 else "column names"
+        notes.append(f"{shown}: {names} {dup} appear{'s' if len(dup) == 1 else ''} more than "
+                     "once")
     if label_column is not None and label_column in id_columns:
         raise ValueError(f"{label_column!r} is given both as --label-column and --id-column; "
                          "name it once.")
     li = None if label_column is None else _column(header, label_column, "--label-column", shown)
     id_idx = {name: _column(header, name, "--id-column", shown) for name in id_columns}
-    skip = set(id_idx.values()) | ({li} if li is not None else set())
+    text_columns = [*id_idx.values(), *([li] if li is not None else [])]
+    skip = set(text_columns)
     if trailing:
         skip.add(len(header) - 1)
     keep = [j for j in range(len(header)) if j not in skip]
     if not keep:
         raise ValueError(f"{shown}: no feature column besides the label and ID columns.")
-    X = _fast_numbers(lines, delimiter, keep, n_cells)
-    if X is None:
-        _explain(lines, delimiter, header, keep, first_data_line, shown, n_cells, label_column)
-        raise AssertionError("unreachable: the cell-by-cell reader found no problem")
-    strings = _string_columns(lines, delimiter, [*id_idx.values(), *([li] if li is not None
-                                                                    else [])])
+    fast = _fast_read(body, delimiter, keep, text_columns, n_cells)
+    if fast is not None:
+        X, strings = fast
+    else:
+        lines = body.split("\n")
+        while lines and not lines[-1].strip():
+            lines.pop()
+        found = _fast_numbers(lines, delimiter, keep, n_cells)
+        if found is None:
+            _explain(lines, delimiter, header, keep, first_data_line, shown, n_cells,
+                     label_column)
+            raise AssertionError("unreachable: the cell-by-cell reader found no problem")
+        X = found
+        strings = _string_columns(lines, delimiter, text_columns)
     ids = {name: strings[j] for name, j in id_idx.items()}
     labels = None if li is None else strings[li]
     if labels is not None:
@@ -307,6 +320,70 @@ def read_csv(
             )
     return CSVData(X, labels, [header[j] for j in keep], notes, ids,
                    time.perf_counter() - start)
+
+
+def _fast_read(body: str, delimiter: str, keep: list[int], text_columns: list[int],
+               n_cells: int) -> tuple[np.ndarray, dict[int, np.ndarray]] | None:
+    """Features and text columns in one pass of :func:`numpy.loadtxt`'s C reader, or None.
+
+    One structured dtype (a float per feature, a fixed-width string per label, ID or
+    ignored trailing column) makes the reader check that every row has exactly
+    ``n_cells`` cells, so the rows need no splitting in Python. Quoted cells, space
+    separators, blank-looking lines of spaces, non-finite numbers and strings wider than
+    the guessed width all return None: the line-by-line reader then handles the file
+    (and names the problem when there is one).
+    """
+    if '"' in body or delimiter == " ":
+        return None
+    # String widths from the first rows, with room to spare; a wider cell further down
+    # would be cut silently by the reader, so it is detected below and sends the file to
+    # the line-by-line reader.
+    sample = [ln.split(delimiter) for ln in body[:65536].split("\n")[:-1] if ln.strip()]
+    widths: dict[int, int] = {}
+    for j in text_columns:
+        longest = max((len(r[j]) for r in sample if len(r) > j), default=0)
+        widths[j] = 2 * longest + 8
+    # Runs of adjacent feature columns become one float sub-array field each, so that
+    # ``X`` is gathered in a few block copies rather than one strided copy per column.
+    fields: list[tuple[str, str] | tuple[str, str, tuple[int]]] = []
+    runs: list[str] = []
+    features = set(keep)
+    j = 0
+    while j < n_cells:
+        if j in features:
+            end = j
+            while end + 1 < n_cells and end + 1 in features:
+                end += 1
+            runs.append(f"x{j}")
+            fields.append((f"x{j}", "f8", (end - j + 1,)))
+            j = end + 1
+        else:
+            fields.append((f"c{j}", f"U{widths.get(j, 1)}"))
+            j += 1
+    # A text stream over UTF-8 bytes feeds the C reader faster than a StringIO.
+    stream = io.TextIOWrapper(io.BytesIO(body.encode("utf-8")), encoding="utf-8")
+    try:
+        table = np.loadtxt(stream, delimiter=delimiter, dtype=fields, comments=None,
+                           quotechar=None, ndmin=1)
+    except ValueError:
+        return None
+    blocks = [table[name].reshape(table.shape[0], -1) for name in runs]
+    X = np.ascontiguousarray(blocks[0]) if len(blocks) == 1 else np.hstack(blocks)
+    if X.shape[0] == 0 or not np.all(np.isfinite(X)):
+        return None
+    strings: dict[int, np.ndarray] = {}
+    for j in text_columns:
+        column = table[f"c{j}"]
+        longest = int(np.char.str_len(column).max()) if column.size else 0
+        if longest >= widths[j]:
+            return None
+        # Narrowed first: hashing and copying then touch a fraction of the bytes.
+        column = column.astype(f"U{max(1, longest)}")
+        distinct = np.unique(column)
+        if not np.array_equal(np.char.strip(distinct), distinct):
+            column = np.char.strip(column)
+        strings[j] = column
+    return X, strings
 
 
 def _fast_numbers(lines: list[str], delimiter: str, keep: list[int],

@@ -15,13 +15,14 @@ import numpy as np
 
 from .._registry import cli_aliases, clusterer_names
 from ._csv import parse_delimiter, read_csv
-from ._output import check_out_file, open_output, scale_note, write_clusters
+from ._output import check_out_file, open_output, plural, scale_note, write_clusters
 
 __all__ = [
     "METHOD_ALIASES",
     "add_parser",
     "available_methods",
     "check_out_file",
+    "memberships",
     "method_kind",
     "parse_params",
     "read_csv",
@@ -50,7 +51,8 @@ examples:
 
 The input needs numeric feature columns and a header row (a file whose first row is
 all numbers is read as headerless, columns x0, x1, ...). The output has one row per
-sample: 'cluster', then 'membership_0' ... for soft methods, then the label column.
+sample: 'cluster', then 'membership_0' ... for soft methods (max-margin: with
+--param probability=True), then the label column.
 """
 
 
@@ -93,12 +95,34 @@ def resolve_method(name: str) -> type:
 
 
 def method_kind(cls: type) -> str:
-    """``"soft"`` (memberships), ``"hard"``, or ``"hard, binary only"`` from the class."""
+    """``"soft"`` (memberships), ``"hard"``, ``"soft with --param probability=True"`` or
+    ``"hard, binary only"`` from the class.
+
+    A class whose ``predict_proba`` exists only for some parameters (scikit-learn's
+    ``available_if``: ``MaxMarginClustering(probability=True)``) is soft with them.
+    """
     soft = callable(getattr(cls, "predict_proba", None))
     kind = "soft" if soft else "hard"
+    if soft and not hasattr(cls(), "predict_proba"):
+        needs = ("--param probability=True" if "probability" in cls().get_params(deep=False)
+                 else "some parameters")
+        kind = f"soft with {needs}"
     if getattr(cls, "_max_clusters", None) == 2:
         kind += ", binary only"
     return kind
+
+
+def memberships(estimator: Any, X: np.ndarray) -> np.ndarray | None:
+    """The membership columns of a fitted estimator on its training rows, or None.
+
+    ``memberships_`` when the estimator keeps them; otherwise ``predict_proba(X)`` when
+    it is available (``MaxMarginClustering(probability=True)`` calibrates its margin
+    classifier and keeps no memberships); None for a hard method.
+    """
+    U = getattr(estimator, "memberships_", None)
+    if U is None and hasattr(estimator, "predict_proba"):
+        U = estimator.predict_proba(X)
+    return None if U is None else np.asarray(U)
 
 
 def parse_params(items: list[str] | None) -> dict[str, Any]:
@@ -229,8 +253,8 @@ def _list_methods() -> int:
         cls = methods.get(alias)
         kind = method_kind(cls) if cls is not None else f"not available: {failed.get(cls_name)}"
         print(f"{alias:<16} {cls_name:<20} {kind}")
-    print("soft = memberships in the output; binary only = --n-clusters 2. "
-          "Class names work as --method too.")
+    print("soft = memberships in the output (with the parameter named, when it takes "
+          "one); binary only = --n-clusters 2. Class names work as --method too.")
     return 0
 
 
@@ -279,7 +303,8 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(params) - set(init_params))
     if unknown:
         raise ValueError(
-            f"{cls.__name__} has no parameter(s) {unknown}; its parameters are "
+            f"{cls.__name__} has no parameter{'s' if len(unknown) > 1 else ''} {unknown}; its "
+            "parameters are "
             f"{sorted(init_params)}."
         )
     data = read_csv(args.input, args.label_column, delimiter=parse_delimiter(args.delimiter),
@@ -324,6 +349,9 @@ def run(args: argparse.Namespace) -> int:
             "similar accuracy"
         )
     estimator = cls(**params)
+    kind = method_kind(cls)
+    if kind.startswith("soft with") and not hasattr(estimator, "predict_proba"):
+        _say(f"note: {cls.__name__} writes membership columns only {kind[5:]}")
     from ._search import fit_estimator
 
     if args.verbose:
@@ -334,7 +362,7 @@ def run(args: argparse.Namespace) -> int:
         estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
-    U = getattr(estimator, "memberships_", None)
+    U = memberships(estimator, X)
     fh, close = open_output(args.out)
     start = time.perf_counter()
     try:
@@ -350,8 +378,9 @@ def run(args: argparse.Namespace) -> int:
              f"{'standard output' if close is False else args.out} in {seconds:.1f} s")
     k = int(getattr(estimator, "n_clusters", k))  # a search may have chosen it
     summary = (
-        f"{cls.__name__}: k={k}, {X.shape[0]} samples, {np.unique(labels_).size} non-empty "
-        f"clusters, fit {elapsed:.3f} s, n_iter {getattr(estimator, 'n_iter_', '-')}"
+        f"{cls.__name__}: k={k}, {plural(X.shape[0], 'sample')}, "
+        f"{plural(np.unique(labels_).size, 'non-empty cluster')}, fit {elapsed:.3f} s, "
+        f"n_iter {getattr(estimator, 'n_iter_', '-')}"
     )
     if labels is not None:
         from marginclust.metrics import clustering_accuracy

@@ -16,11 +16,36 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["check_out_file", "open_output", "scale_note", "write_clusters"]
+__all__ = ["check_out_file", "format_params", "open_output", "plural", "scale_note",
+           "write_clusters"]
 
 # Feature spreads further apart than this ratio get a note suggesting --standardize.
 SCALE_RATIO_NOTE = 100.0
 _BLOCK = 2_000
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``"1 cluster"``, ``"3 clusters"``, ``"1,200 rows"``: a count and its noun."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def format_params(params: Mapping[str, Any] | None, digits: int = 4) -> str:
+    """``{'gamma': 1.2499999999999984, 'lam': 100.0}`` -> ``"gamma=1.25, lam=100"``.
+
+    Floats are shown to ``digits`` significant digits (grid values computed from the
+    data carry rounding noise); None or ``{}`` -> ``"the defaults"``.
+    """
+    if not params:
+        return "the defaults"
+
+    def show(value: Any) -> str:
+        if isinstance(value, float | np.floating):
+            return f"{float(value):.{digits}g}"
+        if isinstance(value, list | tuple):
+            return "[" + ", ".join(show(v) for v in value) + "]"
+        return str(value) if isinstance(value, str) else repr(value)
+
+    return ", ".join(f"{k}={show(v)}" for k, v in params.items())
 
 
 def check_out_file(out: str | None) -> None:

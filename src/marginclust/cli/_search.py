@@ -12,7 +12,10 @@ import ast
 import sys
 from typing import Any
 
-__all__ = ["add_search_arguments", "fit_estimator", "parse_grid", "searched_n_clusters"]
+from ._output import format_params, plural
+
+__all__ = ["add_search_arguments", "check_grid", "fit_estimator", "parse_grid",
+           "searched_n_clusters"]
 
 
 def add_search_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,10 +44,13 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
                        help="rows used by the search (default: chosen by the budget); the "
                             "pick is refitted on all rows")
     group.add_argument("--search-budget", default="auto", type=_budget,
-                       help="cost cap: 'auto' (about 10 plain fits in all: the search "
-                            "chooses a subsample and halving and says what it chose), a "
-                            "number of fits on the search rows (successive halving), or "
-                            "'none' (every setting on every search row)")
+                       help="cost cap of the whole search, the refit on all rows "
+                            "included, in plain fits on all rows: a number (e.g. 5; the "
+                            "search chooses a subsample and halving within it and says "
+                            "what it chose), 'auto' (10; more on small data, which are "
+                            "then searched on every row), or 'none' (every setting on "
+                            "every search row). A number below 10 never costs more than "
+                            "'auto'")
     group.add_argument("--search-cache", default=None, metavar="DIR",
                        help="keep finished settings in DIR; rerunning the same command "
                             "after an interruption reuses them")
@@ -104,14 +110,74 @@ def _state(res: dict[str, list[Any]], i: int) -> str:
     failed = res["n_failed_pairs"][i]
     if n_pairs and 2 * failed > n_pairs:  # the median is a failure: no number to show
         ok = [v for v in res["pair_scores"][i] if v == v]
-        return (f"failed: a half collapsed in {failed} of {n_pairs} splits (the other "
-                f"{len(ok)} scored {sum(ok) / len(ok):.2f})")
+        return (f"failed: a half collapsed in {failed} of {plural(n_pairs, 'split')} (the "
+                f"other {len(ok)} scored {sum(ok) / len(ok):.2f})")
     text = f"score {res['score'][i]:.4f}"
     if n_pairs:
         text += f" +- {res['score_std'][i]:.2f}"
         if failed:
-            text += f" ({failed} of {n_pairs} splits failed: a half collapsed)"
+            text += (f" ({failed} of {plural(n_pairs, 'split')} failed: a half "
+                     "collapsed)")
     return text
+
+
+def check_grid(estimator: Any, grid: dict[str, list[Any]] | None) -> None:
+    """Fail before searching when no setting of ``grid`` is a valid parameter set.
+
+    Each setting is checked against the estimator's declarative parameter table
+    (``_parameter_constraints``), the check its ``fit`` starts with. A grid whose every
+    setting breaks it would otherwise leave only the defaults to pick, silently.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The unfitted clusterer the grid is for.
+    grid : dict of str to list, or None
+        The ``--search-param`` grid (None: the estimator's own, not checked).
+
+    Raises
+    ------
+    ValueError
+        Naming each setting and what is wrong with it.
+    """
+    if not grid:
+        return
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    from marginclust.model_selection import candidate_settings
+    from marginclust.utils import check_parameters
+
+    # an unknown parameter name: the search's own message (its parameters listed)
+    candidate_settings(estimator, grid, None)
+    problems = []
+    settings = list(ParameterGrid(grid))
+    for setting in settings:
+        est = clone(estimator).set_params(**setting)
+        table = getattr(est, "_parameter_constraints", None)
+        if not isinstance(table, dict):
+            return  # nothing declared to check against: the search reports failures
+        try:
+            check_parameters(est, table)
+        except (ValueError, TypeError) as exc:
+            problems.append(f"{format_params(setting)} ({' '.join(str(exc).split())})")
+        else:
+            return
+    shown = "; ".join(problems[:4]) + ("; ..." if len(problems) > 4 else "")
+    raise ValueError(
+        f"no setting of --search-param is valid for {type(estimator).__name__}, so the "
+        f"search would only fit the defaults: {shown}. Give values the parameters allow."
+    )
+
+
+def _all_failed(search: Any) -> str | None:
+    """The errors, when every setting of a given grid failed to fit (None otherwise)."""
+    res = search.results_
+    grid = [i for i in range(len(res["params"])) if not res["is_default"][i]]
+    if search.grid_source_ != "given" or not grid or not all(res["error"][i] for i in grid):
+        return None
+    return "; ".join(f"{format_params(res['params'][i])} ({res['error'][i]})"
+                     for i in grid[:4]) + ("; ..." if len(grid) > 4 else "")
 
 
 def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
@@ -130,9 +196,11 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
         if args.search_cache else
         "; nothing was saved: --search-cache DIR keeps finished settings for a rerun"
     )
+    grid = parse_grid(args.search_param)
+    check_grid(estimator, grid)
     search = StabilitySearch(
         estimator,
-        parse_grid(args.search_param),
+        grid,
         scoring=args.search_scoring,
         n_pairs=args.search_n_pairs,
         subsample=args.search_subsample,
@@ -141,19 +209,26 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
         random_state=args.seed,
         verbose=0 if args.no_progress else 1,
     ).fit(X)
+    failed = _all_failed(search)
+    if failed is not None:
+        raise ValueError(f"every setting of --search-param failed to fit, so only the "
+                         f"defaults were left to pick: {failed}. Give values the "
+                         "parameters allow.")
     res = search.results_
     print(f"search ({search.grid_source_} grid, {search.scoring_}, "
-          f"{search.n_search_rows_:,} rows):", file=sys.stderr)
+          f"{plural(search.n_search_rows_, 'row')}):", file=sys.stderr)
     mixed = not all(res["is_default"])  # mark the defaults only beside other settings
     for i in sorted(range(len(res["params"])), key=lambda j: res["rank"][j]):
-        params = res["params"][i] or "(the defaults)"
+        params = format_params(res["params"][i])
+        if not res["params"][i]:
+            params = f"({params})"
         mark = " [defaults]" if mixed and res["is_default"][i] and res["params"][i] else ""
         print(f"  #{res['rank'][i]:<3d} {params}{mark}  {_state(res, i)}, "
-              f"{res['n_clusters_found'][i]} clusters found, {res['seconds'][i]:.2f} s",
-              file=sys.stderr)
+              f"{plural(res['n_clusters_found'][i], 'cluster')} found, "
+              f"{res['seconds'][i]:.2f} s", file=sys.stderr)
     if search.collapsed_:
         print(f"search: every setting collapsed; writing the least degenerate one, "
-              f"{search.best_params_ or 'the defaults'}", file=sys.stderr)
+              f"{format_params(search.best_params_)}", file=sys.stderr)
     else:
-        print(f"search picked {search.best_params_ or 'the defaults'}", file=sys.stderr)
+        print(f"search picked {format_params(search.best_params_)}", file=sys.stderr)
     return search.best_estimator_

@@ -49,7 +49,7 @@ class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
         J(P) = \\sum_{i,j} p_{ij} \\, \\lVert x_i - c_j(P) \\rVert^2
 
     with :math:`c_j(P)` the P-weighted mean of the data, over memberships P whose
-    rows lie on the probability simplex (Liu et al., "Probabilistic K-means";
+    rows lie on the probability simplex (Li et al., "Probabilistic K-means";
     fuzzy c-means at m = 1). J is concave in P, its gradient is
     :math:`\\partial J / \\partial p_{ij} = \\lVert x_i - c_j \\rVert^2`,
     and every KKT point is a hard partition (up to ties) in which each point
@@ -157,9 +157,10 @@ array-like, default="k-means++"
 
     References
     ----------
-    "Probabilistic K-means Clustering via Nonlinear Programming" (the PKM
-    paper, ``papers/pkm-probabilistic-kmeans.txt``; AGP, MSAGP and FMSAGP are
-    its Section 3 algorithms). D. Arthur and S. Vassilvitskii, "k-means++: the
+    Y. Li, B. Liu, Z. Liu and T. Zhang, "Probabilistic K-means Clustering via
+    Nonlinear Programming", arXiv:2001.03286 (2020) (the PKM paper,
+    ``papers/pkm-probabilistic-kmeans.txt``; AGP, MSAGP and FMSAGP are its
+    Section 3 algorithms). D. Arthur and S. Vassilvitskii, "k-means++: the
     advantages of careful seeding", SODA 2007.
 
     Examples

@@ -8,8 +8,8 @@
   the standardised input space; a degenerate fit gets the worst score).
 - :class:`StabilitySearch`: drops degenerate settings, scores the rest against the
   estimator's defaults, refits the best on all rows; plans its cost before it starts
-  (``budget="auto"``: about ten plain fits, by subsampling and successive halving over
-  rows), shows its progress, and resumes from a cache of finished settings
+  (``budget="auto"``: about ten plain fits, a number: that many, by subsampling and
+  successive halving over rows), shows its progress, and resumes from a cache of finished settings
   (``memory=``).
 """
 

@@ -54,7 +54,8 @@ def candidate_settings(
     valid = set(estimator.get_params(deep=True))
     unknown = sorted({k for s in settings for k in s} - valid)
     if unknown:
-        raise ValueError(f"{type(estimator).__name__} has no parameter(s) {unknown}; "
+        raise ValueError(f"{type(estimator).__name__} has no parameter"
+                         f"{'s' if len(unknown) > 1 else ''} {unknown}; "
                          f"its parameters are {sorted(valid)}.")
     return settings, source
 

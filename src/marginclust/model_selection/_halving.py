@@ -201,10 +201,12 @@ def plan_search(
             rows = n_rows
         else:
             rows = min(n_total, int(budget * n_total / unit))
-        schedule = _schedule(n_candidates, rows, level, factor)
+        # a budget too small for even one row leaves no plan at this level (only the
+        # cheapest plan below)
+        schedule = _schedule(n_candidates, max(rows, 1), level, factor)
         ok_rows = level == 0 or schedule[0].n_rows >= floor
-        cost = schedule_cost(schedule, rows, fits_per_setting) * rows / n_total
-        if ok_rows and rows >= floor and cost <= budget * (1 + 1e-9):
+        cost = schedule_cost(schedule, max(rows, 1), fits_per_setting) * rows / n_total
+        if ok_rows and rows >= max(floor, 1) and cost <= budget * (1 + 1e-9):
             plan = SearchPlan(rows, schedule, cost, True)
             if best is None or rows > best.n_rows:
                 best = plan

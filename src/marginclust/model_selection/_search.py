@@ -32,7 +32,6 @@ from ._halving import (
     AUTO_BUDGET,
     AUTO_MIN_ROW_FITS,
     Rung,
-    halving_schedule,
     plan_search,
     schedule_cost,
 )
@@ -49,6 +48,20 @@ _MIN_HALF_ROWS = 50
 # budget="auto" spends fewer splits (down to 3) before it gives halves fewer rows than
 # this per cluster.
 _ROOMY_HALF_ROWS_PER_CLUSTER = 50
+
+
+def _shown(params: Mapping[str, Any] | None) -> str:
+    """A setting as printed: ``gamma=1.25, lam=100`` (floats to 4 significant digits: grid
+    values computed from the data carry rounding noise), or ``the defaults``."""
+    if not params:
+        return "the defaults"
+
+    def value(v: Any) -> str:
+        if isinstance(v, float | np.floating):
+            return f"{float(v):.4g}"
+        return v if isinstance(v, str) else repr(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in params.items())
 
 
 def _varies_n_clusters(settings: Sequence[Mapping[str, Any]]) -> bool:
@@ -185,23 +198,26 @@ default="calinski_harabasz"
         Random half splits per setting for ``scoring="stability"``.
     subsample : int, float or None, default=None
         Rows the search uses (an int, or a fraction of the rows); None uses all
-        rows, or with ``budget="auto"`` as many as the budget allows. The best
+        rows, or with a ``budget`` as many as the budget allows. The best
         setting is always refitted on all rows.
     budget : float, "auto" or None, default=None
-        Largest cost of the search. A number is in fits on the search rows (a
-        fit on ``r`` rows costs ``r / n_search``; one stability evaluation
-        costs ``1 + n_pairs``); when the exhaustive search costs more,
-        successive halving over rows is used (rows grow and candidates shrink
-        by ``factor`` per rung). ``"auto"`` keeps the whole search, refit
-        included, to about 10 fits on all rows (or 20,000 rows fitted in all,
-        whichever is more, so small data are searched on every row): it
-        chooses the search rows and the halving schedule that use the most
-        rows within that cost, using fewer half splits (down to 3, see
-        ``n_pairs_``) before halves would hold fewer than 50 rows per cluster,
-        and ``plan_`` says what it chose. None compares
-        every setting on every search row. No rung has fewer rows than
-        ``2 x max(50, 20 x n_clusters)`` (stability) or ``max(50, 20 x
-        n_clusters)``, so that every setting can be asked for its clusters.
+        Largest cost of the whole search, the refit of the pick on all rows
+        included, in fits on all rows of ``X`` (a fit on ``r`` of the ``n``
+        rows costs ``r / n``; one stability evaluation costs ``1 + n_pairs``
+        fits on its rows). A number and ``"auto"`` are planned alike: the
+        search rows (unless ``subsample`` fixes them) and the successive-halving
+        schedule over rows (rows grow and candidates shrink by ``factor`` per
+        rung) that use the most rows within the budget, with fewer half splits
+        (down to 3, see ``n_pairs_``) before halves would hold fewer than 50
+        rows per cluster; ``plan_`` says what was chosen. ``"auto"`` is 10
+        fits (or 20,000 rows fitted in all, whichever is more, so small data
+        are searched on every row), so a number below 10 never costs more than
+        ``"auto"``. When even the smallest plan costs more than the budget (a
+        budget of 1 leaves nothing after the refit), that plan is used and a
+        number warns. None compares every setting on every search row. No
+        rung has fewer rows than ``2 x max(50, 20 x n_clusters)`` (stability)
+        or ``max(50, 20 x n_clusters)``, so that every setting can be asked
+        for its clusters.
     factor : int, default=3
         Halving factor.
     include_defaults : bool, default=True
@@ -269,7 +285,8 @@ default="calinski_harabasz"
         Fits the plan allowed for before the search started (dropped settings
         spend fewer).
     cost_ : float
-        Cost spent, in fits on the search rows (refit excluded).
+        Cost spent, in fits on all rows of ``X`` (the unit of ``budget``; refit
+        excluded).
     plan_ : str
         One sentence: settings, rows, splits, halving and cost.
     scoring_ : str or callable
@@ -409,47 +426,54 @@ default="calinski_harabasz"
         """Search rows, schedule, whether it fits the budget, the budget in fits on all
         rows, and the number of half splits."""
         min_rows = _min_rung_rows(k_max, paired)
+        if self.budget is None:
+            m = n if fixed_rows is None else fixed_rows
+            return m, [Rung(n_settings, m)], True, np.nan, int(self.n_pairs)
+        # "auto" and a number share one planner and one unit, fits on all rows with the
+        # refit included; "auto" is 10 such fits (more on small data, see AUTO_MIN_ROW_FITS).
         if self.budget == "auto":
             budget = max(AUTO_BUDGET - 1.0, AUTO_MIN_ROW_FITS / n)
-            # fewer splits (down to 3) before fits with fewer than
-            # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
-            roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
-            pairs = [int(self.n_pairs)]
-            if paired:  # at least 3: the median then ignores one split that failed
-                pairs = list(range(int(self.n_pairs), min(3, int(self.n_pairs)) - 1, -1))
-            best: tuple[Any, ...] | None = None
-            for floor in (max(min_rows, roomy), min_rows):
-                for n_pairs in pairs:
-                    plan = plan_search(n_settings, n,
-                                       fits_per_setting=1.0 + (n_pairs if paired else 0),
-                                       budget=budget, factor=int(self.factor), min_rows=floor,
-                                       n_rows=fixed_rows)
-                    if floor > min_rows and plan.within_budget:
-                        return plan.n_rows, plan.schedule, True, budget, n_pairs
-                    key = (plan.within_budget, min(plan.schedule[0].n_rows, roomy), n_pairs)
-                    if floor == min_rows and (best is None or key > best[0]):
-                        best = (key, plan, n_pairs)
+        else:
+            # what is left for the search once the refit's one fit is paid; a budget of
+            # one fit or less leaves nothing, and the smallest plan is used (with a warning)
+            budget = max(float(self.budget) - 1.0, 1e-9)
+        # fewer splits (down to 3) before fits with fewer than
+        # _ROOMY_HALF_ROWS_PER_CLUSTER rows per cluster on the first rung
+        roomy = min(n, _ROOMY_HALF_ROWS_PER_CLUSTER * k_max * (2 if paired else 1))
+        pairs = [int(self.n_pairs)]
+        if paired:  # at least 3: the median then ignores one split that failed
+            pairs = list(range(int(self.n_pairs), min(3, int(self.n_pairs)) - 1, -1))
+        best: tuple[Any, ...] | None = None
+        chosen: tuple[Any, int] | None = None
+        for floor in (max(min_rows, roomy), min_rows):
+            for n_pairs in pairs:
+                plan = plan_search(n_settings, n,
+                                   fits_per_setting=1.0 + (n_pairs if paired else 0),
+                                   budget=budget, factor=int(self.factor), min_rows=floor,
+                                   n_rows=fixed_rows)
+                if floor > min_rows and plan.within_budget:
+                    chosen = (plan, n_pairs)
+                    break
+                key = (plan.within_budget, min(plan.schedule[0].n_rows, roomy), n_pairs)
+                if floor == min_rows and (best is None or key > best[0]):
+                    best = (key, plan, n_pairs)
+            if chosen is not None:
+                break
+        if chosen is None:
             assert best is not None
             _, plan, n_pairs = best
-            return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
-        per_setting = 1.0 + (self.n_pairs if paired else 0)
-        m = n if fixed_rows is None else fixed_rows
-        budget_m = None if self.budget is None else float(self.budget)
-        schedule, within = halving_schedule(
-            n_settings, m, fits_per_setting=per_setting, budget=budget_m,
-            factor=int(self.factor), min_rows=min(m, min_rows),
-        )
-        if not within:
+        else:
+            plan, n_pairs = chosen
+        if not plan.within_budget and self.budget != "auto":
             warnings.warn(
-                f"No successive-halving schedule fits budget={self.budget} fits (each of the "
-                f"{n_settings} settings costs {per_setting:g} fits on all {m} search rows, "
-                f"and no rung may have fewer than {min(m, min_rows)} rows); using the "
-                f"cheapest one, cost {schedule_cost(schedule, m, per_setting):.3g}. Raise "
-                "budget, lower n_pairs or use a smaller grid.",
+                f"budget={self.budget} fits on all rows (the refit included) is below the "
+                f"cost of the smallest search plan for {n_settings} settings, "
+                f"{plan.cost:.3g} fits on all rows +1 for the refit (no rung may have "
+                f"fewer than {min(n, min_rows)} rows); using that plan. Raise budget, "
+                "lower n_pairs or use a smaller grid.",
                 UserWarning, stacklevel=3,
             )
-        return m, schedule, within, np.nan if budget_m is None else budget_m * m / n, \
-            int(self.n_pairs)
+        return plan.n_rows, plan.schedule, plan.within_budget, budget, n_pairs
 
     # -------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any = None) -> StabilitySearch:
@@ -530,7 +554,7 @@ default="calinski_harabasz"
                 cost += len(alive) * rung_cost
                 ranking = rank_settings(alive, results, float(self.tol), base)
                 line.note(f"StabilitySearch rung {it + 1}/{len(schedule)}: {len(alive)} "
-                          f"settings on {rung.n_rows:,} rows, "
+                          f"setting{'s' if len(alive) != 1 else ''} on {rung.n_rows:,} rows, "
                           f"{len(alive) - len(ranking)} degenerate "
                           f"({format_seconds(progress.elapsed())} elapsed)")
                 if it + 1 < len(schedule):
@@ -538,7 +562,7 @@ default="calinski_harabasz"
                                              schedule[it + 1].n_candidates)
         finally:
             line.close()
-        self.cost_ = cost
+        self.cost_ = cost * m / n  # in fits on all rows, the unit of budget
         self.results_ = results
         ranking = self._chance(ranking, results, base)
         self._refit(X, base, settings, ranking, line)
@@ -553,7 +577,7 @@ default="calinski_harabasz"
         added = len(settings) - n_grid
         source = {"given": "of the grid", "estimator": f"of {name}'s label-free grid",
                   "defaults": "(the defaults)"}[self.grid_source_]
-        what = f"{len(settings)} settings ({n_grid} {source}"
+        what = f"{len(settings)} setting{'s' if len(settings) != 1 else ''} ({n_grid} {source}"
         what += f" + {added} default{'s' if added > 1 else ''})" if added else ")"
         rows = f"all {n:,} rows" if m == n else f"a subsample of {m:,} of {n:,} rows"
         scoring = self.scoring_ if isinstance(self.scoring_, str) else "a callable score"
@@ -575,11 +599,12 @@ default="calinski_harabasz"
         total = planned_cost * m / n
         text += (f": at most {self.n_fits_planned_:,} fits, costing about {total:.1f} fits "
                  f"on all rows (+1 for the refit)")
-        if self.budget == "auto":
-            text += (f"; budget 'auto' allows {budget_n:.1f}" if within else
-                     f"; over the 'auto' budget of {budget_n:.1f} (the smallest plan that "
-                     "leaves every rung enough rows for its clusters): fewer settings or "
-                     "n_pairs make it cheaper")
+        if self.budget is not None:
+            name = "'auto'" if self.budget == "auto" else f"{self.budget:g}"
+            text += (f"; budget {name} allows {budget_n:.1f}" if within else
+                     f"; over budget {name}, which allows {budget_n:.1f} (the smallest plan "
+                     "that leaves every rung enough rows for its clusters): fewer settings "
+                     "or n_pairs make it cheaper")
         return text
 
     def _run_rung(self, evaluate: Any, base: Any, settings: list[Any], alive: list[int],
@@ -726,7 +751,7 @@ default="calinski_harabasz"
             results["rank"][j] = r + 1
         if self.collapsed_:
             shown = "; ".join(
-                f"{settings[j]}: {results['reason'][j] or 'collapsed'}"
+                f"{_shown(settings[j])}: {results['reason'][j] or 'collapsed'}"
                 + (f" ({results['error'][j]})" if results["error"][j] else "")
                 for j in range(min(len(settings), 6))
             )
@@ -744,7 +769,7 @@ default="calinski_harabasz"
             failed, splits = results["n_failed_pairs"][i], len(results["pair_scores"][i])
             how = (f"score {self.best_score_:.4f}" if 2 * failed <= splits else
                    f"its halves collapsed in {failed} of {splits} splits")
-            line.note(f"StabilitySearch picked {self.best_params_ or 'the defaults'} ({how})")
+            line.note(f"StabilitySearch picked {_shown(self.best_params_)} ({how})")
 
     # ---------------------------------------------------------------- predict
     def _check_best(self) -> Any:
