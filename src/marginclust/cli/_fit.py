@@ -157,9 +157,10 @@ def add_parser(sub: Any) -> None:
                    "a .zip of one file); '-' reads standard input")
     p.add_argument("--method", default="fcm", help="method name, see --list-methods")
     p.add_argument(
-        "--n-clusters", type=int, default=None,
-        help="number of clusters (default: the number of classes in --label-column; "
-        "required without it)",
+        "--n-clusters", type=_n_clusters_arg, default=None,
+        help="number of clusters, or 'auto' to let a method that can choose it do so "
+        "(max-margin: the chosen K and each K's curve are printed) (default: the number "
+        "of classes in --label-column; required without it)",
     )
     p.add_argument(
         "--param",
@@ -258,7 +259,49 @@ def _list_methods() -> int:
     return 0
 
 
-def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -> int:
+def _n_clusters_arg(value: str) -> int | str:
+    """``--n-clusters``: a positive integer or ``auto``."""
+    if value == "auto":
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive integer or 'auto'; got {value!r}") from None
+
+
+def _chooses_k(cls: type) -> bool:
+    """Whether the estimator takes ``n_clusters="auto"`` (checked by its parameter table)."""
+    from marginclust.utils import check_parameters
+
+    constraint = getattr(cls, "_parameter_constraints", {}).get("n_clusters")
+    if constraint is None:
+        return False
+    try:
+        check_parameters(cls(n_clusters="auto"), {"n_clusters": constraint})
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _print_k_curve(estimator: Any) -> None:
+    """The chosen K and, per K, its best partition's margin and weakest boundary."""
+    rows = getattr(estimator, "k_scores_", None)
+    _say(f"chosen number of clusters: {estimator.n_clusters_}")
+    if not rows:
+        return
+    _say("    K  margin  separation  valley  clear")
+    for row in rows:
+        sep = "-" if np.isnan(row.separation) else f"{row.separation:.3f}"
+        valley = "-" if np.isnan(row.valley) else (
+            "inf" if np.isinf(row.valley) else f"{row.valley:.2f}")
+        mark = " <-" if row.n_clusters == estimator.n_clusters_ else ""
+        _say(f"  {row.n_clusters:3d}  {row.score:.4f}  {sep:>10}  {valley:>6}  "
+             f"{'yes' if row.separated else 'no':>5}{mark}")
+
+
+def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any,
+                cls: type | None = None) -> int | str:
     from ._search import searched_n_clusters
 
     searched = searched_n_clusters(args)
@@ -275,6 +318,12 @@ def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any) -
             "give the number of clusters once."
         )
     k = args.n_clusters if args.n_clusters is not None else from_param
+    if k == "auto":
+        if cls is None or not _chooses_k(cls):
+            raise ValueError(
+                f"--n-clusters auto needs a method that chooses the number of clusters "
+                f"(max-margin); {getattr(cls, '__name__', 'this method')} needs a number.")
+        return "auto"
     if k is None:
         if labels is None:
             raise ValueError(
@@ -319,7 +368,7 @@ def run(args: argparse.Namespace) -> int:
         scales = scale_note(X, data.feature_names)
         if scales:
             _say(f"note: {scales}")
-    k = _n_clusters(args, params, labels)
+    k = _n_clusters(args, params, labels, cls)
     params["n_clusters"] = k
     if args.standardize:
         from marginclust.utils import preprocess
@@ -376,7 +425,10 @@ def run(args: argparse.Namespace) -> int:
             > LARGE_IO_CELLS:
         _say(f"wrote {labels_.size:,} rows to "
              f"{'standard output' if close is False else args.out} in {seconds:.1f} s")
-    k = int(getattr(estimator, "n_clusters", k))  # a search may have chosen it
+    if k == "auto":
+        _print_k_curve(estimator)
+    # a search or the estimator itself may have chosen it
+    k = getattr(estimator, "n_clusters_", None) or estimator.n_clusters
     summary = (
         f"{cls.__name__}: k={k}, {plural(X.shape[0], 'sample')}, "
         f"{plural(np.unique(labels_).size, 'non-empty cluster')}, fit {elapsed:.3f} s, "

@@ -190,8 +190,13 @@ def _split_margin(
     weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
 ) -> tuple[float, float]:
     """Voting margin of a two-cluster split and its valley (see the module)."""
-    graph = NeighborGraph.from_data(Z, n_neighbors)
-    margins = vote_margins(labels, graph.indices, 2, weights)
+    m = Z.shape[0]
+    # the density's neighbours: sqrt(m), the classical consistent choice for a k-NN
+    # density estimate (Loftsgaarden & Quesenberry 1965), and never fewer than the vote's
+    density_k = max(n_neighbors, int(round(np.sqrt(m)))) if valley else n_neighbors
+    graph = NeighborGraph.from_data(Z, min(density_k, m - 1))
+    vote = graph.indices[:, :n_neighbors]
+    margins = vote_margins(labels, vote, 2, weights)
     score = class_balanced_mean(margins, labels, 2, weights=weights)
     if not valley:
         return score, float("nan")
@@ -210,7 +215,8 @@ def _split_margin(
         middle = (A[i] + B[near[i, 0]]) / 2.0
         at_boundary = float(NearestNeighbors(n_neighbors=graph.n_neighbors).fit(Z).kneighbors(
             middle[None, :])[0][0, -1])
-    return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
+    dimension = intrinsic_dimension(graph.distances[:, :n_neighbors])
+    return score, float((at_boundary / typical) ** dimension)
 
 
 def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:

@@ -1,6 +1,7 @@
 """Plots (matplotlib is an optional extra, imported lazily inside each function)."""
 
 from ._convergence import plot_convergence
+from ._k_curve import plot_k_curve
 from ._membership import import_pyplot, membership_colors, plot_memberships
 from ._style import align_memberships, method_styles
 
@@ -10,5 +11,6 @@ __all__ = [
     "membership_colors",
     "method_styles",
     "plot_convergence",
+    "plot_k_curve",
     "plot_memberships",
 ]
