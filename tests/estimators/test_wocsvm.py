@@ -348,6 +348,16 @@ def test_label_free_grid_is_small_and_scale_relative(blobs2):
     assert "temperature" in WOCSVMClustering._n_scaled_params
 
 
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_label_free_grid_beyond_the_float_range_is_a_clear_error(blobs2, scale):
+    # the fit works in rescaled units; the grid's widths in the data's units would be
+    # inf or 0 (about 1e400 / 1e-400)
+    X, _ = blobs2
+    WOCSVMClustering(2, random_state=0).fit(X * scale)
+    with pytest.raises(ValueError, match="beyond the float range"):
+        WOCSVMClustering(2)._label_free_grid(X * scale)
+
+
 def test_readme_example_standardised_wine_does_not_collapse():
     """gamma=0.85, nu=0.97 (the paper's raw-Iris values) collapse on standardised
     wine; the defaults do not."""
