@@ -175,8 +175,7 @@ def _resolve_rule(gamma: str, X: Any, random_state: Any) -> float:
             )
         return 1.0 / (n_features * var)
     if gamma == "sigma0":
-        # scipy is untyped here, so issparse cannot narrow X for the checker
-        Xd = X.toarray() if sp.issparse(X) else X  # type: ignore[union-attr]
+        Xd = X.toarray() if sp.issparse(X) else X
         sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
         if sigma0 <= 0:
             raise ValueError(
