@@ -98,7 +98,8 @@ def blobs2():
     return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)
 
 
-@pytest.mark.parametrize("transform", [lambda X: X * 1e-150, lambda X: X * 1e150,
+@pytest.mark.parametrize("transform", [lambda X: X * 1e-300, lambda X: X * 1e-150,
+                                       lambda X: X * 1e150, lambda X: X * 1e300,
                                        lambda X: X + 1e9, lambda X: X * 1e-4])
 def test_default_fit_is_scale_and_offset_free(blobs2, transform):
     X, y = blobs2
@@ -118,8 +119,9 @@ def test_linear_kernel_mixed_scales_bounded_and_extreme_scales(blobs2):
     m.fit(X * np.array([1e-8, 1e8, 1.0]))
     assert m.labels_.shape == (40,)
     ref = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X)
-    big = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X * 1e150)
-    assert_array_equal(big.labels_, ref.labels_)
+    for scale in (1e-300, 1e150, 1e300):  # 1e-300: ZeroDivisionError (scale**2 underflowed)
+        big = OCSVMHardClustering(2, kernel="linear", random_state=0).fit(X * scale)
+        assert_array_equal(big.labels_, ref.labels_)
 
 
 def test_low_rank_matches_exact_on_blobs(blobs):

@@ -382,6 +382,20 @@ def test_linear_kernel_overflowing_scale_is_a_clear_error():
         SLMC(2).fit(X * 1e160)
 
 
+@pytest.mark.parametrize("name", ["SLMC", "IterativeLSSVM"])
+def test_linear_kernel_vanishing_scale_is_a_clear_error(name):
+    # X * 1e-100: the linear kernel x^T y + 1 was all ones and the partition noise
+    import marginclust
+
+    X, _ = _pinned_blobs()
+    cls = getattr(marginclust, name)
+    for n_components in (None, 5):
+        with pytest.raises(ValueError, match="keep fewer than 4 digits"):
+            cls(2, kernel="linear", n_components=n_components).fit(X * 1e-100)
+    # the constant still keeps most of the digits of data 1e-5 in size
+    assert cls(2, kernel="linear", random_state=0).fit(X * 1e-5).labels_.shape == (len(X),)
+
+
 @pytest.mark.parametrize("factor", [1e-3, 1e3, 1e-150, 1e150])
 def test_defaults_are_scale_invariant(factor):
     X, y = _pinned_blobs()

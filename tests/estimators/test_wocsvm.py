@@ -249,16 +249,20 @@ def blobs2():
     return make_blobs(n_samples=40, n_features=3, centers=2, cluster_std=0.6, random_state=0)
 
 
-@pytest.mark.parametrize("scale", [1e-150, 1e-4, 1e-3, 1.0, 1e3, 1e150])
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e-4, 1e-3, 1.0, 1e3, 1e150, 1e300])
 def test_default_fit_is_scale_free(blobs2, scale):
-    """GMM init on centred, unit-peak data (X * 1e-4 gave ARI 0.02, X * 1e-150 one cluster)."""
+    """GMM init on centred, unit-peak data (X * 1e-4 gave ARI 0.02, X * 1e-150 one cluster;
+    X * 1e-300 raised ZeroDivisionError: the scale's square underflowed)."""
     X, y = blobs2
     ref = WOCSVMClustering(2, random_state=0).fit(X)
     m = WOCSVMClustering(2, random_state=0).fit(X * scale)
     assert adjusted_rand_score(y, m.labels_) == 1.0
     assert_array_equal(m.labels_, ref.labels_)
     assert_allclose(m.memberships_, ref.memberships_, atol=1e-6)
-    assert_allclose(m.gamma_ * scale**2, ref.gamma_, rtol=1e-9)
+    if 1e-150 <= scale <= 1e150:  # the width in the user's units is a float64
+        assert_allclose(m.gamma_ * scale**2, ref.gamma_, rtol=1e-9)
+    else:  # ~1e600 or ~1e-600: what the float64 rounds it to
+        assert m.gamma_ == (np.inf if scale < 1 else 0.0)
 
 
 @pytest.mark.parametrize("offset", [1e9, -1e9])
@@ -300,7 +304,7 @@ def test_linear_kernel_mixed_column_scales_is_bounded(blobs2):
     assert np.all(np.isfinite(m.memberships_))
 
 
-@pytest.mark.parametrize("scale", [1e-150, 1e150])
+@pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e150, 1e300])
 def test_linear_kernel_extreme_scales(blobs2, scale):
     """X * 1e150 raised LIBSVM's 'dual coefficients ... not finite'; the linear kernel is scaled."""
     X, _ = blobs2
@@ -342,6 +346,16 @@ def test_label_free_grid_is_small_and_scale_relative(blobs2):
     assert np.prod([len(v) for v in grid.values()]) <= 12
     assert_allclose(np.array(grid["gamma"]) * 1e-6, grid_big["gamma"], rtol=1e-9)
     assert "temperature" in WOCSVMClustering._n_scaled_params
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200])
+def test_label_free_grid_beyond_the_float_range_is_a_clear_error(blobs2, scale):
+    # the fit works in rescaled units; the grid's widths in the data's units would be
+    # inf or 0 (about 1e400 / 1e-400)
+    X, _ = blobs2
+    WOCSVMClustering(2, random_state=0).fit(X * scale)
+    with pytest.raises(ValueError, match="beyond the float range"):
+        WOCSVMClustering(2)._label_free_grid(X * scale)
 
 
 def test_readme_example_standardised_wine_does_not_collapse():

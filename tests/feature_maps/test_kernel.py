@@ -79,3 +79,33 @@ def test_resolve_gamma_rules_floats_and_errors():
             resolve_gamma(bad, X)
     with pytest.raises(ValueError, match="zero variance"):
         resolve_gamma("scale", np.ones((5, 2)))
+
+
+@pytest.mark.parametrize("k", [-600, -300, 300, 600])
+def test_resolve_gamma_rules_exact_under_power_of_two_scaling(k):
+    # X * 2**k: the rule measured in units of 2**k (an exact rescaling) is the rule of X
+    # times 2**-2k bit for bit; where that width leaves float64 (|k| >= 512 here), a
+    # clear ValueError (X * 1e-200 raised ZeroDivisionError for "sigma0" and "local",
+    # "zero variance" for "scale"; X * 1e200 gave gamma 0.0)
+    import scipy.sparse as sp
+
+    from marginclust.feature_maps import resolve_gamma
+
+    X = np.random.RandomState(0).randn(50, 4)
+    for rule in ("scale", "sigma0", "local"):
+        for fmt in (np.asarray, sp.csr_matrix):  # (each compared with its own format)
+            data = fmt(np.ldexp(X, k))
+            if abs(k) < 512:
+                ref = resolve_gamma(rule, fmt(X))
+                assert resolve_gamma(rule, data) == np.ldexp(ref, -2 * k)
+            else:
+                with pytest.raises(ValueError, match="beyond the float range"):
+                    resolve_gamma(rule, data)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e200, 1e300])
+def test_mean_pairwise_distance_at_extreme_scales(scale):
+    # squared differences underflowed (0.0: "all samples coincide") or overflowed (inf)
+    X = np.random.RandomState(0).randn(30, 3)
+    assert mean_pairwise_distance(X * scale) == pytest.approx(scale * mean_pairwise_distance(X),
+                                                              rel=1e-12)

@@ -8,7 +8,17 @@ import numpy as np
 from hypothesis import strategies as st
 from sklearn.datasets import make_blobs
 
-__all__ = ["Case", "cases", "tiny_cases", "TRANSFORMS", "EXTREMES", "EXTREMES32", "make_data"]
+__all__ = [
+    "Case",
+    "cases",
+    "tiny_cases",
+    "TRANSFORMS",
+    "EXTREMES",
+    "EXTREMES32",
+    "SCALES",
+    "make_data",
+    "representable",
+]
 
 
 @dataclass(frozen=True)
@@ -71,13 +81,45 @@ EXTREMES32 = {
     "plus1e4": lambda X: X + 1e4,
     "mixed1e-15_1e15": lambda X: X * np.where(np.arange(X.shape[1]) % 2 == 0, 1e-15, 1e15),
 }
+
+
+def _times(factor: float):
+    return lambda X: X * factor
+
+
+# name -> factor: the uniform rescalings of the "scales" category, from near the
+# smallest to near the largest normal float64 (float32 holds only x1 of them: it spans
+# about 1e-38..3e38, see representable)
+SCALES = {
+    "x1e-300": 1e-300,
+    "x1e-200": 1e-200,
+    "x1e-100": 1e-100,
+    "identity": 1.0,
+    "x1e100": 1e100,
+    "x1e200": 1e200,
+    "x1e300": 1e300,
+}
 TRANSFORMS = {
+    **{name: _times(f) for name, f in SCALES.items() if f != 1.0},
     **EXTREMES32,
     "identity": lambda X: X,
     "x1e-6": lambda X: X * 1e-6,
     "x1e6": lambda X: X * 1e6,
     **EXTREMES,
 }
+
+
+def representable(case: Case, transform: str, dtype: type) -> bool:
+    """Whether ``case`` after ``transform`` is finite, normal data in ``dtype``.
+
+    Outside the dtype's normal range the cast itself breaks the data (``inf`` above
+    it, zeros or subnormals losing every digit below): that is other input (the
+    bad-input tests cover ``inf`` and constant X), not the rescaled problem.
+    """
+    X, _ = make_data(case, transform)
+    info = np.finfo(dtype)
+    mags = np.abs(X[X != 0])
+    return bool(mags.size == 0 or (mags.min() >= info.tiny and mags.max() <= info.max))
 
 
 def make_data(

@@ -21,11 +21,23 @@ import pytest
 from hypothesis import Phase, example, given, seed, settings
 from sklearn.metrics import adjusted_rand_score
 
-from ._cases import EXTREMES, EXTREMES32, Case, cases, make_data, tiny_cases
+import marginclust
+from marginclust._registry import ESTIMATORS
+
+from ._cases import (
+    EXTREMES,
+    EXTREMES32,
+    SCALES,
+    Case,
+    cases,
+    make_data,
+    representable,
+    tiny_cases,
+)
 from ._fit import fit_record, pairs_record, refit_record, stray_runtime_warnings
-from ._guard import Outcome
+from ._guard import Outcome, run_guarded
 from ._known import PINNED, STANDARD, STANDARD3, TINY, known_reason
-from ._registry import CONFIGS, Config
+from ._registry import CONFIGS, SMALL, Config
 
 CATEGORIES = (
     "contract",
@@ -41,6 +53,7 @@ CATEGORIES = (
     "monotone",
     "scale",
     "extremes",
+    "scales",
 )
 # One fixed seed in the ci profile: every category of a configuration draws the
 # same problem and reuses the cached guarded fit.
@@ -51,7 +64,9 @@ _LONG = os.environ.get("MARGINCLUST_HYPOTHESIS_PROFILE", "ci") == "long"
 # Categories that fit several times per problem: in the ci profile they run the
 # standard problem only (plus pinned ones), and only on the configurations that
 # select a code path (the init variants only change the start; ``long`` runs all).
-_EXPENSIVE = ("contract", "float32", "sparse", "determinism", "refit", "dtype", "scale", "extremes")
+_EXPENSIVE = (
+    "contract", "float32", "sparse", "determinism", "refit", "dtype", "scale", "extremes", "scales",
+)
 
 
 def _params(category: str, sub: str = "") -> list:
@@ -523,6 +538,131 @@ def test_extreme_finite_inputs(config, kind, case):
             if base.ok:
                 ari = adjusted_rand_score(base.value["labels_"], labels)
                 check(ari == 1.0, f"ARI {ari:.2f} vs the same data without the offset")
+    check.done()
+
+
+def _scales_params() -> list:
+    out = []
+    for dtype in ("float64", "float32"):
+        for p in _params("scales", dtype):
+            out.append(pytest.param(p.values[0], dtype, id=f"{p.id}-{dtype}", marks=p.marks))
+    return out
+
+
+# A fit that warns more often than this on 60 rows is a warning storm (one warning per
+# iteration or per machine), not a report.
+_MAX_WARNINGS = 5
+
+
+def _answer_or_clear_error(out: Outcome, check: _Check, case: Case, kind: str) -> dict | None:
+    """The record of a finite answer; None for a clear ValueError (or a failure, noted).
+
+    An answer: labels_ of an integer dtype in ``[0, n_clusters_found_)``, predict in
+    range, memberships and predict_proba on the simplex, finite decision values and
+    objective, no RuntimeWarning and no storm of other warnings. A refusal: a
+    ValueError (not LinAlgError) that does not leak an internal failure. Anything
+    else (ZeroDivisionError, FloatingPointError, a hang, a crash) fails.
+    """
+    if out.raised("ValueError") and not out.raised("LinAlgError"):
+        leaked = [m for m in _UNHELPFUL if m in out.error_message]
+        check(not leaked, f"({kind}) unhelpful ValueError: {out.error_message!r}")
+        return None
+    check(out.ok, f"({kind}) {out.describe()}")
+    stray = stray_runtime_warnings(out)
+    check(not stray, f"({kind}) stray RuntimeWarning(s): {stray[:2]}")
+    check(len(out.warnings) <= _MAX_WARNINGS,
+          f"({kind}) {len(out.warnings)} warnings: {[w[2][:80] for w in out.warnings[:2]]}")
+    if not out.ok:
+        return None
+    rec = out.value
+    labels, found = rec["labels_"], rec["n_clusters_found_"]
+    check(labels.shape == (case.n,) and labels.dtype.kind == "i",
+          f"({kind}) labels_ {labels.dtype} of shape {labels.shape}")
+    check(found is not None and labels.min() >= 0 and labels.max() < found <= case.k,
+          f"({kind}) labels_ outside [0, n_clusters_found_={found})")
+    pred = rec["predict"]
+    check(pred.min() >= 0 and pred.max() < case.k, f"({kind}) predict outside 0..{case.k - 1}")
+    if rec["memberships_"] is not None:
+        check(_on_simplex(rec["memberships_"], 1e-4), f"({kind}) memberships_ off the simplex")
+    if "predict_proba" in rec:
+        check(_on_simplex(rec["predict_proba"], 1e-4), f"({kind}) predict_proba off the simplex")
+    if "decision_function" in rec:
+        check(bool(np.all(np.isfinite(rec["decision_function"]))),
+              f"({kind}) decision_function not finite")
+    obj = rec["objective_"]
+    if isinstance(obj, (float, np.floating)):
+        check(bool(np.isfinite(obj)), f"({kind}) objective_ {obj}")
+    return rec
+
+
+@pytest.mark.parametrize(("config", "dtype"), _scales_params())
+@_examples("scales")
+@given(case=cases())
+def test_uniform_scales_answer_or_refuse(config, dtype, case):
+    """X times 1e-300 .. 1e300: a finite answer or a clear ValueError at every scale,
+    and, for an estimator that claims scale-free defaults (it works in a rescaled
+    frame), the partition found at scale 1 on well-separated data at every scale it
+    answers. float32 input is tried at the scales it can hold (x1 of these); beyond
+    about 1e-38..3e38 the cast is other input (inf or zeros), skipped with that reason."""
+    case = _fit_case(case, config)
+    check = _Check(f"scales:{dtype}", config, case)
+    base = None
+    kept = [k for k in SCALES if representable(case, k, np.dtype(dtype).type)]
+    for kind in sorted(kept, key=lambda k: k != "identity"):  # scale 1 first: the reference
+        rec = _answer_or_clear_error(fit_record(config.id, case, kind, dtype=dtype),
+                                     check, case, kind)
+        if kind == "identity":
+            base = rec
+        elif rec is not None and base is not None and config.scale_free():
+            if adjusted_rand_score(base["y"], base["labels_"]) == 1.0:  # no bifurcation
+                ari = adjusted_rand_score(base["labels_"], rec["labels_"])
+                check(ari == 1.0, f"({kind}) ARI {ari:.2f} vs the partition at scale 1")
+    if len(kept) < len(SCALES):
+        _log(f"scales:{dtype}", config, case,
+             f"n/a ({sorted(set(SCALES) - set(kept))} are inf or zeros in {dtype})")
+    check.done()
+
+
+def _transformer_layers(name: str, case: Case, dtype: str) -> dict:
+    """Fit-transform of a registered transformer at every representable scale."""
+    cls = getattr(marginclust, name)
+    out = {}
+    for kind in SCALES:
+        if representable(case, kind, np.dtype(dtype).type):
+            X, _ = make_data(case, kind, np.dtype(dtype).type)
+            est = cls(**SMALL.get(name, {}), random_state=0)
+            try:
+                out[kind] = np.asarray(est.fit(X).transform(X), dtype=np.float64)
+            except ValueError as exc:  # a clear refusal is an answer
+                out[kind] = str(exc)
+    return out
+
+
+_TRANSFORMERS = [spec.name for spec in ESTIMATORS if not spec.clusterer]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", _TRANSFORMERS)
+def test_transformers_at_uniform_scales(name, dtype):
+    """The registry's transformers on X times 1e-300 .. 1e300: finite features or a clear
+    ValueError, no RuntimeWarning; with a scale-free claim, the features at scale 1."""
+    config = Config(name, "default", {}, getattr(marginclust, name))
+    check = _Check(f"scales:{dtype}", config, STANDARD)
+    out = run_guarded(lambda: _transformer_layers(name, STANDARD, dtype))
+    check(out.ok, out.describe())
+    stray = stray_runtime_warnings(out)
+    check(not stray, f"stray RuntimeWarning(s): {stray[:2]}")
+    layers = out.value or {}
+    base = layers.get("identity")
+    rtol = 1e-6 if dtype == "float64" else 1e-3
+    for kind, H in layers.items():
+        if isinstance(H, str):
+            check(not any(m in H for m in _UNHELPFUL), f"({kind}) unhelpful ValueError: {H!r}")
+            continue
+        check(bool(np.all(np.isfinite(H))), f"({kind}) features not finite")
+        if config.scale_free() and isinstance(base, np.ndarray):
+            gap = float(np.max(np.abs(H - base)))
+            check(gap <= rtol, f"({kind}) features differ from scale 1 by {gap:.3g}")
     check.done()
 
 

@@ -180,8 +180,17 @@ def one_class_label_free_grid(kernel: str, X: Any, rule: str = "sigma0") -> dict
     """Kernel widths around the rule's (x 1/4 .. 2 in gamma) and nu in {0.8, 0.9, 0.95}."""
     if kernel == "linear":
         return {"nu": [0.8, 0.9, 0.95]}
-    g = prepare_one_class_data(
+    data = prepare_one_class_data(
         np.asarray(X, dtype=np.float64), kernel="rbf", gamma=rule, n_components=None,
         random_state=0, cache_kernel=False,
-    ).gamma_user
+    )
+    g = data.gamma_user
+    if not (np.finfo(np.float64).tiny * 4 <= g <= np.finfo(np.float64).max / 4):
+        # the fit itself works in rescaled units; a grid is in the user's units
+        raise ValueError(
+            f"The kernel widths around gamma={rule!r} on these data are about "
+            f"2**{-2 * data.exponent} (their spread is about 2**{data.exponent}): beyond "
+            "the float range. Rescale your features (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
     return {"gamma": [g / 4, g / 2, g, 2 * g], "nu": [0.8, 0.9, 0.95]}

@@ -198,7 +198,9 @@ class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
     temperature_ : float
         Temperature of the last E-step.
     gamma_ : float
-        Resolved kernel coefficient, in the units of ``X``.
+        Resolved kernel coefficient, in the units of ``X`` (``inf`` or ``0``, what
+        it rounds to, for data near 1e-154 or 1e154 and beyond: the fit works in
+        centred units scaled by a power of two, where the width stays of order 1).
     feature_map_ : Nystroem or None
         The low-rank map (in centred, scaled units), None for an exact fit.
     objective_history_ : ndarray

@@ -45,7 +45,13 @@ def resolve_gamma(
     """The RBF ``gamma`` to use on ``X``: a positive float, or a data-relative rule.
 
     Every rule scales as ``1 / scale(X)^2``, so a fit at a rule is unchanged
-    when ``X`` is multiplied by a constant.
+    when ``X`` is multiplied by a constant. A rule is measured on ``X * 2**-e``
+    when the spread of ``X`` is beyond ``2**±256`` (about 1e±77), an exact
+    rescaling undone on the result, so that squared distances neither overflow
+    nor underflow: the result is the rule's at any finite scale of ``X``, or a
+    ValueError when that width itself is beyond float64's normal range (data
+    near 1e-154 or 1e154 and beyond; a fit there works in rescaled units, e.g.
+    :func:`resolve_frame_gamma`).
 
     Parameters
     ----------
@@ -72,8 +78,8 @@ def resolve_gamma(
     Raises
     ------
     ValueError
-        For an unknown rule, a non-positive float, or data with no spread
-        (the rule is undefined; pass a float).
+        For an unknown rule, a non-positive float, data with no spread (the
+        rule is undefined; pass a float), or a rule's width beyond the float range.
 
     Examples
     --------
@@ -87,53 +93,114 @@ def resolve_gamma(
     """
     if isinstance(gamma, str) and isinstance(X, RowBackend) and not X.in_memory:
         return _row_backend_gamma(gamma, X, random_state)
+    if isinstance(gamma, str) and gamma in GAMMA_RULES:
+        # Every rule is 1 / (a squared length of X): squares of data near 1e-154 or 1e154
+        # and beyond underflow or overflow. The rule runs on X * 2**-e (exact, the
+        # peak near 1) and the result is scaled back by 2**-2e, exact too: the same
+        # width bit for bit where the squares fit, the true one where they do not.
+        e = _spread_exponent(X, flat=gamma == "scale")
+        if abs(e) > _EXPONENT_MARGIN:
+            g = _resolve_rule(gamma, _ldexp_data(X, -e), random_state)
+            with np.errstate(over="ignore", under="ignore"):
+                out = float(np.ldexp(g, -2 * e))
+            if not (np.finfo(np.float64).tiny <= out < np.inf):  # (subnormal: no digits)
+                raise ValueError(
+                    f"gamma={gamma!r} on these data is about 2**{-2 * e} (their spread is "
+                    f"about 2**{e}): beyond the float range. Rescale your features "
+                    "(e.g. sklearn.preprocessing.StandardScaler)."
+                )
+            return out
     if isinstance(gamma, str):
-        if gamma == "scale":
-            if sp.issparse(X):
-                Xs = sp.csr_matrix(X, dtype=np.float64)
-                mean = Xs.mean()
-                var = float(Xs.multiply(Xs).mean() - mean * mean)
-            else:
-                var = float(np.asarray(X, dtype=np.float64).var())
-            n_features = np.shape(X)[1]
-            if not np.isfinite(var) or var <= 0:
-                raise ValueError(
-                    'gamma="scale" is undefined for data with zero variance; pass a float.'
-                )
-            return 1.0 / (n_features * var)
-        if gamma == "sigma0":
-            # scipy is untyped here, so issparse cannot narrow X for the checker
-            Xd = X.toarray() if sp.issparse(X) else X  # type: ignore[union-attr]
-            sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
-            if sigma0 <= 0:
-                raise ValueError(
-                    'gamma="sigma0" is undefined when all samples coincide; pass a float.'
-                )
-            return 1.0 / (2.0 * sigma0 * sigma0)
-        if gamma == "local":
-            from ._graph import MAX_SAMPLES, neighbor_scale
-
-            Xl: Any = X
-            if sp.issparse(Xl):  # the sampled rows, dense
-                n = Xl.shape[0]
-                rows = np.arange(n)
-                if n > MAX_SAMPLES:
-                    rows = np.sort(check_random_state(random_state).choice(
-                        n, MAX_SAMPLES, replace=False))
-                Xl = Xl[rows].toarray()
-            try:
-                scale = neighbor_scale(Xl, random_state=random_state)
-            except ValueError:
-                raise ValueError(
-                    'gamma="local" is undefined when all samples coincide; pass a float.'
-                ) from None
-            return 1.0 / (scale * scale)
-        raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
+        return _resolve_rule(gamma, X, random_state)
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
     if not np.isfinite(float(gamma)) or gamma <= 0:
         raise ValueError(f"gamma must be positive and finite; got {gamma!r}.")
     return float(gamma)
+
+
+# A rule runs on the data as given while their spread is within 2**±256 (about 1e±77):
+# squared distances summed over rows and features stay far inside float64.
+_EXPONENT_MARGIN = 256
+
+
+def _spread_exponent(X: Any, *, flat: bool = False) -> int:
+    """``e`` with the spread of X in ``[2**(e-1), 2**e)``, the spread being its largest
+    column range (its range over all entries when ``flat``: the ``"scale"`` rule's
+    variance is that of all entries), within a factor 2 of the largest centred
+    ``|entry|``. Sparse X: twice its largest stored ``|value|`` (its zeros are entries).
+    Column extremes only: no temporary of the size of X. 0 for data with no spread or
+    non-finite entries (left to the rule's own checks).
+    """
+    if sp.issparse(X):
+        data = np.asarray(X.data)
+        peak = 2.0 * float(np.max(np.abs(data))) if data.size else 0.0
+    else:
+        Xd = np.asarray(X)
+        if Xd.size == 0:
+            return 0
+        hi = Xd.max(axis=None if flat else 0).astype(np.float64)
+        lo = Xd.min(axis=None if flat else 0).astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            peak = float(np.max(hi - lo))
+            if peak == np.inf:  # the range overflowed: bound it by the extremes
+                peak = 2.0 * float(max(np.max(np.abs(hi)), np.max(np.abs(lo))))
+    if not (0.0 < peak < np.inf):
+        return 0
+    return int(np.frexp(peak)[1])
+
+
+def _ldexp_data(X: Any, e: int) -> Any:
+    """``X * 2**e`` (a float64 copy; sparse: its stored values)."""
+    if sp.issparse(X):
+        Xs = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        Xs.data = np.ldexp(Xs.data, e)
+        return Xs
+    return np.ldexp(np.asarray(X, dtype=np.float64), e)
+
+
+def _resolve_rule(gamma: str, X: Any, random_state: Any) -> float:
+    """A data-relative rule (see :func:`resolve_gamma`) on in-memory ``X``."""
+    if gamma == "scale":
+        if sp.issparse(X):
+            Xs = sp.csr_matrix(X, dtype=np.float64)
+            mean = Xs.mean()
+            var = float(Xs.multiply(Xs).mean() - mean * mean)
+        else:
+            var = float(np.asarray(X, dtype=np.float64).var())
+        n_features = np.shape(X)[1]
+        if not np.isfinite(var) or var <= 0:
+            raise ValueError(
+                'gamma="scale" is undefined for data with zero variance; pass a float.'
+            )
+        return 1.0 / (n_features * var)
+    if gamma == "sigma0":
+        Xd = X.toarray() if sp.issparse(X) else X
+        sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
+        if sigma0 <= 0:
+            raise ValueError(
+                'gamma="sigma0" is undefined when all samples coincide; pass a float.'
+            )
+        return 1.0 / (2.0 * sigma0 * sigma0)
+    if gamma == "local":
+        from ._graph import MAX_SAMPLES, neighbor_scale
+
+        Xl: Any = X
+        if sp.issparse(Xl):  # the sampled rows, dense
+            n = Xl.shape[0]
+            rows = np.arange(n)
+            if n > MAX_SAMPLES:
+                rows = np.sort(check_random_state(random_state).choice(
+                    n, MAX_SAMPLES, replace=False))
+            Xl = Xl[rows].toarray()
+        try:
+            scale = neighbor_scale(Xl, random_state=random_state)
+        except ValueError:
+            raise ValueError(
+                'gamma="local" is undefined when all samples coincide; pass a float.'
+            ) from None
+        return 1.0 / (scale * scale)
+    raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
 
 
 def _sum_and_squares(Xb: Any) -> tuple[float, float]:
@@ -224,7 +291,13 @@ def mean_pairwise_distance(
     if X.shape[0] > max_samples:
         rng = check_random_state(random_state)
         X = X[rng.choice(X.shape[0], size=int(max_samples), replace=False)]
-    return float(np.mean(pdist(X)))
+    e = _spread_exponent(X)
+    if abs(e) <= _EXPONENT_MARGIN:
+        return float(np.mean(pdist(X)))
+    # squared differences of data near 1e-154 or 1e154 and beyond leave float64: measure
+    # in units of 2**e (exact both ways)
+    with np.errstate(over="ignore"):
+        return float(np.ldexp(np.mean(pdist(np.ldexp(X, -e))), e))
 
 
 def rbf_kernel_sigma(

@@ -35,6 +35,10 @@ __all__ = ["KernelContext", "build_kernel_context", "kernel_decision_values", "k
 # Linear kernel values are squared norms; the solves square them again, so keep them
 # far below the float64 overflow threshold (1.8e308).
 _LINEAR_MAX_SQNORM = 1e100
+# ... and far enough above float64's rounding of the constant 1 in x^T y + 1 (1.1e-16)
+# for the kernel to keep at least 4 digits of the data: below, the constant hides them
+# (at X * 1e-100 the kernel matrix is exactly all ones) and any partition would be noise.
+_LINEAR_MIN_SQNORM = 1e-12
 
 
 @dataclass
@@ -169,11 +173,20 @@ def build_kernel_context(
 
 
 def _check_linear_norms(sq: float) -> None:
-    """Refuse centred rows whose squared norm would overflow the linear kernel's products."""
+    """Refuse centred rows whose largest squared norm ``sq`` would overflow the linear
+    kernel's products, or vanish beside its constant 1 (the kernel ``x^T y + 1`` is in
+    the data's own units: it is not scale-free, and at these extremes it has no answer)."""
     if not sq < _LINEAR_MAX_SQNORM:
         raise ValueError(
             f"With kernel='linear', squared norms of the centred rows reach {sq:.3g}: the "
             "kernel's products would overflow. Rescale your features (e.g. "
+            "sklearn.preprocessing.StandardScaler)."
+        )
+    if sq < _LINEAR_MIN_SQNORM:
+        raise ValueError(
+            f"With kernel='linear', squared norms of the centred rows are at most {sq:.3g}: "
+            "beside the kernel's constant 1 (x^T y + 1) they keep fewer than 4 digits, so "
+            "the fit cannot see the data. Rescale your features (e.g. "
             "sklearn.preprocessing.StandardScaler)."
         )
 

@@ -5,6 +5,17 @@ those units, and the machines are given either the kernel matrix (exact fits on
 few samples) or explicit features on which they are linear (a Nystroem map, or
 the scaled data for the linear kernel); :class:`OneClassData` maps new samples
 the same way.
+
+The scale is a power of two, ``2**e`` with the largest centred entry in
+``[2**(e-1), 2**e)`` (the working frame of :func:`marginclust.utils.centred_frame`,
+kept as its exponent), applied with ``ldexp``: exact at any finite scale
+(subnormal entries included), so ``X`` and ``2**k X`` give the same scaled data
+bit for bit, and ``c X`` the same up to the rounding of the input. Everything the
+machines compute (width rule, kernel, decision values) is in those units, whose
+squares stay far inside the float range whatever the scale of ``X``; only the
+width in the user's units, ``gamma * 2**(-2 e)``, leaves the float range for data
+near 1e-154 or 1e154 and beyond (it is then ``inf`` or ``0``, what the exact value
+rounds to; nothing computes with it).
 """
 
 from __future__ import annotations
@@ -32,12 +43,14 @@ AUTO_COMPONENTS = 300
 class OneClassData:
     """Training data in the units the machines see, and how to map new data there.
 
-    ``X`` is ``(X_user - shift) / scale`` (times ``sqrt(gamma)`` for the linear
-    kernel, whose ``gamma`` is then already in the data): RBF and polynomial machines see
-    centred data of unit peak, so fits are the same for ``X``, ``c X`` and
+    ``X`` is ``(X_user - shift) * 2**-exponent`` (times ``sqrt(gamma)`` for the linear
+    kernel, whose ``gamma`` is then already in the data), the power of two bringing
+    the largest entry of ``X_user - shift`` into [1/2, 1): RBF and polynomial machines
+    see centred data of peak near 1, so fits are the same for ``X``, ``c X`` and
     ``X + t`` (the RBF kernel is translation-invariant; the linear kernel is not,
     so it is only scaled). ``gamma`` is the kernel coefficient in those units;
-    ``gamma_user = gamma / scale**2`` is the same kernel in the user's units.
+    ``gamma_user = gamma * 2**(-2 exponent)`` is the same kernel in the user's units
+    (``inf`` or ``0`` where that leaves the float range; only reported).
     ``features`` are explicit features (Nystroem map or the scaled data for the
     linear kernel) when the machines are linear in them, else None; ``K`` the
     kernel matrix of an exact fit on few samples.
@@ -45,7 +58,7 @@ class OneClassData:
 
     X: npt.NDArray[np.float64]
     shift: npt.NDArray[np.float64]
-    scale: float
+    exponent: int
     kernel: str
     gamma: float
     gamma_user: float
@@ -56,17 +69,25 @@ class OneClassData:
     def for_prediction(self) -> OneClassData:
         """A copy with only what :meth:`transform` needs (no training rows, kernel or
         features): what a fitted estimator keeps, so that it pickles small."""
-        return OneClassData(np.empty((0, self.X.shape[1])), self.shift, self.scale, self.kernel,
-                            self.gamma, self.gamma_user, feature_map=self.feature_map)
+        return OneClassData(np.empty((0, self.X.shape[1])), self.shift, self.exponent,
+                            self.kernel, self.gamma, self.gamma_user,
+                            feature_map=self.feature_map)
 
     def transform(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
         """Map new (validated) samples to what the machines score."""
-        Z = (np.asarray(X, dtype=np.float64) - self.shift) / self.scale
+        Z = np.ldexp(np.asarray(X, dtype=np.float64) - self.shift, -self.exponent)
         if self.feature_map is not None:
             return np.asarray(self.feature_map.transform(Z), dtype=np.float64)
         if self.kernel == "linear":
             return Z * np.sqrt(self.gamma)
         return Z
+
+
+def _ldexp(x: float, e: int) -> float:
+    """``x * 2**e``, exact, or ``inf`` / ``0`` where that leaves the float range (never
+    through an intermediate power of the scale that does)."""
+    with np.errstate(over="ignore", under="ignore"):
+        return float(np.ldexp(x, e))
 
 
 def prepare_one_class_data(
@@ -130,10 +151,20 @@ def prepare_one_class_data(
             )
     else:
         shift = X.mean(axis=0)
-        peak = float(np.max(np.abs(X - shift)))
-    if not np.isfinite(peak) or peak <= 0:
+        with np.errstate(over="ignore"):  # an overflowing spread is refused below
+            peak = float(np.max(np.abs(X - shift)))
+    if peak <= 0:
         raise ValueError("X has no spread to scale by; its samples are all identical.")
-    Z = (X - shift) / peak
+    if not np.isfinite(peak):  # X - shift beyond the float range
+        raise ValueError(
+            "X has a feature range that overflows. Rescale your features "
+            "(e.g. sklearn.preprocessing.StandardScaler)."
+        )
+    # the power of two 2**e with peak in [2**(e-1), 2**e) (the working frame's, by
+    # exponent: 2**-e itself is not representable for peaks near the float maximum
+    # or below the smallest normal); ldexp is exact where a division by peak rounds
+    e = int(np.frexp(peak)[1])
+    Z = np.ldexp(X - shift, -e)
     if isinstance(gamma, str) and gamma == "auto":
         warnings.warn(
             "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
@@ -142,20 +173,20 @@ def prepare_one_class_data(
             stacklevel=4,
         )
         gamma_user = 1.0 / X.shape[1]
-        g = gamma_user * peak * peak
+        g = _ldexp(gamma_user, 2 * e)
     elif isinstance(gamma, str):
+        # the rule on the scaled data: a width of order 1 in these units at any scale
         g = resolve_gamma(gamma, Z, random_state=random_state)
-        gamma_user = g / (peak * peak)
+        gamma_user = _ldexp(g, -2 * e)
     else:
         gamma_user = resolve_gamma(gamma, Z)
-        with np.errstate(over="ignore"):
-            g = gamma_user * peak * peak
+        g = _ldexp(gamma_user, 2 * e)
     if not (np.isfinite(g) and g > 0):
         raise ValueError(
             f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
             "overflow or be constant. Rescale your features or use gamma='scale'."
         )
-    data = OneClassData(Z, shift, peak, kernel, float(g), float(gamma_user))
+    data = OneClassData(Z, shift, e, kernel, float(g), float(gamma_user))
     n = X.shape[0]
     if kernel == "linear":
         F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful

@@ -55,11 +55,13 @@ def kmeans_start(X: Any, n_clusters: int, random_state: Any) -> np.ndarray:
 
 
 def power_of_two_scale(X: Any) -> float:
-    """The power of two that brings float32 data of an extreme scale near 1 (else 1.0).
+    """The power of two that brings data of an extreme scale near 1 (else 1.0).
 
     k-means labels do not change when the data are multiplied by a constant, and a
-    power of two multiplies exactly; float32 data beyond ``2^+-40`` would overflow or
-    underflow the squares of scikit-learn's k-means. float64 data are left alone.
+    power of two multiplies exactly; float32 data beyond ``2^+-40`` and float64 data
+    beyond ``2^+-300`` (about 1e+-90) would overflow or underflow the squares of
+    scikit-learn's k-means (its tolerance is the data's variance, its distances
+    squared norms). Data within those bounds are left alone.
 
     Parameters
     ----------
@@ -75,13 +77,17 @@ def power_of_two_scale(X: Any) -> float:
     >>> power_of_two_scale(np.array([[3e30]], dtype=np.float32))
     1.9721522630525295e-31
     """
-    if np.dtype(X.dtype) != np.float32:
+    if np.dtype(X.dtype) not in (np.float32, np.float64):
         return 1.0
+    bound = 40 if np.dtype(X.dtype) == np.float32 else 300
     data = X.data if sp.issparse(X) else np.asarray(X)
     peak = float(np.max(np.abs(data))) if data.size else 0.0
-    if peak == 0.0 or 2.0**-40 < peak < 2.0**40:
+    if not np.isfinite(peak) or peak == 0.0 or 2.0**-bound < peak < 2.0**bound:
         return 1.0
-    return float(np.ldexp(1.0, -int(np.frexp(peak)[1])))
+    # 2**-e, its exponent kept within the dtype's normal range (subnormal data and data
+    # near the float maximum: the scale itself must be a finite, normal number)
+    info = np.finfo(X.dtype)
+    return float(np.ldexp(1.0, min(max(-int(np.frexp(peak)[1]), info.minexp), info.maxexp - 1)))
 
 
 class ScaledKMeans:
