@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer, SoftClusterMixin
+from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
     FuzzyProblem,
@@ -91,7 +90,7 @@ def auto_fuzzifier(n_samples: int, n_features: int) -> float:
 
 
 # --------------------------------------------------------------- estimators
-class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
+class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     r"""Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
     Minimises
@@ -193,6 +192,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
+    _preserves_float32 = True  # transform of float32 data is float32
     _out_of_core = True  # every pass through the row-block backend (marginclust.dask)
     _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _collapse_advice = (

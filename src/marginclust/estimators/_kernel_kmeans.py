@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, ClusterTransformerMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
@@ -26,7 +25,7 @@ from ..utils._memory import check_rows_memory
 __all__ = ["KernelKMeans"]
 
 
-class KernelKMeans(TransformerMixin, BaseClusterer):
+class KernelKMeans(ClusterTransformerMixin, BaseClusterer):
     """Kernel K-means with an RBF kernel and centres in data space (SLMC eq. 15).
 
     Minimises
@@ -121,6 +120,7 @@ default="k-means++"
     """
 
     _min_clusters = 1  # one cluster is well defined, as in KMeans
+    _preserves_float32 = True  # transform of float32 data is float32
     _cluster_axes = {"cluster_centers_": 0}
     _collapse_advice = (
         "Use a larger gamma (a narrower kernel, e.g. a multiple of the default 'sigma0') "
