@@ -41,6 +41,7 @@ def resolve_gamma(
     X: npt.ArrayLike,
     *,
     random_state: int | np.random.RandomState | None = None,
+    sample_weight: npt.ArrayLike | None = None,
 ) -> float:
     """The RBF ``gamma`` to use on ``X``: a positive float, or a data-relative rule.
 
@@ -63,6 +64,9 @@ def resolve_gamma(
         Training data.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sample of ``"sigma0"`` and ``"local"`` on large data.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of ``"sigma0"`` (an integer weight counts as repeated rows;
+        see :func:`mean_pairwise_distance`); the other rules ignore them.
 
     Returns
     -------
@@ -104,7 +108,8 @@ def resolve_gamma(
         if gamma == "sigma0":
             # scipy is untyped here, so issparse cannot narrow X for the checker
             Xd = X.toarray() if sp.issparse(X) else X  # type: ignore[union-attr]
-            sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
+            sigma0 = mean_pairwise_distance(Xd, random_state=random_state,
+                                            sample_weight=sample_weight)
             if sigma0 <= 0:
                 raise ValueError(
                     'gamma="sigma0" is undefined when all samples coincide; pass a float.'
@@ -182,8 +187,14 @@ def mean_pairwise_distance(
     *,
     max_samples: int = 2000,
     random_state: int | np.random.RandomState | None = None,
+    sample_weight: npt.ArrayLike | None = None,
 ) -> float:
     """Mean Euclidean distance over all pairs of distinct samples (the sigma0 heuristic).
+
+    With ``sample_weight`` the mean is that of the data with each row repeated
+    ``w_i`` times: ``sum_{i<j} w_i w_j d_ij / (W (W - 1) / 2)``, ``W = sum w``
+    (the copies of a row are pairs at distance 0), so an integer weight acts as
+    repeating the row; it needs ``W > 1``.
 
     Parameters
     ----------
@@ -195,6 +206,9 @@ def mean_pairwise_distance(
         an n x n matrix). At or below it the mean is exact.
     random_state : int, RandomState instance or None, default=None
         Seed for the subsample (used only when ``n_samples > max_samples``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights (None: every row once). On a subsample the
+        formula is applied to the sampled rows and their weights.
 
     Returns
     -------
@@ -204,7 +218,8 @@ def mean_pairwise_distance(
     Raises
     ------
     ValueError
-        With fewer than 2 samples, non-finite values or a bad ``max_samples``.
+        With fewer than 2 samples, non-finite values, a bad ``max_samples``, or
+        weights whose (sampled) total is at most 1.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
@@ -221,10 +236,23 @@ def mean_pairwise_distance(
         or max_samples < 2
     ):
         raise ValueError(f"max_samples must be an integer >= 2; got {max_samples!r}.")
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if X.shape[0] > max_samples:
         rng = check_random_state(random_state)
-        X = X[rng.choice(X.shape[0], size=int(max_samples), replace=False)]
-    return float(np.mean(pdist(X)))
+        rows = rng.choice(X.shape[0], size=int(max_samples), replace=False)
+        X = X[rows]
+        w = None if w is None else w[rows]
+    if w is None or bool(np.all(w == 1.0)):
+        return float(np.mean(pdist(X)))
+    total = float(w.sum())
+    if not total > 1.0:
+        raise ValueError(
+            "The weighted mean pairwise distance counts a weight as repeated rows and needs "
+            f"a total weight above 1; got {total:.6g}. Pass weights that count rows (e.g. "
+            "multiplied by n_samples) or a float gamma."
+        )
+    i, j = np.triu_indices(X.shape[0], 1)  # pdist's order of the pairs
+    return float(np.dot(w[i] * w[j], pdist(X)) / (total * (total - 1.0) / 2.0))
 
 
 def rbf_kernel_sigma(
@@ -300,7 +328,9 @@ def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
     return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
 
 
-def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
+def resolve_frame_gamma(
+    est: Any, frame: Frame, sample_weight: npt.ArrayLike | None = None
+) -> tuple[float, float]:
     """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
 
     A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
@@ -313,6 +343,8 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
         An estimator with the parameters ``gamma`` and ``random_state``.
     frame : Frame
         The estimator's working frame of the data (:func:`marginclust.utils.centred_frame`).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of the ``"sigma0"`` rule (an integer weight counts as repeated rows).
 
     Returns
     -------
@@ -346,7 +378,7 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
                 f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}."
             )
         try:
-            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
+            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs, sample_weight=sample_weight)
         except ValueError as exc:
             raise ValueError(
                 f"{type(est).__name__}: {exc} (gamma={gamma!r} is computed from the data "
