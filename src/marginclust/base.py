@@ -195,8 +195,10 @@ def _validate(estimator: Any, X: Any, **kwargs: Any) -> Any:
     At predict (``reset=False``) a DataFrame's column names are checked first:
     renamed or reordered columns get scikit-learn's error, not one about the values
     (renamed columns read back from a DataFrame are missing values)."""
-    if not kwargs.get("reset", True):
-        _check_feature_names(estimator, X, reset=False)
+    if not kwargs.get("reset", True) and hasattr(X, "columns"):
+        with warnings.catch_warnings():  # its warnings come once, from validate_data below
+            warnings.simplefilter("ignore", UserWarning)
+            _check_feature_names(estimator, X, reset=False)
     if hasattr(X, "dtypes") and hasattr(X, "columns"):
         message = describe_bad_values(X) if any(
             str(t) == "category" for t in X.dtypes) else None
