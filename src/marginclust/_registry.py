@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ESTIMATORS", "EstimatorSpec", "cli_aliases", "clusterer_names", "get_spec"]
+__all__ = [
+    "ESTIMATORS",
+    "EstimatorSpec",
+    "cli_aliases",
+    "clusterer_names",
+    "expected_failed_checks",
+    "get_spec",
+]
 
 _BINARY_ONLY = (
     "binary-only method (n_clusters=3 raises ValueError; scikit-learn has no clusterer tag "
@@ -292,6 +299,37 @@ def get_spec(name: str) -> EstimatorSpec:
         if spec.name == name:
             return spec
     raise KeyError(f"{name!r} is not a registered estimator.")
+
+
+def expected_failed_checks(estimator: Any) -> dict[str, str]:
+    """scikit-learn checks an estimator fails by design, each with its reason.
+
+    The argument ``expected_failed_checks`` of scikit-learn's ``check_estimator``
+    (and the callable of ``parametrize_with_checks``): the registry's entry of the
+    estimator's class; empty for the meta-estimators (``DaskClusterer``,
+    ``StabilitySearch``), which pass every check.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        The estimator to check.
+
+    Returns
+    -------
+    reasons : dict of str to str
+        Check name -> why the method cannot pass it.
+
+    Examples
+    --------
+    >>> from marginclust import IterSVM
+    >>> from marginclust._registry import expected_failed_checks
+    >>> sorted(expected_failed_checks(IterSVM()))
+    ['check_clustering']
+    """
+    for spec in ESTIMATORS:
+        if spec.name == type(estimator).__name__:
+            return dict(spec.expected_failed_checks)
+    return {}
 
 
 def clusterer_names() -> list[str]:
