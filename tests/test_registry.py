@@ -5,11 +5,19 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 import marginclust
-from marginclust._registry import ESTIMATORS, cli_aliases, clusterer_names, get_spec
+from marginclust._registry import (
+    ESTIMATORS,
+    cli_aliases,
+    clusterer_names,
+    expected_failed_checks,
+    get_spec,
+)
 from marginclust.base import BaseClusterer
 from marginclust.cli import _demo, _fit
 
@@ -81,3 +89,18 @@ def test_cli_and_demo_read_the_registry():
         assert _fit.resolve_method(alias).__name__ == name
     with pytest.raises(KeyError, match="not a registered"):
         get_spec("KMeans")
+
+
+def test_expected_failures_have_reasons_that_name_existing_tests():
+    root = Path(__file__).resolve().parents[1]
+    for spec in ESTIMATORS:
+        reasons = dict(spec.expected_failed_checks)
+        for extra in spec.variant_expected_failed.values():
+            reasons.update(extra)
+        assert expected_failed_checks(getattr(marginclust, spec.name)()) == dict(
+            spec.expected_failed_checks)
+        for check, reason in reasons.items():
+            assert check.startswith("check_"), check
+            for path in re.findall(r"tests/[\w/]+\.py", reason):
+                assert (root / path).is_file(), f"{spec.name} {check}: {path} is missing"
+    assert expected_failed_checks(object()) == {}

@@ -58,9 +58,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+)
 from sklearn.utils import Tags, check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names, check_is_fitted, validate_data
 
 from .exceptions import ConvergenceWarning, EmptyClusterError
 from .solvers import SolverResult
@@ -79,7 +84,13 @@ from .utils import (
 )
 from .utils._blocks import RowBackend, RowBlocks
 
-__all__ = ["BaseClusterer", "SoftClusterMixin", "fits_out_of_core", "one_cluster_result"]
+__all__ = [
+    "BaseClusterer",
+    "ClusterTransformerMixin",
+    "SoftClusterMixin",
+    "fits_out_of_core",
+    "one_cluster_result",
+]
 
 
 def fits_out_of_core(estimator: Any) -> bool:
@@ -179,7 +190,15 @@ def _sizes_degeneracy(sizes: npt.NDArray[np.intp], n_clusters: int) -> Degenerac
 
 def _validate(estimator: Any, X: Any, **kwargs: Any) -> Any:
     """scikit-learn's ``validate_data``, with the row and column of a missing, infinite or
-    non-numeric entry (and a DataFrame's categorical columns) named in the error."""
+    non-numeric entry (and a DataFrame's categorical columns) named in the error.
+
+    At predict (``reset=False``) a DataFrame's column names are checked first:
+    renamed or reordered columns get scikit-learn's error, not one about the values
+    (renamed columns read back from a DataFrame are missing values)."""
+    if not kwargs.get("reset", True) and hasattr(X, "columns"):
+        with warnings.catch_warnings():  # its warnings come once, from validate_data below
+            warnings.simplefilter("ignore", UserWarning)
+            _check_feature_names(estimator, X, reset=False)
     if hasattr(X, "dtypes") and hasattr(X, "columns"):
         message = describe_bad_values(X) if any(
             str(t) == "category" for t in X.dtypes) else None
@@ -278,6 +297,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     _memberships_from_model: ClassVar[bool] = True
     # Fitted attributes holding cluster indices (renumbered with the clusters).
     _cluster_index_attributes: ClassVar[tuple[str, ...]] = ()
+    # ``transform`` of float32 data is float32 (declared in the transformer tags as
+    # ``preserves_dtype``; scikit-learn's checks hold the estimator to it).
+    _preserves_float32: ClassVar[bool] = False
 
     # Fitted attributes every clusterer sets (declared for type checkers only).
     labels_: npt.NDArray[np.intp]
@@ -679,3 +701,32 @@ class SoftClusterMixin:
         """
         X = self._validate_predict_data(X)
         return self._predict_memberships(X)
+
+
+class ClusterTransformerMixin(ClassNamePrefixFeaturesOutMixin, TransformerMixin):
+    """Makes a :class:`BaseClusterer` with ``transform`` a scikit-learn transformer.
+
+    ``transform`` gives one column per cluster (memberships, distances or scores
+    of each cluster), named ``<class name in lower case><cluster index>`` by
+    ``get_feature_names_out`` (as scikit-learn's KMeans). With
+    ``get_feature_names_out`` defined, scikit-learn's ``set_output`` wraps
+    ``transform`` and ``fit_transform`` (``set_output(transform="pandas")`` gives a
+    DataFrame with those column names). Listed before :class:`BaseClusterer` in
+    the bases.
+    """
+
+    _preserves_float32: ClassVar[bool]  # declared by BaseClusterer
+
+    def __sklearn_tags__(self) -> Tags:  # noqa: D105
+        tags = super().__sklearn_tags__()
+        if self._preserves_float32:  # after TransformerMixin's tags (they reset it)
+            tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
+
+    @property
+    def _n_features_out(self) -> int:
+        """Columns of ``transform``: the fitted number of clusters (unfitted: no attribute)."""
+        n_clusters = getattr(self, "_n_clusters", None)
+        if n_clusters is None or not hasattr(self, "labels_"):
+            raise AttributeError("_n_features_out is set by fit")
+        return int(n_clusters)

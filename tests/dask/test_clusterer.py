@@ -20,9 +20,63 @@ def test_refuses_unsupported_estimators_naming_the_supported():
         assert type(est).__name__ in str(info.value)
 
 
-def test_refuses_non_dask_input():
+def test_in_memory_data_are_fitted_by_the_estimator_itself():
+    X = np.random.RandomState(0).randn(40, 3)
+    wrapped = DaskClusterer(FuzzyCMeans(random_state=0)).fit(X)
+    own = FuzzyCMeans(random_state=0).fit(X)
+    # the same fit in memory: the same operations in the same order
+    np.testing.assert_array_equal(wrapped.cluster_centers_, own.cluster_centers_)
+    assert isinstance(wrapped.labels_, np.ndarray)
+    np.testing.assert_array_equal(wrapped.labels_, own.labels_)
+    labels = wrapped.predict(X)
+    assert isinstance(labels, np.ndarray) and labels.dtype == np.intp
+    np.testing.assert_array_equal(labels, own.predict(X))
+    np.testing.assert_array_equal(wrapped.transform(X), own.transform(X))
+    # a model fitted in memory still predicts a dask array lazily
+    with dask.config.set(scheduler="synchronous"):
+        lazy = wrapped.predict(da.from_array(X, chunks=(20, 3)))
+        assert isinstance(lazy, da.Array)
+        np.testing.assert_array_equal(lazy.compute(), labels)
+
+
+def test_transform_and_predict_proba_exist_only_when_the_estimator_has_them():
+    assert not hasattr(DaskClusterer(EMMC()), "transform")
+    assert not hasattr(DaskClusterer(EMMC()), "predict_proba")
+    assert not hasattr(DaskClusterer(EMMC()), "set_output")
+    assert DaskClusterer(EMMC()).__sklearn_tags__().transformer_tags is None
+    assert hasattr(DaskClusterer(FuzzyCMeans()), "set_output")
+    tags = DaskClusterer(FuzzyCMeans()).__sklearn_tags__()
+    assert tags.transformer_tags.preserves_dtype == ["float64", "float32"]
+    # no random_state of its own: a fit repeats when the estimator's seed is fixed
+    assert tags.non_deterministic
+    assert not DaskClusterer(FuzzyCMeans(random_state=0)).__sklearn_tags__().non_deterministic
+
+
+def test_dataframe_columns_are_checked_at_predict():
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(np.random.RandomState(0).randn(40, 3), columns=["a", "b", "c"])
+    model = DaskClusterer(FuzzyCMeans(random_state=0)).fit(X)
+    np.testing.assert_array_equal(model.feature_names_in_, ["a", "b", "c"])
+    with pytest.raises(ValueError, match="same order"):
+        model.predict(X[["c", "a", "b"]])
+    with pytest.raises(ValueError, match="unseen at fit time"):
+        model.predict_proba(X.rename(columns={"a": "z"}))
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        with dask.config.set(scheduler="synchronous"):
+            model.predict(da.from_array(X.to_numpy(), chunks=(20, 3))).compute()
+
+
+def test_set_output_pandas_is_refused_on_a_dask_array():
+    X = np.random.RandomState(0).randn(40, 3)
+    model = DaskClusterer(FuzzyCMeans(random_state=0)).fit(X).set_output(transform="pandas")
+    with pytest.raises(ValueError, match="in-memory data"):
+        model.transform(da.from_array(X, chunks=(20, 3)))
+    assert list(model.transform(X).columns) == ["fuzzycmeans0", "fuzzycmeans1"]
+
+
+def test_refuses_a_dask_dataframe_or_other_collections():
     with pytest.raises(TypeError, match="dask.array.from_array"):
-        DaskClusterer(FuzzyCMeans()).fit(np.ones((10, 2)))
+        DaskClusterer(FuzzyCMeans()).fit(dask.delayed(np.ones)((10, 2)))
 
 
 def test_in_memory_estimators_say_to_wrap_a_dask_array():

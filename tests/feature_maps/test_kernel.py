@@ -29,6 +29,20 @@ def test_mean_pairwise_distance_subsample_is_close_and_seeded():
     assert a == pytest.approx(exact, rel=0.03)
 
 
+def test_mean_pairwise_distance_weights_count_as_repeated_rows():
+    X = np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 8.0]])
+    # rows repeated 2, 1, 0 times: pairs (a, a') at 0 and two (a, b) at 5 -> mean 10 / 3
+    assert mean_pairwise_distance(X, sample_weight=[2, 1, 0]) == pytest.approx(10.0 / 3.0)
+    rng = np.random.RandomState(3)
+    X, w = rng.randn(40, 3), rng.randint(0, 4, size=40)
+    assert mean_pairwise_distance(X, sample_weight=w) == pytest.approx(
+        mean_pairwise_distance(np.repeat(X, w, axis=0)), rel=1e-12)
+    # unit weights: the unweighted mean, bitwise (the same computation)
+    assert mean_pairwise_distance(X, sample_weight=np.ones(40)) == mean_pairwise_distance(X)
+    with pytest.raises(ValueError, match="total weight above 1"):
+        mean_pairwise_distance(X, sample_weight=np.full(40, 0.02))
+
+
 def test_mean_pairwise_distance_errors():
     with pytest.raises(ValueError, match="2 samples"):
         mean_pairwise_distance(np.ones((1, 2)))

@@ -70,9 +70,10 @@ def check_dask_array(X: Any, name: str = "X", *, estimator: str = "DaskClusterer
     """
     if not isinstance(X, da.Array):
         raise TypeError(
-            f"{estimator} fits dask arrays; got {type(X).__name__}. Wrap in-memory data "
-            "with dask.array.from_array(X, chunks=(rows, -1)), or fit the estimator "
-            "itself on a NumPy array."
+            f"{estimator} fits dask arrays; got {type(X).__name__}. A dask DataFrame: "
+            "X.to_dask_array(lengths=True); in-memory data: dask.array.from_array(X, "
+            "chunks=(rows, -1)), or the estimator itself (DaskClusterer fits in-memory "
+            "data so)."
         )
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D (n_samples, n_features); got shape {X.shape}.")

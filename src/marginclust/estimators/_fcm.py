@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer, SoftClusterMixin
+from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import (
     FuzzyProblem,
@@ -43,7 +42,7 @@ __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans", "auto_fuzzifier"]
 _CONVENTIONAL_M = 2.0
 
 
-def auto_fuzzifier(n_samples: int, n_features: int) -> float:
+def auto_fuzzifier(n_samples: float, n_features: int) -> float:
     """The fuzzifier of ``m="auto"``: Schwämmle & Jensen's formula, at most 2.
 
     ``m = 1 + (1418 / N + 22.05) D^-2 + (12.33 / N + 0.243) D^(-0.0406 ln N - 0.1134)``
@@ -61,8 +60,9 @@ def auto_fuzzifier(n_samples: int, n_features: int) -> float:
 
     Parameters
     ----------
-    n_samples : int
-        Number of samples ``N`` (>= 1).
+    n_samples : float
+        Number of samples ``N`` (> 0); for weighted data the total weight (an
+        integer weight counts as repeated rows).
     n_features : int
         Number of features ``D`` (>= 1).
 
@@ -91,7 +91,7 @@ def auto_fuzzifier(n_samples: int, n_features: int) -> float:
 
 
 # --------------------------------------------------------------- estimators
-class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
+class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     r"""Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
     Minimises
@@ -112,7 +112,8 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     m : float or "auto", default="auto"
         Fuzzifier, ``m > 1`` (values near 1 give nearly crisp memberships).
         ``"auto"``: Schwämmle & Jensen's fuzzifier for the data's number of
-        samples :math:`n` and features :math:`d`,
+        samples :math:`n` (the total ``sample_weight`` when weights are given,
+        so that integer weights act as repeated rows) and features :math:`d`,
         :math:`\min\{2,\ 1 + (1418/n + 22.05)\, d^{-2} + (12.33/n + 0.243)\,
         d^{-0.0406 \ln n - 0.1134}\}`, at most the conventional 2 (stored in
         ``m_``). It is 2 on small low-dimensional data and approaches 1 in high
@@ -132,7 +133,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         Maximum number of (centre, membership) iterations.
     tol : float, default=1e-4
         Stop when the largest change of a membership between two iterations is
-        at most ``tol``.
+        at most ``tol`` (rows of ``sample_weight`` 0 left out, as removed rows).
     n_init : int, default=1
         Number of restarts with different seeds; the one with the lowest ``J_m``
         (and all clusters non-empty) is kept.
@@ -193,6 +194,7 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
     """
 
     _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
+    _preserves_float32 = True  # transform of float32 data is float32
     _out_of_core = True  # every pass through the row-block backend (marginclust.dask)
     _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _collapse_advice = (
@@ -238,7 +240,11 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights ``w_i`` in ``J_m``; an integer weight acts as
-            repeating the sample.
+            repeating the sample (also in ``m="auto"``, whose sample count is the
+            total weight, and in KernelFuzzyCMeans' ``gamma="sigma0"``). The
+            k-means++ and random starts draw rows with probability proportional
+            to the weights, in row order: a weighted fit and the fit on repeated
+            rows start from different draws unless ``init`` is an array.
 
         Returns
         -------
@@ -271,6 +277,9 @@ class FuzzyCMeans(SoftClusterMixin, TransformerMixin, BaseClusterer):
         frame = centred_frame(X, chunk_rows=chunk)
         rows = as_row_blocks(frame.Z, chunk)
         weights, unit = rows.weights(sample_weight)
+        if isinstance(self.m, str) and not unit:
+            # weights count as repeated rows: the formula's n is their total
+            self._m = auto_fuzzifier(float(weights.sum(dtype=np.float64)), X.shape[1])
         return self._context(frame, rows, weights, unit)
 
     def _chunk_rows(self, X: Any) -> int:
@@ -437,7 +446,9 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         conventional 2 as the default here).
     gamma : float or {"sigma0", "scale", "local"}, default="sigma0"
         RBF coefficient. ``"sigma0"``: ``1 / (2 sigma0^2)`` with ``sigma0`` the mean
-        pairwise distance of the training data (unweighted; estimated on 2000 rows
+        pairwise distance of the training data (with ``sample_weight``, of the data
+        with each row repeated ``w_i`` times, which needs a total weight above 1;
+        estimated on 2000 rows
         drawn with ``random_state`` if it is an int, else with seed 0, when there
         are more); ``"scale"``: ``1 / (n_features X.var())``; a positive float.
         Both rules are scale-free (a fit is unchanged when X is multiplied by a
@@ -538,7 +549,8 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         self.gamma = gamma
 
     def _set_kernel(self, context: dict[str, Any]) -> None:
-        gamma_data, gamma_frame = resolve_frame_gamma(self, context["frame"])
+        gamma_data, gamma_frame = resolve_frame_gamma(
+            self, context["frame"], sample_weight=context["sample_weight"])
         context["gamma"] = gamma_frame
         with np.errstate(divide="ignore"):
             sigma = float(np.sqrt(0.5 / gamma_data)) if gamma_data > 0 else float("inf")

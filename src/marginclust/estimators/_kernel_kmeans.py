@@ -6,9 +6,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, ClusterTransformerMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
@@ -26,7 +25,7 @@ from ..utils._memory import check_rows_memory
 __all__ = ["KernelKMeans"]
 
 
-class KernelKMeans(TransformerMixin, BaseClusterer):
+class KernelKMeans(ClusterTransformerMixin, BaseClusterer):
     """Kernel K-means with an RBF kernel and centres in data space (SLMC eq. 15).
 
     Minimises
@@ -52,7 +51,9 @@ class KernelKMeans(TransformerMixin, BaseClusterer):
         Number of clusters.
     gamma : float or {"sigma0", "scale"}, default="sigma0"
         RBF coefficient. ``"sigma0"``: ``1 / (2 sigma0^2)`` with ``sigma0`` the mean
-        pairwise distance of the training data (unweighted; estimated on 2000 rows
+        pairwise distance of the training data (with ``sample_weight``, of the data
+        with each row repeated ``w_i`` times, which needs a total weight above 1;
+        estimated on 2000 rows
         drawn with ``random_state`` if it is an int, else with seed 0, when there are
         more); ``"scale"``: ``1 / (n_features X.var())``; a positive float. Both rules
         are scale-free.
@@ -62,8 +63,9 @@ default="k-means++"
     max_iter : int, default=300
         Maximum number of iterations.
     tol : float, default=1e-4
-        Stop when no label changed and the objective decreased by at most
-        ``tol`` relative to its previous value.
+        Stop when no label of a row of positive weight changed and the
+        objective decreased by at most ``tol`` relative to its previous value
+        (neither depends on how a weight is split into repeated rows).
     n_init : int, default=1
         Number of restarts; the lowest objective with no empty cluster is kept.
     verbose : int, default=0
@@ -121,6 +123,7 @@ default="k-means++"
     """
 
     _min_clusters = 1  # one cluster is well defined, as in KMeans
+    _preserves_float32 = True  # transform of float32 data is float32
     _cluster_axes = {"cluster_centers_": 0}
     _collapse_advice = (
         "Use a larger gamma (a narrower kernel, e.g. a multiple of the default 'sigma0') "
@@ -163,7 +166,11 @@ default="k-means++"
         y : Ignored
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative sample weights.
+            Non-negative sample weights; an integer weight acts as repeating the
+            sample (in the objective, the stopping rule, the empty-cluster
+            re-seeding and ``gamma="sigma0"``). The k-means++ and random starts
+            draw rows in row order: a weighted fit and the fit on repeated rows
+            start from different draws unless ``init`` is an array.
 
         Returns
         -------
@@ -188,7 +195,9 @@ default="k-means++"
 
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         frame = centred_frame(X)
-        gamma_data, gamma_frame = resolve_frame_gamma(self, frame)
+        weights = check_sample_weight(sample_weight, X)
+        gamma_data, gamma_frame = resolve_frame_gamma(
+            self, frame, sample_weight=None if sample_weight is None else weights)
         init = self.init
         if not isinstance(init, str):
             init = frame.centers_to_frame(init).astype(X.dtype)
@@ -196,7 +205,7 @@ default="k-means++"
             sigma = float(np.sqrt(0.5 / gamma_data)) if gamma_data > 0 else float("inf")
         return {
             "frame": frame,
-            "sample_weight": check_sample_weight(sample_weight, X),
+            "sample_weight": weights,
             "init": init,
             "gamma": gamma_frame,
             "attrs": {"gamma_": gamma_data, "sigma_": sigma, "_frame_gamma": gamma_frame},

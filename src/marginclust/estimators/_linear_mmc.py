@@ -16,10 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
-from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
-from ..base import BaseClusterer, one_cluster_result
+from ..base import BaseClusterer, ClusterTransformerMixin, one_cluster_result
 from ..exceptions import EmptyClusterError
 from ..objectives._constraints import (
     PairSet,
@@ -181,7 +180,7 @@ def linear_result(
     )
 
 
-class LinearMMCBase(TransformerMixin, BaseClusterer):
+class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
     """Validation, per-fit preparation and prediction shared by BMMC and CPMMC."""
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")

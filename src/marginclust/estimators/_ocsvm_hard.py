@@ -7,10 +7,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
-from ..base import BaseClusterer
+from ..base import BaseClusterer, ClusterTransformerMixin
 from ..feature_maps._one_class import OneClassData, prepare_one_class_data
 from ..objectives._wocsvm import OneClassHardProblem, WOCSVMObjective, score_models
 from ..solvers._label_alternation import LabelAlternation
@@ -32,7 +31,7 @@ __all__ = ["OCSVMHardClustering"]
 INITS = ("k-means", "random")
 
 
-class OCSVMHardClustering(TransformerMixin, BaseClusterer):
+class OCSVMHardClustering(ClusterTransformerMixin, BaseClusterer):
     """K-means-like clustering with one (Schölkopf) one-class SVM per cluster.
 
     Each iteration trains a one-class SVM on the samples of every cluster and

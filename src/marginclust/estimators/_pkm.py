@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 
-from ..base import BaseClusterer, SoftClusterMixin
+from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..objectives._pkm import PKMObjective, frame_sq_distances, initial_memberships
 from ..solvers import SolverResult
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
@@ -39,7 +38,7 @@ _INIT_ALIASES = {"kmeans++": "k-means++", "kmeans++-soft": "k-means++-soft"}
 _FAITHFUL_WARN_SAMPLES = 2000
 
 
-class PKM(SoftClusterMixin, TransformerMixin, BaseClusterer):
+class PKM(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     """Probabilistic K-means: soft K-means solved by active gradient projection.
 
     Minimises
@@ -179,6 +178,7 @@ array-like, default="k-means++"
 
     # K = 1 is a valid (trivial) problem, as for KMeans; scikit-learn's checks use it.
     _min_clusters = 1
+    _preserves_float32 = True  # transform of float32 data is float32
     _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _out_of_core = True  # the default solver from a hard start (Lloyd passes)
     _collapse_advice = (

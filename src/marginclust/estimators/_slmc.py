@@ -10,11 +10,10 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
-from ..base import BaseClusterer, SoftClusterMixin
+from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
 from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
 from ..feature_maps._graph import SampleLabels, spectral_sample_labels
@@ -64,7 +63,7 @@ def _sample_one_hot(Xb: Any, labeller: Any, k: int) -> npt.NDArray[np.float64]:
 _MAX_RESEEDS = 3
 
 
-class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
+class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     """Soft large margin clustering (Wang & Chen, Information Sciences 2013).
 
     Learns a kernel decision function :math:`f(x) = \\sum_i \\alpha_i k(x_i, x)` in
@@ -302,6 +301,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, TransformerMixin, BaseClusterer):
 
     _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (u = 1)
     _out_of_core = True  # the low-rank mode (every sweep is one pass over the row blocks)
+    _preserves_float32 = True  # transform of float32 data is float32 (every mode)
     # still collapsed after the re-seeds: the base numbers the non-empty clusters first
     _cluster_axes = {"memberships_": 1, "decision_values_": 1, "dual_coef_": 1, "coef_": 1}
     _collapse_advice = (

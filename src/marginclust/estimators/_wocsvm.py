@@ -8,10 +8,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import TransformerMixin
 from sklearn.utils import check_random_state
 
-from ..base import BaseClusterer, SoftClusterMixin
+from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps._one_class import OneClassData, prepare_one_class_data
 from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
@@ -48,7 +47,7 @@ class _Context:
     nu: float
 
 
-class WOCSVMClustering(SoftClusterMixin, TransformerMixin, BaseClusterer):
+class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     """Soft clustering with one weighted one-class SVM per cluster (EM-type, optional annealing).
 
     Each cluster is a weighted one-class SVM (WOC-SVM) trained on all samples

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -43,7 +43,7 @@ ELM_CONSTRAINTS: dict[str, Constraint] = {
 }
 
 
-class ELMFeatures(TransformerMixin, BaseEstimator):
+class ELMFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Random ELM hidden layer ``h(x)`` (sigmoid or Gaussian nodes).
 
     Data-aware scaling (what ``fit`` learns from ``X``): the feature means
@@ -222,21 +222,12 @@ class ELMFeatures(TransformerMixin, BaseEstimator):
         )
         return self._transform(X)
 
-    def get_feature_names_out(self, input_features: Any = None) -> npt.NDArray[np.object_]:
-        """Output feature names, ``elmfeatures0`` to ``elmfeatures{L-1}``.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None, default=None
-            Ignored (only validated for consistency).
-
-        Returns
-        -------
-        names : ndarray of str objects
-            One name per hidden node.
-        """
-        check_is_fitted(self)
-        return np.asarray([f"elmfeatures{i}" for i in range(self.weights_.shape[1])], dtype=object)
+    @property
+    def _n_features_out(self) -> int:
+        """Columns of ``transform`` (``get_feature_names_out``: ``elmfeatures0`` ...)."""
+        if not hasattr(self, "weights_"):
+            raise AttributeError("_n_features_out is set by fit")
+        return int(self.weights_.shape[1])
 
     def __sklearn_tags__(self) -> Tags:  # noqa: D105
         tags = super().__sklearn_tags__()

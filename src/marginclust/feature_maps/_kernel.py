@@ -41,6 +41,7 @@ def resolve_gamma(
     X: npt.ArrayLike,
     *,
     random_state: int | np.random.RandomState | None = None,
+    sample_weight: npt.ArrayLike | None = None,
 ) -> float:
     """The RBF ``gamma`` to use on ``X``: a positive float, or a data-relative rule.
 
@@ -69,6 +70,9 @@ def resolve_gamma(
         Training data.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sample of ``"sigma0"`` and ``"local"`` on large data.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of ``"sigma0"`` (an integer weight counts as repeated rows;
+        see :func:`mean_pairwise_distance`); the other rules ignore them.
 
     Returns
     -------
@@ -100,7 +104,7 @@ def resolve_gamma(
         # width bit for bit where the squares fit, the true one where they do not.
         e = _spread_exponent(X, flat=gamma == "scale")
         if abs(e) > _EXPONENT_MARGIN:
-            g = _resolve_rule(gamma, _ldexp_data(X, -e), random_state)
+            g = _resolve_rule(gamma, _ldexp_data(X, -e), random_state, sample_weight)
             with np.errstate(over="ignore", under="ignore"):
                 out = float(np.ldexp(g, -2 * e))
             if not (np.finfo(np.float64).tiny <= out < np.inf):  # (subnormal: no digits)
@@ -111,7 +115,7 @@ def resolve_gamma(
                 )
             return out
     if isinstance(gamma, str):
-        return _resolve_rule(gamma, X, random_state)
+        return _resolve_rule(gamma, X, random_state, sample_weight)
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
         raise ValueError(f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}.")
     if not np.isfinite(float(gamma)) or gamma <= 0:
@@ -159,7 +163,7 @@ def _ldexp_data(X: Any, e: int) -> Any:
     return np.ldexp(np.asarray(X, dtype=np.float64), e)
 
 
-def _resolve_rule(gamma: str, X: Any, random_state: Any) -> float:
+def _resolve_rule(gamma: str, X: Any, random_state: Any, sample_weight: Any = None) -> float:
     """A data-relative rule (see :func:`resolve_gamma`) on in-memory ``X``."""
     if gamma == "scale":
         if sp.issparse(X):
@@ -176,7 +180,8 @@ def _resolve_rule(gamma: str, X: Any, random_state: Any) -> float:
         return 1.0 / (n_features * var)
     if gamma == "sigma0":
         Xd = X.toarray() if sp.issparse(X) else X
-        sigma0 = mean_pairwise_distance(Xd, random_state=random_state)
+        sigma0 = mean_pairwise_distance(Xd, random_state=random_state,
+                                        sample_weight=sample_weight)
         if sigma0 <= 0:
             raise ValueError(
                 'gamma="sigma0" is undefined when all samples coincide; pass a float.'
@@ -249,8 +254,14 @@ def mean_pairwise_distance(
     *,
     max_samples: int = 2000,
     random_state: int | np.random.RandomState | None = None,
+    sample_weight: npt.ArrayLike | None = None,
 ) -> float:
     """Mean Euclidean distance over all pairs of distinct samples (the sigma0 heuristic).
+
+    With ``sample_weight`` the mean is that of the data with each row repeated
+    ``w_i`` times: ``sum_{i<j} w_i w_j d_ij / (W (W - 1) / 2)``, ``W = sum w``
+    (the copies of a row are pairs at distance 0), so an integer weight acts as
+    repeating the row; it needs ``W > 1``.
 
     Parameters
     ----------
@@ -262,6 +273,9 @@ def mean_pairwise_distance(
         an n x n matrix). At or below it the mean is exact.
     random_state : int, RandomState instance or None, default=None
         Seed for the subsample (used only when ``n_samples > max_samples``).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights (None: every row once). On a subsample the
+        formula is applied to the sampled rows and their weights.
 
     Returns
     -------
@@ -271,7 +285,8 @@ def mean_pairwise_distance(
     Raises
     ------
     ValueError
-        With fewer than 2 samples, non-finite values or a bad ``max_samples``.
+        With fewer than 2 samples, non-finite values, a bad ``max_samples``, or
+        weights whose (sampled) total is at most 1.
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
@@ -288,16 +303,34 @@ def mean_pairwise_distance(
         or max_samples < 2
     ):
         raise ValueError(f"max_samples must be an integer >= 2; got {max_samples!r}.")
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if X.shape[0] > max_samples:
         rng = check_random_state(random_state)
-        X = X[rng.choice(X.shape[0], size=int(max_samples), replace=False)]
+        rows = rng.choice(X.shape[0], size=int(max_samples), replace=False)
+        X = X[rows]
+        w = None if w is None else w[rows]
     e = _spread_exponent(X)
-    if abs(e) <= _EXPONENT_MARGIN:
+    if abs(e) > _EXPONENT_MARGIN:
+        # squared differences of data near 1e-154 or 1e154 and beyond leave float64:
+        # measure in units of 2**e (exact both ways)
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(_weighted_mean_distance(np.ldexp(X, -e), w), e))
+    return _weighted_mean_distance(X, w)
+
+
+def _weighted_mean_distance(X: Any, w: Any) -> float:
+    """Mean pairwise distance, a row of weight ``r`` counted as ``r`` rows."""
+    if w is None or bool(np.all(w == 1.0)):
         return float(np.mean(pdist(X)))
-    # squared differences of data near 1e-154 or 1e154 and beyond leave float64: measure
-    # in units of 2**e (exact both ways)
-    with np.errstate(over="ignore"):
-        return float(np.ldexp(np.mean(pdist(np.ldexp(X, -e))), e))
+    total = float(w.sum())
+    if not total > 1.0:
+        raise ValueError(
+            "The weighted mean pairwise distance counts a weight as repeated rows and needs "
+            f"a total weight above 1; got {total:.6g}. Pass weights that count rows (e.g. "
+            "multiplied by n_samples) or a float gamma."
+        )
+    i, j = np.triu_indices(X.shape[0], 1)  # pdist's order of the pairs
+    return float(np.dot(w[i] * w[j], pdist(X)) / (total * (total - 1.0) / 2.0))
 
 
 def rbf_kernel_sigma(
@@ -373,7 +406,9 @@ def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
     return [g * f for f in (0.25, 0.5, 1.0, 2.0, 4.0)]
 
 
-def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
+def resolve_frame_gamma(
+    est: Any, frame: Frame, sample_weight: npt.ArrayLike | None = None
+) -> tuple[float, float]:
     """``(gamma in data units, gamma in the working frame)`` of a kernel estimator.
 
     A float ``gamma`` is in the units of X; the rules ``"sigma0"`` and ``"scale"``
@@ -386,6 +421,8 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
         An estimator with the parameters ``gamma`` and ``random_state``.
     frame : Frame
         The estimator's working frame of the data (:func:`marginclust.utils.centred_frame`).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights of the ``"sigma0"`` rule (an integer weight counts as repeated rows).
 
     Returns
     -------
@@ -419,7 +456,7 @@ def resolve_frame_gamma(est: Any, frame: Frame) -> tuple[float, float]:
                 f"gamma must be a positive float or one of {GAMMA_RULES}; got {gamma!r}."
             )
         try:
-            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs)
+            g_frame = resolve_gamma(gamma, frame.Z, random_state=rs, sample_weight=sample_weight)
         except ValueError as exc:
             raise ValueError(
                 f"{type(est).__name__}: {exc} (gamma={gamma!r} is computed from the data "

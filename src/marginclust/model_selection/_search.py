@@ -13,7 +13,7 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClusterMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_array, check_is_fitted, check_memory
+from sklearn.utils.validation import check_is_fitted, check_memory, validate_data
 
 from ..exceptions import ConvergenceWarning, NotFittedError
 from ..utils import StatusLine, format_seconds
@@ -491,9 +491,10 @@ default="calinski_harabasz"
         self : StabilitySearch
             The fitted search.
         """
-        X = check_array(X, accept_sparse=["csr", "csc"], dtype="numeric")
+        # sets n_features_in_ and, for a DataFrame, feature_names_in_ (checked at predict;
+        # the settings are fitted on the bare array)
+        X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric")
         n = X.shape[0]
-        self.n_features_in_ = X.shape[1]
         fixed_rows = self._check_params(n)
         memory = check_memory(self.memory)
         if memory.location is not None and not isinstance(self.random_state, numbers.Integral):
@@ -778,6 +779,13 @@ default="calinski_harabasz"
             raise NotFittedError("StabilitySearch has no fitted estimator; call fit first.")
         return self.best_estimator_
 
+    def _check_predict_data(self, X: Any) -> Any:
+        """``X`` checked against the columns seen in fit (count and, for a DataFrame, names
+        and order: scikit-learn's error), as the array the best estimator was fitted on."""
+        self._check_best()
+        return validate_data(self, X, reset=False, accept_sparse=["csr", "csc"],
+                             dtype="numeric", ensure_all_finite=False)
+
     def predict(self, X: Any) -> npt.NDArray[np.intp]:
         """Cluster labels of ``X`` from ``best_estimator_``.
 
@@ -791,7 +799,8 @@ default="calinski_harabasz"
         labels : ndarray of shape (n_samples,)
             Index of the cluster of each sample.
         """
-        return np.asarray(self._check_best().predict(X))
+        X = self._check_predict_data(X)
+        return np.asarray(self.best_estimator_.predict(X))
 
     @available_if(_best_has("predict_proba"))
     def predict_proba(self, X: Any) -> npt.NDArray[np.floating]:
@@ -807,7 +816,8 @@ default="calinski_harabasz"
         memberships : ndarray of shape (n_samples, n_clusters)
             Non-negative rows that sum to one.
         """
-        return np.asarray(self._check_best().predict_proba(X))
+        X = self._check_predict_data(X)
+        return np.asarray(self.best_estimator_.predict_proba(X))
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> npt.NDArray[np.intp]:
         """Fit the search and return ``labels_`` (y is never read).

@@ -219,7 +219,8 @@ def fcm_block(
     (K x c) and returns the block's partials ``(S, tot, J, shift, counts)``:
     centre sums ``W^T X_b`` and weights ``W^T 1`` (dtype of X; the reduction adds
     them in float64), the objective (float64 sum), the largest membership change
-    against ``U_prev`` (0 when None: the caller does not need it) and the sizes of
+    against ``U_prev`` over the rows of positive weight (0 when None: the caller
+    does not need it) and the sizes of
     the block's crisp clusters (argmax of the memberships; None unless
     ``with_counts``). ``wb`` None means unit weights.
 
@@ -242,6 +243,12 @@ def fcm_block(
     shift = 0.0
     if U_prev is not None:
         E = np.subtract(U_prev, U, out=scratch.B[:, :c] if Kb is None else np.empty_like(U))
+        if wb is not None:
+            # a row of weight 0 is out of the objective (as a removed row): its change
+            # does not count, so the stop is that of the fit on repeated rows
+            absent = wb == 0
+            if absent.any():
+                E[:, absent] = 0
         flat = E.reshape(-1)
         shift = abs(float(flat[_amax(flat)]))
     counts = np.bincount(U.argmax(axis=0), minlength=U.shape[0]) if with_counts else None

@@ -63,13 +63,16 @@ def kernel_kmeans_alternation(
     increase J), reassigns every sample to its nearest centre (cannot increase J),
     and moves the centre of an empty cluster onto the sample with the largest cost
     (decreases J). Stops when no label changes and the relative decrease of J is at
-    most ``tol``. ``problem`` gives ``gamma``, ``sq_distances(X, V, X_sq)`` (K x n)
-    and ``costs(D2)`` (the kernel distances).
+    most ``tol``. Only rows of positive weight count (label changes, cluster
+    sizes): a row of weight 0 is absent from the objective, so the run is that on
+    the data with each row repeated ``w_i`` times. ``problem`` gives ``gamma``,
+    ``sq_distances(X, V, X_sq)`` (K x n) and ``costs(D2)`` (the kernel distances).
     """
     gamma = problem.gamma
     X_sq = np.einsum("ij,ij->i", X, X)
     n = X.shape[0]
     cols = np.arange(n)
+    present = sample_weight > 0  # rows of the objective (weight 0: as if removed)
     V = centres
     D2 = problem.sq_distances(X, V, X_sq)  # K x n
     labels = np.argmin(D2, axis=0)
@@ -84,7 +87,7 @@ def kernel_kmeans_alternation(
         D2 = problem.sq_distances(X, V, X_sq)
         new_labels = np.argmin(D2, axis=0)
         for _ in range(n_clusters):
-            counts = np.bincount(new_labels, minlength=n_clusters)
+            counts = np.bincount(new_labels[present], minlength=n_clusters)
             empty = np.flatnonzero(counts == 0)
             if empty.size == 0:
                 break
@@ -99,7 +102,7 @@ def kernel_kmeans_alternation(
         D = problem.costs(D2[new_labels, cols])
         J = float(np.dot(sample_weight.astype(np.float64), D.astype(np.float64)))
         history.append(J)
-        changed = bool(np.any(new_labels != labels))
+        changed = bool(np.any((new_labels != labels) & present))
         labels = new_labels
         rel = (J_prev - J) / J_prev if np.isfinite(J_prev) and J_prev > 0 else np.inf
         J_prev = J
