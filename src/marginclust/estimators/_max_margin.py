@@ -168,10 +168,10 @@ class MaxMarginClustering(BaseClusterer):
     ----------
     n_clusters : int or "auto", default=2
         Number of clusters ``K`` (``n_clusters=1`` gives the trivial partition).
-        ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried and the
-        largest ``K`` whose best candidate is as clearly separated as the best
-        ``K``'s (within one standard error of its score) is kept: merging two
-        separated clusters keeps the margin, splitting one lowers it.
+        ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried, and ``K``
+        rises while its partition's boundaries are all clear against data
+        without clusters (see "How K is chosen" below); one cluster when no
+        ``K`` is clearly separated. ``k_scores_`` tables every ``K``.
     candidates : "auto" or list, default="auto"
         The candidate generators: ``"auto"`` is ``["genie", "gmm", "spectral",
         "k-means", "ward"]``. Entries may be names (also ``"slmc"``,
@@ -220,15 +220,24 @@ class MaxMarginClustering(BaseClusterer):
     best_candidate_ : str
         Name of the chosen candidate.
     score_ : float
-        Its class-balanced voting margin.
-    null_score_ : float
-        The same margin for a k-means split of one Gaussian blob with the data's
-        size, mean and covariance: what a partition of data without clusters scores.
+        Its class-balanced voting margin (1.0 for one cluster).
     separation_ : float
-        ``(score_ - null_score_) / (1 - null_score_)``: the share of that
-        structureless boundary the chosen partition avoids (1 = clusters with
-        no neighbour across, 0 = no better than splitting one blob). Below 0.5 a
-        ``ConvergenceWarning`` says that no candidate is clearly separated.
+        The weakest boundary's separation: for the two clusters of the chosen
+        partition that are worst separated, ``(s - r) / (1 - r)`` with ``s`` the
+        voting margin of their split and ``r`` that of splitting data without
+        clusters shaped like their union (1 = no neighbour across, 0 = no better
+        than structureless data; NaN for one cluster). Below 0.5, or with a
+        boundary where the data are not sparser than in the clusters, a
+        ``ConvergenceWarning`` says that the partition is not clearly separated.
+    null_score_ : float
+        ``r`` of that weakest boundary (NaN when no two clusters touch).
+    k_scores_ : list of KScore
+        One row per number of clusters judged (every ``K`` tried with
+        ``"auto"``, a first row for ``K = 1`` when one cluster is chosen): the
+        best partition's margin, its weakest boundary's separation, reference
+        margin and sampling error, its smallest density valley, and whether
+        every boundary is clear. :func:`marginclust.plotting.plot_k_curve`
+        draws it.
     classifier_ : sklearn.svm.SVC or None
         The margin classifier, trained on the chosen partition (in the working
         coordinates: centred, unit overall standard deviation); None when the
@@ -255,14 +264,42 @@ class MaxMarginClustering(BaseClusterer):
 
     Notes
     -----
-    The voting margin counts neighbours, not distances. In one dimension every
-    cut leaves about ``n_neighbors`` mixed neighbours around it, whatever the
-    density there, so cuts cannot be told apart; and where clusters overlap
-    heavily (two Gaussians split at the Bayes boundary) the margin prefers a
-    low-density cut to the mixture's split (``separation_`` below 0.5 warns of
-    this case). A Gaussian mixture or k-means is then the better model. The
+    **How K is chosen.** A margin alone cannot count clusters: merging two
+    separated clusters leaves a partition that is still perfectly separable,
+    so the margin never falls as ``K`` falls and it cannot say "one cluster".
+    What it lacks is the gap statistic's comparison with data that hold no
+    cluster (Tibshirani, Walther & Hastie 2001), made here boundary by
+    boundary (:mod:`marginclust.estimators._separation`). For each pair of
+    clusters their union is split again into the two, and the split is clear
+    when (i) its voting margin removes at least half of the mixed
+    neighbourhoods that the principal-axis split of a Gaussian and of a
+    uniform principal-axes box shaped like the union leaves (two draws of
+    each; the larger reference margin counts), and (ii) the data are sparser
+    at the boundary than in the sparser of the two clusters by a factor of
+    1.5 or more (k-nearest-neighbour densities with ``sqrt(m)`` neighbours,
+    in the union's intrinsic dimension). (ii) is what the vote cannot see: a
+    cut across a thin ring or a sparse tail leaves few mixed neighbours but
+    passes through the ring's own density. A partition is clearly separated
+    when every boundary is clear; per ``K`` the best-scoring candidate that is
+    clearly separated is kept (else the best-scoring one). With ``"auto"``,
+    ``K`` rises from 2 while the partitions stay clearly separated and the
+    last of that first run is kept, so the finest partition whose every
+    boundary is real; with none, one cluster and a one-line warning. Both
+    thresholds read on their own scale (half the structureless boundary, two
+    thirds of the clusters' density) and were not fitted to a data set.
+
+    **Weights.** Identical rows are one point of their summed weight (and
+    ``sample_weight`` multiplies them): the vote counts a neighbour's weight,
+    k-means and the margin classifier take the weights, the other candidates
+    see each distinct row once. Repeating every row any number of times gives
+    the same fit.
+
+    The voting margin counts neighbours, not distances; where clusters overlap
+    heavily (two Gaussians split at the Bayes boundary) it prefers a
+    low-density cut to the mixture's split, and the rule above merges such
+    clusters. A Gaussian mixture or k-means is then the better model. The
     measurements behind the defaults, on Gagolewski's benchmark batteries, are
-    in ``benchmarks/results/max-margin.md``.
+    in ``benchmarks/results/max-margin.md`` and ``benchmarks/results/auto-k.md``.
 
     References
     ----------
@@ -272,6 +309,13 @@ class MaxMarginClustering(BaseClusterer):
 
     L. Zelnik-Manor and P. Perona, "Self-tuning spectral clustering", NIPS 17
     (2004).
+
+    R. Tibshirani, G. Walther and T. Hastie, "Estimating the number of clusters
+    in a data set via the gap statistic", J. R. Statist. Soc. B 63 (2001)
+    411-423.
+
+    E. Levina and P. J. Bickel, "Maximum likelihood estimation of intrinsic
+    dimension", NIPS 17 (2004).
 
     A. Damle, V. Minden and L. Ying, "Simple, direct and efficient multi-way
     spectral clustering", Information and Inference 8 (2019) 181-203.
@@ -293,6 +337,12 @@ class MaxMarginClustering(BaseClusterer):
     >>> est.predict([[0.0, 0.0], [1.0, 0.0]]).tolist() == [est.labels_[y == 1][0],
     ...                                                    est.labels_[y == 0][0]]
     True
+
+    Without K, the number of clusters whose boundaries are all clear (one
+    cluster for data without any):
+
+    >>> MaxMarginClustering(n_clusters="auto", random_state=0).fit(X).n_clusters_
+    2
 
     Must-link / cannot-link pairs (indices into the rows of ``X``) are kept in
     ``labels_``:
@@ -323,11 +373,6 @@ class MaxMarginClustering(BaseClusterer):
         "probability": Boolean(),
         "verbose": Or((True, False), Positive(strict=False, integer=True)),
     }
-    # Clearly separated: the chosen partition removes at least half of the boundary a
-    # split of structureless data (one Gaussian blob of the same size and covariance)
-    # has, i.e. ``separation_ >= 0.5``.
-    _clear_separation = 0.5
-
     def __init__(
         self,
         n_clusters: int | str = 2,

@@ -17,16 +17,17 @@ and covariance and (ii) uniformly over the box of the union's principal axes
 the two mean margins is the reference (the more separable structureless model
 of the two, so that neither uniform nor Gaussian data is taken for clusters).
 
-Two numbers say whether a boundary is real:
+Two numbers say whether a boundary is real (and the split must beat the
+reference by two of its standard deviations over the draws):
 
 - its *separation*, ``(score - reference) / (1 - reference)``: the share of the
   structureless split's mixed neighbourhoods that the boundary avoids (1: no
   point has a neighbour across; 0: no better than splitting data without
   clusters). A boundary is clear from 0.5 on: it removes at least half.
 - its *valley*: how much sparser the data are at the boundary than in the
-  union, ``(rho_B / rho_U) ** d``, with ``rho_B`` the median distance to the
+  clusters, ``(rho_B / rho_U) ** d``, with ``rho_B`` the median distance to the
   ``n_neighbors``-th neighbour of the points whose vote is mixed (the
-  boundary's points), ``rho_U`` the same median over the union, and ``d`` the
+  boundary's points), ``rho_U`` the same median in a cluster, and ``d`` the
   union's intrinsic dimension (Levina & Bickel's maximum-likelihood estimate
   from the same neighbour distances, averaged as MacKay & Ghahramani propose):
   the k-nearest-neighbour density estimate is proportional to ``rho ** -d``, so
@@ -34,11 +35,19 @@ Two numbers say whether a boundary is real:
   do not see density: a cut across a thin ring or chain leaves few mixed votes
   (a high separation) although the density there is the ring's own; a boundary
   between clusters lies where the data are sparser than in the clusters (a
-  valley: Hartigan's clusters are the modes of a density). A boundary is in a
-  valley from 1.5 on: the density there is at most two thirds of the union's
-  typical density.
+  valley: Hartigan's clusters are the modes of a density). ``rho_U`` is the
+  sparser cluster's median (a valley is sparser than both); when no vote is
+  mixed, ``rho_B`` is the width of the gap, the shortest distance across, so a
+  gap no wider than the clusters' own neighbourhoods (a cut in a sparse tail,
+  or between two pieces of a uniform line) is no valley; on a line (one
+  column), where cuts fall at the widest gaps and the widest of ``m`` spacings
+  of uniform data is about ``ln m`` times the typical one, the gap is counted
+  in units of the widest gap of uniform samples of the same range and size. A
+  boundary is in a valley from 1.5 on: the density there is at most two thirds
+  of the clusters'.
 
-A pair whose clusters have no neighbour across is separated without a test.
+A pair whose clusters have no neighbour across has separation 1 (nothing a
+structureless split could beat) and is judged by its valley alone.
 Prior validation of the inputs is assumed throughout this module.
 """
 
@@ -68,6 +77,10 @@ CLEAR_SEPARATION = 0.5
 # A boundary lies in a valley when the density there is at most 1 / VALLEY of the
 # union's typical density (1 would accept a cut through data of uniform density).
 VALLEY = 1.5
+# The split must beat the reference by this many of its standard deviations: on a line
+# or with few points the structureless split is itself nearly perfect and the
+# separation's denominator 1 - reference is as small as the reference's sampling error.
+_Z_ERROR = 2.0
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -104,8 +117,11 @@ class PairSeparation(NamedTuple):
 
     @property
     def clear(self) -> bool:
-        """Whether the boundary is real: clearly separated and in a valley."""
-        return self.separation >= CLEAR_SEPARATION and self.valley >= VALLEY
+        """Whether the boundary is real: clearly separated, beyond the reference's error,
+        and in a valley."""
+        beyond = not self.score - self.reference < _Z_ERROR * self.error  # NaN: no test
+        separated = not self.separation < CLEAR_SEPARATION  # NaN: on a line, no test
+        return separated and beyond and self.valley >= VALLEY
 
 
 def structureless_reference(
@@ -190,13 +206,8 @@ def _split_margin(
     weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
 ) -> tuple[float, float]:
     """Voting margin of a two-cluster split and its valley (see the module)."""
-    m = Z.shape[0]
-    # the density's neighbours: sqrt(m), the classical consistent choice for a k-NN
-    # density estimate (Loftsgaarden & Quesenberry 1965), and never fewer than the vote's
-    density_k = max(n_neighbors, int(round(np.sqrt(m)))) if valley else n_neighbors
-    graph = NeighborGraph.from_data(Z, min(density_k, m - 1))
-    vote = graph.indices[:, :n_neighbors]
-    margins = vote_margins(labels, vote, 2, weights)
+    graph = NeighborGraph.from_data(Z, n_neighbors)
+    margins = vote_margins(labels, graph.indices, 2, weights)
     score = class_balanced_mean(margins, labels, 2, weights=weights)
     if not valley:
         return score, float("nan")
@@ -206,17 +217,20 @@ def _split_margin(
     if not typical > 0:  # more copies than neighbours: no density to compare
         return score, 1.0
     boundary = margins < 1.0
-    if boundary.any():
-        at_boundary = float(np.median(scale[boundary]))
-    else:  # no mixed vote: the density midway along the shortest link across
+    if boundary.any() and Z.shape[1] > 1:
+        # a lower bound of the boundary's neighbour radius: its median less two standard
+        # errors (1.2533 sd / sqrt(b) for a median), so that a few boundary points in a
+        # noisy stretch of a ring do not pass for a valley
+        rho = scale[boundary]
+        error = 1.2533 * float(np.std(rho)) / np.sqrt(rho.size) if rho.size > 1 else 0.0
+        at_boundary = max(float(np.median(rho)) - 2.0 * error, 0.0)
+    else:
+        # no mixed vote, or a line: the gap itself, the shortest link across, against
+        # the same neighbour radius (a gap no wider than a cluster's own neighbourhoods
+        # is no valley: a cut in a sparse tail, or between the pieces of a uniform line)
         A, B = Z[labels == 0], Z[labels == 1]
-        dist, near = NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)
-        i = int(np.argmin(dist[:, 0]))
-        middle = (A[i] + B[near[i, 0]]) / 2.0
-        at_boundary = float(NearestNeighbors(n_neighbors=graph.n_neighbors).fit(Z).kneighbors(
-            middle[None, :])[0][0, -1])
-    dimension = intrinsic_dimension(graph.distances[:, :n_neighbors])
-    return score, float((at_boundary / typical) ** dimension)
+        at_boundary = float(NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)[0].min())
+    return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
 
 
 def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
@@ -229,6 +243,25 @@ def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     centred = R - R.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
     return (centred @ vt[0] > 0).astype(np.intp)
+
+
+def _line_gap(Z: npt.NDArray[np.float64], n_neighbors: int, rng: np.random.RandomState,
+              draws: int) -> float:
+    """On a line, the widest gap of structureless data over its neighbour radius.
+
+    Cuts on a line are chosen at its widest gaps, and the widest of ``m``
+    spacings of a uniform sample is about ``ln m`` times the typical one: a gap
+    is a valley only as far as it is wider than that. Mean over ``draws``
+    uniform samples of the line's range and size, at least 1.
+    """
+    m = Z.shape[0]
+    lo, hi = float(Z.min()), float(Z.max())
+    ratios = []
+    for _ in range(draws):
+        x = np.sort(lo + rng.random_sample(m) * (hi - lo))
+        radius = NeighborGraph.from_data(x[:, None], n_neighbors).local_scale(n_neighbors)
+        ratios.append(float(np.max(np.diff(x)) / np.median(radius)))
+    return max(1.0, float(np.mean(ratios)))
 
 
 def pair_separations(
@@ -311,6 +344,13 @@ def pair_separations(
         k = min(int(n_neighbors), union.size - 1)
         w = None if weights is None else weights[union]
         score, valley = _split_margin(Zu, split, k, w)
+        if Zu.shape[1] == 1:
+            # on a line every cut leaves about n_neighbors mixed votes whatever the
+            # density there: the vote cannot judge it, the gap alone does
+            valley /= _line_gap(Zu, k, rng, int(draws))
+            out.append(PairSeparation((a, b), score, float("nan"), float("nan"),
+                                      1.0 if not touching[a, b] else float("nan"), valley))
+            continue
         if not touching[a, b]:  # no neighbour across: nothing a structureless split beats
             out.append(PairSeparation((a, b), score, float("nan"), float("nan"), 1.0,
                                       valley))
