@@ -36,6 +36,9 @@ Suites:
   ``mmc`` only, and a fit is right when its K and labels equal those of the rows
   given once.
 
+``--cost ROWS`` times ``"auto"`` against a fit with K given on ``ROWS x 10`` blobs
+(K = 3 and 8, seeds interleaved, CPU seconds, median).
+
 Each fit is one JSON line in ``--cache`` keyed by (code key, suite, case,
 method), so a rerun resumes; ``--summary`` prints the tables from the cache.
 The peers do not depend on the library: their key is ``peers``.
@@ -300,6 +303,38 @@ def summary(args: argparse.Namespace) -> str:
     return "\n".join(out)
 
 
+def cost(rows: int, seeds: int) -> str:
+    """CPU time of ``n_clusters="auto"`` against one fit with K given, interleaved."""
+    import os
+
+    from sklearn.datasets import make_blobs
+
+    from marginclust import MaxMarginClustering
+
+    out = [f"Cost of n_clusters='auto' (K = 2 .. 10) against K given, "
+           f"make_blobs({rows}, 10, centers=K), CPU seconds, median of {seeds} seeds "
+           f"interleaved, OMP/OPENBLAS threads {os.environ.get('OPENBLAS_NUM_THREADS', '?')}, "
+           f"load {os.getloadavg()[0]:.2f} at the start",
+           "", "| data | K given | auto | ratio | auto's K |", "|---|---|---|---|---|"]
+    for k in (3, 8):
+        given, auto, chosen = [], [], []
+        for seed in range(seeds):
+            X, _ = make_blobs(rows, 10, centers=k, cluster_std=1.0, random_state=seed)
+            for which, bag in (("given", given), ("auto", auto)):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    start = time.process_time()
+                    est = MaxMarginClustering(k if which == "given" else "auto",
+                                              random_state=seed).fit(X)
+                    bag.append(time.process_time() - start)
+                if which == "auto":
+                    chosen.append(est.n_clusters_)
+        g, a = float(np.median(given)), float(np.median(auto))
+        out.append(f"| blobs K={k} | {g:.1f} s | {a:.1f} s | {a / g:.2f}x | {chosen} |")
+    out.append(f"\nload {os.getloadavg()[0]:.2f} at the end")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites", default="battery,default,null,blobs,dup")
@@ -310,7 +345,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=str(HERE / "results" / "auto_k.jsonl"))
     ap.add_argument("--code-key", default="dev")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--cost", type=int, default=0, metavar="ROWS",
+                    help="time 'auto' against K given on ROWS x 10 blobs instead")
+    ap.add_argument("--seeds", type=int, default=3)
     args = ap.parse_args(argv)
+    if args.cost:
+        print(cost(args.cost, args.seeds))
+        return 0
     if not args.summary:
         run(args)
     print(summary(args))

@@ -36,18 +36,21 @@ reference by two of its standard deviations over the draws):
   (a high separation) although the density there is the ring's own; a boundary
   between clusters lies where the data are sparser than in the clusters (a
   valley: Hartigan's clusters are the modes of a density). ``rho_U`` is the
-  sparser cluster's median (a valley is sparser than both); when no vote is
-  mixed, ``rho_B`` is the width of the gap, the shortest distance across, so a
-  gap no wider than the clusters' own neighbourhoods (a cut in a sparse tail,
-  or between two pieces of a uniform line) is no valley; on a line (one
-  column), where cuts fall at the widest gaps and the widest of ``m`` spacings
-  of uniform data is about ``ln m`` times the typical one, the gap is counted
-  in units of the widest gap of uniform samples of the same range and size. A
-  boundary is in a valley from 1.5 on: the density there is at most two thirds
-  of the clusters'.
+  sparser cluster's median (a valley is sparser than both), and ``rho_B`` a
+  lower bound (the median less two standard errors), so that a few boundary
+  points in a noisy stretch of a ring do not pass for a valley. On a line (one
+  column) the vote cannot judge a cut (every cut leaves about ``n_neighbors``
+  mixed votes, or none, whatever the density there), so ``rho_B`` is the width
+  of the gap, the shortest distance across, counted in units of the widest gap
+  of uniform samples of the same range and size (the widest of ``m`` spacings
+  is about ``ln m`` times the typical one): a cut in a sparse tail, or between
+  two pieces of a uniform line, is no valley. A boundary is in a valley from
+  1.5 on: the density there is at most two thirds of the clusters'.
 
-A pair whose clusters have no neighbour across has separation 1 (nothing a
-structureless split could beat) and is judged by its valley alone.
+A pair whose clusters have no neighbour across is clear (separation 1, valley
+``inf``): no point has a neighbour in the other cluster, the vote's own notion of
+a gap. On a line that is true of almost any cut, so there every boundary is
+judged by its gap alone (below).
 Prior validation of the inputs is assumed throughout this module.
 """
 
@@ -351,9 +354,11 @@ def pair_separations(
             out.append(PairSeparation((a, b), score, float("nan"), float("nan"),
                                       1.0 if not touching[a, b] else float("nan"), valley))
             continue
-        if not touching[a, b]:  # no neighbour across: nothing a structureless split beats
+        if not touching[a, b]:
+            # no point has a neighbour across: the vote's own notion of a gap, clear
+            # (off a line, where cuts leave no mixed vote wherever they fall)
             out.append(PairSeparation((a, b), score, float("nan"), float("nan"), 1.0,
-                                      valley))
+                                      float("inf")))
             continue
         refs = []
         for kind in ("gaussian", "box"):
