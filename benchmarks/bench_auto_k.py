@@ -150,7 +150,7 @@ def fit_mmc(X: np.ndarray) -> tuple[int, np.ndarray, dict[str, Any]]:
     from marginclust import MaxMarginClustering
 
     est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
-    curve = [[r.n_clusters, r.score, r.separation, r.within, r.valley, bool(r.separated)]
+    curve = [[r.n_clusters, r.score, r.separation, r.valley, bool(r.separated)]
              for r in est.k_scores_]
     return int(est.n_clusters_), est.labels_, {"curve": curve}
 

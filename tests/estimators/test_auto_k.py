@@ -76,8 +76,7 @@ def test_k_scores_are_the_separations_of_each_k():
     tests = pair_separations(Z, est.labels_, est.n_clusters_, graph.indices,
                              seed=0)  # another seed: the references differ, the data's not
     assert row.score == pytest.approx(partition_margin(Z, est.labels_, est.n_clusters_))
-    # the data's side of each test does not depend on the reference draws
-    assert row.within == pytest.approx(min(t.within for t in tests))
+    assert row.valley == pytest.approx(min(t.valley for t in tests))
 
 
 def test_k_given_on_structureless_data_warns_with_the_same_reference():
@@ -86,38 +85,23 @@ def test_k_given_on_structureless_data_warns_with_the_same_reference():
         est = MaxMarginClustering(n_clusters=3, random_state=0).fit(X)
     assert [r.n_clusters for r in est.k_scores_] == [3]
     assert not est.k_scores_[0].separated
-    assert (est.separation_ < CLEAR_SEPARATION or est.k_scores_[0].within < CLEAR_SEPARATION
-            or est.k_scores_[0].score - est.null_score_ < 2 * est.k_scores_[0].error)
+    assert est.separation_ < CLEAR_SEPARATION or est.k_scores_[0].valley < VALLEY
 
 
 def test_one_column_tail_cut_is_not_taken_for_a_cluster():
-    """Three groups on a line: a cut in a sparse tail is no gap, the groups' gaps are."""
+    """Three groups on a line: a cut in a sparse tail has no valley, the groups' gaps do."""
     rng = np.random.RandomState(0)
     x = np.concatenate([rng.randn(150), rng.randn(150) + 6, rng.randn(150) + 12])
     y = np.repeat([0, 1, 2], 150)
     X = x[:, None]
     est = MaxMarginClustering(n_clusters=3, random_state=0).fit(X)
     truth = pair_separations(X / X.std(), y, 3, NeighborGraph.from_data(X, 7).indices)
-    assert all(t.clear and t.valley >= VALLEY for t in truth)
+    assert all(t.clear for t in truth)
     assert est.k_scores_[0].separated
     from sklearn.metrics import adjusted_rand_score
     assert adjusted_rand_score(y, est.labels_) > 0.95
     auto = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
     assert auto.n_clusters_ == 3
-
-
-def test_a_ring_is_one_cluster_and_two_rings_two():
-    """Arcs of a ring cut themselves as cleanly as between them: no boundary there."""
-    t = np.linspace(0, 2 * np.pi, 600, endpoint=False)
-    rng = np.random.RandomState(0)
-    ring = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (600, 2))
-    one = MaxMarginClustering(n_clusters="auto", random_state=0)
-    with pytest.warns(ConvergenceWarning, match="found one cluster"):
-        one.fit(ring)
-    assert one.n_clusters_ == 1
-    two = MaxMarginClustering(n_clusters="auto", random_state=0).fit(
-        np.r_[ring, 0.4 * ring[::2]])
-    assert two.n_clusters_ == 2
 
 
 # ------------------------------------------------------------ the references
@@ -148,9 +132,7 @@ def test_pair_separation_is_the_share_of_the_reference_boundary_avoided():
     assert t.score == pytest.approx(partition_margin(Z, labels, 2))
     assert t.separation == pytest.approx((t.score - t.reference) / (1 - t.reference))
     assert t.error >= 0
-    assert np.isnan(t.valley)  # off a line
-    assert t.clear == (t.separation >= CLEAR_SEPARATION and t.within >= CLEAR_SEPARATION
-                       and t.score - t.reference >= 2 * t.error)
+    assert t.clear == (t.separation >= CLEAR_SEPARATION and t.valley >= VALLEY)
 
 
 # -------------------------------------------------------------- weights, copies

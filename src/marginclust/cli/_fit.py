@@ -290,14 +290,13 @@ def _print_k_curve(estimator: Any) -> None:
     _say(f"chosen number of clusters: {estimator.n_clusters_}")
     if not rows:
         return
-    line = not all(np.isnan(row.valley) for row in rows)
-    _say("    K  margin  separation  " + ("   gap" if line else "within") + "  clear")
+    _say("    K  margin  separation  valley  clear")
     for row in rows:
         sep = "-" if np.isnan(row.separation) else f"{row.separation:.3f}"
-        other = row.valley if line else row.within
-        other_text = "-" if np.isnan(other) else f"{other:.3f}"
+        valley = "-" if np.isnan(row.valley) else (
+            "inf" if np.isinf(row.valley) else f"{row.valley:.2f}")
         mark = " <-" if row.n_clusters == estimator.n_clusters_ else ""
-        _say(f"  {row.n_clusters:3d}  {row.score:.4f}  {sep:>10}  {other_text:>6}  "
+        _say(f"  {row.n_clusters:3d}  {row.score:.4f}  {sep:>10}  {valley:>6}  "
              f"{'yes' if row.separated else 'no':>5}{mark}")
 
 

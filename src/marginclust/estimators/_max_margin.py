@@ -226,18 +226,17 @@ class MaxMarginClustering(BaseClusterer):
         partition that are worst separated, ``(s - r) / (1 - r)`` with ``s`` the
         voting margin of their split and ``r`` that of splitting data without
         clusters shaped like their union (1 = no neighbour across, 0 = no better
-        than structureless data; NaN for one cluster or on a line). When a
-        boundary is not clear (see "How K is chosen"), a ``ConvergenceWarning``
-        says that the partition is not clearly separated.
+        than structureless data; NaN for one cluster). Below 0.5, or with a
+        boundary where the data are not sparser than in the clusters, a
+        ``ConvergenceWarning`` says that the partition is not clearly separated.
     null_score_ : float
         ``r`` of that weakest boundary (NaN when no two clusters touch).
     k_scores_ : list of KScore
         One row per number of clusters judged (every ``K`` tried with
         ``"auto"``, a first row for ``K = 1`` when one cluster is chosen): the
         best partition's margin, its weakest boundary's separation, reference
-        margin and sampling error, its smallest separation against the
-        clusters' own cuts, on a line its narrowest gap, and whether every
-        boundary is clear. :func:`marginclust.plotting.plot_k_curve`
+        margin and sampling error, its smallest density valley, and whether
+        every boundary is clear. :func:`marginclust.plotting.plot_k_curve`
         draws it.
     classifier_ : sklearn.svm.SVC or None
         The margin classifier, trained on the chosen partition (in the working
@@ -271,29 +270,23 @@ class MaxMarginClustering(BaseClusterer):
     What it lacks is the gap statistic's comparison with data that hold no
     cluster (Tibshirani, Walther & Hastie 2001), made here boundary by
     boundary (:mod:`marginclust.estimators._separation`). For each pair of
-    clusters with a neighbour across, their union is split again into the
-    two, and the boundary is clear when its voting margin removes at least
-    half of the mixed neighbourhoods (i) that the principal-axis split of a
-    Gaussian and of a uniform principal-axes box shaped like the union leaves
-    (two draws of each, the larger reference margin, beaten by two of its
-    standard errors), and (ii) that the cleaner cut through either cluster
-    itself leaves (through its middle, or at its sparsest link; counted in
-    points). (ii) keeps the data's own shape: against a convex reference a
-    ring cut into arcs looks well separated, but an arc cut through itself
-    leaves as many mixed neighbours, while blobs meeting at a neck or in a
-    valley of density are cut more cleanly between than through their
-    middles. Clusters with no neighbour across are clear. On a line (one
-    column) every cut leaves about ``n_neighbors`` mixed votes or none,
-    whatever the density there, so a boundary is judged by its gap against
-    the widest gap of uniform data of the same range and size (clear from
-    1.5 times it). A partition is clearly separated when every boundary is
-    clear; per ``K`` the best-scoring candidate is judged (on a line, the
-    best-scoring one whose gaps are all clear). With ``"auto"``, ``K`` rises from 2
-    while the partitions stay clearly separated and the last of that first
-    run is kept: the finest partition whose every boundary is real; with
-    none, one cluster and a one-line warning. The thresholds read on their
-    own scales (half of a reference's mixed neighbourhoods; a gap 1.5 times
-    the widest of uniform data) and were not fitted to a data set.
+    clusters their union is split again into the two, and the split is clear
+    when (i) its voting margin removes at least half of the mixed
+    neighbourhoods that the principal-axis split of a Gaussian and of a
+    uniform principal-axes box shaped like the union leaves (two draws of
+    each; the larger reference margin counts), and (ii) the data are sparser
+    at the boundary than in the sparser of the two clusters by a factor of
+    1.5 or more (k-nearest-neighbour densities with ``sqrt(m)`` neighbours,
+    in the union's intrinsic dimension). (ii) is what the vote cannot see: a
+    cut across a thin ring or a sparse tail leaves few mixed neighbours but
+    passes through the ring's own density. A partition is clearly separated
+    when every boundary is clear; per ``K`` the best-scoring candidate that is
+    clearly separated is kept (else the best-scoring one). With ``"auto"``,
+    ``K`` rises from 2 while the partitions stay clearly separated and the
+    last of that first run is kept, so the finest partition whose every
+    boundary is real; with none, one cluster and a one-line warning. Both
+    thresholds read on their own scale (half the structureless boundary, two
+    thirds of the clusters' density) and were not fitted to a data set.
 
     **Weights.** Identical rows are one point of their summed weight (and
     ``sample_weight`` multiplies them): the vote counts a neighbour's weight,
@@ -622,13 +615,12 @@ class MaxMarginClustering(BaseClusterer):
         table: list[KScore] = []
         chosen, ended = 0, False
         for k in sorted(ks):
-            # by score, the first in pool order on ties; on a line, where the vote
-            # cannot tell cuts apart (a cut in a sparse tail scores 1), the first whose
-            # gaps are all clear, else the top (elsewhere the top: trying more would
-            # test structureless data several times over)
+            # by score, the first in pool order on ties; the first whose boundaries are
+            # all clear is kept (a high margin with a boundary across uniform density,
+            # a cut in a sparse tail, is not a partition into clusters), else the top
             ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
             rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
-            for cand, labels in ranked if Z.shape[1] == 1 and not ended else ranked[:1]:
+            for cand, labels in ranked[:1] if ended else ranked:
                 # the others only need to know whether they are separated
                 tests = pair_separations(Z, labels, k, neighbors, weights=weights,
                                          draws=_REFERENCE_DRAWS, seed=seed + k,
@@ -650,8 +642,8 @@ class MaxMarginClustering(BaseClusterer):
         if chosen == 0:
             m = Z.shape[0]
             one = Candidate("one cluster", 1, 1.0, (m,), 0.0)
-            nan = float("nan")
-            table.insert(0, KScore(1, 1.0, nan, nan, nan, nan, nan, True))
+            table.insert(0, KScore(1, 1.0, float("nan"), float("nan"), float("nan"),
+                                   float("nan"), True))
             return one, np.zeros(m, dtype=np.intp), table
         return (*best_per_k[chosen], table)
 
@@ -696,10 +688,9 @@ class MaxMarginClustering(BaseClusterer):
             warnings.warn(
                 f"No candidate partition into {best.n_clusters} clusters is clearly "
                 f"separated: the best ({best.name}, voting margin {best.score:.3f}) has a "
-                f"boundary hardly cleaner than a split of data without clusters of the same "
-                f"size and spread (separation_ = {self.separation_:.2f}) or than a cut "
-                f"through one of its clusters (within {chosen.within:.2f}; both clear from "
-                f"{CLEAR_SEPARATION}; on a line, gap {chosen.valley:.2f}, clear from "
+                f"boundary hardly better than a split of data without clusters of the same "
+                f"size and spread (separation_ = {self.separation_:.2f}, clear from "
+                f"{CLEAR_SEPARATION}; density valley {chosen.valley:.2f}, clear from "
                 f"{VALLEY}). The clusters overlap or are absent at this K; try another "
                 "n_clusters (or 'auto'), or candidates suited to the data.",
                 ConvergenceWarning,
@@ -809,15 +800,10 @@ class KScore(NamedTuple):
         data shaped like the two clusters' union.
     error : float
         The reference's sampling error (standard deviation over the draws).
-    within : float
-        The smallest separation of a boundary against the clusters' own cuts
-        (how much cleaner it is than a cut through either of its clusters).
     valley : float
-        On a line, the narrowest gap against the widest gap of uniform data
-        (NaN elsewhere).
+        The smallest density valley among its boundaries (``inf`` when none).
     separated : bool
-        Whether every boundary is clear (both separations >= 0.5; on a line,
-        every gap's valley >= 1.5).
+        Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5).
     """
 
     n_clusters: int
@@ -825,25 +811,19 @@ class KScore(NamedTuple):
     separation: float
     reference: float
     error: float
-    within: float
     valley: float
     separated: bool
 
 
 def _k_score(cand: Candidate, tests: list[PairSeparation]) -> KScore:
     """The row of ``k_scores_`` of one partition from its boundaries' tests."""
-    nan = float("nan")
     if not tests:
-        return KScore(cand.n_clusters, cand.score, 1.0, nan, nan, 1.0, nan, True)
-
-    def smallest(values: list[float]) -> float:
-        finite = [v for v in values if not np.isnan(v)]
-        return min(finite) if finite else nan
-
-    weakest = min(tests, key=lambda t: (t.clear, np.nan_to_num(t.separation, nan=1.0)))
-    return KScore(cand.n_clusters, cand.score, smallest([t.separation for t in tests]),
-                  weakest.reference, weakest.error, smallest([t.within for t in tests]),
-                  smallest([t.valley for t in tests]), all(t.clear for t in tests))
+        return KScore(cand.n_clusters, cand.score, 1.0, float("nan"), float("nan"),
+                      float("inf"), True)
+    weakest = min(tests, key=lambda t: (t.clear, t.separation))
+    return KScore(cand.n_clusters, cand.score, min(t.separation for t in tests),
+                  weakest.reference, weakest.error, min(t.valley for t in tests),
+                  all(t.clear for t in tests))
 
 
 def partition_margin(

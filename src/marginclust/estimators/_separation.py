@@ -17,41 +17,40 @@ and covariance and (ii) uniformly over the box of the union's principal axes
 the two mean margins is the reference (the more separable structureless model
 of the two, so that neither uniform nor Gaussian data is taken for clusters).
 
-Two numbers, on one scale, say whether a boundary is real; it is clear when both
-reach 0.5 (and the split beats the structureless reference by two of its
-standard deviations over the draws):
+Two numbers say whether a boundary is real (and the split must beat the
+reference by two of its standard deviations over the draws):
 
 - its *separation*, ``(score - reference) / (1 - reference)``: the share of the
   structureless split's mixed neighbourhoods that the boundary avoids (1: no
   point has a neighbour across; 0: no better than splitting data without
-  clusters shaped like the union).
-- its separation *within*, ``1 - mass / own``: ``mass`` is the boundary's
-  mass, the margin its points lack counted in points (``sum_i (1 - m_i)``),
-  and ``own`` the smallest mass of the two clusters' own cuts (each cluster
-  cut through its mean across its longest axis, and at its sparsest link,
-  Genie's two-cluster cut of its spanning tree, each judged by the same vote
-  within it; the boundaries judged were chosen where the data are sparse, and
-  so is the second cut): the boundary must also be cleaner than a cut through
-  either cluster itself. A structureless union is a convex blob, so a thin
-  ring or chain cut into arcs looks well separated against it; but an arc,
-  cut through itself, leaves as many mixed neighbours as the cut between two
-  arcs (a curve has the same cross-section everywhere), while two blobs
-  touching at a neck, or meeting in a valley of density, are cut more cleanly
-  between than through their middles. Masses count points, not shares of a
-  cluster, since the own cut halves the cluster it splits. This reference
-  needs no draw and keeps the data's intrinsic shape.
+  clusters). A boundary is clear from 0.5 on: it removes at least half.
+- its *valley*: how much sparser the data are at the boundary than in the
+  clusters, ``(rho_B / rho_U) ** d``, with ``rho_B`` the median distance to the
+  ``n_neighbors``-th neighbour of the points whose vote is mixed (the
+  boundary's points), ``rho_U`` the same median in a cluster, and ``d`` the
+  union's intrinsic dimension (Levina & Bickel's maximum-likelihood estimate
+  from the same neighbour distances, averaged as MacKay & Ghahramani propose):
+  the k-nearest-neighbour density estimate is proportional to ``rho ** -d``, so
+  this is the ratio of the typical density to the boundary's. Neighbour counts
+  do not see density: a cut across a thin ring or chain leaves few mixed votes
+  (a high separation) although the density there is the ring's own; a boundary
+  between clusters lies where the data are sparser than in the clusters (a
+  valley: Hartigan's clusters are the modes of a density). ``rho_U`` is the
+  sparser cluster's median (a valley is sparser than both), and ``rho_B`` a
+  lower bound (the median less two standard errors), so that a few boundary
+  points in a noisy stretch of a ring do not pass for a valley. On a line (one
+  column) the vote cannot judge a cut (every cut leaves about ``n_neighbors``
+  mixed votes, or none, whatever the density there), so ``rho_B`` is the width
+  of the gap, the shortest distance across, counted in units of the widest gap
+  of uniform samples of the same range and size (the widest of ``m`` spacings
+  is about ``ln m`` times the typical one): a cut in a sparse tail, or between
+  two pieces of a uniform line, is no valley. A boundary is in a valley from
+  1.5 on: the density there is at most two thirds of the clusters'.
 
-A pair whose clusters have no neighbour across is clear (separation 1): no point
-has a neighbour in the other cluster, the vote's own notion of a gap. On a line
-(one column) that is true of almost any cut, and every cut leaves about
-``n_neighbors`` mixed votes, or none, whatever the density there: the vote
-cannot judge it. There a boundary is judged by its gap: the shortest distance
-across over the sparser cluster's median distance to its ``n_neighbors``-th
-neighbour, counted in units of the same ratio for the widest gap of uniform
-samples of the same range and size (the widest of ``m`` spacings is about
-``ln m`` times the typical one), its *valley*; a gap is clear from 1.5 on, so
-that a cut in a sparse tail, or between two pieces of a uniform line, is not.
-
+A pair whose clusters have no neighbour across is clear (separation 1, valley
+``inf``): no point has a neighbour in the other cluster, the vote's own notion of
+a gap. On a line that is true of almost any cut, so there every boundary is
+judged by its gap alone (below).
 Prior validation of the inputs is assumed throughout this module.
 """
 
@@ -65,12 +64,12 @@ from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._margin import class_balanced_mean, vote_margins
-from ..solvers._genie import euclidean_mst, genie_labels
 
 __all__ = [
     "CLEAR_SEPARATION",
     "VALLEY",
     "PairSeparation",
+    "intrinsic_dimension",
     "pair_separations",
     "structureless_reference",
 ]
@@ -78,16 +77,13 @@ __all__ = [
 # A clear boundary removes at least half of the mixed neighbourhoods that splitting
 # structureless data of the same size and spread leaves.
 CLEAR_SEPARATION = 0.5
-# On a line, a gap is clear when it is 1.5 times as wide, in units of the clusters'
-# neighbour radius, as the widest gap of uniform data of the same range and size.
+# A boundary lies in a valley when the density there is at most 1 / VALLEY of the
+# union's typical density (1 would accept a cut through data of uniform density).
 VALLEY = 1.5
 # The split must beat the reference by this many of its standard deviations: on a line
 # or with few points the structureless split is itself nearly perfect and the
 # separation's denominator 1 - reference is as small as the reference's sampling error.
 _Z_ERROR = 2.0
-# Genie's Gini threshold for a cluster's own cut at its sparsest link (its authors'
-# default, as in the candidate pool): it keeps the two sides of comparable size.
-_GINI = 0.3
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -109,14 +105,10 @@ class PairSeparation(NamedTuple):
         Standard deviation of the reference margins (their sampling error).
     separation : float
         ``(score - reference) / (1 - reference)``, 1 when no point has a
-        neighbour across (NaN on a line).
-    within : float
-        ``1 - mass / own``: the boundary's mass against the smaller mass of the
-        two clusters' own principal-axis splits (NaN on a line, or when no
-        cluster is large enough to be cut).
+        neighbour across.
     valley : float
-        On a line: the gap's width against the widest gap of uniform data (see
-        the module); NaN elsewhere.
+        The union's typical density over the boundary's (``inf`` when there is
+        no boundary point).
     """
 
     clusters: tuple[int, int]
@@ -124,17 +116,15 @@ class PairSeparation(NamedTuple):
     reference: float
     error: float
     separation: float
-    within: float
     valley: float
 
     @property
     def clear(self) -> bool:
-        """Whether the boundary is real (see the module)."""
-        if not np.isnan(self.valley):  # on a line: the gap alone
-            return bool(self.valley >= VALLEY)
+        """Whether the boundary is real: clearly separated, beyond the reference's error,
+        and in a valley."""
         beyond = not self.score - self.reference < _Z_ERROR * self.error  # NaN: no test
-        return bool(beyond and not self.separation < CLEAR_SEPARATION
-                    and not self.within < CLEAR_SEPARATION)
+        separated = not self.separation < CLEAR_SEPARATION  # NaN: on a line, no test
+        return separated and beyond and self.valley >= VALLEY
 
 
 def structureless_reference(
@@ -180,47 +170,70 @@ def structureless_reference(
     return np.asarray(mean + scores @ vt, dtype=np.float64)
 
 
+def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
+    """Maximum-likelihood intrinsic dimension from each point's neighbour distances.
+
+    Levina & Bickel (NIPS 2004): ``1 / mean_j log(T_k / T_j)`` per point, with
+    ``T_j`` its distance to the j-th neighbour; the per-point inverses are
+    averaged before inverting (MacKay & Ghahramani's correction). Points with a
+    zero distance (copies) are left out; at least one dimension.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples, k)
+        Sorted distances to each point's ``k >= 2`` nearest neighbours.
+
+    Returns
+    -------
+    dimension : float
+        The estimate (1.0 when fewer than ten points qualify).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.feature_maps._neighbors import NeighborGraph
+    >>> plane = np.random.RandomState(0).rand(2000, 2)
+    >>> round(intrinsic_dimension(NeighborGraph.from_data(plane, 7).distances))
+    2
+    """
+    D = distances[np.all(distances > 0, axis=1)]
+    if D.shape[0] < 10 or D.shape[1] < 2:
+        return 1.0
+    logs = np.log(D[:, -1:] / D[:, :-1])
+    inverse = float(np.mean(logs.sum(axis=1) / (D.shape[1] - 1)))
+    return max(1.0, 1.0 / inverse) if inverse > 0 else 1.0
+
+
 def _split_margin(
     Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
-    weights: npt.NDArray[np.float64] | None = None,
-) -> float:
-    """Class-balanced voting margin of a two-cluster split of ``Z``."""
-    return _split_votes(Z, labels, n_neighbors, weights)[0]
-
-
-def _split_votes(
-    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
-    weights: npt.NDArray[np.float64] | None = None,
+    weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
 ) -> tuple[float, float]:
-    """A two-cluster split's class-balanced margin and its boundary mass.
-
-    The mass is ``sum_i w_i (1 - m_i)``: the margin the split's points lack,
-    counted in points (not as a share of their cluster), so that cuts through
-    clusters of different sizes compare by the size of their cross-sections.
-    """
-    graph = NeighborGraph.from_data(Z, min(int(n_neighbors), Z.shape[0] - 1))
-    margins = vote_margins(labels, graph.indices, 2, weights)
-    lack = 1.0 - margins
-    mass = float(lack.sum() if weights is None else lack @ weights)
-    return class_balanced_mean(margins, labels, 2, weights=weights), mass
-
-
-def _gap_ratio(Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp],
-               n_neighbors: int) -> float:
-    """The shortest distance across over the sparser cluster's median neighbour radius."""
+    """Voting margin of a two-cluster split and its valley (see the module)."""
     graph = NeighborGraph.from_data(Z, n_neighbors)
+    margins = vote_margins(labels, graph.indices, 2, weights)
+    score = class_balanced_mean(margins, labels, 2, weights=weights)
+    if not valley:
+        return score, float("nan")
     scale = graph.local_scale(graph.n_neighbors)
+    # the sparser cluster's typical neighbour distance: a valley is sparser than both
     typical = max(float(np.median(scale[labels == c])) for c in (0, 1))
-    A, B = Z[labels == 0], Z[labels == 1]
-    gap = float(NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)[0].min())
-    return gap / typical if typical > 0 else 1.0
-
-
-def _share_avoided(score: float, reference: float) -> float:
-    """``(score - reference) / (1 - reference)``; 0 when the reference is perfect too."""
-    if reference < 1.0:
-        return (score - reference) / (1.0 - reference)
-    return 0.0
+    if not typical > 0:  # more copies than neighbours: no density to compare
+        return score, 1.0
+    boundary = margins < 1.0
+    if boundary.any() and Z.shape[1] > 1:
+        # a lower bound of the boundary's neighbour radius: its median less two standard
+        # errors (1.2533 sd / sqrt(b) for a median), so that a few boundary points in a
+        # noisy stretch of a ring do not pass for a valley
+        rho = scale[boundary]
+        error = 1.2533 * float(np.std(rho)) / np.sqrt(rho.size) if rho.size > 1 else 0.0
+        at_boundary = max(float(np.median(rho)) - 2.0 * error, 0.0)
+    else:
+        # no mixed vote, or a line: the gap itself, the shortest link across, against
+        # the same neighbour radius (a gap no wider than a cluster's own neighbourhoods
+        # is no valley: a cut in a sparse tail, or between the pieces of a uniform line)
+        A, B = Z[labels == 0], Z[labels == 1]
+        at_boundary = float(NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)[0].min())
+    return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
 
 
 def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
@@ -237,7 +250,7 @@ def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
 
 def _line_gap(Z: npt.NDArray[np.float64], n_neighbors: int, rng: np.random.RandomState,
               draws: int) -> float:
-    """On a line, the widest gap of uniform data over its neighbour radius.
+    """On a line, the widest gap of structureless data over its neighbour radius.
 
     Cuts on a line are chosen at its widest gaps, and the widest of ``m``
     spacings of a uniform sample is about ``ln m`` times the typical one: a gap
@@ -319,29 +332,10 @@ def pair_separations(
     touching[np.broadcast_to(own, across.shape)[mixed], across[mixed]] = True
     touching |= touching.T
     rng = np.random.RandomState(seed)
-    line = Z.shape[1] == 1
-    cuts: dict[int, float] = {}  # boundary mass of each cluster's own principal-axis split
-
-    def own_cut(c: int) -> float:
-        if c not in cuts:
-            rows = np.flatnonzero(labels == c)
-            cuts[c] = float("nan")
-            if rows.size >= _MIN_UNION:
-                Zc = Z[rows]
-                wc = None if weights is None else weights[rows]
-                # the cleaner of a cut through the middle and one at the cluster's
-                # sparsest link (Genie's two-cluster cut of its spanning tree): the
-                # boundaries judged were chosen where the data are sparse, and so is this
-                genie = genie_labels(euclidean_mst(Zc), 2, _GINI)[2]
-                cuts[c] = min(_split_votes(Zc, _principal_split(Zc), n_neighbors, wc)[1],
-                              _split_votes(Zc, genie, n_neighbors, wc)[1])
-        return cuts[c]
-
     out: list[PairSeparation] = []
     # touching pairs first: the boundaries most likely to be unclear
     order = sorted(((a, b) for a in range(n_clusters) for b in range(a + 1, n_clusters)),
                    key=lambda ab: not touching[ab])
-    nan = float("nan")
     for a, b in order:
         if until_unclear and out and not out[-1].clear:
             break
@@ -352,30 +346,32 @@ def pair_separations(
         split = (labels[union] == b).astype(np.intp)
         k = min(int(n_neighbors), union.size - 1)
         w = None if weights is None else weights[union]
-        if line:
-            # on a line the vote cannot judge a cut: its gap alone does
-            valley = _gap_ratio(Zu, split, k) / _line_gap(Zu, k, rng, int(draws))
-            out.append(PairSeparation((a, b), _split_margin(Zu, split, k, w), nan, nan, nan,
-                                      nan, valley))
+        score, valley = _split_margin(Zu, split, k, w)
+        if Zu.shape[1] == 1:
+            # on a line every cut leaves about n_neighbors mixed votes whatever the
+            # density there: the vote cannot judge it, the gap alone does
+            valley /= _line_gap(Zu, k, rng, int(draws))
+            out.append(PairSeparation((a, b), score, float("nan"), float("nan"),
+                                      1.0 if not touching[a, b] else float("nan"), valley))
             continue
         if not touching[a, b]:
             # no point has a neighbour across: the vote's own notion of a gap, clear
-            out.append(PairSeparation((a, b), 1.0, nan, nan, 1.0, 1.0, nan))
+            # (off a line, where cuts leave no mixed vote wherever they fall)
+            out.append(PairSeparation((a, b), score, float("nan"), float("nan"), 1.0,
+                                      float("inf")))
             continue
-        score, mass = _split_votes(Zu, split, k, w)
         refs = []
         for kind in ("gaussian", "box"):
             values = []
             for _ in range(int(draws)):
                 R = structureless_reference(Zu, kind, rng)
-                values.append(_split_margin(R, _principal_split(R), k))
+                values.append(_split_margin(R, _principal_split(R), k, valley=False)[0])
             refs.append(values)
         reference = max(float(np.mean(v)) for v in refs)
         error = float(np.std(np.concatenate(refs)))
-        own_cuts = [c for c in (own_cut(a), own_cut(b)) if not np.isnan(c)]
-        # the boundary's mass against the cleaner of the two clusters' own cuts
-        within = (1.0 - mass / min(own_cuts) if min(own_cuts) > 0 else 0.0) if own_cuts \
-            else nan
-        out.append(PairSeparation((a, b), score, reference, error,
-                                  _share_avoided(score, reference), within, nan))
+        if reference < 1.0:
+            separation = (score - reference) / (1.0 - reference)
+        else:  # the structureless split is perfect too: nothing to tell apart
+            separation = 0.0
+        out.append(PairSeparation((a, b), score, reference, error, separation, valley))
     return out

@@ -11,10 +11,11 @@ from ._membership import import_pyplot
 
 __all__ = ["plot_k_curve"]
 
-# The rule's threshold, as MaxMarginClustering's documentation states it: a boundary
-# is clear from a separation of 0.5 (half the structureless split's mixed
-# neighbourhoods avoided, and half of those of a cut through either cluster).
+# The rule's thresholds, as MaxMarginClustering's documentation states them: a boundary
+# is clear from a separation of 0.5 (half the structureless split's mixed neighbourhoods
+# avoided) in a density valley of 1.5 or more.
 _CLEAR_SEPARATION = 0.5
+_VALLEY = 1.5
 
 
 def plot_k_curve(
@@ -26,8 +27,8 @@ def plot_k_curve(
     partition (0 = no better than splitting structureless data of the same size
     and spread, 1 = no neighbour across) with the reference's sampling error as
     a band around 0, the line at 0.5 from which a boundary is clear, and the
-    chosen K marked; K whose every boundary is clear (against the clusters'
-    own cuts too) are filled. Read it like a gap plot (Tibshirani, Walther & Hastie 2001): K rises
+    chosen K marked; K whose every boundary is also in a density valley are
+    filled. Read it like a gap plot (Tibshirani, Walther & Hastie 2001): K rises
     while the partitions stay clearly separated.
 
     Parameters
@@ -73,10 +74,10 @@ def plot_k_curve(
     ax.axhline(_CLEAR_SEPARATION, color="tab:green", lw=0.8, ls="--",
                label=f"clear from {_CLEAR_SEPARATION}")
     ax.plot(ks, sep, color="tab:blue", lw=1.2)
-    clear = np.array([r.separated for r in rows])
-    ax.scatter(ks[clear], sep[clear], color="tab:blue", zorder=3, s=22,
+    valley = np.array([r.separated for r in rows])
+    ax.scatter(ks[valley], sep[valley], color="tab:blue", zorder=3, s=22,
                label="every boundary clear")
-    ax.scatter(ks[~clear], sep[~clear], facecolor="white", edgecolor="tab:blue", zorder=3,
+    ax.scatter(ks[~valley], sep[~valley], facecolor="white", edgecolor="tab:blue", zorder=3,
                s=22, label="a boundary unclear")
     if chosen is not None and chosen in ks:
         i = int(np.flatnonzero(ks == chosen)[0])
