@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs
+from sklearn.datasets import make_blobs, make_moons
 
 from marginclust import MaxMarginClustering
 from marginclust.estimators._max_margin import partition_margin
@@ -102,6 +102,27 @@ def test_one_column_tail_cut_is_not_taken_for_a_cluster():
     assert adjusted_rand_score(y, est.labels_) > 0.95
     auto = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
     assert auto.n_clusters_ == 3
+
+
+def test_a_ring_is_one_cluster_and_two_rings_two():
+    """A cut across a ring leaves few mixed neighbours, but no valley of density."""
+    t = np.linspace(0, 2 * np.pi, 600, endpoint=False)
+    rng = np.random.RandomState(0)
+    ring = np.c_[np.cos(t), np.sin(t)] + rng.normal(0, 0.03, (600, 2))
+    one = MaxMarginClustering(n_clusters="auto", random_state=0)
+    with pytest.warns(ConvergenceWarning, match="found one cluster"):
+        one.fit(ring)
+    assert one.n_clusters_ == 1
+    two = MaxMarginClustering(n_clusters="auto", random_state=0).fit(
+        np.r_[ring, 0.4 * ring[::2]])
+    assert two.n_clusters_ == 2
+
+
+@pytest.mark.parametrize(("n", "noise", "seed"), [(200, 0.08, 3), (500, 0.06, 0)])
+def test_two_moons_are_two(n, noise, seed):
+    X, y = make_moons(n, noise=noise, random_state=seed)
+    est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
+    assert est.n_clusters_ == 2
 
 
 # ------------------------------------------------------------ the references

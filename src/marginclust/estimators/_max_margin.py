@@ -269,23 +269,29 @@ class MaxMarginClustering(BaseClusterer):
     so the margin never falls as ``K`` falls and it cannot say "one cluster".
     What it lacks is the gap statistic's comparison with data that hold no
     cluster (Tibshirani, Walther & Hastie 2001), made here boundary by
-    boundary (:mod:`marginclust.estimators._separation`). For each pair of
-    clusters their union is split again into the two, and the split is clear
-    when (i) its voting margin removes at least half of the mixed
-    neighbourhoods that the principal-axis split of a Gaussian and of a
-    uniform principal-axes box shaped like the union leaves (two draws of
-    each; the larger reference margin counts), and (ii) the data are sparser
-    at the boundary than in the sparser of the two clusters by a factor of
-    1.5 or more (k-nearest-neighbour densities with ``sqrt(m)`` neighbours,
-    in the union's intrinsic dimension). (ii) is what the vote cannot see: a
-    cut across a thin ring or a sparse tail leaves few mixed neighbours but
-    passes through the ring's own density. A partition is clearly separated
-    when every boundary is clear; per ``K`` the best-scoring candidate that is
-    clearly separated is kept (else the best-scoring one). With ``"auto"``,
-    ``K`` rises from 2 while the partitions stay clearly separated and the
-    last of that first run is kept, so the finest partition whose every
-    boundary is real; with none, one cluster and a one-line warning. Both
-    thresholds read on their own scale (half the structureless boundary, two
+    boundary. For each pair of clusters with a neighbour across, their union
+    is split again into the two, and the boundary is clear when (i) its
+    voting margin removes at least half of the mixed neighbourhoods that the
+    principal-axis split of a Gaussian and of a uniform principal-axes box
+    shaped like the union leaves (two draws of each, the larger reference
+    margin, beaten by two of its standard errors), and (ii) the data are
+    sparser at the boundary than in the sparser of the two clusters by a
+    factor of 1.5 or more (k-nearest-neighbour densities, in the union's
+    intrinsic dimension, from a two-standard-error lower bound of the
+    boundary points' neighbour radius). (ii) is what the vote cannot see: a
+    cut across a thin ring leaves few mixed neighbours but passes through the
+    ring's own density. Clusters with no neighbour across are clear. On a
+    line (one column) every cut leaves about ``n_neighbors`` mixed votes or
+    none, whatever the density there, so a boundary is judged by its gap
+    alone: 1.5 times as wide, in units of the clusters' neighbour radius, as
+    the widest gap of uniform data of the same range and size (a cut in a
+    sparse tail is not). A partition is clearly separated when every boundary
+    is clear; per ``K`` the best-scoring candidate that is clearly separated
+    is kept (else the best-scoring one). With ``"auto"``, ``K`` rises from 2
+    while the partitions stay clearly separated and the last of that first
+    run is kept: the finest partition whose every boundary is real; with
+    none, one cluster and a one-line warning. The thresholds read on their
+    own scales (half of the structureless split's mixed neighbourhoods, two
     thirds of the clusters' density) and were not fitted to a data set.
 
     **Weights.** Identical rows are one point of their summed weight (and
@@ -603,7 +609,7 @@ class MaxMarginClustering(BaseClusterer):
         """The best candidate per K (the first in pool order on ties), then the K.
 
         Each K's best partition has its boundaries judged against structureless
-        data (:func:`~marginclust.estimators._separation.pair_separations`). With
+        data (:func:`pair_separations`). With
         ``auto``, K rises from the smallest tried while the partitions stay clearly
         separated: the K kept is the last of the first run of clearly separated
         ones, and one cluster when no K is (see the class docstring).
