@@ -335,6 +335,23 @@ def cost(rows: int, seeds: int) -> str:
     return "\n".join(out)
 
 
+def per_set(args: argparse.Namespace, suite: str) -> str:
+    """Each case of a suite: the reference K, then each method's K (* where wrong)."""
+    rows = [json.loads(line) for line in Path(args.cache).read_text().splitlines()]
+    rows = [r for r in rows if r["suite"] == suite
+            and r["code"] == (args.code_key if r["method"] == "mmc" else "peers")]
+    cases_ = sorted({r["case"] for r in rows})
+    out = [f"| {suite} set | reference K | " + " | ".join(METHODS) + " |",
+           "|---|---|" + "---|" * len(METHODS)]
+    for case in cases_:
+        got = {r["method"]: r for r in rows if r["case"] == case}
+        ks = next(iter(got.values()))["ks"]
+        cells = [f"{got[m]['k']}{'' if got[m]['right'] else ' *'} ({got[m]['ari']:.2f})"
+                 if m in got else "" for m in METHODS]
+        out.append(f"| {case} | {', '.join(map(str, ks))} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites", default="battery,default,null,blobs,dup")
@@ -345,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", default=str(HERE / "results" / "auto_k.jsonl"))
     ap.add_argument("--code-key", default="dev")
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--per-set", default="", help="suites to list case by case "
+                    "(K chosen, * where wrong, ARI)")
     ap.add_argument("--cost", type=int, default=0, metavar="ROWS",
                     help="time 'auto' against K given on ROWS x 10 blobs instead")
     ap.add_argument("--seeds", type=int, default=3)
@@ -355,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.summary:
         run(args)
     print(summary(args))
+    for suite in args.per_set.split(",") if args.per_set else []:
+        print("\n" + per_set(args, suite))
     return 0
 
 
