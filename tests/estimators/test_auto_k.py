@@ -230,3 +230,36 @@ def test_auto_is_deterministic():
     np.testing.assert_array_equal(a.labels_, b.labels_)
     assert a.k_scores_ == b.k_scores_ or all(
         np.allclose(ra[1:6], rb[1:6], equal_nan=True) for ra, rb in zip(a.k_scores_, b.k_scores_))
+
+
+# ------------------------------------------------------------- sparse, score
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_input_is_the_dense_fit(fmt):
+    import scipy.sparse as sp
+
+    X, _ = _blobs(n=200, centers=3, seed=10)
+    X = np.where(np.abs(X) < 2.0, 0.0, X)  # some zeros to store sparsely
+    dense = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
+    sparse = MaxMarginClustering(n_clusters="auto", random_state=0).fit(
+        sp.csr_matrix(X).asformat(fmt))
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
+    soft = MaxMarginClustering(n_clusters=3, probability=True, random_state=0)
+    P = soft.fit(sp.csr_matrix(X).asformat(fmt)).predict_proba(sp.csr_matrix(X))
+    np.testing.assert_allclose(P, soft.predict_proba(X))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+
+
+def test_score_is_the_voting_margin_of_the_predicted_partition():
+    X, _ = _blobs(n=300, centers=3, seed=11)
+    est = MaxMarginClustering(n_clusters=3, random_state=0).fit(X)
+    Z = (X - est._mean) * est._scale
+    assert est.score(X) == pytest.approx(partition_margin(Z, est.predict(X), 3))
+    assert -1.0 <= est.score(X) <= 1.0
+    # the working frame: the same score at another scale and offset
+    assert est.score(X) == pytest.approx(
+        MaxMarginClustering(n_clusters=3, random_state=0).fit(X * 1e4 + 7).score(X * 1e4 + 7))
+    small = MaxMarginClustering(n_clusters=3, max_samples=100, random_state=0).fit(X)
+    assert -1.0 <= small.score(X) <= 1.0  # on a seeded subset of 100 rows
+    with pytest.raises(ValueError, match="at least two rows"):
+        est.score(X[:1])

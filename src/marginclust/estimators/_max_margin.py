@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
@@ -294,6 +295,14 @@ class MaxMarginClustering(BaseClusterer):
     own scales (half of the structureless split's mixed neighbourhoods, two
     thirds of the clusters' density) and were not fitted to a data set.
 
+    **Sparse input** is copied dense (refused, with the remedy, when the copy
+    would not fit in memory): the candidates need coordinates (the spanning
+    tree of Genie, the mixture's covariances, Ward's centroids, the
+    structureless references), and on the sparse high-dimensional data where a
+    dense copy would not fit, the neighbour vote in the original space is
+    itself the weak point (reduce the columns first, e.g. with
+    ``TruncatedSVD``). ``predict`` densifies a block of rows at a time.
+
     **Weights.** Identical rows are one point of their summed weight (and
     ``sample_weight`` multiplies them): the vote counts a neighbour's weight,
     k-means and the margin classifier take the weights, the other candidates
@@ -361,6 +370,9 @@ class MaxMarginClustering(BaseClusterer):
     """
 
     _min_clusters = 1
+    # sparse rows are densified in fit (see the class docstring: the candidates need
+    # coordinates) under a memory guard, and in blocks in predict
+    _accept_sparse = ("csr", "csc", "coo")
     # labels_ are the chosen candidate's on its rows, which the classifier may not
     # reproduce: the base class lists the rows where they differ
     _moved_attribute = "classifier_moved_"
@@ -422,8 +434,8 @@ class MaxMarginClustering(BaseClusterer):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. Sparse rows are copied dense (see the class notes).
         y : Ignored
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -441,6 +453,11 @@ class MaxMarginClustering(BaseClusterer):
             The fitted estimator.
         """
         X = self._validate_fit_data(X)
+        if sp.issparse(X):
+            check_memory_budget(8.0 * X.shape[0] * X.shape[1],
+                                f"A dense copy of the sparse X ({X.shape[0]} x {X.shape[1]})",
+                                "reduce the columns first (e.g. TruncatedSVD)")
+            X = np.asarray(X.toarray())
         n = X.shape[0]
         ks = self._check_parameters(n)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X)
@@ -704,7 +721,9 @@ class MaxMarginClustering(BaseClusterer):
             )
 
     # -------------------------------------------------------------- predict
-    def _to_frame(self, X: npt.NDArray[np.floating]) -> npt.NDArray[np.float64]:
+    def _to_frame(self, X: Any) -> npt.NDArray[np.float64]:
+        if sp.issparse(X):
+            X = X.toarray()
         return (np.asarray(X, dtype=np.float64) - self._mean) * self._scale
 
     def _classify(self, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
@@ -716,7 +735,57 @@ class MaxMarginClustering(BaseClusterer):
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         if self.classifier_ is None:
             return np.full(X.shape[0], self._present[0], dtype=np.intp)
+        if sp.issparse(X):  # densified a block at a time
+            X = sp.csr_matrix(X)
+            parts = [self._classify(self._to_frame(X[lo:lo + _BLOCK_ROWS]))
+                     for lo in range(0, X.shape[0], _BLOCK_ROWS)]
+            return np.concatenate(parts) if parts else np.empty(0, np.intp)
         return self._classify(self._to_frame(X))
+
+    def score(self, X: Any, y: Any = None) -> float:
+        """The class-balanced voting margin of the predicted partition of ``X``.
+
+        What the search maximises among its candidates: for each point, the
+        share of its ``n_neighbors`` nearest neighbours in ``X`` (itself left
+        out) in its own predicted cluster minus the largest share in another,
+        averaged per cluster and then over clusters, in [-1, 1] (higher is
+        better; 1.0 for one cluster). Measured in the fit's working frame on at
+        most ``max_samples`` rows of ``X`` (a seeded subset: neighbours are
+        exact), so it is the same whatever the scale and offset of ``X``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data (at least two rows).
+        y : Ignored
+            Not used, present for API consistency by convention.
+
+        Returns
+        -------
+        score : float
+            The voting margin of ``predict(X)`` on ``X``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_moons
+        >>> from marginclust import MaxMarginClustering
+        >>> X, _ = make_moons(300, noise=0.05, random_state=0)
+        >>> est = MaxMarginClustering(random_state=0).fit(X)
+        >>> round(est.score(X), 3) == round(est.score_, 3)
+        True
+        """
+        X = self._validate_predict_data(X)
+        n = X.shape[0]
+        if n < 2:
+            raise ValueError(f"score needs at least two rows of X; got {n}.")
+        rows = np.arange(n)
+        if n > int(self.max_samples):
+            rows = np.sort(np.random.RandomState(0).choice(n, int(self.max_samples),
+                                                           replace=False))
+        Xs = X[rows]
+        labels = self._predict(Xs)
+        return partition_margin(self._to_frame(Xs), labels, self.n_clusters_,
+                                int(self.n_neighbors))
 
     def _calibrated(self) -> bool:
         return bool(self.probability)
@@ -749,10 +818,11 @@ class MaxMarginClustering(BaseClusterer):
                 "predict_proba is not available: the fit had a cluster of one point, too "
                 "few to calibrate the classifier on held-out decision values."
             )
-        Z = self._to_frame(X)
-        for lo in range(0, Z.shape[0], _BLOCK_ROWS):
+        if sp.issparse(X):
+            X = sp.csr_matrix(X)
+        for lo in range(0, X.shape[0], _BLOCK_ROWS):
             P[lo:lo + _BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
-                Z[lo:lo + _BLOCK_ROWS])
+                self._to_frame(X[lo:lo + _BLOCK_ROWS]))
         return P
 
 
