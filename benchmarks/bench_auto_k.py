@@ -15,6 +15,9 @@ is one more cluster). Methods:
   10 uniform references over the principal-axes box, the smallest K with
   ``Gap(K) >= Gap(K+1) - s(K+1)``, K = 1 .. 10), on at most 3,000 rows.
 - ``hdbscan``: scikit-learn's ``HDBSCAN`` at its defaults (it takes no K).
+- ``mmc-given``: ``MaxMarginClustering`` with the reference K (2 on data without
+  clusters); right when it warns that no partition is clearly separated exactly on
+  data without clusters (not run by default).
 
 Genie (genieclust) has no rule of its own for K and is not listed.
 
@@ -66,7 +69,7 @@ sys.path.insert(0, str(HERE))
 
 from _battery import list_sets, load_set, preprocess  # noqa: E402
 
-METHODS = ("mmc", "gmm-bic", "silhouette", "gap", "hdbscan")
+METHODS = ("mmc", "gmm-bic", "silhouette", "gap", "hdbscan", "mmc-given")
 SUITES = ("battery", "default", "null", "blobs", "dup")
 K_MAX = 10
 _SAMPLE = 3000
@@ -221,6 +224,22 @@ FITTERS: dict[str, Callable[[np.ndarray], tuple[int, np.ndarray, dict[str, Any]]
 }
 
 
+def _fit_given(case: Case) -> tuple[int, np.ndarray, dict[str, Any], float]:
+    """K given (the reference K, 2 for data without clusters): does it warn?"""
+    from marginclust import MaxMarginClustering
+    from marginclust.exceptions import ConvergenceWarning
+
+    k = max(case.ks[0], 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = time.process_time()
+        est = MaxMarginClustering(n_clusters=k, random_state=0).fit(case.X)
+        seconds = time.process_time() - start
+    warned = any(issubclass(w.category, ConvergenceWarning)
+                 and "clearly separated" in str(w.message) for w in caught)
+    return k, est.labels_, {"warned": bool(warned)}, seconds
+
+
 # ---------------------------------------------------------------- scoring
 def score(case: Case, k: int, labels: np.ndarray) -> tuple[bool, float]:
     from sklearn.metrics import adjusted_rand_score
@@ -251,15 +270,21 @@ def run(args: argparse.Namespace) -> None:
         for case in cases(suite, args.root, args.max_samples,
                           tuple(args.batteries.split(","))):
             for method in methods:
-                code = args.code_key if method == "mmc" else "peers"
+                code = args.code_key if method.startswith("mmc") else "peers"
                 if (code, suite, case.name, method) in done:
                     continue
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    start = time.process_time()
-                    k, labels, extra = FITTERS[method](case.X)
-                    seconds = time.process_time() - start
-                right, ari = score(case, k, np.asarray(labels))
+                if method == "mmc-given":
+                    k, labels, extra, seconds = _fit_given(case)
+                    right, ari = score(case, k, np.asarray(labels))
+                    # right: the warning on data without clusters, none on clusters
+                    right = extra["warned"] == (case.ks == [1])
+                else:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        start = time.process_time()
+                        k, labels, extra = FITTERS[method](case.X)
+                        seconds = time.process_time() - start
+                    right, ari = score(case, k, np.asarray(labels))
                 if suite == "dup":  # right: the labels of the rows given once
                     base = case.name.rsplit("/", 1)[0]
                     reps = int(case.name.rsplit("x", 1)[1])
@@ -280,9 +305,11 @@ def run(args: argparse.Namespace) -> None:
 def summary(args: argparse.Namespace) -> str:
     rows = [json.loads(line) for line in Path(args.cache).read_text().splitlines()]
     # the peers do not depend on the library's code: one key for them
-    rows = [r for r in rows if r["code"] == (args.code_key if r["method"] == "mmc" else "peers")]
+    rows = [r for r in rows
+            if r["code"] == (args.code_key if r["method"].startswith("mmc") else "peers")]
     out = [f"Code {args.code_key}; right = the chosen K is a reference K (one cluster for "
-           "data without clusters); ARI of the chosen partition; CPU seconds per fit (median).",
+           "data without clusters); ARI of the chosen partition; CPU seconds per fit "
+           "(median); (fits).",
            "", "| suite | fits | " + " | ".join(METHODS) + " |",
            "|---|---|" + "---|" * len(METHODS)]
     for suite in SUITES:
@@ -297,7 +324,7 @@ def summary(args: argparse.Namespace) -> str:
                 continue
             cells.append(f"{np.mean([r['right'] for r in mr]):.2f} / "
                          f"{np.mean([r['ari'] for r in mr]):.3f} / "
-                         f"{np.median([r['seconds'] for r in mr]):.1f} s")
+                         f"{np.median([r['seconds'] for r in mr]):.1f} s ({len(mr)})")
         n = max(len([r for r in sub if r["method"] == m]) for m in METHODS)
         out.append(f"| {suite} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(out)
@@ -339,7 +366,7 @@ def per_set(args: argparse.Namespace, suite: str) -> str:
     """Each case of a suite: the reference K, then each method's K (* where wrong)."""
     rows = [json.loads(line) for line in Path(args.cache).read_text().splitlines()]
     rows = [r for r in rows if r["suite"] == suite
-            and r["code"] == (args.code_key if r["method"] == "mmc" else "peers")]
+            and r["code"] == (args.code_key if r["method"].startswith("mmc") else "peers")]
     cases_ = sorted({r["case"] for r in rows})
     out = [f"| {suite} set | reference K | " + " | ".join(METHODS) + " |",
            "|---|---|" + "---|" * len(METHODS)]
@@ -355,7 +382,7 @@ def per_set(args: argparse.Namespace, suite: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--suites", default="battery,default,null,blobs,dup")
-    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--methods", default=",".join(METHODS[:-1]))
     ap.add_argument("--root", default=None, help="a folder of battery folders")
     ap.add_argument("--batteries", default="fcps,graves,wut")
     ap.add_argument("--max-samples", type=int, default=3000)
