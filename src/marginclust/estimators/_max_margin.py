@@ -155,8 +155,9 @@ class MaxMarginClustering(BaseClusterer):
     only if it breaks at most one standard error more pairs than the most
     consistent candidate (the count's binomial standard error, with the
     Agresti-Coull correction, so that one pair more or less among a few is not
-    decisive), and among those the voting margin decides as without pairs (the
-    same one-standard-error rule as for ``n_clusters="auto"``). The chosen
+    decisive), and among those the voting margin and the choice of K decide as
+    without pairs (with ``"auto"`` and no clearly separated K, the K whose
+    weakest boundary is best separated: the pairs ask for clusters). The chosen
     partition is then repaired on the pairs' rows: each must-link component
     takes the cluster with most votes among its members and their neighbours,
     and cannot-linked components that share a cluster are moved apart greedily
