@@ -82,7 +82,7 @@ from .utils import (
     report,
     spawn_seeds,
 )
-from .utils._blocks import RowBackend, RowBlocks
+from .utils._blocks import RowBlockBackend, backend_for, out_of_core
 
 __all__ = [
     "BaseClusterer",
@@ -347,7 +347,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     # ------------------------------------------------------------- machinery
     def _validate_fit_data(self, X: Any) -> Any:
-        if isinstance(X, RowBackend) and not X.in_memory:
+        if out_of_core(X) and isinstance(X, RowBlockBackend):  # (a lazy array: refused below)
             return self._validate_row_backend(X)
         _refuse_lazy(X, type(self).__name__)
         X = _validate(
@@ -394,7 +394,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         """Validate, run the restarts, keep the best, set the fitted attributes."""
         X = self._validate_fit_data(X)
         self._check_fit_setup(X)
-        if not isinstance(X, RowBackend):  # an out-of-core backend checked its columns' ranges
+        if not out_of_core(X):  # an out-of-core backend checked its columns' ranges
             check_distinct_rows(X, self._n_clusters)
             if self._require_non_constant:
                 check_not_constant(X)
@@ -436,7 +436,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         ``predict(X)``, when the fit has computed it already (with a
         ``_moved_attribute`` only; it saves the prediction pass).
         """
-        rows: Any = X if isinstance(X, RowBackend) else RowBlocks(X)
+        rows = backend_for(X)
         k = self._n_clusters
         if self._moved_attribute is None or getattr(self, "labels_", None) is None:
             # (a restart whose constraint left every row to the rule sets labels_ = None)
@@ -489,8 +489,9 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         if not (isinstance(self, SoftClusterMixin) and self._memberships_from_model):
             return rows.map_rows(self._labels_of, dtype=np.intp)
         both = getattr(self, "_memberships_and_labels", None)
-        if both is not None and rows.in_memory:
+        if both is not None and not out_of_core(rows):
             # one pass for both: the labels are predict's own argmax of the same scores
+            # (two row-aligned outputs at once: in memory only)
             self.memberships_, labels = both(rows.X)
             return np.asarray(labels, dtype=np.intp)
         P = rows.map_rows(self._predict_memberships, tail=(self._n_clusters,))

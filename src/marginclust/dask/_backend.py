@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import operator
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import dask.array as da
 import numpy as np
@@ -29,7 +29,13 @@ import scipy.sparse as sp
 import dask
 
 from ..utils import check_not_constant, check_sample_weight_form, check_sample_weight_values
-from ..utils._blocks import RowBackend, column_sum_block, sample_row_indices
+from ..utils._blocks import (
+    RowBlockBackend,
+    RowIndexer,
+    column_sum_block,
+    register_backend,
+    sample_row_indices,
+)
 from ._ops import _active_client, _shared, block_offsets, check_dask_array
 
 __all__ = ["DaskRows"]
@@ -84,7 +90,7 @@ def _draw(seed: int, c: int, fn: Callable[..., Any]) -> Any:
     return fn(np.random.RandomState(int(seed)), c)
 
 
-class DaskRows(RowBackend):
+class DaskRows(RowBlockBackend):
     """The row chunks of a dask array as a row-block backend (one graph per pass).
 
     Parameters
@@ -106,7 +112,7 @@ class DaskRows(RowBackend):
     [6.0, 22.0, 17.0]
     """
 
-    in_memory = False
+    in_memory: ClassVar[bool] = False
 
     def __init__(self, X: Any) -> None:
         X = check_dask_array(X, estimator="DaskRows")
@@ -391,6 +397,14 @@ class DaskRows(RowBackend):
             return sp.vstack(parts, format="csr")
         return np.concatenate(parts, axis=0)
 
+    def indexable(self) -> RowIndexer:
+        """``rows[idx]`` for any row numbers, one gather per indexing."""
+        return RowIndexer(self)
+
+    def estimator_input(self) -> DaskRows:
+        """The backend itself: an estimator's fit runs on it pass by pass."""
+        return self
+
     def start_rows(self, size: int, random_state: Any, weights: Any = None) -> tuple[Any, Any]:
         """A uniform sample of ``min(size, n)`` rows and their weights, one pass.
 
@@ -418,3 +432,7 @@ class DaskRows(RowBackend):
             [f(int(s), c, fn) for s, c in zip(seeds, self.chunks)],
             probe.dtype, tuple(probe.shape[1:]),
         )
+
+
+# backend_for(dask array) finds this backend once marginclust.dask is imported
+register_backend("dask", DaskRows)

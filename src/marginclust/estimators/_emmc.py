@@ -36,7 +36,7 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
-from ..utils._blocks import BLOCK_ROWS, RowBackend, RowBlocks, RowIndexer
+from ..utils._blocks import BLOCK_ROWS, backend_for, out_of_core
 from ..utils._memory import check_memory
 from ._balance import check_count_balance, size_spread_balance
 
@@ -267,7 +267,7 @@ class EMMC(BaseClusterer):
     # labels_ meet the class balance; predict applies the relabelling rule alone
     _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
-    _block_rows: ClassVar[int] = 8192
+    _block_rows: ClassVar[int] = BLOCK_ROWS
     _max_cache_bytes: ClassVar[int] = 1 << 30
     _stream_dtype: ClassVar[type] = np.float32
     _collapse_advice: ClassVar[str] = (
@@ -332,7 +332,7 @@ class EMMC(BaseClusterer):
         self._balance = check_count_balance(balance, n, m)
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         check_label_init(self._init, n, m, _INITS)
-        if isinstance(X, RowBackend) and not X.in_memory:
+        if out_of_core(X):  # dense chunks and the primal only; memory per chunk
             if X.sparse:
                 raise ValueError("Out of core EMMC needs dense row chunks; densify them.")
             if int(self.n_hidden) > n:
@@ -403,7 +403,7 @@ class EMMC(BaseClusterer):
         if not isinstance(init, str):
             return init, None, None
         if init == "spectral":
-            if rows.in_memory:
+            if not out_of_core(rows):  # every row (out of core: a sample, as documented)
                 return spectral_labels(X, m, random_state=random_state), None, None
             sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
             sample = sample.astype(np.float64)
@@ -431,9 +431,8 @@ class EMMC(BaseClusterer):
         m = self._n_clusters
         L = int(self.n_hidden)
         out = self._output
-        out_of_core = isinstance(X, RowBackend) and not X.in_memory
-        rows = X if out_of_core else RowBlocks(X, self._block_rows)
-        fmap = self._draw_features(RowIndexer(rows) if out_of_core else X, context, random_state)
+        rows = backend_for(X, self._block_rows)
+        fmap = self._draw_features(rows.indexable(), context, random_state)
         if m == 1:
             return one_cluster_result(n, _attributes(
                 np.zeros(L), fmap, self._balance, self._C, "binary", "none", "converged",
@@ -457,8 +456,8 @@ class EMMC(BaseClusterer):
         if dual:  # in memory only (refused out of core)
             H = hidden_by_blocks(fmap._transform, X, self._block_rows)
             if km is not None:
-                labels0 = np.concatenate([np.asarray(km.predict(feats(X[sl])), dtype=np.intp)
-                                          for sl in rows.slices])
+                labels0 = np.concatenate([np.asarray(km.predict(feats(Xb)), dtype=np.intp)
+                                          for Xb in rows.split(X)])
             labels0 = np.asarray(labels0, dtype=np.intp).copy()
             if auto:
                 counts = np.bincount(labels0, minlength=m)
@@ -469,7 +468,8 @@ class EMMC(BaseClusterer):
         else:
             cfg: dict[str, Any] = {
                 "hidden": fmap._transform, "hdtype": np.float64 if f64 else self._stream_dtype,
-                "f64": f64, "cache": f64 and not out_of_core, "m": m, "out": out, "L": L,
+                # the hidden layer of every row is kept in memory only (out of core: per pass)
+                "f64": f64, "cache": f64 and not out_of_core(rows), "m": m, "out": out, "L": L,
                 "km": km, "feats": feats,
             }
             problem = ELMRowProblem(rows, cfg, self._C, l_max, labels0)

@@ -33,7 +33,7 @@ from ..utils import (
     initial_point,
     report,
 )
-from ..utils._blocks import RowBackend, as_row_blocks, init_sample_size
+from ..utils._blocks import backend_for, init_sample_size, out_of_core
 from ..utils._memory import check_rows_memory
 
 __all__ = ["FuzzyCMeans", "KernelFuzzyCMeans", "auto_fuzzifier"]
@@ -261,7 +261,7 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
         n, d = X.shape
         k = self._n_clusters
         init_shape = np.shape(self.init)
-        if not (isinstance(X, RowBackend) and not X.in_memory):
+        if not out_of_core(X):  # out of core the memory is per chunk; the start is refused
             # measured: the frame (a copy of X), two membership buffers per block's
             # state, the memberships gathered and predicted, their distances
             check_rows_memory(type(self).__name__, X.shape, k, X.dtype.itemsize, 5)
@@ -275,7 +275,7 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     def _prepare(self, X: Any, sample_weight: Any = None) -> dict[str, Any]:  # type: ignore[override]
         chunk = self._chunk_rows(X)
         frame = centred_frame(X, chunk_rows=chunk)
-        rows = as_row_blocks(frame.Z, chunk)
+        rows = backend_for(frame.Z, chunk)
         weights, unit = rows.weights(sample_weight)
         if isinstance(self.m, str) and not unit:
             # weights count as repeated rows: the formula's n is their total

@@ -25,7 +25,7 @@ from ..feature_maps._kernel_context import (
 )
 from ..feature_maps._low_rank import check_dtype
 from ..utils import Constraint, OneOf, check_finite_scale, check_positive, report
-from ..utils._blocks import RowBackend
+from ..utils._blocks import BLOCK_ROWS, out_of_core
 from ..utils._memory import check_memory
 
 __all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
@@ -75,7 +75,7 @@ def kernel_fit_memory(n: int, d: int, L: int | None, copies: int) -> float:
     """
     if L is None:
         return 8.0 * (copies * n * n + 2 * n * d)
-    return 8.0 * (2 * n * L + 3 * min(n, 8192) * L + 4 * L * L + 2 * n * d)
+    return 8.0 * (2 * n * L + 3 * min(n, BLOCK_ROWS) * L + 4 * L * L + 2 * n * d)
 
 
 class KernelModelMixin:
@@ -121,7 +121,7 @@ class KernelModelMixin:
         elif kernel in ("rbf", "linear"):
             check_finite_scale(X)
         L = self._resolved_components(n)
-        if isinstance(X, RowBackend) and not X.in_memory:
+        if out_of_core(X):
             return  # out of core: memory per chunk
         name = type(self).__name__
         copies = int(getattr(self, "_exact_copies", _EXACT_COPIES))

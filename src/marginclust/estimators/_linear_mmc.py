@@ -39,7 +39,7 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
-from ..utils._blocks import RowBackend, RowBlocks
+from ..utils._blocks import backend_for, out_of_core
 from ..utils._init import kmeans_start_states
 from ..utils._reporting import report
 from ._balance import mean_output_balance
@@ -149,7 +149,7 @@ def linear_result(
     info: dict[str, Any] = {}
     labels: Any = None  # out of core: the base class's final assignment step
     pair_rows = np.zeros(0, dtype=np.intp)
-    if data.blocks.in_memory:
+    if not out_of_core(data.blocks):  # the scores of every row at once: the pairs' labels
         labels = labels_from_scores(linear_scores(data.X, coef, b))
         if obj.multiclass and obj.min_size > 0:
             labels = obj.labels(res.x)  # the labelling the objective was minimised over
@@ -338,10 +338,8 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
         if self._judge_rng is not None and self._judge_sample is None:
             # C="auto": the rows every fit is judged on, drawn once
-            if isinstance(X, RowBackend):
-                rows: Any = X
-            else:  # COO has no rows to index: the sample's rows are taken from CSR
-                rows = RowBlocks(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
+            # (COO has no rows to index: the sample's rows are taken from CSR)
+            rows = backend_for(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
             self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_rng)
         return self._make_context(
             X,
@@ -367,7 +365,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         n = X.shape[0]
         pairs = make_pairs(must_link, cannot_link, n, self._n_clusters)  # whatever K is
         init = resolve_alias(self.init, "init", INITS, INIT_ALIASES)
-        if isinstance(X, RowBackend) and not X.in_memory:
+        if out_of_core(X):  # what needs rows together is refused
             blocks = X
             name = type(self).__name__
             if pairs is not None and pairs.size:
@@ -424,9 +422,9 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         labels its nearest centre, :func:`~marginclust.utils.kmeans_start_states`).
         """
         blocks = obj.data.blocks
-        if isinstance(context.init, str) and not blocks.in_memory:
-            return kmeans_start_states(blocks, self._n_clusters, random_state)
-        if not blocks.in_memory:  # given labels
+        if out_of_core(blocks):  # k-means on a sample, or the given labels split by block
+            if isinstance(context.init, str):
+                return kmeans_start_states(blocks, self._n_clusters, random_state)
             return blocks.split(np.asarray(context.init, dtype=np.intp))
         if isinstance(context.init, str) and context.init == "max-margin":
             return margin_search_start(np.asarray(context.X, dtype=np.float64),

@@ -39,7 +39,7 @@ from ..utils import (
     report,
     spawn_seeds,
 )
-from ..utils._blocks import sample_row_indices
+from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
@@ -54,8 +54,9 @@ __all__ = [
     "partition_margin",
 ]
 
-# Rows per block when the margin classifier labels many points (bounded memory).
-_BLOCK_ROWS = 4096
+# Rows per block when the margin classifier labels many points (bounded memory; each
+# row's label and probability are its own, whatever the block).
+_BLOCK_ROWS = BLOCK_ROWS
 # Reference draws of each kind (Gaussian, uniform box) per boundary tested.
 _REFERENCE_DRAWS = 2
 

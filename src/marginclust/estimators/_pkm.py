@@ -27,7 +27,7 @@ from ..utils import (
     report,
     resolve_alias,
 )
-from ..utils._blocks import RowBackend, as_row_blocks, init_sample_size
+from ..utils._blocks import backend_for, init_sample_size, out_of_core
 from ..utils._memory import check_rows_memory
 
 __all__ = ["PKM"]
@@ -250,7 +250,7 @@ array-like, default="k-means++"
                         "membership."
                     )
                 self._init = ("memberships", P)
-        if isinstance(X, RowBackend) and not X.in_memory and not self._lloyd_path():
+        if out_of_core(X) and not self._lloyd_path():
             what = self.init if isinstance(self.init, str) else "an array of memberships"
             raise ValueError(
                 "Out of core PKM runs its default solver='block' from a hard start: "
@@ -258,7 +258,7 @@ array-like, default="k-means++"
                 f"solver={self.solver!r}, init={what!r}. The faithful solvers and soft starts "
                 "need every membership in memory."
             )
-        if not (isinstance(X, RowBackend) and not X.in_memory):
+        if not out_of_core(X):  # out of core the memory is per chunk
             # Lloyd: the frame and per-block labels; the faithful solvers: P, its
             # gradient, direction and multipliers (n x K float64 each)
             per_cluster = 3 if self._lloyd_path() else 8 * 8 / X.dtype.itemsize
@@ -277,7 +277,7 @@ array-like, default="k-means++"
             raise TypeError(f"PKM.fit got unexpected parameters {sorted(fit_params)}.")
         chunk = self._chunk_rows(X)
         context = self._context(centred_frame(X, chunk_rows=chunk))
-        context["rows"] = as_row_blocks(context["frame"].Z, chunk)
+        context["rows"] = backend_for(context["frame"].Z, chunk)
         if not self._lloyd_path():
             context["objective"] = PKMObjective(context["frame"].Z)
         return context

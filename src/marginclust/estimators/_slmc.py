@@ -27,7 +27,7 @@ from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
 from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
-from ..utils._blocks import RowBackend, RowBlocks
+from ..utils._blocks import backend_for, out_of_core
 from ..utils._init import kmeans_start_states
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
@@ -361,7 +361,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
 
     # ------------------------------------------------------------ validation
     def _check_params(self, X: Any) -> None:
-        if isinstance(X, RowBackend) and not X.in_memory and (
+        if out_of_core(X) and (
             self.kernel == "precomputed" or self._resolved_components(X.shape[0]) is None
         ):
             raise ValueError(
@@ -380,7 +380,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
                 init_U = check_memberships(init, X.shape[0], self._n_clusters, name="init")
         kctx = self._prepare_kernel(X, stream=True)
         # the rows the starts and the low-rank sweeps read: the centred data
-        rows = kctx.X if isinstance(kctx.X, RowBackend) else RowBlocks(kctx.X)
+        rows = backend_for(kctx.X)
         return {"kernel": kctx, "rows": rows, "init": init, "init_U": init_U,
                 "lam": float(self.lam), "m": float(self.m)}
 
@@ -401,7 +401,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
             return rows.map_rows(_ones, dtype=np.float64, tail=(1,))
         if init == "random":
             return rows.draw(functools.partial(_dirichlet, K), random_state)
-        if init == "spectral" and rows.in_memory:
+        if init == "spectral" and not out_of_core(rows):  # every row (out of core: a sample)
             return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
         if init in ("spectral", "max-margin"):
             # the sample spectral_labels draws (in memory and out of core alike),
@@ -428,7 +428,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fcm = FuzzyCMeans(n_clusters=K, m=m, n_init=1, random_state=random_state).fit(
-                rows.X if rows.in_memory else rows
+                rows.estimator_input()
             )
         return fcm.memberships_.astype(np.float64)
 
@@ -483,7 +483,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         L = int(kctx.fmap.n_output_features_)
         itemsize = np.dtype(kctx.fmap._out_dtype(rows)).itemsize
         budget = _low_rank.FEATURE_CACHE_BYTES
-        cache = rows.in_memory and rows.shape[0] * L * itemsize <= budget
+        # the features of every row are kept in memory only (out of core: per pass)
+        cache = not out_of_core(rows) and rows.shape[0] * L * itemsize <= budget
         problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache,
                                  w_step=self.w_step)
         res = solver.solve(problem, problem.initial_state())

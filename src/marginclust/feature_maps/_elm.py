@@ -29,7 +29,7 @@ from sklearn.utils import Tags, check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._blocks import BLOCK_ROWS, RowBackend, column_mean, row_slices
+from ..utils._blocks import BLOCK_ROWS, backend_for, column_mean, out_of_core, row_slices
 from ..utils._validation import Constraint, MaxIter, OneOf, PositiveFinite, check_parameters
 
 __all__ = ["ELM_CONSTRAINTS", "ELMFeatures", "location_scale"]
@@ -247,8 +247,9 @@ def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np
     ----------
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
         Validated data (sparse accepted).
-    block_rows : int, default=8192
-        Rows per block of the dense passes.
+    block_rows : int, default=BLOCK_ROWS
+        Rows per block of the dense passes (8192: the row block of every
+        in-memory pass).
 
     Returns
     -------
@@ -265,8 +266,8 @@ def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np
     (array([1., 3.]), 1.0)
     """
     n, d = X.shape
-    if isinstance(X, RowBackend) and not X.in_memory:
-        return _row_backend_location_scale(X)
+    if out_of_core(X):  # dense chunks, by passes (no rescue of overflowing sums)
+        return _row_backend_location_scale(backend_for(X))
     if sp.issparse(X):
         peak = float(np.max(np.abs(X.data))) if X.nnz else 0.0
         if peak == 0.0:

@@ -22,7 +22,7 @@ from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
 from ..utils import Frame, check_positive
-from ..utils._blocks import RowBackend, sample_row_indices
+from ..utils._blocks import RowBlockBackend, out_of_core, sample_row_indices
 
 __all__ = [
     "GAMMA_RULES",
@@ -95,7 +95,9 @@ def resolve_gamma(
     >>> resolve_gamma("local", np.arange(10.0)[:, None])  # median 7th-neighbour distance 5
     0.04
     """
-    if isinstance(gamma, str) and isinstance(X, RowBackend) and not X.in_memory:
+    # out of core the rules run by passes (a dask array given here directly is read
+    # through NumPy's calls, as in memory)
+    if isinstance(gamma, str) and isinstance(X, RowBlockBackend) and out_of_core(X):
         return _row_backend_gamma(gamma, X, random_state)
     if isinstance(gamma, str) and gamma in GAMMA_RULES:
         # Every rule is 1 / (a squared length of X): squares of data near 1e-154 or 1e154

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..utils._blocks import RowBackend, column_mean
+from ..utils._blocks import backend_for, column_mean, out_of_core
 from ._low_rank import LowRankKernelMap, linear_kernel_with_bias, rbf_kernel_gamma
 
 __all__ = ["KernelContext", "build_kernel_context", "kernel_decision_values", "kernel_matrix"]
@@ -139,8 +139,8 @@ def build_kernel_context(
     if kernel == "precomputed":
         K = np.asarray(X, dtype=np.float64)
         return KernelContext(X=K, mean=None, gamma=None, Kmat=K)
-    if isinstance(X, RowBackend) and not X.in_memory:
-        return _row_backend_context(X, kernel, resolve_width, int(n_components or 0),
+    if out_of_core(X):  # mean, width and landmarks by passes; never a matrix of X
+        return _row_backend_context(backend_for(X), kernel, resolve_width, int(n_components or 0),
                                     low_rank, dtype, seed)
     mean = None
     Xw = X

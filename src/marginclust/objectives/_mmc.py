@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..utils._blocks import RowBlocks
+from ..utils._blocks import RowBlocks, out_of_core
 from ._constraints import BalanceSet, PairSet, make_balance
 from ._mmc_blocks import (
     breakpoints_block,
@@ -420,7 +420,7 @@ class MMCObjective:
         if self._states is None:
             changed = -1
         if (self.multiclass and self.min_size > 0 and np.any(sizes < self.min_size)
-                and getattr(self.data.blocks, "in_memory", False)):
+                and not out_of_core(self.data.blocks)):  # the floor reads every row's scores
             states, loss, changed, sizes = self._floored_pass(x)
         self._last = (
             np.array(W, copy=True),
@@ -558,7 +558,8 @@ class MMCObjective:
             self._pair_cuts = []  # a new pair part: the old planes do not bound it
         self._assign = assign
         self._last = None
-        if labels is None and getattr(self.data.blocks, "in_memory", False):
+        if labels is None and not out_of_core(self.data.blocks):
+            # in memory the subproblem holds the labels; out of core they stay in the blocks
             labels = self.data.blocks.gather(states)
         return MMCSurrogate(
             self,

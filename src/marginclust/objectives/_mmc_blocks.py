@@ -5,7 +5,7 @@ function applied to each row block, returning ``(state_b, partial_b)``, and an
 in-order reduction of the partials on the caller's side. The per-row state is
 the block's labels (the fixed signs / argmax of the current CCCP
 linearisation); it stays beside its block: a list of arrays in memory
-(:class:`~marginclust.utils._blocks.RowBlocks`, blocks of ``BLOCK_ROWS`` = 8192
+(:class:`~marginclust.utils._blocks.RowBlocks`, blocks of ``BLOCK_ROWS``
 rows), futures on the workers under ``distributed`` (the dask backend,
 :class:`marginclust.dask.DaskRows`).
 With dask chunks equal to the in-memory blocks, the partials are the same

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from scipy.linalg.blas import idamax as _idamax
 from scipy.linalg.blas import isamax as _isamax
 
-from ..utils._blocks import RowBackend, RowBlocks
+from ..utils._blocks import RowBlockBackend, RowBlocks, out_of_core
 from ._result import SolverResult
 
 __all__ = [
@@ -523,7 +523,7 @@ def fuzzy_alternation(
     n, d = X.shape
     dt = np.dtype(X.dtype)
     k = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
-    if not isinstance(X, RowBackend):
+    if not isinstance(X, RowBlockBackend):
         X = np.asarray(X)
         if chunk_rows is None:
             chunk_rows = fcm_chunk_rows(d, dt.itemsize, k, n)
@@ -566,7 +566,7 @@ def fuzzy_alternation(
         return parts
 
     underflow = None
-    if rows.in_memory:
+    if not out_of_core(rows):  # the log-space rescue reads every row at once
 
         def underflow(bad: npt.NDArray[np.intp], V_bad: Array) -> Array:
             Xa = rows.X

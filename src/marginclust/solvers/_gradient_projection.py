@@ -53,6 +53,12 @@ __all__ = ["METHODS", "GradientProjection", "active_gradient_projection"]
 
 METHODS = ("block", "fmsagp", "msagp", "agp")
 
+# Rows per chunk of the block variant's pass. Not the library's BLOCK_ROWS: the
+# centre sums of a pass are accumulated chunk by chunk, so another chunk size would
+# regroup them (other rounding, other iterates); and a chunk's working set is about
+# ten K x chunk arrays, which half a row block keeps in cache.
+BLOCK_CHUNK_ROWS = 4096
+
 # Entries at or below this value after a step are set to exactly zero (their
 # constraint becomes active) and every row is renormalised to sum to one. The dense oracle in the
 # tests uses the same rule.
@@ -299,7 +305,7 @@ def active_gradient_projection(
     max_iter: int = 300,
     callback: Callable[[int, float], bool | None] | None = None,
     lloyd_fast_path: bool = True,
-    chunk_rows: int = 4096,
+    chunk_rows: int = BLOCK_CHUNK_ROWS,
 ) -> SolverResult:
     """Minimise a concave objective over a product of simplices by gradient projection.
 
@@ -326,7 +332,7 @@ def active_gradient_projection(
         For ``"block"``: once every row is hard, continue on integer labels
         (centres by ``objective.hard_centers`` in O(n d)); the iterates are the
         same as those of the general code path.
-    chunk_rows : int, default=4096
+    chunk_rows : int, default=BLOCK_CHUNK_ROWS
         For ``"block"``: rows per chunk of the single pass per iteration. The
         block variant needs ``objective.Xc`` (centred data) and
         ``objective.sq_norms`` besides ``scale``.

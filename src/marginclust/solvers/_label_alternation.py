@@ -299,7 +299,7 @@ def kmeans_labels(
         Lloyd iterations of the polishing run (a start need not be converged).
     max_rows : int, default=20000
         Rows the polishing run is fitted on.
-    block_rows : int, default=8192
+    block_rows : int, default=BLOCK_ROWS
         Row-block size of the assignment when ``X`` has more than ``max_rows`` rows.
     seed_dims : int, "auto" or None, default="auto"
         Dimension of the random projection the seeding runs use (None: no

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..utils._blocks import RowBackend, RowBlocks
+from ..utils._blocks import BLOCK_ROWS, RowBlockBackend, RowBlocks
 from ._result import SolverResult
 
 __all__ = [
@@ -387,7 +387,7 @@ def lloyd(
     n, d = X.shape
     if centers is None and labels is None:
         raise ValueError("Give centers or labels.")
-    if isinstance(X, RowBackend):
+    if isinstance(X, RowBlockBackend):
         rows: Any = X
     else:
         X = np.asarray(X)
@@ -525,8 +525,8 @@ def nearest_one_hot(Xb: Any, centers: Array) -> Array:
     Xd = np.asarray(Xb, dtype=np.float64)
     k = centers.shape[0]
     out = np.zeros((Xd.shape[0], k))
-    for lo in range(0, Xd.shape[0], 8192):  # bounded memory: 8192 x k x d at a time
-        blk = Xd[lo : lo + 8192]
+    for lo in range(0, Xd.shape[0], BLOCK_ROWS):  # bounded memory: BLOCK_ROWS x k x d at a time
+        blk = Xd[lo : lo + BLOCK_ROWS]
         d2 = ((blk[:, None, :] - centers[None, :, :]) ** 2).sum(-1)
         out[lo + np.arange(blk.shape[0]), np.argmin(d2, axis=1)] = 1.0
     return out

@@ -12,24 +12,27 @@ for a given thread count.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, ClassVar, TypeVar
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
 __all__ = [
     "BLOCK_ROWS",
     "BlockRunner",
-    "RowBackend",
+    "RowBlockBackend",
     "RowBlocks",
     "RowIndexer",
-    "as_row_blocks",
+    "backend_for",
     "init_sample_size",
     "blas_threads",
     "column_mean",
     "column_sum_block",
+    "out_of_core",
+    "register_backend",
     "row_slices",
     "sample_row_indices",
 ]
@@ -167,21 +170,235 @@ def sample_row_indices(n: int, size: int, random_state: Any) -> Any:
     return np.sort(gen.choice(n, size=size, replace=False, shuffle=False)).astype(np.intp)
 
 
-class RowBackend:
-    """Marks a row-block backend: the rows of X seen one block at a time.
+class RowBlockBackend(ABC):
+    """The rows of X seen one block at a time: what an estimator's passes may call.
 
     The solvers of the methods that can run out of core (fuzzy c-means, kernel
     fuzzy c-means, PKM's Lloyd path, BMMC/CPMMC, EMMC's primal, low-rank SLMC)
-    make every pass over X through the methods of :class:`RowBlocks`, the
-    in-memory backend; :mod:`marginclust.dask` implements the same methods over
-    the chunks of a dask array (the same block functions, one graph execution
-    per pass). An estimator's restart is written once, against this interface.
+    make every pass over X through these methods. :class:`RowBlocks` implements
+    them over an in-memory X; :mod:`marginclust.dask` over the chunks of a dask
+    array (the same block functions, one graph execution per pass). An
+    estimator's restart is written once, against this interface; where the two
+    paths differ in their algorithm (all rows in memory, a sample out of core),
+    the code asks :func:`out_of_core`.
+
+    Every pass runs in block order and returns its partials in that order, so
+    a caller's reduction of them is the same sum on any backend; blocks equal
+    to the chunks give the same bits.
     """
 
-    in_memory: bool = True
+    #: Whether every row is in this process (read through :func:`out_of_core`).
+    in_memory: ClassVar[bool]
     shape: tuple[int, int]
     dtype: Any
-    sparse: bool = False
+    sparse: bool
+    #: Row number where each block starts, then ``n_samples``.
+    offsets: Sequence[int]
+
+    @property
+    @abstractmethod
+    def n_blocks(self) -> int:
+        """Number of row blocks."""
+
+    @abstractmethod
+    def reblock(self, block_rows: int) -> RowBlockBackend:
+        """The same rows in blocks of ``block_rows`` (where the backend chooses its blocks)."""
+
+    @abstractmethod
+    def threaded(self) -> AbstractContextManager[Any]:
+        """A context inside which the blocks of every pass may be shared among workers."""
+
+    # ------------------------------------------------------------------ passes
+    @abstractmethod
+    def partials(
+        self, fn: Callable[..., Any], *args: Any, extra: Any = (), with_offsets: bool = False
+    ) -> list[Any]:
+        """``[fn(X_b, [(lo, hi)], *extra_b, *args)]`` over the blocks, in order."""
+
+    @abstractmethod
+    def states(
+        self,
+        fn: Callable[..., tuple[Any, Any]],
+        states: Sequence[Any] | None,
+        *args: Any,
+        extra: Any = (),
+        with_offsets: bool = False,
+    ) -> tuple[list[Any], list[Any]]:
+        """One pass with per-block state: ``fn(X_b, state_b, [(lo, hi)], *extra_b, *args)``
+        returns ``(new_state_b, partial_b)``; the new states and the partials, in order."""
+
+    @abstractmethod
+    def from_states(
+        self, fn: Callable[..., Any], states: Sequence[Any], *args: Any,
+        with_offsets: bool = False,
+    ) -> list[Any]:
+        """``[fn(state_b, [(lo, hi)], *args)]``: partials of the kept states, without X."""
+
+    @abstractmethod
+    def column_sums(self) -> Any:
+        """Float64 column sums, block sums added in block order (the mean's pass)."""
+
+    # ----------------------------------------------------------- row outputs
+    @abstractmethod
+    def split(self, a: Any) -> list[Any]:
+        """Per-block pieces of a row-aligned array."""
+
+    @abstractmethod
+    def gather(self, parts: Sequence[Any], dtype: Any = None, tail: tuple[int, ...] = ()) -> Any:
+        """One row-aligned array from per-block pieces (``dtype``/``tail`` describe a piece)."""
+
+    @abstractmethod
+    def gather_states(
+        self, fn: Callable[..., Any], states: Sequence[Any], *args: Any, dtype: Any = None,
+        tail: tuple[int, ...] = (),
+    ) -> Any:
+        """The row-aligned array of ``fn(state_b, *args)``."""
+
+    @abstractmethod
+    def map_rows(self, fn: Callable[..., Any], *args: Any, dtype: Any = None,
+                 tail: tuple[int, ...] = (), extra: Any = ()) -> Any:
+        """``fn(X_b, *extra_b, *args)`` of every block, as one row-aligned array."""
+
+    @abstractmethod
+    def derive(self, fn: Callable[..., Any], *args: Any, dtype: Any = None) -> RowBlockBackend:
+        """The rows of ``fn(X_b, *args)`` (a row-wise map), in the same blocks."""
+
+    @abstractmethod
+    def bincount(self, labels: Any, minlength: int) -> Any:
+        """Sizes of the clusters of row-aligned ``labels``."""
+
+    @abstractmethod
+    def flatnonzero(self, mask: Any) -> Any:
+        """Row numbers where a row-aligned boolean array is true."""
+
+    # ---------------------------------------------------------------- rows
+    @abstractmethod
+    def take(self, idx: Any) -> Any:
+        """Rows ``idx`` (sorted, distinct) of X."""
+
+    @abstractmethod
+    def indexable(self) -> Any:
+        """The rows as ``rows[idx]`` takes them for any row numbers (``shape``, ``dtype``)."""
+
+    @abstractmethod
+    def estimator_input(self) -> Any:
+        """These rows as an estimator's ``fit`` takes them."""
+
+    @abstractmethod
+    def start_rows(self, size: int, random_state: Any, weights: Any = None) -> tuple[Any, Any]:
+        """``(rows, their weights)`` a start is drawn from."""
+
+    @abstractmethod
+    def sample(self, size: int, random_state: Any) -> tuple[Any, Any]:
+        """``(rows, index)``: ``min(size, n)`` distinct rows by :func:`sample_row_indices`."""
+
+    @abstractmethod
+    def draw(self, fn: Callable[..., Any], random_state: Any) -> Any:
+        """``fn(random_state, n_rows)``: a row-aligned random draw."""
+
+    @abstractmethod
+    def weights(self, sample_weight: Any) -> tuple[Any, bool]:
+        """Checked row weights in the dtype of X, and whether every weight is 1."""
+
+
+def _is_lazy_collection(X: Any) -> bool:
+    """A dask collection, tested as ``dask.is_dask_collection`` does, without importing dask."""
+    if isinstance(X, type) or not hasattr(X, "__dask_graph__"):
+        return False
+    if type(X).__module__.split(".")[0] == "dask":
+        return True
+    try:  # other holders of a graph (e.g. an xarray of NumPy data) return None
+        return X.__dask_graph__() is not None
+    except (AttributeError, TypeError):
+        return False
+
+
+def out_of_core(X: Any) -> bool:
+    """Whether the rows of ``X`` are not all in this process.
+
+    True for an out-of-core row-block backend and for a dask collection; False
+    for a NumPy array, a sparse matrix, a list, and :class:`RowBlocks`. Dask is
+    never imported here.
+
+    Parameters
+    ----------
+    X : object
+        Data or a row-block backend.
+
+    Returns
+    -------
+    answer : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out_of_core(np.zeros((3, 2))), out_of_core(RowBlocks(np.zeros((3, 2))))
+    (False, False)
+    """
+    if isinstance(X, RowBlockBackend):
+        return not X.in_memory
+    return _is_lazy_collection(X)
+
+
+# Out-of-core backends by the top-level package of the arrays they take (filled by the
+# layers that implement them: utils never imports them).
+_LAZY_BACKENDS: dict[str, Callable[[Any], RowBlockBackend]] = {}
+
+
+def register_backend(package: str, factory: Callable[[Any], RowBlockBackend]) -> None:
+    """Make :func:`backend_for` give ``factory(X)`` for the lazy arrays of ``package``.
+
+    Parameters
+    ----------
+    package : str
+        Top-level package of the array type (``"dask"``).
+    factory : callable
+        ``factory(X)``: the out-of-core backend over ``X``.
+    """
+    _LAZY_BACKENDS[package] = factory
+
+
+def backend_for(
+    X: Any, block_rows: int | None = None, n_threads: int | None = None
+) -> RowBlockBackend:
+    """The row-block backend over ``X``.
+
+    A backend is returned as it is (reblocked when ``block_rows`` is given; an
+    out-of-core backend keeps its chunks); a lazy array gets the backend its
+    package registered (:func:`register_backend`); in-memory data get
+    :class:`RowBlocks`.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix, dask array, row-block backend}
+        Validated data.
+    block_rows : int or None, default=None
+        Rows per block in memory (None: ``BLOCK_ROWS`` for new blocks, the
+        blocks of a given backend).
+    n_threads : int or None, default=None
+        Threads sharing the blocks of an in-memory pass (see :class:`RowBlocks`).
+
+    Returns
+    -------
+    rows : RowBlockBackend
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> backend_for(np.zeros((3, 2))).n_blocks
+    1
+    """
+    if isinstance(X, RowBlockBackend):
+        return X if block_rows is None else X.reblock(block_rows)
+    if _is_lazy_collection(X):
+        factory = _LAZY_BACKENDS.get(type(X).__module__.split(".")[0])
+        if factory is None:
+            raise TypeError(
+                f"No row-block backend is loaded for {type(X).__module__}.{type(X).__name__}; "
+                "fit it through marginclust.dask.DaskClusterer."
+            )
+        return factory(X)
+    return RowBlocks(X, BLOCK_ROWS if block_rows is None else block_rows, n_threads)
 
 
 def _shared_memory_pass(
@@ -193,7 +410,7 @@ def _shared_memory_pass(
     return runner.map_indices(n_blocks, fn)
 
 
-class RowBlocks(RowBackend):
+class RowBlocks(RowBlockBackend):
     """The rows of an in-memory X cut into blocks of ``block_rows`` rows.
 
     Every method is one pass over the blocks, in block order; the out-of-core
@@ -219,7 +436,7 @@ class RowBlocks(RowBackend):
     [6.0, 22.0, 17.0]
     """
 
-    in_memory = True
+    in_memory: ClassVar[bool] = True
 
     def __init__(self, X: Any, block_rows: int = BLOCK_ROWS, n_threads: int | None = None) -> None:
         import scipy.sparse as sp
@@ -356,6 +573,14 @@ class RowBlocks(RowBackend):
         """Rows ``idx`` (sorted) of X."""
         return self.X[idx]
 
+    def indexable(self) -> Any:
+        """X itself (out of core: a :class:`RowIndexer`, one gather per indexing)."""
+        return self.X
+
+    def estimator_input(self) -> Any:
+        """X itself (out of core: the backend, which a fit runs on pass by pass)."""
+        return self.X
+
     def start_rows(self, size: int, random_state: Any, weights: Any = None) -> tuple[Any, Any]:
         """``(rows, their weights)`` a start is drawn from: all rows in memory.
 
@@ -444,17 +669,3 @@ def init_sample_size(n_clusters: int) -> int:
     10000
     """
     return max(10_000, 100 * n_clusters)
-
-
-def as_row_blocks(X: Any, block_rows: int = BLOCK_ROWS, n_threads: int | None = None) -> Any:
-    """``X`` itself if it is a row-block backend, else :class:`RowBlocks` over it.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> as_row_blocks(np.zeros((3, 2))).n_blocks
-    1
-    """
-    if isinstance(X, RowBackend):
-        return X if not isinstance(X, RowBlocks) else X.reblock(block_rows)
-    return RowBlocks(X, block_rows, n_threads)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ._blocks import RowBackend
+from ._blocks import backend_for, out_of_core
 
 __all__ = [
     "Frame",
@@ -171,8 +171,8 @@ def centred_frame(
         If the column means overflow (entries near the float maximum): rescale
         the features.
     """
-    if isinstance(X, RowBackend) and not X.in_memory:
-        return _row_backend_frame(X, name)
+    if out_of_core(X):  # the sums by passes; Z is the backend of the centred rows
+        return _row_backend_frame(backend_for(X), name)
     n = X.shape[0]
     blocks = _blocks(n, chunk_rows)
     total = np.zeros(X.shape[1])
