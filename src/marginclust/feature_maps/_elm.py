@@ -248,7 +248,7 @@ def location_scale(X: Any, block_rows: int = BLOCK_ROWS) -> tuple[npt.NDArray[np
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
         Validated data (sparse accepted).
     block_rows : int, default=BLOCK_ROWS
-        Rows per block of the dense passes (8192: the row block of every
+        Rows per block of the dense passes (by default the row block of every
         in-memory pass).
 
     Returns

@@ -8,6 +8,12 @@ BLAS is held to one thread during the pass and the blocks are shared among
 BLAS calls). Each thread takes a contiguous range of rows and returns its partial
 result; partials are combined in a fixed order, so the result is deterministic
 for a given thread count.
+
+The passes an estimator may make are declared once, by :class:`RowBlockBackend`:
+:class:`RowBlocks` implements them over an in-memory X, :mod:`marginclust.dask`
+over the chunks of a dask array (it registers itself with :func:`register_backend`,
+so this module never imports it). :func:`backend_for` gives the backend over some
+data, :func:`out_of_core` says which side of the two a branch is on.
 """
 
 from __future__ import annotations
