@@ -169,7 +169,7 @@ def prepare_one_class_data(
 
 
 def _shift_and_peak(
-    X: npt.NDArray[np.float64], kernel: str
+    X: npt.NDArray[np.floating], kernel: str
 ) -> tuple[npt.NDArray[np.float64], float]:
     """``(shift, largest |X - shift|)``: the column means (zero for the linear kernel).
 
@@ -208,7 +208,7 @@ def _shift_and_peak(
     return shift, peak
 
 
-def _scaled_gamma(gamma: Any, X: npt.NDArray[np.float64], Z: npt.NDArray[np.float64], e: int,
+def _scaled_gamma(gamma: Any, X: npt.NDArray[np.floating], Z: npt.NDArray[np.float64], e: int,
                   random_state: Any) -> tuple[float, float]:
     """``(gamma in the units of Z = (X - shift) * 2**-e, gamma in the user's units)``."""
     if isinstance(gamma, str) and gamma == "auto":
