@@ -99,7 +99,7 @@ def test_api_reference_has_the_dask_page():
 def test_site_pages_exist_and_are_linked():
     entries = _toctree_entries("index.rst")
     for page in ("install", "user_guide/index", "auto_examples/index", "api", "cli",
-                 "changelog", "citation"):
+                 "architecture", "changelog", "citation"):
         assert page in entries, page
         if not page.startswith("auto_examples") and page != "api":
             assert (DOCS / f"{page}.rst").is_file(), page
@@ -196,7 +196,7 @@ def _code_blocks(page):
     return blocks
 
 
-@pytest.mark.parametrize("page", ["cli.rst", "install.rst"])
+@pytest.mark.parametrize("page", ["cli.rst", "install.rst", "architecture.rst"])
 def test_code_lines_fit_the_text_column(page):
     # a code block in the text column (in the command-line page's definition list too)
     # shows about 76 monospace characters before its edge
@@ -205,6 +205,18 @@ def test_code_lines_fit_the_text_column(page):
     for block in blocks:
         for line in block:
             assert len(line) <= 76, line
+
+
+def test_architecture_page_lists_the_layers_in_their_import_order():
+    from tests.test_layers import LAYERS
+
+    # the first cell of each row of the page's layer table names its folder
+    text = (DOCS / "architecture.rst").read_text()
+    rows = re.findall(r"^   \* - ``(\w+)``", text, flags=re.M)
+    for parts in LAYERS:
+        assert parts[0] in rows, f"the layer {parts[0]!r} has no row"
+    order = [rows.index(parts[0]) for parts in LAYERS]
+    assert order == sorted(order), rows
 
 
 def _install_section(text):

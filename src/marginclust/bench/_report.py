@@ -220,18 +220,8 @@ def format_report(
     if table.run is not None:
         return _generic_custom(rows, table)
     fitted, rows = rows, _by_variant(rows, table)
-    count = table.aggregate == "count"
     run_methods = [m for m in dict.fromkeys(r["method"] for r in rows)]
-    pooled_from: dict[str, str] = {}  # pooled label -> method whose published numbers apply
-    augmented = list(rows)
-    for label, members in table.pooled.items():
-        present = [m for m in members if m in run_methods]
-        if not present:
-            continue
-        pooled_from[label] = members[0]
-        augmented += [{**r, "method": label} for r in rows
-                      if r["method"] in present and r["protocol"] == "paper"]
-        run_methods.append(label)
+    augmented, pooled_from = _pool(rows, table, run_methods)
     summaries = summarize(augmented, table)
     datasets = list(dict.fromkeys(r["dataset"] for r in rows))
     # Data sets with published numbers that the table cannot run (no data here).
@@ -248,46 +238,96 @@ def format_report(
         lines += [f"### {measure}" + ("" if has_published else " (no published numbers)"), ""]
         with_published = {m for (_, m, s) in table.published if s == measure}
         with_published |= {p for p, m in pooled_from.items() if m in with_published}
-        # One record per (data set, method): ours per protocol, published, gap.
         records: list[tuple[str, str, dict[str, str]]] = []
         for dataset in datasets:
             for m in run_methods:
-                rec = {
-                    f"ours ({p})": _cell(summaries.get((dataset, m, p)), measure,
-                                         count and p == "paper")
-                    for p in ("paper", "default", "label-free")
-                    if p in protocols and (p == "paper" or m not in pooled_from)
-                }
-                if m in with_published:
-                    source = pooled_from.get(m, m)
-                    rec["published"] = _published(table, dataset, source, measure)
-                    ours = summaries.get((dataset, m, "paper")) or summaries.get(
-                        (dataset, m, "default"))
-                    text, signed = _gap(table, ours, dataset, source, measure)
-                    if signed is not None:
-                        n_cells += 1
-                        if (dataset, source, measure) in table.contradicted:
-                            text += " †"
-                        elif signed < -shortfall and (dataset, source, measure) in table.explained:
-                            text += " ‡"
-                        elif signed < -shortfall:
-                            n_short += 1
-                            text += " ▼"
-                    rec["gap"] = text
+                rec, gap = _record(table, summaries, dataset, m, measure, protocols,
+                                   pooled_from, m in with_published, shortfall)
+                n_cells += gap is not None
+                n_short += gap == "short"
                 records.append((dataset, m, rec))
             records += [(dataset, m, {"published": _published(table, dataset, m, measure)})
                         for m in (extra if has_published else [])]
         lines += _long_table(records) if layout == "long" else _wide_table(records, datasets)
         lines.append("")
     lines += _footer(fitted, table, summaries, seed, n_short, n_cells, shortfall)
-    for (dataset, method, measure), note in table.contradicted.items():
-        lines.append(f"- † {dataset} / {method} / {measure}: published value contested: {note}")
-    for (dataset, method, measure), note in table.explained.items():
-        lines.append(f"- ‡ {dataset} / {method} / {measure}: shortfall explained: {note}")
+    lines += _marks(table, pooled_from)
+    return "\n".join(lines)
+
+
+def _pool(
+    rows: Sequence[Mapping[str, Any]], table: Table, run_methods: list[str]
+) -> tuple[list[Mapping[str, Any]], dict[str, str]]:
+    """The rows plus a copy per pooled column, and pooled label -> published column.
+
+    A pooled column (``table.pooled``) takes, per run, the best paper-protocol
+    setting over its member methods that ran; its label is appended to ``run_methods``.
+    """
+    pooled_from: dict[str, str] = {}  # pooled label -> method whose published numbers apply
+    augmented = list(rows)
+    for label, members in table.pooled.items():
+        present = [m for m in members if m in run_methods]
+        if not present:
+            continue
+        pooled_from[label] = members[0]
+        augmented += [{**r, "method": label} for r in rows
+                      if r["method"] in present and r["protocol"] == "paper"]
+        run_methods.append(label)
+    return augmented, pooled_from
+
+
+def _record(
+    table: Table,
+    summaries: Mapping[tuple[str, str, str], Mapping[str, Any]],
+    dataset: str,
+    m: str,
+    measure: str,
+    protocols: Sequence[str],
+    pooled_from: Mapping[str, str],
+    published: bool,
+    shortfall: float,
+) -> tuple[dict[str, str], str | None]:
+    """One (data set, method) record of a measure: ours per protocol, published, gap.
+
+    The second item says how the gap counts in the summary line: None (no gap),
+    ``"short"`` (a shortfall, marked ▼) or ``"gap"`` (any other gap).
+    """
+    count = table.aggregate == "count"
+    rec = {
+        f"ours ({p})": _cell(summaries.get((dataset, m, p)), measure, count and p == "paper")
+        for p in ("paper", "default", "label-free")
+        if p in protocols and (p == "paper" or m not in pooled_from)
+    }
+    if not published:
+        return rec, None
+    source = pooled_from.get(m, m)
+    rec["published"] = _published(table, dataset, source, measure)
+    ours = summaries.get((dataset, m, "paper")) or summaries.get((dataset, m, "default"))
+    text, signed = _gap(table, ours, dataset, source, measure)
+    kind = None
+    if signed is not None:
+        kind = "gap"
+        if (dataset, source, measure) in table.contradicted:
+            text += " †"
+        elif signed < -shortfall and (dataset, source, measure) in table.explained:
+            text += " ‡"
+        elif signed < -shortfall:
+            kind = "short"
+            text += " ▼"
+    rec["gap"] = text
+    return rec, kind
+
+
+def _marks(table: Table, pooled_from: Mapping[str, str]) -> list[str]:
+    """The report's last lines: what †, ‡ and each pooled column mean."""
+    lines = [f"- † {dataset} / {method} / {measure}: published value contested: {note}"
+             for (dataset, method, measure), note in table.contradicted.items()]
+    lines += [f"- ‡ {dataset} / {method} / {measure}: shortfall explained: {note}"
+              for (dataset, method, measure), note in table.explained.items()]
     lines += [f"- `{label}`: per run, the best paper-protocol setting over "
               f"{', '.join(f'`{m}`' for m in table.pooled[label])} pooled, compared with the "
               f"published `{source}` column." for label, source in pooled_from.items()]
-    return "\n".join(lines)
+    return lines
 
 
 def _settings_per_run(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -240,47 +240,12 @@ def read_csv(
     shown = "standard input" if path == "-" else path
     notes: list[str] = []
     head, body, head_line = _split_header(text, shown, notes)
-    if delimiter is None:
-        delimiter = _sniff_delimiter(head)
-        if delimiter is not None:
-            name = "tab" if delimiter == "\t" else repr(delimiter)
-            notes.append(f"{shown}: cells are separated by {name}, read as such "
-                         f"(--delimiter sets it explicitly)")
-        else:
-            delimiter = ","
-    first = [h.strip() for h in next(csv.reader([head], delimiter=delimiter))]
-    first_data_line = head_line + 1
-    if all(_is_number(c) for c in first if c):
-        header = [f"x{j}" for j in range(len(first))]
-        notes.append(
-            f"{shown} has no header row (its first row is all numbers): the first row is "
-            f"read as data and the columns are named x0..x{len(first) - 1}"
-        )
-        body = head + "\n" + body
-        first_data_line = head_line
-    else:
-        header = first
-    first_row = body.split("\n", 1)[0]
+    delimiter = _delimiter(head, delimiter, shown, notes)
+    header, body, first_data_line = _header_row(head, body, head_line, delimiter, shown, notes)
     if not body.strip():
         raise ValueError(f"{shown}: expected a header row and at least one data row.")
-    n_cells = len(header)
-    trailing = False
-    if header and header[-1] == "" and len(header) > 1:
-        trailing = True
-    elif first_row.rstrip("\r").endswith(delimiter) and (
-            first_row.count(delimiter) == n_cells and '"' not in first_row):
-        trailing = True
-        n_cells += 1
-        header = [*header, ""]
-    if trailing:
-        notes.append(f"{shown}: every line ends with {delimiter!r} (an empty last column), "
-                     "which is ignored")
-    named = [h for h in header if h]
-    if len(set(named)) < len(named):
-        dup = sorted({h for h in named if named.count(h) > 1})
-        names = "column name" if len(dup) == 1 else "column names"
-        notes.append(f"{shown}: {names} {dup} appear{'s' if len(dup) == 1 else ''} more than "
-                     "once")
+    header, n_cells, trailing = _trailing_column(header, body, delimiter, shown, notes)
+    _note_duplicates(header, shown, notes)
     if label_column is not None and label_column in id_columns:
         raise ValueError(f"{label_column!r} is given both as --label-column and --id-column; "
                          "name it once.")
@@ -293,20 +258,8 @@ def read_csv(
     keep = [j for j in range(len(header)) if j not in skip]
     if not keep:
         raise ValueError(f"{shown}: no feature column besides the label and ID columns.")
-    fast = _fast_read(body, delimiter, keep, text_columns, n_cells)
-    if fast is not None:
-        X, strings = fast
-    else:
-        lines = body.split("\n")
-        while lines and not lines[-1].strip():
-            lines.pop()
-        found = _fast_numbers(lines, delimiter, keep, n_cells)
-        if found is None:
-            _explain(lines, delimiter, header, keep, first_data_line, shown, n_cells,
-                     label_column)
-            raise AssertionError("unreachable: the cell-by-cell reader found no problem")
-        X = found
-        strings = _string_columns(lines, delimiter, text_columns)
+    X, strings = _parse_body(body, delimiter, header, keep, text_columns, n_cells,
+                             first_data_line, shown, label_column)
     ids = {name: strings[j] for name, j in id_idx.items()}
     labels = None if li is None else strings[li]
     if labels is not None:
@@ -320,6 +273,89 @@ def read_csv(
             )
     return CSVData(X, labels, [header[j] for j in keep], notes, ids,
                    time.perf_counter() - start)
+
+
+def _delimiter(head: str, delimiter: str | None, path: str, notes: list[str]) -> str:
+    """The delimiter given, else ';' or tab when the header row plainly uses one, else ','."""
+    if delimiter is not None:
+        return delimiter
+    sniffed = _sniff_delimiter(head)
+    if sniffed is None:
+        return ","
+    name = "tab" if sniffed == "\t" else repr(sniffed)
+    notes.append(f"{path}: cells are separated by {name}, read as such "
+                 f"(--delimiter sets it explicitly)")
+    return sniffed
+
+
+def _header_row(head: str, body: str, head_line: int, delimiter: str, path: str,
+                notes: list[str]) -> tuple[list[str], str, int]:
+    """``(column names, data rows, line number of the first data row)``.
+
+    A first row of numbers only is data: the columns are then named ``x0, x1, ...``.
+    """
+    first = [h.strip() for h in next(csv.reader([head], delimiter=delimiter))]
+    if not all(_is_number(c) for c in first if c):
+        return first, body, head_line + 1
+    notes.append(
+        f"{path} has no header row (its first row is all numbers): the first row is "
+        f"read as data and the columns are named x0..x{len(first) - 1}"
+    )
+    return [f"x{j}" for j in range(len(first))], head + "\n" + body, head_line
+
+
+def _trailing_column(header: list[str], body: str, delimiter: str, path: str,
+                     notes: list[str]) -> tuple[list[str], int, bool]:
+    """``(header, cells per row, whether the last cell of every row is an empty extra)``.
+
+    A delimiter ending every line makes an empty last column, ignored with a note;
+    when only the data rows end with one, the header gets an empty name for it.
+    """
+    first_row = body.split("\n", 1)[0]
+    n_cells = len(header)
+    trailing = False
+    if header and header[-1] == "" and len(header) > 1:
+        trailing = True
+    elif first_row.rstrip("\r").endswith(delimiter) and (
+            first_row.count(delimiter) == n_cells and '"' not in first_row):
+        trailing = True
+        n_cells += 1
+        header = [*header, ""]
+    if trailing:
+        notes.append(f"{path}: every line ends with {delimiter!r} (an empty last column), "
+                     "which is ignored")
+    return header, n_cells, trailing
+
+
+def _note_duplicates(header: list[str], path: str, notes: list[str]) -> None:
+    named = [h for h in header if h]
+    if len(set(named)) < len(named):
+        dup = sorted({h for h in named if named.count(h) > 1})
+        names = "column name" if len(dup) == 1 else "column names"
+        notes.append(f"{path}: {names} {dup} appear{'s' if len(dup) == 1 else ''} more than "
+                     "once")
+
+
+def _parse_body(body: str, delimiter: str, header: list[str], keep: list[int],
+                text_columns: list[int], n_cells: int, first_data_line: int, path: str,
+                label_column: str | None) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """Features and text columns: in bulk when the rows are clean, else the named error.
+
+    The C reader first, then the rows split in Python (quoted cells, space
+    separators); when both fail, the cell-by-cell reader raises the one-sentence
+    error naming the problem.
+    """
+    fast = _fast_read(body, delimiter, keep, text_columns, n_cells)
+    if fast is not None:
+        return fast
+    lines = body.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    found = _fast_numbers(lines, delimiter, keep, n_cells)
+    if found is None:
+        _explain(lines, delimiter, header, keep, first_data_line, path, n_cells, label_column)
+        raise AssertionError("unreachable: the cell-by-cell reader found no problem")
+    return found, _string_columns(lines, delimiter, text_columns)
 
 
 def _fast_read(body: str, delimiter: str, keep: list[int], text_columns: list[int],

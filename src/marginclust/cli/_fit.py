@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._registry import cli_aliases, clusterer_names
-from ._csv import parse_delimiter, read_csv
+from ._csv import CSVData, parse_delimiter, read_csv
 from ._output import check_out_file, open_output, plural, scale_note, write_clusters
 
 __all__ = [
@@ -349,6 +349,42 @@ def run(args: argparse.Namespace) -> int:
     check_out_file(args.out)
     params = parse_params(args.param)
     init_params = cls().get_params(deep=False)
+    _check_known(cls, params, init_params)
+    data = _read_input(args)
+    X, labels = data.X, data.labels
+    k = _n_clusters(args, params, labels, cls)
+    params["n_clusters"] = k
+    if args.standardize:
+        from marginclust.utils import preprocess
+
+        X = preprocess(X, "standardize")
+    _complete_params(cls, args, params, init_params)
+    _exact_kernel_note(cls, X, params, init_params)
+    estimator = cls(**params)
+    kind = method_kind(cls)
+    if kind.startswith("soft with") and not hasattr(estimator, "predict_proba"):
+        _say(f"note: {cls.__name__} writes membership columns only {kind[5:]}")
+    from ._search import fit_estimator
+
+    if args.verbose:
+        _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
+    start = time.perf_counter()
+    with fit_progress(f"fitting {cls.__name__}",
+                      enabled=not args.no_progress and not args.verbose and not args.search):
+        estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
+    elapsed = time.perf_counter() - start
+    labels_ = np.asarray(estimator.labels_)
+    _write_output(args, labels_, memberships(estimator, X), data)
+    if k == "auto":
+        _print_k_curve(estimator)
+    to_file = args.out is not None and args.out != "-"
+    print(_summary(cls, estimator, X, labels_, labels, elapsed),
+          file=sys.stdout if to_file else sys.stderr)
+    return 0
+
+
+def _check_known(cls: type, params: dict[str, Any], init_params: dict[str, Any]) -> None:
+    """Refuse ``--param`` names that the estimator does not take, naming those it does."""
     unknown = sorted(set(params) - set(init_params))
     if unknown:
         raise ValueError(
@@ -356,11 +392,15 @@ def run(args: argparse.Namespace) -> int:
             "parameters are "
             f"{sorted(init_params)}."
         )
+
+
+def _read_input(args: argparse.Namespace) -> CSVData:
+    """The input file read, with the reader's notes, its time when long and a scale note."""
     data = read_csv(args.input, args.label_column, delimiter=parse_delimiter(args.delimiter),
                     id_columns=args.id_column)
     for note in data.notes:
         _say(f"note: {note}")
-    X, labels = data.X, data.labels
+    X = data.X
     if data.seconds > LARGE_IO_SECONDS or X.size > LARGE_IO_CELLS:
         _say(f"read {X.shape[0]:,} rows x {X.shape[1]:,} features from "
              f"{'standard input' if args.input == '-' else args.input} in {data.seconds:.1f} s")
@@ -368,12 +408,12 @@ def run(args: argparse.Namespace) -> int:
         scales = scale_note(X, data.feature_names)
         if scales:
             _say(f"note: {scales}")
-    k = _n_clusters(args, params, labels, cls)
-    params["n_clusters"] = k
-    if args.standardize:
-        from marginclust.utils import preprocess
+    return data
 
-        X = preprocess(X, "standardize")
+
+def _complete_params(cls: type, args: argparse.Namespace, params: dict[str, Any],
+                     init_params: dict[str, Any]) -> None:
+    """``--seed`` and ``--verbose`` as parameters, unless ``--param`` gave them."""
     if "random_state" in init_params:
         params.setdefault("random_state", args.seed)
     if args.verbose:
@@ -381,6 +421,11 @@ def run(args: argparse.Namespace) -> int:
             params.setdefault("verbose", args.verbose)
         else:
             _say(f"note: {cls.__name__} has no verbose parameter; only the summary is printed")
+
+
+def _exact_kernel_note(cls: type, X: np.ndarray, params: dict[str, Any],
+                       init_params: dict[str, Any]) -> None:
+    """A note pointing at the low-rank mode when an exact kernel fit will be slow."""
     n_comp = params.get("n_components", init_params.get("n_components"))
     if n_comp == "auto":  # SLMC / IterativeLSSVM: exact up to EXACT_MAX_SAMPLES rows only
         from marginclust.estimators._kernel_model import EXACT_MAX_SAMPLES
@@ -397,25 +442,15 @@ def run(args: argparse.Namespace) -> int:
             "minutes; --param n_components=300 (low rank) is usually much faster at a "
             "similar accuracy"
         )
-    estimator = cls(**params)
-    kind = method_kind(cls)
-    if kind.startswith("soft with") and not hasattr(estimator, "predict_proba"):
-        _say(f"note: {cls.__name__} writes membership columns only {kind[5:]}")
-    from ._search import fit_estimator
 
-    if args.verbose:
-        _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
-    start = time.perf_counter()
-    with fit_progress(f"fitting {cls.__name__}",
-                      enabled=not args.no_progress and not args.verbose and not args.search):
-        estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
-    elapsed = time.perf_counter() - start
-    labels_ = np.asarray(estimator.labels_)
-    U = memberships(estimator, X)
+
+def _write_output(args: argparse.Namespace, labels_: np.ndarray, U: np.ndarray | None,
+                  data: CSVData) -> None:
+    """The output CSV (``--out`` or standard output), with its time when long."""
     fh, close = open_output(args.out)
     start = time.perf_counter()
     try:
-        write_clusters(fh, labels_, None if U is None else np.asarray(U), data.ids, labels,
+        write_clusters(fh, labels_, None if U is None else np.asarray(U), data.ids, data.labels,
                        args.label_column)
     finally:
         if close:
@@ -425,8 +460,11 @@ def run(args: argparse.Namespace) -> int:
             > LARGE_IO_CELLS:
         _say(f"wrote {labels_.size:,} rows to "
              f"{'standard output' if close is False else args.out} in {seconds:.1f} s")
-    if k == "auto":
-        _print_k_curve(estimator)
+
+
+def _summary(cls: type, estimator: Any, X: np.ndarray, labels_: np.ndarray, labels: Any,
+             elapsed: float) -> str:
+    """The closing line: K, sizes, time, iterations and, with true labels, the accuracy."""
     # a search or the estimator itself may have chosen it
     k = getattr(estimator, "n_clusters_", None) or estimator.n_clusters
     summary = (
@@ -441,6 +479,4 @@ def run(args: argparse.Namespace) -> int:
             f", CA majority {clustering_accuracy(labels, labels_, mapping='majority'):.4f}"
             f", CA hungarian {clustering_accuracy(labels, labels_, mapping='hungarian'):.4f}"
         )
-    to_file = args.out is not None and args.out != "-"
-    print(summary, file=sys.stdout if to_file else sys.stderr)
-    return 0
+    return summary

@@ -131,6 +131,51 @@ def prepare_one_class_data(
     from sklearn.kernel_approximation import Nystroem
 
     X = np.asarray(X, dtype=np.float64)
+    shift, peak = _shift_and_peak(X, kernel)
+    # the power of two 2**e with peak in [2**(e-1), 2**e) (the working frame's, by
+    # exponent: 2**-e itself is not representable for peaks near the float maximum
+    # or below the smallest normal); ldexp is exact where a division by peak rounds
+    e = int(np.frexp(peak)[1])
+    Z = np.ldexp(X - shift, -e)
+    g, gamma_user = _scaled_gamma(gamma, X, Z, e, random_state)
+    data = OneClassData(Z, shift, e, kernel, float(g), float(gamma_user))
+    n = X.shape[0]
+    if kernel == "linear":
+        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
+        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+            data.X = F
+            data.K = kernel_matrix(F, F, kernel="linear")
+        else:  # linear in n: the machines are solved in the primal on these features
+            data.features = F
+        return data
+    if isinstance(n_components, str):  # "auto" (the estimators check the value)
+        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
+    _check_fit_memory(n, X.size, n_components, cache_kernel, name)
+    if n_components is not None:
+        nys = Nystroem(
+            kernel=kernel,
+            gamma=g,
+            degree=3,
+            coef0=0.0,
+            n_components=min(int(n_components), n),
+            random_state=random_state,
+        )
+        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
+        data.feature_map = nys
+        return data
+    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
+        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
+    return data
+
+
+def _shift_and_peak(
+    X: npt.NDArray[np.floating], kernel: str
+) -> tuple[npt.NDArray[np.float64], float]:
+    """``(shift, largest |X - shift|)``: the column means (zero for the linear kernel).
+
+    Refuses data whose mean or range overflows, identical samples and, for the
+    linear kernel, a common offset that dwarfs the spread.
+    """
     with np.errstate(over="ignore"):
         finite_mean = bool(np.all(np.isfinite(X.mean(axis=0))))
     if not finite_mean:
@@ -160,17 +205,18 @@ def prepare_one_class_data(
             "X has a feature range that overflows. Rescale your features "
             "(e.g. sklearn.preprocessing.StandardScaler)."
         )
-    # the power of two 2**e with peak in [2**(e-1), 2**e) (the working frame's, by
-    # exponent: 2**-e itself is not representable for peaks near the float maximum
-    # or below the smallest normal); ldexp is exact where a division by peak rounds
-    e = int(np.frexp(peak)[1])
-    Z = np.ldexp(X - shift, -e)
+    return shift, peak
+
+
+def _scaled_gamma(gamma: Any, X: npt.NDArray[np.floating], Z: npt.NDArray[np.float64], e: int,
+                  random_state: Any) -> tuple[float, float]:
+    """``(gamma in the units of Z = (X - shift) * 2**-e, gamma in the user's units)``."""
     if isinstance(gamma, str) and gamma == "auto":
         warnings.warn(
             "gamma='auto' (1 / n_features) depends on the units of X and is deprecated; "
             "use gamma='scale' (the default) or a float.",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=5,  # 4 from prepare_one_class_data, one call further down
         )
         gamma_user = 1.0 / X.shape[1]
         g = _ldexp(gamma_user, 2 * e)
@@ -186,40 +232,19 @@ def prepare_one_class_data(
             f"gamma={gamma!r} is {g:.3g} in units of the data's spread: the kernel would "
             "overflow or be constant. Rescale your features or use gamma='scale'."
         )
-    data = OneClassData(Z, shift, e, kernel, float(g), float(gamma_user))
-    n = X.shape[0]
-    if kernel == "linear":
-        F = Z * np.sqrt(g)  # O(1) values: LIBSVM's absolute tolerances are meaningful
-        if cache_kernel and n <= _CACHE_MAX_SAMPLES:
-            data.X = F
-            data.K = kernel_matrix(F, F, kernel="linear")
-        else:  # linear in n: the machines are solved in the primal on these features
-            data.features = F
-        return data
-    if isinstance(n_components, str):  # "auto" (the estimators check the value)
-        n_components = None if n <= EXACT_MAX_SAMPLES else AUTO_COMPONENTS
+    return g, gamma_user
+
+
+def _check_fit_memory(n: int, size: int, n_components: int | None, cache_kernel: bool,
+                      name: str) -> None:
+    """Refuse a fit whose kernel or Nystroem features would not fit in memory."""
     if n_components is None and cache_kernel:  # (without: the caller wants the width only)
         # the kernel (cached, or of each cluster's members), LIBSVM's copy and the
         # decision values: measured 1.9 n^2 float64 at n = 3000
-        check_memory(8.0 * (2.5 * n * n + 3 * X.size), f"{name} with the exact kernel on "
+        check_memory(8.0 * (2.5 * n * n + 3 * size), f"{name} with the exact kernel on "
                      f"n_samples={n}", "use n_components=300 (a Nystroem map) or a subsample")
     elif n_components is not None:
         L = min(int(n_components), n)
-        check_memory(8.0 * (3 * n * L + 3 * L * L + 3 * X.size),
+        check_memory(8.0 * (3 * n * L + 3 * L * L + 3 * size),
                      f"{name} with n_components={L} on n_samples={n}",
                      "use fewer n_components or a subsample")
-    if n_components is not None:
-        nys = Nystroem(
-            kernel=kernel,
-            gamma=g,
-            degree=3,
-            coef0=0.0,
-            n_components=min(int(n_components), n),
-            random_state=random_state,
-        )
-        data.features = np.asarray(nys.fit_transform(Z), dtype=np.float64)
-        data.feature_map = nys
-        return data
-    if cache_kernel and n <= _CACHE_MAX_SAMPLES:
-        data.K = kernel_matrix(Z, Z, kernel=kernel, gamma=g)
-    return data

@@ -554,17 +554,7 @@ def pcg_w_step(
         Whether every column met ``tol``.
     """
     Um, d = membership_weights(U, m)
-    K = U.shape[1]
-    L = W0.shape[0]
-    # right-hand side and the residual at W0 in one pass: Phi^T [U^m, d F0]
-    B = np.zeros((L, K))
-    MW = np.zeros((L, K))
-    for start, Pb in blocks:
-        sl = slice(start, start + Pb.shape[0])
-        both = np.hstack([Um[sl], d[sl, None] * F0[sl]]).astype(Pb.dtype, copy=False)
-        prod = np.asarray(Pb.T @ both, dtype=np.float64)
-        B += prod[:, :K]
-        MW += prod[:, K:]
+    B, MW = _pcg_right_side(blocks, Um, d, F0, W0.shape[0])
     B *= lam
     R = B - (W0 + lam * MW)
     W = np.array(W0, dtype=np.float64, copy=True)
@@ -577,17 +567,7 @@ def pcg_w_step(
     it = 0
     while it < max_iter and np.any(rz > target):
         it += 1
-        Q = np.empty_like(F)
-        MP = np.zeros((L, K))
-        Pd = P
-        for start, Pb in blocks:
-            sl = slice(start, start + Pb.shape[0])
-            Qb = np.asarray(Pb @ Pd.astype(Pb.dtype, copy=False), dtype=np.float64)
-            Q[sl] = Qb
-            MP += np.asarray(Pb.T @ (d[sl, None] * Qb).astype(Pb.dtype, copy=False),
-                             dtype=np.float64)
-        MP *= lam
-        MP += P
+        Q, MP = _pcg_products(blocks, P, d, lam, F)
         curv = np.einsum("lk,lk->k", P, MP)
         active = rz > target
         alpha = np.where(active & (curv > 0), rz / np.where(curv > 0, curv, 1.0), 0.0)
@@ -600,6 +580,37 @@ def pcg_w_step(
         P = Z + beta * P
         rz = np.where(active, rz_new, rz)
     return W, F, it, bool(np.all(rz <= target))
+
+
+def _pcg_right_side(blocks: Any, Um: Array, d: Array, F0: Array, L: int) -> tuple[Array, Array]:
+    """``(Phi^T U^m, Phi^T (d F0))``: the right-hand side over ``lam`` and the data
+    part of the system matrix at the warm start, in one pass over the features."""
+    K = Um.shape[1]
+    B = np.zeros((L, K))
+    MW = np.zeros((L, K))
+    for start, Pb in blocks:
+        sl = slice(start, start + Pb.shape[0])
+        both = np.hstack([Um[sl], d[sl, None] * F0[sl]]).astype(Pb.dtype, copy=False)
+        prod = np.asarray(Pb.T @ both, dtype=np.float64)
+        B += prod[:, :K]
+        MW += prod[:, K:]
+    return B, MW
+
+
+def _pcg_products(blocks: Any, P: Array, d: Array, lam: float, F: Array) -> tuple[Array, Array]:
+    """``(Q, M P)`` for the search directions ``P``: ``Q = Phi P`` (to update ``F``) and
+    the system matrix times ``P``, ``P + lam Phi^T (d Q)``, in one pass over the features."""
+    Q = np.empty_like(F)
+    MP = np.zeros(P.shape)
+    for start, Pb in blocks:
+        sl = slice(start, start + Pb.shape[0])
+        Qb = np.asarray(Pb @ P.astype(Pb.dtype, copy=False), dtype=np.float64)
+        Q[sl] = Qb
+        MP += np.asarray(Pb.T @ (d[sl, None] * Qb).astype(Pb.dtype, copy=False),
+                         dtype=np.float64)
+    MP *= lam
+    MP += P
+    return Q, MP
 
 
 def _sweep_pass(Xb: Any, state: dict[str, Any] | None, *rest: Any) -> tuple[dict[str, Any], Any]:
