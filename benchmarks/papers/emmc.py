@@ -652,7 +652,7 @@ def _single_multi(name: str, dataset: str, balance: float, Ls: Sequence[int],
         grids=_single_multi_grids(Ls, C_GRID_ALL),
         dataset_params={dataset: {"balance": balance}},
         # one seed per L and run (a subset run "<name>@..." draws the full table's runs)
-        seed_key=lambda job: (job.table.split("@")[0], job.params["n_hidden"], job.run),
+        seed_key=lambda job: (job.table.split("@")[0], job.params.get("n_hidden"), job.run),
         quick={"n_runs": 1, "grid": _single_multi_grids(quick_L, TABLE56_QUICK_C)},
         tiny={"grid": _single_multi_grids(quick_L[:1], TABLE56_QUICK_C[:1])},
         report=_report_single_multi,

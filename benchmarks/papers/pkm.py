@@ -397,7 +397,7 @@ register_table(
         seed_key=lambda job: ("pkm-table6", _OURS_TO_PAPER[job.dataset]),
         # Best of 3 fits (of 1 for the faithful solvers on large sets): the machine is
         # shared and a single short fit is at the mercy of the scheduler.
-        timing_repeats=lambda job, X: 3 if job.params["solver"] == "block" or len(X) <= 1000
+        timing_repeats=lambda job, X: 3 if job.params.get("solver") == "block" or len(X) <= 1000
         else 1,
         quick={"datasets": ["parkinsons", "iris", "seeds"], "n_runs": 1, "grid_points": 3},
         tiny={"datasets": ["iris"], "grid_points": 3},

@@ -329,8 +329,11 @@ _SRC = "Wang & Chen 2013, Soft large margin clustering, Inf. Sci."
 
 
 def _m_seed(job: Any) -> tuple[object, ...]:
-    """Seeds per data set, method, m and run (those of the m sweeps these tables replaced)."""
-    return (job.dataset, job.method, job.params["m"], job.run)
+    """Seeds per data set, method, m and run (those of the m sweeps these tables replaced).
+
+    A label-free job searches its own m, so it has none: its seed is keyed by ``None``.
+    """
+    return (job.dataset, job.method, job.params.get("m"), job.run)
 
 
 register_table(

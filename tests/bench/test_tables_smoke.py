@@ -35,3 +35,15 @@ def test_a_figure_table_writes_its_figure(shared_data_dir, tmp_path):
                      data_home=str(shared_data_dir))
     assert {row_status(r) for r in rows} == {"ok"}
     assert (tmp_path / "slmc_fig2.png").stat().st_size > 0
+
+
+
+@pytest.mark.parametrize("name", [n for n in PAPER_TABLES if TABLES[n].run is None])
+def test_every_grid_table_runs_label_free_in_tiny_mode(name, shared_data_dir):
+    # a label-free job has no paper parameters and searches clones of the method: each
+    # row is fitted, or not applicable (a wrapper that cannot be cloned), never failed
+    rows = run_table(TABLES[name], tiny=True, label_free=True, progress=False,
+                     data_home=str(shared_data_dir))
+    assert any(r.get("protocol") == "label-free" for r in rows), f"{name}: no label-free rows"
+    failed = [r["error"] for r in rows if row_status(r) == "failed"]
+    assert not failed, f"{name}: {failed[:3]}"

@@ -487,6 +487,22 @@ def _applicable(estimator: Any, n_clusters: int) -> Any:
     return estimator
 
 
+def _clonable(estimator: Any) -> Any:
+    """``estimator``, or a ``not applicable`` error when a search cannot clone it.
+
+    The label-free search fits clones of the method; a paper protocol's own wrapper
+    (a fixed start, a width set from the data) is not a scikit-learn estimator.
+    """
+    from sklearn.base import clone
+
+    try:
+        clone(estimator)
+    except (TypeError, RuntimeError) as exc:
+        raise ValueError(f"{NOT_APPLICABLE}: the label-free search clones the method, and "
+                         f"{type(estimator).__name__} cannot be cloned ({exc})") from None
+    return estimator
+
+
 def run_job(
     job: Job,
     X: np.ndarray,
@@ -509,9 +525,17 @@ def run_job(
     k = int(n_clusters)
 
     def make() -> Any:
-        est = _applicable(method.factory(n_clusters=k, random_state=job.seed, **job.params), k)
+        if job.protocol != LABEL_FREE:
+            return _applicable(method.factory(n_clusters=k, random_state=job.seed,
+                                              **job.params), k)
+        try:  # the method's registered defaults: a paper wrapper may have none
+            est = _applicable(method.factory(n_clusters=k, random_state=job.seed,
+                                             **job.params), k)
+        except TypeError as exc:
+            raise ValueError(f"{NOT_APPLICABLE}: the label-free search starts from the "
+                             f"method's defaults, and it has none ({exc})") from None
         # X only; y reaches the measures after the pick
-        return label_free_search(est, job.seed) if job.protocol == LABEL_FREE else est
+        return label_free_search(_clonable(est), job.seed)
 
     fields, _ = fit_and_score(
         make, X, y, measures, repeats=repeats, measure_objs=measure_objs,
