@@ -44,7 +44,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Callback
+from ._base import Callback, IterativeSolver
 from ._qp import solve_bundle_dual
 from ._result import SolverResult
 
@@ -53,7 +53,7 @@ __all__ = ["BundleMethod"]
 Array = npt.NDArray[np.float64]
 
 
-class BundleMethod:
+class BundleMethod(IterativeSolver):
     """BMRM with an exact dual QP per step, best iterate kept, gap stopping rule.
 
     The objective must provide ``plane(x)`` returning ``(risk, dR/dW, dR/dt)``,
@@ -116,7 +116,7 @@ class BundleMethod:
         self.max_cheap = max_cheap
         self.cheap_tol = cheap_tol
 
-    def solve(
+    def _solve(
         self,
         objective: Any,
         x0: tuple[Array, Array] | None = None,

@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Callback
+from ._base import Callback, IterativeSolver
 from ._qp import solve_bundle_dual
 from ._result import SolverResult
 
@@ -60,7 +60,7 @@ __all__ = ["CuttingPlaneMMC", "CuttingPlaneSVM"]
 Array = npt.NDArray[np.float64]
 
 
-class CuttingPlaneMMC:
+class CuttingPlaneMMC(IterativeSolver):
     """Cutting-plane outer loop with CCCP and an exact QP inside (binary MMC).
 
     Parameters
@@ -94,7 +94,7 @@ class CuttingPlaneMMC:
         self.cccp_max_iter = cccp_max_iter
         self.qp = qp
 
-    def solve(
+    def _solve(
         self,
         objective: Any,
         x0: tuple[Array, Array],
@@ -238,7 +238,7 @@ class _RowBuffer:
         return self._data[: self._m]
 
 
-class CuttingPlaneSVM:
+class CuttingPlaneSVM(IterativeSolver):
     """1-slack cutting-plane solver of a convex MMC subproblem (the multiclass CPMMC inner loop).
 
     The subproblem must provide ``plane(x) -> (R(x), dR/dW, dR/dt)`` (the risk of
@@ -293,7 +293,7 @@ class CuttingPlaneSVM:
         self.max_cheap = max_cheap
         self.cheap_tol = cheap_tol
 
-    def solve(
+    def _solve(
         self, objective: Any, x0: tuple[Array, Array], *, callback: Callback | None = None
     ) -> SolverResult:
         """Minimise the subproblem by constraint generation, from the warm start ``x0``.

@@ -40,13 +40,13 @@ from scipy.linalg.blas import idamax as _idamax
 from scipy.linalg.blas import isamax as _isamax
 
 from ..utils._blocks import RowBackend, RowBlocks
+from ._base import requires
 from ._result import SolverResult
 
 __all__ = [
     "BlockScratch",
     "FuzzyModel",
     "fcm_block",
-    "fcm_block_memberships",
     "fcm_chunk_rows",
     "fcm_iterations",
     "fuzzy_alternation",
@@ -174,28 +174,6 @@ def _memberships(
     U_safe, cost64 = problem.memberships(D)
     U[...] = U_safe
     return cost64, D, Kb, False
-
-
-def fcm_block_memberships(
-    Xb: Array,
-    xsq_b: Array,
-    V2: Array,
-    vsq: Array,
-    problem: FuzzyModel,
-    gamma: float | None,
-    floor: float,
-    U: Array,
-    scratch: BlockScratch | None = None,
-) -> tuple[Array, Array, Array | None]:
-    """Memberships (K x c, written into ``U``) of a block at centres ``V = -V2 / 2``.
-
-    Returns ``(cost, D, Kb)``: the per-sample cost at those memberships, the
-    distance buffer (free for reuse) and the kernel values (kernel FCM) or None.
-    """
-    if scratch is None:
-        scratch = BlockScratch(V2.shape[0], Xb.shape[0], Xb.dtype)
-    cost, D, Kb, _ = _memberships(Xb, xsq_b, V2, vsq, problem, gamma, floor, U, scratch)
-    return cost, D, Kb
 
 
 def fcm_block(
@@ -463,6 +441,7 @@ def _state_memberships(state: dict[str, Any]) -> Array:
     return np.ascontiguousarray(state["U"].T)
 
 
+@requires("floor", "memberships_into", "memberships", "log_centres")
 def fuzzy_alternation(
     X: Any,
     sample_weight: Array | None,

@@ -41,15 +41,16 @@ Methods
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..exceptions import EmptyClusterError
+from ._base import requires
 from ._result import SolverResult
 
-__all__ = ["METHODS", "GradientProjection", "active_gradient_projection"]
+__all__ = ["METHODS", "active_gradient_projection"]
 
 METHODS = ("block", "fmsagp", "msagp", "agp")
 
@@ -289,6 +290,7 @@ def _faithful(
     return P, J, J0, history, n_iter, n_released, converged, stop_crit
 
 
+@requires("value_and_grad", arg="objective")
 def active_gradient_projection(
     objective: Any,
     P0: npt.ArrayLike,
@@ -376,49 +378,3 @@ def active_gradient_projection(
         },
     )
 
-
-class GradientProjection:
-    """Solver object around :func:`active_gradient_projection` (the ``Solver`` protocol).
-
-    Parameters
-    ----------
-    method : {"block", "fmsagp", "msagp", "agp"}, default="block"
-        Variant.
-    step : float, default=0.01
-        Fixed step of AGP.
-    tol : float, default=1e-9
-        Tolerance relative to ``objective.scale``.
-    max_iter : int, default=300
-        Maximum number of steps.
-    """
-
-    required: ClassVar[tuple[str | tuple[str, ...], ...]] = ("value_and_grad",)
-
-    def __init__(
-        self, method: str = "block", *, step: float = 0.01, tol: float = 1e-9, max_iter: int = 300
-    ) -> None:
-        self.method = method
-        self.step = step
-        self.tol = tol
-        self.max_iter = max_iter
-
-    def solve(
-        self,
-        objective: Any,
-        x0: npt.ArrayLike,
-        *,
-        callback: Callable[[int, float], bool | None] | None = None,
-    ) -> SolverResult:
-        """Minimise ``objective`` from the memberships ``x0``; see the function for details."""
-        from ._base import check_capabilities
-
-        check_capabilities(objective, self)
-        return active_gradient_projection(
-            objective,
-            x0,
-            method=self.method,
-            step=self.step,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            callback=callback,
-        )
