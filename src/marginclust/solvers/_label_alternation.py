@@ -186,19 +186,6 @@ class LabelAlternation(IterativeSolver):
             seen.add(key)
             labels = new
         n_iter = len(history)
-        message = ""
-        if stop_reason == "cycle":
-            message = (
-                f"{self.name}'s relabelling returned to an earlier labeling (the constraint "
-                f"repair cycles); stopped after {n_iter} iterations."
-            )
-        elif stop_reason == "max_iter":
-            message = (
-                f"{self.name} stopped at max_iter={self.max_iter} with {n_changed} labels still "
-                "changing; increase max_iter or tol."
-            )
-        elif stop_reason == "callback":
-            message = f"{self.name} was stopped by the callback after {n_iter} iterations."
         return SolverResult(
             x=labels,
             objective=history[-1],
@@ -206,7 +193,7 @@ class LabelAlternation(IterativeSolver):
             n_iter=n_iter,
             converged=stop_reason == "converged",
             stop_crit=float(n_changed),
-            message=message,
+            message=self._message(stop_reason, n_iter, n_changed),
             info={
                 "model": model,
                 "stop_reason": stop_reason,
@@ -215,6 +202,22 @@ class LabelAlternation(IterativeSolver):
                 "n_changed": n_changed,
             },
         )
+
+    def _message(self, stop_reason: str, n_iter: int, n_changed: int) -> str:
+        """The text of the warning an estimator gives when the run did not converge."""
+        if stop_reason == "cycle":
+            return (
+                f"{self.name}'s relabelling returned to an earlier labeling (the constraint "
+                f"repair cycles); stopped after {n_iter} iterations."
+            )
+        if stop_reason == "max_iter":
+            return (
+                f"{self.name} stopped at max_iter={self.max_iter} with {n_changed} labels still "
+                "changing; increase max_iter or tol."
+            )
+        if stop_reason == "callback":
+            return f"{self.name} was stopped by the callback after {n_iter} iterations."
+        return ""
 
 
 _KMEANS_MAX_ROWS = 20000  # k-means starts fit on at most this many rows, then assign the rest
