@@ -11,7 +11,9 @@ optimum) is at most ``tol`` times the best value (BMMC Table 2).
 
 Planes whose weight stayed zero for ``max_idle`` consecutive steps are dropped;
 if more than ``max_planes`` remain, the idle part is aggregated into its
-weighted average plane (Teo et al., Sec. 4.3), so the QP stays small.
+weighted average plane (Teo et al., Sec. 4.3), so the QP stays small. The
+planes, their Gram matrix, their aging and aggregation and the dual QP are a
+:class:`~._planes.PlaneBundle`, shared with :class:`~._cutting_plane.CuttingPlaneSVM`.
 
 A risk with a cheap part. When the objective says ``split`` (the pair term of
 MMC with must-link / cannot-link pairs, which reads only the pairs' rows),

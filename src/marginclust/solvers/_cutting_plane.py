@@ -34,7 +34,8 @@ by constraint generation: the most violated constraint at the current solution
 small QP over the working set is solved exactly. Its plane is the surrogate's
 risk plane (:meth:`MMCSurrogate.plane`): the same linearisation as BMMC's; the
 difference from the bundle method is the working set (every constraint kept, no
-aggregation) and the stopping rule.
+aggregation) and the stopping rule; both keep their planes in a
+:class:`~._planes.PlaneBundle`.
 
 Stopping rule (inner): stop when the most violated constraint is violated by at
 most ``tol``, ``R(x) - xi <= tol`` (absolute, as Zhao et al.; then the
