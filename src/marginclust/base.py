@@ -399,7 +399,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             if self._require_non_constant:
                 check_not_constant(X)
         context = self._prepare(X, **fit_params)
-        self._fit_restarts(context, finish=False)
+        self._fit_restarts(context)
         del context  # kernel matrices and caches of the fit: free before the last pass
         return self._finish_fit(X)
 
@@ -519,20 +519,16 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         check_parameters(self, self._parameter_constraints)
         self._check_params(X)
 
-    def _fit_restarts(
-        self, context: Any, fit_one: Any = None, *, finish: bool = True
-    ) -> BaseClusterer:
+    def _fit_restarts(self, context: Any) -> BaseClusterer:
         """Run the restarts from ``context``, keep the best, set the fitted attributes.
 
-        ``fit_one(context, random_state)`` defaults to :meth:`_fit_one`; an
-        out-of-core fitter (:mod:`marginclust.dask`) passes its own. A result
-        whose ``info`` holds ``"cluster_sizes"`` is judged by those sizes (its
-        ``labels_`` may be lazy and are then left as they are). With
-        ``finish=False`` the caller runs :meth:`_finish_fit` (which sets
-        ``n_clusters_found_`` and warns about degenerate labels).
+        Each restart is :meth:`_fit_one`. A result whose ``info`` holds
+        ``"cluster_sizes"`` is judged by those sizes (its ``labels_`` may be lazy
+        and are then left as they are). The caller runs :meth:`_finish_fit`
+        (which sets ``n_clusters_found_`` and warns about degenerate labels).
         """
-        parallel_ok = fit_one is None and self._parallel_restarts
-        fit_one = self._fit_one if fit_one is None else fit_one
+        parallel_ok = self._parallel_restarts
+        fit_one = self._fit_one
         rng = check_random_state(getattr(self, "random_state", None))
         verbose = getattr(self, "verbose", 0)
         n_restarts = self._n_restarts()
@@ -604,8 +600,6 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
                 "before meeting its tolerance; increase max_iter or tol."
             )
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
-        if finish:
-            self._warn_if_degenerate(_result_degeneracy(best, self._n_clusters))
         return self
 
     def _warn_if_degenerate(self, deg: Degeneracy | None = None) -> None:

@@ -1,12 +1,11 @@
-"""RBF kernel helpers: sigma0 heuristic and the sigma-parametrised kernel."""
+"""RBF kernel helpers: the sigma0 heuristic and the width rules."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.metrics.pairwise import rbf_kernel
 
-from marginclust.feature_maps._kernel import mean_pairwise_distance, rbf_kernel_sigma
+from marginclust.feature_maps._kernel import mean_pairwise_distance
 
 
 def test_mean_pairwise_distance_hand_worked_and_brute_force():
@@ -50,27 +49,6 @@ def test_mean_pairwise_distance_errors():
         mean_pairwise_distance(np.ones((3, 2)), max_samples=1)
     with pytest.raises(ValueError, match="NaN"):
         mean_pairwise_distance(np.array([[np.nan], [1.0]]))
-
-
-def test_rbf_kernel_sigma_matches_sklearn_gamma():
-    rng = np.random.RandomState(2)
-    X, Y = rng.randn(10, 3), rng.randn(7, 3)
-    for sigma in (0.3, 1.0, 4.0):
-        np.testing.assert_allclose(
-            rbf_kernel_sigma(X, Y, sigma), rbf_kernel(X, Y, gamma=1 / (2 * sigma**2)),
-            rtol=1e-10, atol=1e-14,
-        )
-    K = rbf_kernel_sigma(X, sigma=1.0)
-    np.testing.assert_allclose(np.diag(K), 1.0)
-    np.testing.assert_allclose(K, K.T)
-    assert rbf_kernel_sigma(X.astype(np.float32), sigma=1.0).dtype == np.float32
-
-
-def test_rbf_kernel_sigma_errors():
-    with pytest.raises(ValueError, match="sigma"):
-        rbf_kernel_sigma(np.ones((2, 2)), sigma=0.0)
-    with pytest.raises(ValueError, match="features"):
-        rbf_kernel_sigma(np.ones((2, 2)), np.ones((2, 3)), sigma=1.0)
 
 
 def test_resolve_gamma_rules_floats_and_errors():

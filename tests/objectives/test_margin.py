@@ -1,13 +1,11 @@
-"""The voting-margin criterion and the Gini index on hand-computed cases."""
+"""The voting-margin criterion on hand-computed cases."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 import pytest
 
-from marginclust.objectives._margin import class_balanced_mean, gini_index, vote_margins
+from marginclust.objectives._margin import class_balanced_mean, vote_margins
 
 
 def test_vote_margins_by_hand():
@@ -62,9 +60,3 @@ def test_an_isolated_tiny_cluster_is_capped_at_its_own_votes(s):
     assert (m.max() <= 0) == (s <= k / 2 + 1)
 
 
-@pytest.mark.parametrize("sizes", [[5, 5, 5], [1, 1, 4], [3, 0, 9, 1], [7], [2, 8]])
-def test_gini_index_is_the_normalised_mean_difference(sizes):
-    k = len(sizes)
-    literal = 0.0 if k < 2 else sum(
-        abs(a - b) for a, b in itertools.combinations(sizes, 2)) / ((k - 1) * sum(sizes))
-    assert gini_index(sizes) == pytest.approx(literal)

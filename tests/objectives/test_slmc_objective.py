@@ -9,14 +9,12 @@ from scipy.optimize import approx_fprime, minimize
 from marginclust.objectives._slmc import (
     alpha_step,
     alpha_step_features,
-    gradient_alpha,
     objective,
-    objective_features,
-    paper_eq8_alpha,
     squared_code_distances,
     u_step,
 )
 from tests._crosspath import feature_rounding_bound
+from tests._oracles.slmc_dense import gradient_alpha, objective_features, paper_eq8_alpha
 
 
 def _problem(rng, n=12, d=3, K=3, kernel="rbf"):

@@ -14,11 +14,11 @@ from marginclust.objectives._slmc import (
     SLMCRowProblem,
     alpha_step_features,
     membership_weights,
-    objective_features,
     pcg_w_step,
     u_step,
 )
 from marginclust.utils._blocks import RowBlocks
+from tests._oracles.slmc_dense import objective_features
 
 
 def ArrayBlocks(Phi):  # noqa: N802 - the (start, block) pairs pcg_w_step reads

@@ -352,31 +352,3 @@ def test_pair_model_with_small_budgets_reaches_the_same_minimum(share, global_ra
     gb = max(bundle_gap(small.objective, tol), small.stop_crit)
     assert small.stop_crit == pytest.approx(small.objective - small.info["lower_bound"])
     assert_same_minimiser(big.objective, big.x[0], ga, small.objective, small.x[0], gb)
-
-
-def test_aggregating_one_part_keeps_the_other_parts_planes():
-    """Aggregation of the margin part leaves every plane of the pair part as it was."""
-    rng = np.random.RandomState(0)
-    p, m = 6, 9
-    A = rng.randn(m, p)
-    Ct = rng.randn(m, 2)
-    o = rng.randn(m)
-    group = np.array([0, 1, 0, 1, 0, 1, 1, 0, 0])
-    order = np.arange(m, dtype=np.intp)
-    beta = rng.rand(m)
-    free: list[int] = []
-    before = {j: (A[j].copy(), Ct[j].copy(), o[j]) for j in np.flatnonzero(group == 1)[1:]}
-    new_order, Q = BundleMethod(max_planes=2)._aggregate(
-        beta, A, Ct, o, np.zeros(m, dtype=np.int64), np.zeros(m), group, order, m, free, 2,
-        parts=[0],
-    )
-    kept = [j for j in new_order if group[j] == 1 and j >= 2]
-    assert sorted(kept) == sorted(before)
-    for j in kept:
-        np.testing.assert_array_equal(A[j], before[j][0])
-        assert o[j] == before[j][2]
-    # the margin part's old planes became one: its beta-average
-    agg = [j for j in new_order if group[j] == 0 and j >= 2]
-    assert len(agg) == 1
-    rows = A[new_order]
-    np.testing.assert_allclose(Q, rows @ rows.T)

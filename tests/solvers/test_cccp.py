@@ -91,13 +91,13 @@ def test_cccp_dense_and_sparse_reach_the_same_end_point(k, global_random_seed):
     assert_same_minimiser(*out[0], *out[1])
 
 
-def test_mmc_solvers_implement_the_solver_protocol():
-    """The Solver protocol (solve(objective, x0, *, callback), ``required``) and
-    the capability check hold for every MMC solver with the objective it is used on."""
+def test_mmc_solvers_check_the_objective_they_are_used_on():
+    """Every MMC solver derives from IterativeSolver (solve(objective, x0, ...) checks
+    ``required``), accepts the objective it is used on and refuses one without it."""
     import inspect
 
     from marginclust.objectives._mmc import MMCObjective
-    from marginclust.solvers._base import Solver, check_capabilities
+    from marginclust.solvers._base import IterativeSolver, check_capabilities
     from marginclust.solvers._bundle import BundleMethod
     from marginclust.solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
 
@@ -111,10 +111,10 @@ def test_mmc_solvers_implement_the_solver_protocol():
         (CuttingPlaneSVM(), sub),
     ]
     for solver, objective in cases:
-        assert isinstance(solver, Solver)
-        params = inspect.signature(solver.solve).parameters
+        assert isinstance(solver, IterativeSolver)
+        params = inspect.signature(solver._solve).parameters
         assert list(params)[:2] == ["objective", "x0"]
         assert params["callback"].kind is inspect.Parameter.KEYWORD_ONLY
         check_capabilities(objective, solver)
         with pytest.raises(TypeError, match="needs the objective to provide"):
-            check_capabilities(object(), solver)
+            solver.solve(object(), objective.zero() if hasattr(objective, "zero") else None)

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from marginclust.objectives._pkm import PKMObjective, kkt_violation
-from marginclust.solvers import Solver
-from marginclust.solvers._gradient_projection import GradientProjection, active_gradient_projection
+from marginclust.solvers._gradient_projection import active_gradient_projection
 from tests._oracles.pkm_dense import dense_gradient_projection
 
 
@@ -138,14 +137,11 @@ def test_callback_can_stop_and_sees_objective():
     np.testing.assert_allclose([s[1] for s in seen], res.objective_history)
 
 
-def test_solver_object_and_capabilities():
+def test_capabilities_and_method_checked():
     X, P0 = _problem(2)
-    solver = GradientProjection("fmsagp", max_iter=1000)
-    assert isinstance(solver, Solver)
-    res = solver.solve(PKMObjective(X), P0)
-    assert res.converged
-    with pytest.raises(TypeError, match="value_and_grad"):
-        solver.solve(object(), P0)
+    assert _run(X, P0, method="fmsagp", max_iter=1000).converged
+    with pytest.raises(TypeError, match="active_gradient_projection needs .*value_and_grad"):
+        active_gradient_projection(object(), P0)
     with pytest.raises(ValueError, match="method must be one of"):
         _run(X, P0, method="newton")
 

@@ -478,7 +478,7 @@ class EMMC(BaseClusterer):
                 l_max = _auto_spread(l_max, int(c0.max() - c0.min()), cap)
             problem.l_max = l_max
             # a label handle: the labels stay in the blocks
-            res = solver.solve(problem, 0)  # type: ignore[arg-type]
+            res = solver.solve(problem, 0)
             labels, init_labels = problem.labels(res.x), problem.labels(0)
             sizes = problem.counts[res.x]
         beta = res.info["model"][0]

@@ -10,7 +10,6 @@ from ._kernel import (
     GAMMA_RULES,
     kernel_gamma_grid,
     mean_pairwise_distance,
-    rbf_kernel_sigma,
     resolve_frame_gamma,
     resolve_gamma,
 )
@@ -22,7 +21,6 @@ __all__ = [
     "location_scale",
     "mean_pairwise_distance",
     "neighbor_scale",
-    "rbf_kernel_sigma",
     "resolve_frame_gamma",
     "resolve_gamma",
     "spectral_labels",

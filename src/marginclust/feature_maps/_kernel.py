@@ -28,7 +28,6 @@ __all__ = [
     "GAMMA_RULES",
     "kernel_gamma_grid",
     "mean_pairwise_distance",
-    "rbf_kernel_sigma",
     "resolve_frame_gamma",
     "resolve_gamma",
 ]
@@ -333,49 +332,6 @@ def _weighted_mean_distance(X: Any, w: Any) -> float:
         )
     i, j = np.triu_indices(X.shape[0], 1)  # pdist's order of the pairs
     return float(np.dot(w[i] * w[j], pdist(X)) / (total * (total - 1.0) / 2.0))
-
-
-def rbf_kernel_sigma(
-    X: npt.ArrayLike, Y: npt.ArrayLike | None = None, sigma: float = 1.0
-) -> npt.NDArray[np.floating]:
-    """RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 sigma^2))`` between rows of X and Y.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples_X, n_features)
-        First set of samples.
-    Y : array-like of shape (n_samples_Y, n_features), default=None
-        Second set of samples; ``None`` means ``Y = X``.
-    sigma : float, default=1.0
-        Kernel width (``gamma = 1 / (2 sigma^2)`` in scikit-learn's parametrisation).
-
-    Returns
-    -------
-    K : ndarray of shape (n_samples_X, n_samples_Y)
-        Float32 when both inputs are float32, else float64.
-    """
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real):
-        raise ValueError(f"sigma must be a positive real number; got {sigma!r}.")
-    if not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"sigma must be positive and finite; got {sigma!r}.")
-    X = np.asarray(X)
-    Y = X if Y is None else np.asarray(Y)
-    dtype = np.float32 if (X.dtype == np.float32 and Y.dtype == np.float32) else np.float64
-    X = X.astype(dtype, copy=False)
-    Y = Y.astype(dtype, copy=False)
-    if X.ndim != 2 or Y.ndim != 2 or X.shape[1] != Y.shape[1]:
-        raise ValueError(
-            f"X and Y must be 2-D with the same number of features; got {X.shape} and "
-            f"{Y.shape}."
-        )
-    D2 = (
-        np.einsum("ij,ij->i", X, X)[:, None]
-        - 2.0 * (X @ Y.T)
-        + np.einsum("ij,ij->i", Y, Y)[None, :]
-    )
-    np.maximum(D2, 0.0, out=D2)
-    D2 *= -1.0 / (2.0 * float(sigma) ** 2)
-    return np.exp(D2, out=D2)
 
 
 def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:

@@ -66,7 +66,6 @@ __all__ = [
     "ridge_dof",
     "ridge_dual",
     "ridge_primal",
-    "targets_to_labels",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -200,15 +199,6 @@ def labels_to_targets(labels: IntArray, n_clusters: int, output: str) -> Array:
     T = np.zeros((labels.size, n_clusters))
     T[np.arange(labels.size), labels] = 1.0
     return T
-
-
-def targets_to_labels(T: Array, output: str) -> IntArray:
-    """Inverse of :func:`labels_to_targets` (for well-formed targets)."""
-    if output == "binary":
-        return (T > 0).astype(np.intp)
-    if output == "single":
-        return np.rint(T).astype(np.intp) - 1
-    return np.argmax(T, axis=1).astype(np.intp)
 
 
 # ---------------------------------------------------------------- relabelling

@@ -37,12 +37,10 @@ import numpy.typing as npt
 __all__ = [
     "FuzzyProblem",
     "KernelKMeansProblem",
-    "fcm_centers",
     "membership_floor",
     "memberships_into",
     "fcm_objective",
     "kernel_distances",
-    "kernel_fcm_centers",
     "log_weighted_means",
     "memberships_from_distances",
     "safe_log",
@@ -207,52 +205,6 @@ def memberships_from_distances(
     return R, cost
 
 
-def fcm_centers(
-    X: npt.NDArray[np.floating],
-    U: npt.NDArray[np.floating],
-    m: float,
-    sample_weight: npt.NDArray[np.floating],
-    previous: npt.NDArray[np.floating],
-    *,
-    transposed: bool = False,
-) -> npt.NDArray[np.floating]:
-    """Optimal FCM centres for fixed memberships: means weighted by ``w_i u_ik^m``.
-
-    Each cluster's memberships are divided by their maximum before the power (the
-    scale cancels), so ``u^m`` cannot underflow to all zeros for a large ``m``. A
-    cluster with no positive membership keeps its ``previous`` centre.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    U : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
-    m : float
-    sample_weight : ndarray of shape (n_samples,)
-    previous : ndarray of shape (n_clusters, n_features)
-    transposed : bool, default=False
-        ``U`` is K x n.
-
-    Returns
-    -------
-    V : ndarray of shape (n_clusters, n_features)
-    """
-    UT = U if transposed else U.T
-    top = UT.max(axis=1)
-    alive = top > 0
-    W = UT / np.where(alive, top, 1.0)[:, None]
-    if m == 2.0:
-        W *= W
-    else:
-        np.power(W, m, out=W)
-    W *= sample_weight[None, :]
-    totals = W.sum(axis=1)
-    alive &= totals > 0
-    V = (W @ X) / np.where(alive, totals, 1.0)[:, None]
-    if not alive.all():
-        V[~alive] = previous[~alive]
-    return V.astype(X.dtype, copy=False)
-
-
 def fcm_objective(
     D: npt.NDArray[np.floating],
     U: npt.NDArray[np.floating],
@@ -260,6 +212,9 @@ def fcm_objective(
     sample_weight: npt.NDArray[np.floating] | None = None,
 ) -> float:
     """``J_m = sum_i w_i sum_k u_ik^m D_ik`` (accumulated in float64; any layout).
+
+    Literal oracle of the per-sample cost of :func:`memberships_from_distances`
+    (the closed form the solvers sum); used by the tests.
 
     Parameters
     ----------
@@ -324,72 +279,6 @@ def safe_log(A: npt.NDArray[np.floating]) -> npt.NDArray[np.floating]:
     out = np.full(A.shape, -np.inf, dtype=A.dtype)
     np.log(A, out=out, where=A > 0)
     return out
-
-
-def kernel_fcm_centers(
-    X: npt.NDArray[np.floating],
-    U: npt.NDArray[np.floating],
-    m: float,
-    K: npt.NDArray[np.floating],
-    sample_weight: npt.NDArray[np.floating],
-    previous: npt.NDArray[np.floating],
-    D2: npt.NDArray[np.floating],
-    gamma: float,
-    *,
-    transposed: bool = False,
-) -> npt.NDArray[np.floating]:
-    """Kernel FCM centre step: ``v_k = sum_i a_ik x_i / sum_i a_ik``, ``a = w u^m k(x, v)``.
-
-    Fast path without logarithms: ``a_ik`` is formed from ``(u_ik / max_i u_ik)^m``
-    and the kernel values ``K`` already computed for the distances. Only a cluster
-    whose weights all underflow (every member far away in kernel terms, with tiny
-    memberships) is recomputed in log space from ``D2``, see
-    :func:`log_weighted_means`.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    U : ndarray of shape (n_samples, n_clusters), or (n_clusters, n_samples)
-    m : float
-    K : ndarray, same shape as ``U``
-        Kernel values ``exp(-gamma D2)`` at the current centres.
-    sample_weight : ndarray of shape (n_samples,)
-    previous : ndarray of shape (n_clusters, n_features)
-        Current centres (kept for a cluster with no positive weight at all).
-    D2 : ndarray, same shape as ``U``
-        Squared distances to the current centres (for the log-space fallback).
-    gamma : float
-        ``1 / (2 sigma^2)``.
-    transposed : bool, default=False
-        ``U``, ``K`` and ``D2`` are K x n.
-
-    Returns
-    -------
-    V : ndarray of shape (n_clusters, n_features)
-    """
-    UT, KT, D2T = (U, K, D2) if transposed else (U.T, K.T, D2.T)
-    top = UT.max(axis=1)
-    W = UT / np.where(top > 0, top, 1.0)[:, None]
-    if m == 2.0:
-        W *= W
-    else:
-        np.power(W, m, out=W)
-    W *= KT
-    W *= sample_weight[None, :]
-    totals = W.sum(axis=1)
-    tiny = np.finfo(W.dtype).tiny
-    ok = totals > tiny * 1e10
-    V = (W @ X) / np.where(ok, totals, 1.0)[:, None]
-    V = V.astype(X.dtype, copy=False)
-    if not ok.all():
-        bad = np.flatnonzero(~ok)
-        logW = (
-            safe_log(sample_weight)[None, :]
-            + m * safe_log(UT[bad])
-            - gamma * D2T[bad]
-        )
-        V[bad] = log_weighted_means(X, logW, previous[bad], transposed=True)
-    return V
 
 
 def membership_floor(dtype: npt.DTypeLike, n_clusters: int, m: float) -> float:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["class_balanced_mean", "gini_index", "vote_margins"]
+__all__ = ["class_balanced_mean", "vote_margins"]
 
 
 def vote_margins(
@@ -123,36 +123,3 @@ def class_balanced_mean(
         mass = np.bincount(labels, weights=weights, minlength=n_clusters)
         means = np.where(mass > 0, sums / np.where(mass > 0, mass, 1.0), empty)
     return float(means.mean())
-
-
-def gini_index(sizes: npt.ArrayLike) -> float:
-    """Normalised Gini index of cluster sizes: 0 when all are equal, 1 at the most unequal.
-
-    ``G(c) = sum_{i<j} |c_i - c_j| / ((k - 1) sum_i c_i)`` for ``k >= 2`` sizes
-    (the inequality measure of Genie, Gagolewski, Bartoszuk & Cena 2016); 0 for
-    fewer than two.
-
-    Parameters
-    ----------
-    sizes : array-like of shape (k,)
-        Non-negative cluster sizes, not all zero.
-
-    Returns
-    -------
-    gini : float
-        The index, in [0, 1].
-
-    Examples
-    --------
-    >>> gini_index([5, 5, 5])
-    0.0
-    >>> gini_index([1, 1, 4])
-    0.5
-    """
-    c = np.sort(np.asarray(sizes, dtype=np.float64))
-    k = c.size
-    if k < 2:
-        return 0.0
-    # sum_{i<j} |c_i - c_j| = sum_i (2 i - k - 1) c_(i) for sorted c, i = 1..k
-    weights = 2.0 * np.arange(1, k + 1) - k - 1
-    return float(weights @ c / ((k - 1) * c.sum()))

@@ -613,8 +613,6 @@ class MMCSurrogate:
         solver starts its model of that part from them and leaves its planes there.
     """
 
-    required_by = ("plane", "value")
-
     def __init__(
         self,
         objective: MMCObjective,

@@ -107,6 +107,9 @@ class PKMObjective:
 def kkt_violation(P: Array, G: Array) -> float:
     """Largest violation of the KKT conditions of PKM at ``P`` with gradient ``G``.
 
+    Literal oracle of the stopping rule of the PKM gradient projection solvers
+    (which test the KKT conditions through their multipliers); used by the tests.
+
     At a KKT point every row has ``lambda_i = min_j G_ij``, ``G_ij = lambda_i``
     wherever ``p_ij > 0`` (complementary slackness) and ``G_ij >= lambda_i``
     elsewhere (non-negative multipliers, true by the choice of ``lambda_i``).

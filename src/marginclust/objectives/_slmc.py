@@ -62,11 +62,8 @@ __all__ = [
     "feature_normal_reduce",
     "feature_sweep_block",
     "solve_feature_normal",
-    "gradient_alpha",
     "membership_weights",
     "objective",
-    "objective_features",
-    "paper_eq8_alpha",
     "pcg_w_step",
     "spd_factor",
     "spd_solve",
@@ -150,51 +147,6 @@ def objective(
         F = Kmat @ A
     reg = float(np.einsum("ik,ik->", A, F))
     return reg + lam * code_loss(F, U, m)
-
-
-def objective_features(W: Array, F: Array, U: Array, lam: float, m: float) -> float:
-    """The SLMC objective in feature space, ``||W||_F^2 + lam * loss(F, U)``.
-
-    Parameters
-    ----------
-    W : ndarray of shape (L, K)
-        Primal weights.
-    F : ndarray of shape (n, K)
-        ``Phi @ W``.
-    U : ndarray of shape (n, K)
-        Memberships.
-    lam : float
-        Trade-off parameter.
-    m : float
-        Fuzzifier.
-
-    Returns
-    -------
-    J : float
-    """
-    return float(np.sum(W * W)) + lam * code_loss(F, U, m)
-
-
-def gradient_alpha(Kmat: Array, A: Array, U: Array, lam: float, m: float) -> Array:
-    """Gradient of ``J`` with respect to ``A`` (= alpha^T).
-
-    ``dJ/dA = 2 Kmat A + 2 lam Kmat (D Kmat A - U^m)`` (Kmat symmetric).
-
-    Parameters
-    ----------
-    Kmat : ndarray of shape (n, n)
-    A : ndarray of shape (n, K)
-    U : ndarray of shape (n, K)
-    lam : float
-    m : float
-
-    Returns
-    -------
-    grad : ndarray of shape (n, K)
-    """
-    Um, d = membership_weights(U, m)
-    F = Kmat @ A
-    return 2.0 * (F + lam * (Kmat @ (d[:, None] * F - Um)))
 
 
 def spd_solve(build: Any, R: Array, *, numpy_lapack: bool = False) -> Array:
@@ -354,6 +306,9 @@ def feature_sweep_block(Phi_b: Array, W: Array, m: float) -> tuple[Array, Array,
 def alpha_step_features(Phi: Array, U: Array, lam: float, m: float) -> Array:
     """Exact minimiser in feature space: ``(I_L + lam Phi^T D Phi) W = lam Phi^T U^m``.
 
+    Literal oracle of the W-step of the row-block problem and of
+    :func:`pcg_w_step`; used by the tests.
+
     Cost O(n L^2 + L^3); ``Phi^T D Phi`` and ``Phi^T U^m`` are accumulated over
     row blocks (:func:`feature_normal_block`, summed in block order), so the
     extra memory is O(L^2 + block L). Products run in ``Phi``'s dtype (float32
@@ -414,34 +369,6 @@ def u_step(F: Array, m: float) -> Array:
     np.exp(logu, out=logu)
     logu /= logu.sum(axis=1, keepdims=True)
     return logu
-
-
-def paper_eq8_alpha(Kmat: Array, U: Array, lam: float, m: float) -> Array:
-    """The alpha of the paper's eq. (8) exactly as printed (for tests only).
-
-    ``alpha = sum_k L_k Uhat_k K^T (sum_k K Uhat_k K^T + lam K)^{-1}`` with
-    ``Uhat_k = diag(u_k^m)``; returned transposed (n, K) like :func:`alpha_step`.
-    It does not minimise ``J``; the test shows the gradient
-    is not zero there. Uses a least-squares solve because ``Kmat`` may be singular.
-
-    Parameters
-    ----------
-    Kmat : ndarray of shape (n, n)
-    U : ndarray of shape (n, K)
-    lam : float
-    m : float
-
-    Returns
-    -------
-    A : ndarray of shape (n, K)
-    """
-    Um, d = membership_weights(U, m)
-    # sum_k L_k Uhat_k K^T: row k is (u_k^m)^T K^T  -> (K x n) = Um^T Kmat^T
-    left = Um.T @ Kmat.T
-    # sum_k K Uhat_k K^T = K D K^T
-    right = Kmat @ (d[:, None] * Kmat.T) + lam * Kmat
-    # alpha = left @ right^{-1}  <=>  right^T alpha^T = left^T
-    return np.linalg.lstsq(right.T, left.T, rcond=None)[0]
 
 
 def decision_features(Phi: Array, W: Array) -> Array:

@@ -23,14 +23,14 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..utils._reporting import report
-from ._base import Callback
+from ._base import Callback, IterativeSolver
 from ._result import SolverResult
 
 __all__ = ["AlternatingMinimizer"]
 
 
 @dataclass
-class AlternatingMinimizer:
+class AlternatingMinimizer(IterativeSolver):
     """Run ``problem.step`` until the objective and the iterate both settle.
 
     Parameters
@@ -66,7 +66,7 @@ class AlternatingMinimizer:
 
     required: ClassVar[tuple[str | tuple[str, ...], ...]] = ("step", "change")
 
-    def solve(self, problem: Any, x0: Any, *, callback: Callback | None = None) -> SolverResult:
+    def _solve(self, problem: Any, x0: Any, *, callback: Callback | None = None) -> SolverResult:
         """Alternate from ``x0``.
 
         Parameters
@@ -83,9 +83,6 @@ class AlternatingMinimizer:
         result : SolverResult
             ``x`` is the final state; ``stop_crit`` the last relative decrease.
         """
-        from ._base import check_capabilities
-
-        check_capabilities(problem, self)
         history: list[float] = []
         x = x0
         converged = False

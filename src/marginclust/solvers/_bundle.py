@@ -11,7 +11,9 @@ optimum) is at most ``tol`` times the best value (BMMC Table 2).
 
 Planes whose weight stayed zero for ``max_idle`` consecutive steps are dropped;
 if more than ``max_planes`` remain, the idle part is aggregated into its
-weighted average plane (Teo et al., Sec. 4.3), so the QP stays small.
+weighted average plane (Teo et al., Sec. 4.3), so the QP stays small. The
+planes, their Gram matrix, their aging and aggregation and the dual QP are a
+:class:`~._planes.PlaneBundle`, shared with :class:`~._cutting_plane.CuttingPlaneSVM`.
 
 A risk with a cheap part. When the objective says ``split`` (the pair term of
 MMC with must-link / cannot-link pairs, which reads only the pairs' rows),
@@ -38,14 +40,14 @@ The lower bound and the stopping rule are unchanged.
 
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Callback
-from ._qp import solve_bundle_dual
+from ._base import Callback, IterativeSolver
+from ._planes import PlaneBundle
 from ._result import SolverResult
 
 __all__ = ["BundleMethod"]
@@ -53,7 +55,7 @@ __all__ = ["BundleMethod"]
 Array = npt.NDArray[np.float64]
 
 
-class BundleMethod:
+class BundleMethod(IterativeSolver):
     """BMRM with an exact dual QP per step, best iterate kept, gap stopping rule.
 
     The objective must provide ``plane(x)`` returning ``(risk, dR/dW, dR/dt)``,
@@ -116,7 +118,7 @@ class BundleMethod:
         self.max_cheap = max_cheap
         self.cheap_tol = cheap_tol
 
-    def solve(
+    def _solve(
         self,
         objective: Any,
         x0: tuple[Array, Array] | None = None,
@@ -140,142 +142,9 @@ class BundleMethod:
             ``x = (W, t)`` the best iterate; ``info`` has ``n_planes``,
             ``lower_bound``, ``qp_iter`` and ``qp_time``.
         """
-        qp = "active-set" if self.qp == "auto" else self.qp
-        C = float(objective.C)
-        bal = objective.balance
-        shape = tuple(objective.shape)
-        p = int(np.prod(shape))
-        # a risk with a cheap part (no pass over the data): one model per part
-        split = bool(getattr(objective, "split", False))
-        n_groups = 2 if split else 1
-        share = float(getattr(objective, "cheap_share", 0.0)) if split else 0.0
-        if x0 is None:
-            x0 = (np.zeros(shape), np.zeros(bal.G.shape[1]))
-        W0 = np.asarray(x0[0], dtype=np.float64).reshape(shape)
-        t0 = np.asarray(x0[1], dtype=np.float64).ravel()
-        qdim = t0.size
-        # Planes live in fixed slots of A (cap x p, the only large array): dropping a
-        # plane frees its slot and adding one fills a free slot, so no row of A is
-        # ever moved. ``order`` lists the slots of the m planes of the model (the QP
-        # order); Q (m x m) is kept in that order.
-        cap = self.max_planes + 2 * n_groups
-        A = np.zeros((cap, p))
-        Ct = np.zeros((cap, qdim))
-        o = np.zeros(cap)
-        idle = np.zeros(cap, dtype=np.int64)
-        weights = np.zeros(cap)  # plane weights of the last QP (warm start of the next)
-        group = np.zeros(cap, dtype=np.intp)  # the part each plane models
-        order = np.zeros(0, dtype=np.intp)
-        Q = np.zeros((0, 0))
-        free = list(range(cap - 1, -1, -1))
-        rest: npt.NDArray[np.float64] | None = None
-
-        def add(a: Array, c: Array, off: float, part: int = 0) -> None:
-            nonlocal A, Ct, o, idle, weights, group, order, Q
-            if not free:  # grow (aggregation disabled by max_planes, or cheap planes)
-                old = A.shape[0]
-                A = np.vstack([A, np.zeros_like(A)])
-                Ct = np.vstack([Ct, np.zeros_like(Ct)])
-                o = np.concatenate([o, np.zeros_like(o)])
-                idle = np.concatenate([idle, np.zeros_like(idle)])
-                weights = np.concatenate([weights, np.zeros_like(weights)])
-                group = np.concatenate([group, np.zeros_like(group)])
-                free.extend(range(2 * old - 1, old - 1, -1))
-            slot = free.pop()
-            A[slot] = a
-            Ct[slot] = c
-            o[slot] = off
-            idle[slot] = 0
-            weights[slot] = 0.0
-            group[slot] = part
-            order = np.append(order, slot)
-            hi = int(order.max()) + 1  # slots fill lowest first: a view of the used ones
-            col = (A[:hi] @ a)[order]
-            m = order.size
-            Qn = np.empty((m, m))
-            Qn[: m - 1, : m - 1] = Q
-            Qn[m - 1, :] = col
-            Qn[:, m - 1] = col
-            Q = Qn
-
-        def keep(mask: npt.NDArray[np.bool_]) -> None:
-            nonlocal order, Q
-            free.extend(int(j) for j in order[~mask])
-            order = order[mask]
-            Q = Q[np.ix_(mask, mask)]
-
-        if self.nonnegative_risk:
-            for part in range(n_groups):
-                add(np.zeros(p), np.zeros(qdim), 0.0, part)
-        # planes of the cheap part left by the previous subproblem with the same part
-        # (valid lower bounds of the same convex function): its model starts built
-        cuts = getattr(objective, "cheap_cuts", None) if split else None
-        for a_c, c_c, o_c in cuts or ():
-            add(a_c, c_c, o_c, 1)
-
-        def add_plane(W: Array, t: Array, risk: float, aW: Any, at: Any, part: int) -> None:
-            aW = np.asarray(aW, dtype=np.float64).ravel()
-            at = np.asarray(at, dtype=np.float64).ravel()
-            add(aW, at, risk - float(aW @ W.ravel()) - float(at @ t), part)
-
-        def model_value(W: Array, t: Array, part: int) -> float:
-            sel = order[group[order] == part]
-            return float(np.max(A[sel] @ W.ravel() + Ct[sel] @ t + o[sel]))
-
-        def evaluate(W: Array, t: Array) -> float:
-            if split:
-                parts = objective.plane_parts((W, t))
-                for part, (r, aW, at) in enumerate(parts):
-                    add_plane(W, t, r, aW, at, part)
-                risk = float(sum(r for r, _, _ in parts))
-            else:
-                risk, aW, at = objective.plane((W, t))
-                add_plane(W, t, risk, aW, at, 0)
-            return float(0.5 * np.vdot(W, W) + C * risk)
-
-        qp_iter = 0
-        qp_time = 0.0
-
-        def solve_model() -> Any:
-            """The model's minimiser (dual QP), warm-started from the last plane weights."""
-            nonlocal rest, qp_iter, qp_time
-            tic = time.perf_counter()
-            warm = None
-            w_ord = weights[order]
-            g_ord = group[order]
-            if split:  # each part's weights on its simplex
-                sums = np.bincount(g_ord, weights=w_ord, minlength=n_groups)[g_ord]
-            else:
-                sums = np.full(w_ord.size, w_ord.sum())
-            if qp == "active-set" and rest is not None and np.all(sums > 0):
-                warm = (w_ord / sums, rest)
-            res = solve_bundle_dual(
-                Q,
-                o[order],
-                Ct[order],
-                C,
-                bal.G,
-                bal.h,
-                bal.E,
-                bal.e,
-                method=qp if warm is not None or self.nonnegative_risk else "ipm",
-                warm_start=warm,
-                groups=g_ord if split else None,
-            )
-            weights[order] = res.beta / C
-            rest = res.rest
-            qp_time += time.perf_counter() - tic
-            qp_iter += res.n_iter
-            return res
-
-        def minimiser(res: Any) -> tuple[Array, Array]:
-            hi = int(order.max()) + 1
-            beta_slots = np.zeros(hi)
-            beta_slots[order] = res.beta
-            return -(beta_slots @ A[:hi]).reshape(shape), res.t
-
+        run, W0, t0 = self._start(objective, x0)
         best_W, best_t = W0.copy(), t0.copy()
-        J_best = evaluate(W0, t0)
+        J_best = self._evaluate(run, W0, t0)
         lower = -np.inf
         history = [J_best]
         converged = False
@@ -283,73 +152,34 @@ class BundleMethod:
         n_cheap = 0
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007
-            res = solve_model()
+            res = self._solve_model(run)
             lower = max(lower, res.lower_bound)
             gap = J_best - lower
-            if gap <= self.tol * max(abs(J_best), 1e-12):
+            if self._small(gap, J_best):
                 converged = True
                 break
-            W, t = minimiser(res)
-            if split:
-                # Refine the cheap part's model at the candidate before paying for a
-                # pass over the data: its planes cost no pass, so the expensive steps
-                # are left to the part that needs the data.
-                for _ in range(self.max_cheap):
-                    r1, a1, c1 = objective.cheap_plane((W, t))
-                    error = C * (r1 - model_value(W, t, 1))
-                    target = max(self.tol * max(abs(J_best), 1e-12), share * (J_best - lower))
-                    if error <= self.cheap_tol * target:
-                        break
-                    add_plane(W, t, r1, a1, c1, 1)
-                    n_cheap += 1
-                    res = solve_model()
-                    lower = max(lower, res.lower_bound)
-                    W, t = minimiser(res)
+            W, t = run.planes.minimiser(res.beta, run.shape), res.t
+            if run.split:
+                W, t, res, lower, added = self._refine_cheap(run, W, t, res, J_best, lower)
+                n_cheap += added
                 gap = J_best - lower
-                if gap <= self.tol * max(abs(J_best), 1e-12):
+                if self._small(gap, J_best):
                     converged = True
                     break
-            n_old = order.size
-            active = res.beta > 1e-10 * C
-            idle[order] = np.where(active, 0, idle[order] + 1)
-            J = evaluate(W, t)
+            n_old = len(run.planes)
+            run.planes.age(res.beta > 1e-10 * run.C)
+            J = self._evaluate(run, W, t)
             if J < J_best:
                 J_best, best_W, best_t = J, W, t.copy()
             history.append(J_best)
             gap = J_best - lower
             if callback is not None and callback(it, J_best):
                 break
-            if gap <= self.tol * max(abs(J_best), 1e-12):
+            if self._small(gap, J_best):
                 converged = True
                 break
-            m = order.size
-            # Each part has its own budget, the cheap part's larger by the planes one
-            # refinement may add: aggregating every part once the planes of both
-            # exceeded max_planes collapsed the pair model each step, and the next
-            # step rebuilt it with up to max_cheap QPs (arrhythmia, k = 13, 50 pairs:
-            # stopped after 300 s, against 26 s with one budget per part).
-            counts = np.bincount(group[order], minlength=n_groups)
-            budget = self.max_planes + np.where(np.arange(n_groups) == 1, self.max_cheap, 0)
-            over = np.flatnonzero(counts > budget)
-            if over.size:
-                order, Q = self._aggregate(
-                    res.beta, A, Ct, o, idle, weights, group, order, n_old, free, n_groups,
-                    parts=over,
-                )
-                continue
-            # drop long-idle planes (never a zero plane nor the newest)
-            mask = np.ones(m, dtype=bool)
-            mask[: m - n_groups] = idle[order[: m - n_groups]] < self.max_idle
-            if self.nonnegative_risk:
-                mask[:n_groups] = True
-            if not mask.all():
-                keep(mask)
-        if cuts is not None:
-            # the cheap part's planes with weight in the last QP: they hold its model at
-            # the solution, and the next model starts small (a cold QP start is cheap)
-            used = order[(group[order] == 1) & (weights[order] > 0)]
-            used = used[A[used].any(axis=1) | Ct[used].any(axis=1) | (o[used] != 0)]
-            cuts[:] = [(A[j].copy(), Ct[j].copy(), float(o[j])) for j in used]
+            self._shrink(run, res.beta, n_old)
+        self._hand_on_cuts(run)
         polish = getattr(objective, "polish", None)
         if callable(polish):  # exact re-optimisation of the offsets; never increases J
             best_W, best_t = polish((best_W, best_t))
@@ -363,64 +193,159 @@ class BundleMethod:
             stop_crit=float(gap),
             message="" if converged else f"bundle method stopped at max_iter={self.max_iter}",
             info={
-                "n_planes": int(order.size),
+                "n_planes": len(run.planes),
                 "lower_bound": float(lower),
-                "qp_iter": qp_iter,
-                "qp_time": qp_time,
+                "qp_iter": run.planes.qp_iter,
+                "qp_time": run.planes.qp_time,
                 "n_cheap_planes": n_cheap,
             },
         )
 
-    def _aggregate(
-        self,
-        beta: Array,
-        A: Array,
-        Ct: Array,
-        o: Array,
-        idle: npt.NDArray[np.int64],
-        weights: Array,
-        group: npt.NDArray[np.intp],
-        order: npt.NDArray[np.intp],
-        n_old: int,
-        free: list[int],
-        n_groups: int = 1,
-        parts: Any = None,
-    ) -> tuple[npt.NDArray[np.intp], Array]:
-        """Replace the planes of the last QP by their beta-average, per part of ``parts``
-        (None: every part); the new order and Q."""
-        start = n_groups if self.nonnegative_risk else 0
-        parts = list(range(n_groups)) if parts is None else [int(g) for g in parts]
-        kept = [order[:start]]
-        others = order[start:n_old][~np.isin(group[order[start:n_old]], parts)]
-        for part in parts:
-            pos = start + np.flatnonzero(group[order[start:n_old]] == part)
-            if pos.size == 0:
-                continue
-            wts = beta[pos].copy()
-            in_part = group[order[:n_old]] == part
-            part_total = float(beta[:n_old][in_part].sum())
-            agg_weight = float(wts.sum() / part_total) if part_total > 0 else 0.0
-            total = wts.sum()
-            if total <= 0:
-                wts = np.full(pos.size, 1.0)
-                total = wts.sum()
-            wts /= total
-            old = order[pos]
-            w_slots = np.zeros(A.shape[0])
-            w_slots[old] = wts
-            agg_a = w_slots @ A
-            agg_c = wts @ Ct[old]
-            agg_o = float(wts @ o[old])
-            # the aggregated plane takes the first old slot of its part
-            slot = int(old[0])
-            free.extend(int(j) for j in old[1:])
-            A[slot] = agg_a
-            Ct[slot] = agg_c
-            o[slot] = agg_o
-            idle[slot] = 0
-            weights[slot] = agg_weight
-            kept.append(np.array([slot]))
-        # Layout after: [zero planes], aggregated planes, the other parts' planes, newer planes.
-        new_order = np.concatenate([*kept, others, order[n_old:]]).astype(np.intp)
-        rows = A[new_order]
-        return new_order, rows @ rows.T
+    def _small(self, gap: float, J_best: float) -> bool:
+        """The stopping rule: ``gap <= tol * |J_best|``."""
+        return bool(gap <= self.tol * max(abs(J_best), 1e-12))
+
+    def _start(self, objective: Any, x0: tuple[Array, Array] | None) -> tuple[_Run, Array, Array]:
+        """The run's constants, its planes (the ``R >= 0`` planes and the cheap part's
+        cuts handed on) and the starting point."""
+        bal = objective.balance
+        shape = tuple(objective.shape)
+        # a risk with a cheap part (no pass over the data): one model per part
+        split = bool(getattr(objective, "split", False))
+        n_groups = 2 if split else 1
+        if x0 is None:
+            x0 = (np.zeros(shape), np.zeros(bal.G.shape[1]))
+        W0 = np.asarray(x0[0], dtype=np.float64).reshape(shape)
+        t0 = np.asarray(x0[1], dtype=np.float64).ravel()
+        run = _Run(
+            objective=objective,
+            C=float(objective.C),
+            balance=bal,
+            shape=shape,
+            split=split,
+            n_groups=n_groups,
+            share=float(getattr(objective, "cheap_share", 0.0)) if split else 0.0,
+            qp="active-set" if self.qp == "auto" else self.qp,
+            planes=PlaneBundle(int(np.prod(shape)), t0.size, self.max_planes + 2 * n_groups),
+            # planes of the cheap part left by the previous subproblem with the same
+            # part (valid lower bounds of the same convex function): its model starts built
+            cuts=getattr(objective, "cheap_cuts", None) if split else None,
+        )
+        p, q = run.planes.A.shape[1], t0.size
+        if self.nonnegative_risk:
+            for part in range(n_groups):
+                self._add(run, np.zeros(p), np.zeros(q), 0.0, part)
+        for a_c, c_c, o_c in run.cuts or ():
+            self._add(run, a_c, c_c, o_c, 1)
+        return run, W0, t0
+
+    @staticmethod
+    def _add(run: _Run, a: Array, c: Array, off: float, part: int) -> None:
+        # Q grows by one column per plane, as each plane is added
+        run.planes.add(a, c, off, part)
+        run.planes.extend_gram()
+
+    @staticmethod
+    def _linearise(run: _Run, W: Array, t: Array, risk: float, aW: Any, at: Any, part: int) -> None:
+        run.planes.add_linearisation(W, t, risk, aW, at, part)
+        run.planes.extend_gram()
+
+    def _evaluate(self, run: _Run, W: Array, t: Array) -> float:
+        """``J(W, t)``; the risk's planes there join the model."""
+        if run.split:
+            parts = run.objective.plane_parts((W, t))
+            for part, (r, aW, at) in enumerate(parts):
+                self._linearise(run, W, t, r, aW, at, part)
+            risk = float(sum(r for r, _, _ in parts))
+        else:
+            risk, aW, at = run.objective.plane((W, t))
+            self._linearise(run, W, t, risk, aW, at, 0)
+        return float(0.5 * np.vdot(W, W) + run.C * risk)
+
+    def _solve_model(self, run: _Run) -> Any:
+        """The model's minimiser (dual QP), warm-started from the last plane weights."""
+        planes = run.planes
+        warm = None
+        w_ord = planes.weights[planes.order]
+        g_ord = planes.group[planes.order]
+        if run.split:  # each part's weights on its simplex
+            sums = np.bincount(g_ord, weights=w_ord, minlength=run.n_groups)[g_ord]
+        else:
+            sums = np.full(w_ord.size, w_ord.sum())
+        if run.qp == "active-set" and planes.rest is not None and np.all(sums > 0):
+            warm = (w_ord / sums, planes.rest)
+        return planes.solve_dual(
+            run.C,
+            run.balance,
+            method=run.qp if warm is not None or self.nonnegative_risk else "ipm",
+            warm_start=warm,
+            grouped=run.split,
+        )
+
+    def _refine_cheap(
+        self, run: _Run, W: Array, t: Array, res: Any, J_best: float, lower: float
+    ) -> tuple[Array, Array, Any, float, int]:
+        """Refine the cheap part's model at the candidate before paying for a pass over
+        the data: its planes cost no pass, so the expensive steps are left to the part
+        that needs the data. Returns the new candidate, its QP, the lower bound and
+        the planes added."""
+        added = 0
+        for _ in range(self.max_cheap):
+            r1, a1, c1 = run.objective.cheap_plane((W, t))
+            error = run.C * (r1 - run.planes.model_value(W, t, 1))
+            target = max(self.tol * max(abs(J_best), 1e-12), run.share * (J_best - lower))
+            if error <= self.cheap_tol * target:
+                break
+            self._linearise(run, W, t, r1, a1, c1, 1)
+            added += 1
+            res = self._solve_model(run)
+            lower = max(lower, res.lower_bound)
+            W, t = run.planes.minimiser(res.beta, run.shape), res.t
+        return W, t, res, lower, added
+
+    def _shrink(self, run: _Run, beta: Array, n_old: int) -> None:
+        """Keep the QP small: aggregate a part over its budget, else drop idle planes."""
+        planes, n_groups = run.planes, run.n_groups
+        # Each part has its own budget, the cheap part's larger by the planes one
+        # refinement may add: aggregating every part once the planes of both
+        # exceeded max_planes collapsed the pair model each step, and the next
+        # step rebuilt it with up to max_cheap QPs (arrhythmia, k = 13, 50 pairs:
+        # stopped after 300 s, against 26 s with one budget per part).
+        counts = np.bincount(planes.group[planes.order], minlength=n_groups)
+        budget = self.max_planes + np.where(np.arange(n_groups) == 1, self.max_cheap, 0)
+        over = np.flatnonzero(counts > budget)
+        n_fixed = n_groups if self.nonnegative_risk else 0
+        if over.size:
+            planes.aggregate(beta, n_old, over, n_fixed)
+            return
+        # drop long-idle planes (never a zero plane nor the newest)
+        planes.drop_idle(self.max_idle, n_fixed, n_groups)
+
+    @staticmethod
+    def _hand_on_cuts(run: _Run) -> None:
+        """Leave the cheap part's planes with weight in the last QP in ``cheap_cuts``:
+        they hold its model at the solution, and the next model starts small (a
+        cold QP start is cheap)."""
+        if run.cuts is None:
+            return
+        planes = run.planes
+        used = planes.weighted(1)
+        nonzero = planes.A[used].any(axis=1) | planes.Ct[used].any(axis=1) | (planes.o[used] != 0)
+        used = used[nonzero]
+        run.cuts[:] = [planes.plane(j) for j in used]
+
+
+@dataclass
+class _Run:
+    """What one bundle run works on: the objective's constants, the planes, the cuts."""
+
+    objective: Any
+    C: float
+    balance: Any
+    shape: tuple[int, ...]
+    split: bool
+    n_groups: int
+    share: float
+    qp: str
+    planes: PlaneBundle
+    cuts: list[Any] | None

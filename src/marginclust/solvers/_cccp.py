@@ -21,13 +21,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._base import Callback
+from ._base import Callback, IterativeSolver
 from ._result import SolverResult
 
 __all__ = ["CCCP"]
 
 
-class CCCP:
+class CCCP(IterativeSolver):
     """CCCP outer loop: ``x+ = argmin linearize(x)``, with any inner convex solver.
 
     Parameters
@@ -48,7 +48,7 @@ class CCCP:
         self.tol = tol
         self.max_iter = max_iter
 
-    def solve(
+    def _solve(
         self,
         objective: Any,
         x0: Any,

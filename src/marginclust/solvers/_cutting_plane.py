@@ -34,7 +34,8 @@ by constraint generation: the most violated constraint at the current solution
 small QP over the working set is solved exactly. Its plane is the surrogate's
 risk plane (:meth:`MMCSurrogate.plane`): the same linearisation as BMMC's; the
 difference from the bundle method is the working set (every constraint kept, no
-aggregation) and the stopping rule.
+aggregation) and the stopping rule; both keep their planes in a
+:class:`~._planes.PlaneBundle`.
 
 Stopping rule (inner): stop when the most violated constraint is violated by at
 most ``tol``, ``R(x) - xi <= tol`` (absolute, as Zhao et al.; then the
@@ -51,7 +52,8 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from ._base import Callback
+from ._base import Callback, IterativeSolver
+from ._planes import PlaneBundle
 from ._qp import solve_bundle_dual
 from ._result import SolverResult
 
@@ -60,7 +62,7 @@ __all__ = ["CuttingPlaneMMC", "CuttingPlaneSVM"]
 Array = npt.NDArray[np.float64]
 
 
-class CuttingPlaneMMC:
+class CuttingPlaneMMC(IterativeSolver):
     """Cutting-plane outer loop with CCCP and an exact QP inside (binary MMC).
 
     Parameters
@@ -94,7 +96,7 @@ class CuttingPlaneMMC:
         self.cccp_max_iter = cccp_max_iter
         self.qp = qp
 
-    def solve(
+    def _solve(
         self,
         objective: Any,
         x0: tuple[Array, Array],
@@ -138,7 +140,6 @@ class CuttingPlaneMMC:
             ``n_passes`` (passes over the data).
         """
         C = objective.C
-        bal = objective.balance
         W, t = (np.array(x0[0], dtype=np.float64), np.array(x0[1], dtype=np.float64))
         states = states0
         if states is None and signs0 is not None:
@@ -155,36 +156,9 @@ class CuttingPlaneMMC:
         best: tuple[float, Array, Array] = (np.inf, W, t)
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007
-            # ---- CCCP on the restricted problem
-            J_prev = np.inf
-            n_cccp = 0
-            for _ in range(self.cccp_max_iter):
-                n_cccp += 1
-                append = use > m
-                m = use
-                A = p["A"][:m]
-                Aall = np.vstack([np.zeros((1, A.shape[1])), A])
-                res = solve_bundle_dual(
-                    Aall @ Aall.T,
-                    np.concatenate([[0.0], p["off"][:m]]),
-                    np.concatenate([np.zeros((1, 1)), p["ct"][:m, None]]),
-                    C,
-                    bal.G,
-                    bal.h,
-                    bal.E,
-                    bal.e,
-                    method=self.qp,
-                )
-                W = -(res.beta @ Aall)[None, :]
-                t = res.t
-                states, p = objective.cutting_plane_pass(states, (W, t), append, True)
-                n_passes += 1
-                use = m
-                xi = max(0.0, float(np.max(p["restricted"])))
-                J = float(0.5 * np.vdot(W, W) + C * xi)
-                if np.isfinite(J_prev) and J_prev - J <= self.cccp_tol * abs(J_prev):
-                    break
-                J_prev = J
+            states, p, m, W, t, xi, n_cccp = self._cccp(objective, states, p, m, use)
+            use = m
+            n_passes += n_cccp
             cccp_iters.append(n_cccp)
             history.append(float(0.5 * np.vdot(W, W) + C * p["loss"]))
             if history[-1] < best[0]:  # the true objective is not monotone: keep the best
@@ -211,34 +185,53 @@ class CuttingPlaneMMC:
             },
         )
 
+    def _cccp(
+        self, objective: Any, states: Any, p: dict[str, Any], m: int, use: int
+    ) -> tuple[Any, dict[str, Any], int, Array, Array, float, int]:
+        """CCCP on the restricted problem of the working set (``use`` constraints; one
+        more than ``m`` adds the candidate of the last pass).
 
-class _RowBuffer:
-    """Rows appended one at a time, kept in one array (grown by doubling).
+        Returns the block states and the last pass's output, the working set's
+        size, the iterate, its slack ``xi`` and the CCCP iterations (one pass each).
+        """
+        C = objective.C
+        J_prev = np.inf
+        n_cccp = 0
+        for _ in range(self.cccp_max_iter):
+            n_cccp += 1
+            append = use > m
+            m = use
+            W, t = self._restricted_minimiser(p, m, C, objective.balance)
+            states, p = objective.cutting_plane_pass(states, (W, t), append, True)
+            use = m
+            xi = max(0.0, float(np.max(p["restricted"])))
+            J = float(0.5 * np.vdot(W, W) + C * xi)
+            if np.isfinite(J_prev) and J_prev - J <= self.cccp_tol * abs(J_prev):
+                break
+            J_prev = J
+        return states, p, m, W, t, xi, n_cccp
 
-    ``rows()`` is a view of the rows so far: no stacking copy per QP.
-    """
-
-    def __init__(self, width: int) -> None:
-        self._data = np.zeros((8, width))
-        self._m = 0
-
-    def __len__(self) -> int:
-        return self._m
-
-    def append(self, row: Array) -> None:
-        if self._m == self._data.shape[0]:
-            self._data = np.vstack([self._data, np.zeros_like(self._data)])
-        self._data[self._m] = row
-        self._m += 1
-
-    def __getitem__(self, j: int) -> Array:
-        return self._data[j]
-
-    def rows(self) -> Array:
-        return self._data[: self._m]
+    def _restricted_minimiser(
+        self, p: dict[str, Any], m: int, C: float, bal: Any
+    ) -> tuple[Array, Array]:
+        """The exact QP over the first ``m`` planes of the pass output ``p`` and ``xi >= 0``."""
+        A = p["A"][:m]
+        Aall = np.vstack([np.zeros((1, A.shape[1])), A])
+        res = solve_bundle_dual(
+            Aall @ Aall.T,
+            np.concatenate([[0.0], p["off"][:m]]),
+            np.concatenate([np.zeros((1, 1)), p["ct"][:m, None]]),
+            C,
+            bal.G,
+            bal.h,
+            bal.E,
+            bal.e,
+            method=self.qp,
+        )
+        return -(res.beta @ Aall)[None, :], res.t
 
 
-class CuttingPlaneSVM:
+class CuttingPlaneSVM(IterativeSolver):
     """1-slack cutting-plane solver of a convex MMC subproblem (the multiclass CPMMC inner loop).
 
     The subproblem must provide ``plane(x) -> (R(x), dR/dW, dR/dt)`` (the risk of
@@ -293,7 +286,7 @@ class CuttingPlaneSVM:
         self.max_cheap = max_cheap
         self.cheap_tol = cheap_tol
 
-    def solve(
+    def _solve(
         self, objective: Any, x0: tuple[Array, Array], *, callback: Callback | None = None
     ) -> SolverResult:
         """Minimise the subproblem by constraint generation, from the warm start ``x0``.
@@ -314,106 +307,24 @@ class CuttingPlaneSVM:
             solved; ``info``: ``n_constraints``, ``violation`` (of the last iterate).
         """
         C = float(objective.C)
-        bal = objective.balance
         shape = tuple(objective.shape)
         W = np.asarray(x0[0], dtype=np.float64).reshape(shape)
         t = np.asarray(x0[1], dtype=np.float64).ravel()
-        q = t.size
         split = bool(getattr(objective, "split", False))
         share = float(getattr(objective, "cheap_share", 0.0)) if split else 0.0
-        # plane 0 (and 1 with a split risk) is xi >= 0; then one plane per constraint
-        A = _RowBuffer(W.size)
-        for _ in range(2 if split else 1):
-            A.append(np.zeros(W.size))
-        Ct: list[Array] = [np.zeros(q)] * (2 if split else 1)
-        off: list[float] = [0.0] * (2 if split else 1)
-        part: list[int] = [0, 1] if split else [0]
+        n_zero = 2 if split else 1
         # constraints of the cheap part left by the previous subproblem with the same
         # part (valid for the same convex function): its working set starts built
         cuts = getattr(objective, "cheap_cuts", None) if split else None
-        for a_c, c_c, o_c in cuts or ():
-            A.append(a_c)
-            Ct.append(c_c)
-            off.append(o_c)
-            part.append(1)
-
-        # The Gram matrix of the slopes grows by one row and column per constraint
-        # (a full product per QP cost O(m^2 p): thousands of pair constraints at
-        # k = 13, d = 279 made it most of a fit).
-        gram = [np.zeros((0, 0))]
-
-        def gram_now() -> Array:
-            m_old, m = gram[0].shape[0], len(A)
-            if m > m_old:
-                Aall = A.rows()
-                Qn = np.empty((m, m))
-                Qn[:m_old, :m_old] = gram[0]
-                Qn[:, m_old:] = Aall @ Aall[m_old:].T
-                Qn[m_old:, :m_old] = Qn[:m_old, m_old:].T
-                gram[0] = Qn
-            return gram[0]
-
-        def add_plane(x: tuple[Array, Array], risk: float, gW: Any, gt: Any, g: int) -> None:
-            gW = np.asarray(gW, dtype=np.float64).ravel()
-            gt = np.asarray(gt, dtype=np.float64).ravel()
-            A.append(gW)
-            Ct.append(gt)
-            off.append(float(risk - gW @ x[0].ravel() - gt @ x[1]))
-            part.append(g)
-
-        def add(x: tuple[Array, Array]) -> float:
-            if split:
-                parts = objective.plane_parts(x)
-                for g, (r, gW, gt) in enumerate(parts):
-                    add_plane(x, r, gW, gt, g)
-                return float(sum(r for r, _, _ in parts))
-            risk, gW, gt = objective.plane(x)
-            add_plane(x, risk, gW, gt, 0)
-            return float(risk)
-
-        warm: list[Any] = []  # split risk: the last plane weights and balance multipliers
-
-        def model_minimiser() -> tuple[Array, Array, Array]:
-            Aall = A.rows()
-            start = None
-            if split and warm and self.qp == "active-set":
-                # the last QP's solution, new planes at weight 0: a feasible start
-                alpha = np.zeros(len(A))
-                alpha[: warm[0].size] = warm[0]
-                start = (alpha, warm[1])
-            res = solve_bundle_dual(
-                gram_now(),
-                np.asarray(off),
-                np.asarray(Ct),
-                C,
-                bal.G,
-                bal.h,
-                bal.E,
-                bal.e,
-                method=self.qp,
-                warm_start=start,
-                groups=np.asarray(part) if split else None,
-            )
-            if split:
-                warm[:] = [res.beta / C, res.rest]
-            W = -(res.beta @ Aall).reshape(shape)
-            return W, np.asarray(res.t, dtype=np.float64).ravel(), Aall
-
-        def slack(W: Array, t: Array, Aall: Array, g: int | None = None) -> float:
-            vals = Aall @ W.ravel() + np.asarray(Ct) @ t + np.asarray(off)
-            grp = np.asarray(part)
-            if g is not None:
-                return float(np.max(vals[grp == g]))
-            return float(sum(max(0.0, float(np.max(vals[grp == h]))) for h in np.unique(grp)))
-
-        risk = add((W, t))
+        planes = self._working_set(W.size, t.size, n_zero, cuts)
+        risk = self._add(objective, planes, W, t, split)
         best, J_best = (W, t), float(0.5 * np.vdot(W, W) + C * risk)
         converged = False
         violation = np.inf
         n_cheap = 0
         it = 0
         for it in range(1, self.max_iter + 1):  # noqa: B007
-            W, t, Aall = model_minimiser()
+            W, t = self._minimiser(objective, planes, shape, split)
             if split:
                 # the pair part's constraints at the candidate first: they need no pass
                 # the precision worth its cost: the last pass's violation, scaled by
@@ -421,13 +332,13 @@ class CuttingPlaneSVM:
                 target = max(self.tol, share * violation) if np.isfinite(violation) else self.tol
                 for _ in range(self.max_cheap):
                     r1, g1, c1 = objective.cheap_plane((W, t))
-                    if r1 - slack(W, t, Aall, 1) <= self.cheap_tol * target:
+                    if r1 - self._slack(planes, W, t, 1) <= self.cheap_tol * target:
                         break
-                    add_plane((W, t), r1, g1, c1, 1)
+                    planes.add_linearisation(W, t, r1, g1, c1, 1)
                     n_cheap += 1
-                    W, t, Aall = model_minimiser()
-            xi = slack(W, t, Aall)
-            risk = add((W, t))
+                    W, t = self._minimiser(objective, planes, shape, split)
+            xi = self._slack(planes, W, t)
+            risk = self._add(objective, planes, W, t, split)
             J = float(0.5 * np.vdot(W, W) + C * risk)
             if J < J_best:
                 best, J_best = (W, t), J
@@ -437,11 +348,10 @@ class CuttingPlaneSVM:
                 break
             if callback is not None and callback(it, J_best):
                 break
-        if cuts is not None and warm:
+        if cuts is not None and planes.n_qp:
             # the cheap part's constraints with weight in the last QP: they hold its
             # model at the solution, and the working set handed on stays small
-            used = np.flatnonzero(warm[0] > 0)
-            cuts[:] = [(A[int(j)].copy(), Ct[j], off[j]) for j in used if j >= 2 and part[j] == 1]
+            cuts[:] = [planes.plane(int(j)) for j in planes.weighted(1) if j >= n_zero]
         return SolverResult(
             x=best,
             objective=J_best,
@@ -450,8 +360,60 @@ class CuttingPlaneSVM:
             converged=converged,
             message="" if converged else f"cutting plane stopped at max_iter={self.max_iter}",
             info={
-                "n_constraints": len(A) - (2 if split else 1),
+                "n_constraints": len(planes) - n_zero,
                 "violation": float(violation),
                 "n_cheap_constraints": n_cheap,
             },
         )
+
+    @staticmethod
+    def _working_set(p: int, q: int, n_zero: int, cuts: list[Any] | None) -> PlaneBundle:
+        """The planes ``xi_g >= 0`` of each part, then the cheap part's ``cuts``.
+
+        Constraints are never dropped, so the planes fill the slots in order and the
+        Gram matrix grows, before each QP, by the columns of the constraints added
+        since the last (a full product per QP cost O(m^2 p): thousands of pair
+        constraints at k = 13, d = 279 made it most of a fit).
+        """
+        planes = PlaneBundle(p, q, 8)
+        for part in range(n_zero):
+            planes.add(np.zeros(p), np.zeros(q), 0.0, part)
+        for a_c, c_c, o_c in cuts or ():
+            planes.add(a_c, c_c, o_c, 1)
+        return planes
+
+    @staticmethod
+    def _add(objective: Any, planes: PlaneBundle, W: Array, t: Array, split: bool) -> float:
+        """The risk at ``(W, t)``; its most violated constraint(s) join the working set."""
+        if split:
+            parts = objective.plane_parts((W, t))
+            for g, (r, gW, gt) in enumerate(parts):
+                planes.add_linearisation(W, t, r, gW, gt, g)
+            return float(sum(r for r, _, _ in parts))
+        risk, gW, gt = objective.plane((W, t))
+        planes.add_linearisation(W, t, risk, gW, gt, 0)
+        return float(risk)
+
+    def _minimiser(
+        self, objective: Any, planes: PlaneBundle, shape: tuple[int, ...], split: bool
+    ) -> tuple[Array, Array]:
+        """The QP over the working set; with a split risk warm-started from the last
+        QP's solution, new constraints at weight 0 (a feasible start)."""
+        start = None
+        if split and planes.n_qp and self.qp == "active-set":
+            start = (planes.weights[planes.order], planes.rest)
+        res = planes.solve_dual(
+            float(objective.C), objective.balance, method=self.qp, warm_start=start,
+            grouped=split,
+        )
+        W = planes.minimiser(res.beta, shape)
+        return W, np.asarray(res.t, dtype=np.float64).ravel()
+
+    @staticmethod
+    def _slack(planes: PlaneBundle, W: Array, t: Array, g: int | None = None) -> float:
+        """The slack of part ``g`` at ``(W, t)`` (None: the slacks' sum, each at least 0)."""
+        vals = planes.values(W, t)
+        grp = planes.group[planes.order]
+        if g is not None:
+            return float(np.max(vals[grp == g]))
+        return float(sum(max(0.0, float(np.max(vals[grp == h]))) for h in np.unique(grp)))

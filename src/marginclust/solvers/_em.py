@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from ._base import IterativeSolver
 from ._result import SolverResult
 
 __all__ = ["MAX_LEVELS", "FixedPointEM", "annealing_schedule"]
@@ -83,7 +84,7 @@ def annealing_schedule(sigma_max: float, sigma_min: float, decay: float) -> npt.
     return np.asarray(sig[sig > sigma_min * (1 + 1e-12)], dtype=np.float64)
 
 
-class FixedPointEM:
+class FixedPointEM(IterativeSolver):
     """EM-type loop over a sequence of scales (one scale = no annealing).
 
     Parameters
@@ -117,7 +118,7 @@ class FixedPointEM:
         self.n_samples = n_samples
         self.callback = callback
 
-    def solve(self, objective: Any, x0: npt.NDArray[np.float64]) -> SolverResult:
+    def _solve(self, objective: Any, x0: npt.NDArray[np.float64]) -> SolverResult:
         """Run from the initial weights ``x0`` (n_samples x n_clusters).
 
         Parameters

@@ -40,13 +40,13 @@ from scipy.linalg.blas import idamax as _idamax
 from scipy.linalg.blas import isamax as _isamax
 
 from ..utils._blocks import RowBlockBackend, RowBlocks, out_of_core
+from ._base import requires
 from ._result import SolverResult
 
 __all__ = [
     "BlockScratch",
     "FuzzyModel",
     "fcm_block",
-    "fcm_block_memberships",
     "fcm_chunk_rows",
     "fcm_iterations",
     "fuzzy_alternation",
@@ -174,28 +174,6 @@ def _memberships(
     U_safe, cost64 = problem.memberships(D)
     U[...] = U_safe
     return cost64, D, Kb, False
-
-
-def fcm_block_memberships(
-    Xb: Array,
-    xsq_b: Array,
-    V2: Array,
-    vsq: Array,
-    problem: FuzzyModel,
-    gamma: float | None,
-    floor: float,
-    U: Array,
-    scratch: BlockScratch | None = None,
-) -> tuple[Array, Array, Array | None]:
-    """Memberships (K x c, written into ``U``) of a block at centres ``V = -V2 / 2``.
-
-    Returns ``(cost, D, Kb)``: the per-sample cost at those memberships, the
-    distance buffer (free for reuse) and the kernel values (kernel FCM) or None.
-    """
-    if scratch is None:
-        scratch = BlockScratch(V2.shape[0], Xb.shape[0], Xb.dtype)
-    cost, D, Kb, _ = _memberships(Xb, xsq_b, V2, vsq, problem, gamma, floor, U, scratch)
-    return cost, D, Kb
 
 
 def fcm_block(
@@ -463,6 +441,7 @@ def _state_memberships(state: dict[str, Any]) -> Array:
     return np.ascontiguousarray(state["U"].T)
 
 
+@requires("floor", "memberships_into", "memberships", "log_centres")
 def fuzzy_alternation(
     X: Any,
     sample_weight: Array | None,
@@ -523,34 +502,11 @@ def fuzzy_alternation(
     n, d = X.shape
     dt = np.dtype(X.dtype)
     k = len(memberships[0]) if memberships is not None else len(centres)  # type: ignore[arg-type]
-    if not isinstance(X, RowBlockBackend):
-        X = np.asarray(X)
-        if chunk_rows is None:
-            chunk_rows = fcm_chunk_rows(d, dt.itemsize, k, n)
-        rows: Any = RowBlocks(X, chunk_rows, n_threads)
-    else:
-        rows = X
-    w = sample_weight
-    if w is not None and isinstance(w, np.ndarray):
-        w = w.astype(dt, copy=False)
-        if bool(np.all(w == 1)):
-            w = None
+    rows, w = _blocks_and_weights(X, sample_weight, k, chunk_rows, n_threads)
     floor = problem.floor(dt, k)
     states: list[Any] | None = None
     if memberships is not None:
-        # the first centre step from the given memberships (FCM: their weighted means;
-        # kernel FCM: one majorise-minimise step from those means), then passes as below
-        Xa = rows.X
-        xsq = np.einsum("ij,ij->i", Xa, Xa)
-        Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
-        w_all = np.ones(n, dtype=dt) if w is None else w
-        V0 = _membership_centres(Xa, xsq, Ut, w_all, problem, unit=w is None)
-        V = V0 if gamma is None else _log_space_centres(Xa, xsq, Ut, w_all, problem, V0, gamma)
-        states = [
-            {"xsq": xsq[sl], "w": None if w is None else w[sl],
-             "U": np.ascontiguousarray(Ut[:, sl]), "spare": np.empty((k, sl.stop - sl.start), dt)}
-            for sl in rows.slices
-        ]
+        V, states = _start_from_memberships(rows, w, memberships, problem, gamma, k, dt)
         n_iter, first = 1, False
     else:
         V = np.array(centres, dtype=dt)
@@ -580,7 +536,57 @@ def fuzzy_alternation(
             run_pass, V, tol=tol, max_iter=max_iter, first=first, n_iter=n_iter,
             callback=callback, underflow=underflow, partial_shift=True,
         )
-    final = held["states"]
+    return _fuzzy_result(rows, held["states"], run, k, dt, tol=tol, max_iter=max_iter)
+
+
+def _blocks_and_weights(
+    X: Any, sample_weight: Array | None, k: int, chunk_rows: int | None, n_threads: int | None
+) -> tuple[Any, Array | None]:
+    """The row blocks of ``X`` (a backend keeps its own) and the weights in X's dtype
+    (None for unit weights)."""
+    n, d = X.shape
+    dt = np.dtype(X.dtype)
+    if not isinstance(X, RowBlockBackend):
+        X = np.asarray(X)
+        if chunk_rows is None:
+            chunk_rows = fcm_chunk_rows(d, dt.itemsize, k, n)
+        rows: Any = RowBlocks(X, chunk_rows, n_threads)
+    else:
+        rows = X
+    w = sample_weight
+    if w is not None and isinstance(w, np.ndarray):
+        w = w.astype(dt, copy=False)
+        if bool(np.all(w == 1)):
+            w = None
+    return rows, w
+
+
+def _start_from_memberships(
+    rows: Any, w: Array | None, memberships: Any, problem: FuzzyModel, gamma: float | None,
+    k: int, dt: np.dtype[Any],
+) -> tuple[Array, list[dict[str, Any]]]:
+    """The first centre step from given memberships (FCM: their weighted means; kernel
+    FCM: one majorise-minimise step from those means) and the block states holding them.
+    """
+    Xa = rows.X
+    n = Xa.shape[0]
+    xsq = np.einsum("ij,ij->i", Xa, Xa)
+    Ut = np.ascontiguousarray(np.asarray(memberships, dtype=dt).T)
+    w_all = np.ones(n, dtype=dt) if w is None else w
+    V0 = _membership_centres(Xa, xsq, Ut, w_all, problem, unit=w is None)
+    V = V0 if gamma is None else _log_space_centres(Xa, xsq, Ut, w_all, problem, V0, gamma)
+    states = [
+        {"xsq": xsq[sl], "w": None if w is None else w[sl],
+         "U": np.ascontiguousarray(Ut[:, sl]), "spare": np.empty((k, sl.stop - sl.start), dt)}
+        for sl in rows.slices
+    ]
+    return V, states
+
+
+def _fuzzy_result(
+    rows: Any, final: Any, run: FCMRun, k: int, dt: np.dtype[Any], *, tol: float, max_iter: int
+) -> SolverResult:
+    """The memberships and centres of the last pass, the crisp cluster sizes, the history."""
     sizes = np.sum(rows.from_states(_state_sizes, final, k), axis=0).astype(np.intp)
     U = rows.gather_states(_state_memberships, final, dtype=dt, tail=(k,))
     hist = np.asarray(run.history, dtype=np.float64)

@@ -41,15 +41,16 @@ Methods
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..exceptions import EmptyClusterError
+from ._base import requires
 from ._result import SolverResult
 
-__all__ = ["METHODS", "GradientProjection", "active_gradient_projection"]
+__all__ = ["METHODS", "active_gradient_projection"]
 
 METHODS = ("block", "fmsagp", "msagp", "agp")
 
@@ -105,6 +106,90 @@ def _objective_from_sums(S: Array, m: Array, a: Array) -> float:
     return max(float(a.sum() - np.sum(np.einsum("kd,kd->k", S, S) / m)), 0.0)
 
 
+def _chunk_gradient(C: Array, cc: Array, Xr: Array, sqr: Array) -> Array:
+    """The gradient of a chunk (K x c, transposed) at the centres ``C`` (``cc = ||C||^2``)."""
+    G = C @ Xr.T
+    G *= -2.0
+    G += sqr[None, :]
+    G += cc[:, None]
+    np.maximum(G, 0.0, out=G)
+    return G
+
+
+def _hard_chunk(
+    G: Array, lab: npt.NDArray[np.intp], thr: float, apply: bool, worst: float
+) -> tuple[int, int, float]:
+    """A Lloyd step on a chunk of labels (changed in place when ``apply``).
+
+    Returns the samples that move, those moved, and ``worst`` raised to the
+    chunk's largest gain of a move.
+    """
+    rr = np.arange(G.shape[1])
+    jmin = np.argmin(G, axis=0)
+    gap = G[jmin, rr] - G[lab, rr]
+    move = gap < -thr
+    worst = max(worst, float(-gap.min()))
+    nm = int(np.count_nonzero(move))
+    released = 0
+    if apply and nm:
+        lab[move] = jmin[move]
+        released = nm
+    return nm, released, worst
+
+
+def _soft_chunk(
+    G: Array, Pc: Array, thr: float, apply: bool, worst: float
+) -> tuple[int, int, float]:
+    """Release and maximal projected step of each sample of a chunk (``Pc``, K x c).
+
+    ``Pc`` changes in place when ``apply``. Returns the samples that move or
+    release, the releases made, and ``worst`` raised to the chunk's largest KKT
+    violation.
+    """
+    rr = np.arange(G.shape[1])
+    free = Pc > 0
+    lam = (G * free).sum(axis=0) / free.sum(axis=0)
+    D = lam[None, :] - G
+    D *= free
+    absmax = np.abs(D).max(axis=0)
+    moving = absmax > thr
+    all_moving = bool(moving.all())
+    worst = max(worst, float(absmax.max()))
+    if all_moving:
+        rel = np.zeros(G.shape[1], dtype=bool)
+    else:
+        mu = np.where(free | moving[None, :], np.inf, G - lam[None, :])
+        jmin = np.argmin(mu, axis=0)
+        mumin = mu[jmin, rr]
+        rel = mumin < -thr
+        worst = max(worst, float(-min(mumin.min(), 0.0)))
+    nm = int(np.count_nonzero(moving) + np.count_nonzero(rel))
+    released = 0
+    if apply and nm:
+        ri = np.flatnonzero(rel)
+        if ri.size:
+            free[jmin[ri], ri] = True
+            released = int(ri.size)
+            fr, Gr = free[:, ri], G[:, ri]
+            lr = (Gr * fr).sum(axis=0) / fr.sum(axis=0)
+            D[:, ri] = np.where(fr, lr[None, :] - Gr, 0.0)
+            moving |= rel
+        if not all_moving:
+            D[:, ~moving] = 0.0
+        # Largest feasible step of each sample: min over D_ij < 0 of P_ij / -D_ij.
+        neg = D < 0
+        R = np.where(neg, Pc / np.where(neg, D, -1.0), -np.inf)
+        t = R.max(axis=0)
+        np.negative(t, out=t)
+        if not all_moving:
+            t[~moving] = 0.0
+        D *= t[None, :]
+        Pc += D
+        Pc *= Pc > SNAP
+        Pc /= Pc.sum(axis=0)[None, :]
+    return nm, released, worst
+
+
 def _block(
     objective: Any,
     P: Array,
@@ -143,69 +228,21 @@ def _block(
         worst = 0.0
         for lo, hi in bounds:
             Xr, sqr = Xc[lo:hi], sq[lo:hi]
-            G = C @ Xr.T  # K x c: gradient of the chunk, transposed
-            G *= -2.0
-            G += sqr[None, :]
-            G += cc[:, None]
-            np.maximum(G, 0.0, out=G)
-            rr = np.arange(hi - lo)
+            G = _chunk_gradient(C, cc, Xr, sqr)
             if hard:
                 lab = labels[lo:hi]
-                jmin = np.argmin(G, axis=0)
-                gap = G[jmin, rr] - G[lab, rr]
-                move = gap < -thr
-                worst = max(worst, float(-gap.min()))
-                nm = int(np.count_nonzero(move))
+                nm, released, worst = _hard_chunk(G, lab, thr, apply, worst)
                 n_moved += nm
-                if apply and nm:
-                    lab[move] = jmin[move]
-                    n_released += nm
+                n_released += released
                 Sr, mr, ar = _hard_accumulate(Xr, sqr, lab, k)
                 S_new += Sr
                 m_new += mr
                 a_new += ar
                 continue
             Pc = Pt[:, lo:hi]
-            free = Pc > 0
-            lam = (G * free).sum(axis=0) / free.sum(axis=0)
-            D = lam[None, :] - G
-            D *= free
-            absmax = np.abs(D).max(axis=0)
-            moving = absmax > thr
-            all_moving = bool(moving.all())
-            worst = max(worst, float(absmax.max()))
-            if all_moving:
-                rel = np.zeros(hi - lo, dtype=bool)
-            else:
-                mu = np.where(free | moving[None, :], np.inf, G - lam[None, :])
-                jmin = np.argmin(mu, axis=0)
-                mumin = mu[jmin, rr]
-                rel = mumin < -thr
-                worst = max(worst, float(-min(mumin.min(), 0.0)))
-            nm = int(np.count_nonzero(moving) + np.count_nonzero(rel))
+            nm, released, worst = _soft_chunk(G, Pc, thr, apply, worst)
             n_moved += nm
-            if apply and nm:
-                ri = np.flatnonzero(rel)
-                if ri.size:
-                    free[jmin[ri], ri] = True
-                    n_released += int(ri.size)
-                    fr, Gr = free[:, ri], G[:, ri]
-                    lr = (Gr * fr).sum(axis=0) / fr.sum(axis=0)
-                    D[:, ri] = np.where(fr, lr[None, :] - Gr, 0.0)
-                    moving |= rel
-                if not all_moving:
-                    D[:, ~moving] = 0.0
-                # Largest feasible step of each sample: min over D_ij < 0 of P_ij / -D_ij.
-                neg = D < 0
-                R = np.where(neg, Pc / np.where(neg, D, -1.0), -np.inf)
-                t = R.max(axis=0)
-                np.negative(t, out=t)
-                if not all_moving:
-                    t[~moving] = 0.0
-                D *= t[None, :]
-                Pc += D
-                Pc *= Pc > SNAP
-                Pc /= Pc.sum(axis=0)[None, :]
+            n_released += released
             S_new += Pc @ Xr
             m_new += Pc.sum(axis=1)
             a_new += Pc @ sqr
@@ -295,6 +332,7 @@ def _faithful(
     return P, J, J0, history, n_iter, n_released, converged, stop_crit
 
 
+@requires("value_and_grad", arg="objective")
 def active_gradient_projection(
     objective: Any,
     P0: npt.ArrayLike,
@@ -382,49 +420,3 @@ def active_gradient_projection(
         },
     )
 
-
-class GradientProjection:
-    """Solver object around :func:`active_gradient_projection` (the ``Solver`` protocol).
-
-    Parameters
-    ----------
-    method : {"block", "fmsagp", "msagp", "agp"}, default="block"
-        Variant.
-    step : float, default=0.01
-        Fixed step of AGP.
-    tol : float, default=1e-9
-        Tolerance relative to ``objective.scale``.
-    max_iter : int, default=300
-        Maximum number of steps.
-    """
-
-    required: ClassVar[tuple[str | tuple[str, ...], ...]] = ("value_and_grad",)
-
-    def __init__(
-        self, method: str = "block", *, step: float = 0.01, tol: float = 1e-9, max_iter: int = 300
-    ) -> None:
-        self.method = method
-        self.step = step
-        self.tol = tol
-        self.max_iter = max_iter
-
-    def solve(
-        self,
-        objective: Any,
-        x0: npt.ArrayLike,
-        *,
-        callback: Callable[[int, float], bool | None] | None = None,
-    ) -> SolverResult:
-        """Minimise ``objective`` from the memberships ``x0``; see the function for details."""
-        from ._base import check_capabilities
-
-        check_capabilities(objective, self)
-        return active_gradient_projection(
-            objective,
-            x0,
-            method=self.method,
-            step=self.step,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            callback=callback,
-        )

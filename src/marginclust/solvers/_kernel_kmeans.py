@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ._base import requires
 from ._result import SolverResult
 
 __all__ = ["kernel_kmeans_alternation", "member_kernel_means"]
@@ -46,6 +47,7 @@ def member_kernel_means(
     return V
 
 
+@requires("sq_distances", "costs")
 def kernel_kmeans_alternation(
     problem: Any,
     X: np.ndarray,

@@ -44,7 +44,7 @@ import numpy.typing as npt
 from ..utils._blocks import BLOCK_ROWS, sample_row_indices
 from ..utils._init import ScaledKMeans, power_of_two_scale
 from ..utils._reporting import report
-from ._base import Callback, check_capabilities
+from ._base import Callback, IterativeSolver
 from ._result import SolverResult
 
 __all__ = ["LabelAlternation", "kmeans_labels", "kmeans_on_sample", "seeding_dims"]
@@ -53,8 +53,15 @@ IntArray = npt.NDArray[np.intp]
 
 
 @dataclass
-class LabelAlternation:
+class LabelAlternation(IterativeSolver):
     """Alternate ``fit_labels`` and ``repair(assign(.))`` until the labels settle.
+
+    ``solve(problem, labels0, *, callback=None)`` runs from the initial labels
+    (need not be feasible). Its result's ``x`` is the labels the final model
+    was fitted to and ``info`` holds ``model`` (the last fit), ``stop_reason``
+    (``"converged"``, ``"cycle"``, ``"max_iter"`` or ``"callback"``),
+    ``start_labels`` (the first feasible labelling), ``start_repaired`` and
+    ``n_changed`` (labels changed by the last relabelling).
 
     Parameters
     ----------
@@ -104,7 +111,7 @@ class LabelAlternation:
         "is_feasible",
     )
 
-    def solve(
+    def _solve(
         self, problem: Any, labels0: IntArray, *, callback: Callback | None = None
     ) -> SolverResult:
         """Alternate from the initial labels ``labels0``.
@@ -128,7 +135,6 @@ class LabelAlternation:
             ``start_repaired`` (whether the start had to be repaired) and
             ``n_changed`` (labels changed by the last relabelling).
         """
-        check_capabilities(problem, self)
         # Out-of-core problems (marginclust.dask) pass label handles: they count the
         # changes and key the labelings themselves (the hooks below); the loop is the same.
         handles = hasattr(problem, "count_changed")
@@ -180,19 +186,6 @@ class LabelAlternation:
             seen.add(key)
             labels = new
         n_iter = len(history)
-        message = ""
-        if stop_reason == "cycle":
-            message = (
-                f"{self.name}'s relabelling returned to an earlier labeling (the constraint "
-                f"repair cycles); stopped after {n_iter} iterations."
-            )
-        elif stop_reason == "max_iter":
-            message = (
-                f"{self.name} stopped at max_iter={self.max_iter} with {n_changed} labels still "
-                "changing; increase max_iter or tol."
-            )
-        elif stop_reason == "callback":
-            message = f"{self.name} was stopped by the callback after {n_iter} iterations."
         return SolverResult(
             x=labels,
             objective=history[-1],
@@ -200,7 +193,7 @@ class LabelAlternation:
             n_iter=n_iter,
             converged=stop_reason == "converged",
             stop_crit=float(n_changed),
-            message=message,
+            message=self._message(stop_reason, n_iter, n_changed),
             info={
                 "model": model,
                 "stop_reason": stop_reason,
@@ -209,6 +202,22 @@ class LabelAlternation:
                 "n_changed": n_changed,
             },
         )
+
+    def _message(self, stop_reason: str, n_iter: int, n_changed: int) -> str:
+        """The text of the warning an estimator gives when the run did not converge."""
+        if stop_reason == "cycle":
+            return (
+                f"{self.name}'s relabelling returned to an earlier labeling (the constraint "
+                f"repair cycles); stopped after {n_iter} iterations."
+            )
+        if stop_reason == "max_iter":
+            return (
+                f"{self.name} stopped at max_iter={self.max_iter} with {n_changed} labels still "
+                "changing; increase max_iter or tol."
+            )
+        if stop_reason == "callback":
+            return f"{self.name} was stopped by the callback after {n_iter} iterations."
+        return ""
 
 
 _KMEANS_MAX_ROWS = 20000  # k-means starts fit on at most this many rows, then assign the rest

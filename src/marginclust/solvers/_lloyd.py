@@ -333,6 +333,39 @@ def _sum_of_squares(Xb: Any) -> float:
     return float(np.einsum("ij,ij->", Xb, Xb, dtype=np.float64))
 
 
+def _blocks_and_total(
+    X: Any, chunk_rows: int | None, n_threads: int | None, total_sq: float | None
+) -> tuple[Any, float]:
+    """The row blocks of ``X`` (a backend keeps its own) and ``sum_ij X_ij^2``."""
+    if isinstance(X, RowBlockBackend):
+        rows: Any = X
+    else:
+        X = np.asarray(X)
+        if chunk_rows is None:
+            chunk_rows = chunk_rows_for(X.shape[1], X.dtype.itemsize)
+        rows = RowBlocks(X, chunk_rows, n_threads)
+    if total_sq is None:
+        total_sq = 0.0
+        for part in rows.partials(_sum_of_squares):
+            total_sq += part
+    return rows, total_sq
+
+
+def _start_from_labels(
+    rows: Any, labels: npt.ArrayLike, centers: npt.ArrayLike | None
+) -> tuple[Any, Array, Array]:
+    """The block states holding a starting partition, its centre sums and counts."""
+    d = rows.shape[1]
+    given = np.asarray(labels, dtype=np.intp)
+    k = int(given.max()) + 1 if centers is None else int(np.shape(centers)[0])
+    states, parts = rows.states(_start_sums, None, k, extra=(given,), with_offsets=True)
+    S, m = np.zeros((k, d)), np.zeros(k)
+    for dS, dm in parts:
+        S += dS
+        m += dm
+    return states, S, m
+
+
 def lloyd(
     X: Any,
     centers: npt.ArrayLike | None = None,
@@ -387,63 +420,28 @@ def lloyd(
     n, d = X.shape
     if centers is None and labels is None:
         raise ValueError("Give centers or labels.")
-    if isinstance(X, RowBlockBackend):
-        rows: Any = X
-    else:
-        X = np.asarray(X)
-        if chunk_rows is None:
-            chunk_rows = chunk_rows_for(d, X.dtype.itemsize)
-        rows = RowBlocks(X, chunk_rows, n_threads)
-    if total_sq is None:
-        total_sq = 0.0
-        for part in rows.partials(_sum_of_squares):
-            total_sq += part
-    held: dict[str, Any] = {"labels": None, "moves": {}}
+    rows, total_sq = _blocks_and_total(X, chunk_rows, n_threads, total_sq)
     if labels is not None:
-        given = np.asarray(labels, dtype=np.intp)
-        k = int(given.max()) + 1 if centers is None else int(np.shape(centers)[0])
-        held["labels"], parts = rows.states(
-            _start_sums, None, k, extra=(given,), with_offsets=True
-        )
-        S, m = np.zeros((k, d)), np.zeros(k)
-        for dS, dm in parts:
-            S += dS
-            m += dm
+        states, S, m = _start_from_labels(rows, labels, centers)
+        k = S.shape[0]
         first = False
     else:
+        states = None
         C = np.array(centers, dtype=np.float64, copy=True)
         k = C.shape[0]
         S = np.zeros((k, d))
         m = np.zeros(k)
         first = True
-
-    def run_pass(M: npt.NDArray, cc: npt.NDArray, first: bool) -> list[Any]:
-        moves, held["moves"] = held["moves"], {}
-        held["labels"], parts = rows.states(
-            _lloyd_pass, held["labels"], M, cc, first, thr, moves, with_offsets=True
-        )
-        return parts
-
-    def relocate(S: Array, m: Array) -> int:
-        n_take = int(np.count_nonzero(m <= 0)) + k
-        C = S / np.maximum(m, 1.0)[:, None]
-        moves, held["moves"] = held["moves"], {}
-        held["labels"], cands = rows.states(
-            _candidates_pass, held["labels"], moves, C, m, n_take, with_offsets=True
-        )
-        planned = plan_relocation(cands, rows.offsets[:-1], S, m)
-        held["moves"].update(dict(planned))
-        return len(planned)
-
+    blocks = _LabelBlocks(rows, states, k, thr)
     n_relocated = 0
     if not first:
         if np.any(m <= 0):  # a starting partition with empty clusters: re-seed them
-            n_relocated += relocate(S, m)
+            n_relocated += blocks.relocate(S, m)
         C = S / np.maximum(m, 1.0)[:, None]
     with rows.threaded():
         run = lloyd_iterations(
-            run_pass,
-            relocate,
+            blocks.run_pass,
+            blocks.relocate,
             C=C,
             S=S,
             m=m,
@@ -453,13 +451,51 @@ def lloyd(
             max_iter=max_iter,
             callback=callback,
         )
-    if held["moves"]:  # relocations no pass has applied yet (a callback stopped)
-        held["labels"] = rows.from_states(
-            _moves_only, held["labels"], held["moves"], with_offsets=True
-        )
     run["n_relocated"] += n_relocated
-    res = lloyd_result(run, rows.gather(held["labels"], np.intp), max_iter)
+    res = lloyd_result(run, blocks.final_labels(), max_iter)
     return replace(res, info={**res.info, "cluster_sizes": np.asarray(run["m"], dtype=np.intp)})
+
+
+class _LabelBlocks:
+    """The labels of the row blocks (their states) and the relocations planned for them.
+
+    A relocation is applied by the next pass over the blocks (no pass of its own).
+    """
+
+    def __init__(self, rows: Any, states: Any, k: int, thr: float) -> None:
+        self.rows = rows
+        self.labels = states
+        self.moves: dict[int, int] = {}
+        self.k = k
+        self.thr = thr
+
+    def run_pass(self, M: npt.NDArray, cc: npt.NDArray, first: bool) -> list[Any]:
+        """A Lloyd pass (:func:`lloyd_block` of every block) at the centres ``M``."""
+        moves, self.moves = self.moves, {}
+        self.labels, parts = self.rows.states(
+            _lloyd_pass, self.labels, M, cc, first, self.thr, moves, with_offsets=True
+        )
+        return parts
+
+    def relocate(self, S: Array, m: Array) -> int:
+        """Plan the re-seeding of the empty clusters; the number of moves planned."""
+        n_take = int(np.count_nonzero(m <= 0)) + self.k
+        C = S / np.maximum(m, 1.0)[:, None]
+        moves, self.moves = self.moves, {}
+        self.labels, cands = self.rows.states(
+            _candidates_pass, self.labels, moves, C, m, n_take, with_offsets=True
+        )
+        planned = plan_relocation(cands, self.rows.offsets[:-1], S, m)
+        self.moves.update(dict(planned))
+        return len(planned)
+
+    def final_labels(self) -> Any:
+        """The labels, with relocations no pass has applied yet (a callback stopped)."""
+        if self.moves:
+            self.labels = self.rows.from_states(
+                _moves_only, self.labels, self.moves, with_offsets=True
+            )
+        return self.rows.gather(self.labels, np.intp)
 
 
 def lloyd_from_memberships(

@@ -145,7 +145,9 @@ def solve_qp_nonneg(
     Solves ``min 1/2 z'Hz + g'z  s.t.  A z = b,  z_i >= 0 for i in nonneg``
     (``H`` symmetric positive semidefinite) with Mehrotra's predictor-corrector
     steps on the dense KKT system. Meant for problems of a few hundred variables
-    at most (the bundle duals). Prior validation of the inputs is assumed.
+    at most (the bundle duals). Prior validation of the inputs is assumed. It
+    stays one function: the predictor and the corrector of an iteration share its
+    factorisation and residuals, and the loop reads as Mehrotra's method.
 
     Parameters
     ----------
@@ -265,7 +267,9 @@ def solve_qp_active_set(
     the steps well defined. Made for warm starts (the previous bundle step's
     solution with the new plane at weight 0 is feasible), where it usually needs
     one to three steps. Returns ``converged=False`` when it cannot certify the
-    KKT conditions; callers then fall back to the interior point method.
+    KKT conditions; callers then fall back to the interior point method. It stays
+    one function: a step (its working set, KKT solve, ratio test) is one
+    iteration of that algorithm, cheap enough that call overhead shows.
 
     Parameters
     ----------
@@ -496,14 +500,48 @@ def solve_bundle_dual(
     grp = None if groups is None else np.asarray(groups, dtype=np.intp).ravel()
     # Scale the problem so that the QP solver sees O(1) numbers: beta = C * alpha.
     H, g, A, b, nonneg = _balance_blocks(m, q, Ct, G, h, E, e, 1.0, C * Q, o, grp)
+    z, y, n_iter, used = _solve_dual_qp(
+        method, (H, g, A, b, nonneg), tol=tol, warm_start=warm_start, groups=grp
+    )
+    alpha = np.maximum(z[:m], 0.0)
+    if grp is None:
+        alpha /= alpha.sum()
+    else:  # each part's weights on its simplex
+        alpha /= np.bincount(grp, weights=alpha)[grp]
+    beta = C * alpha
+    # Dual value in the original scale: C * (-1/2 C a'Qa + o'a - h'mu' - e'eta') where
+    # (mu', eta') = (mu, eta) / C; the multipliers of the t-rows are t itself.
+    t = y[A.shape[0] - q :].copy()
+    rest = z[m:]
+    lower = C * float(-0.5 * C * alpha @ Q @ alpha + o @ alpha - np.concatenate([h, e]) @ rest)
+    return BundleQPResult(
+        beta=beta, t=t, lower_bound=lower, n_iter=int(n_iter), rest=rest.copy(), method=used
+    )
+
+
+def _solve_dual_qp(
+    method: str,
+    qp: tuple[Array, Array, Array, Array, Array],
+    *,
+    tol: float,
+    warm_start: tuple[Array, Array] | None,
+    groups: npt.NDArray[np.intp] | None,
+) -> tuple[Array, Array, int, str]:
+    """The bundle dual ``qp = (H, g, A, b, nonneg)`` by ``method``: ``(z, y, n_iter, used)``.
+
+    The active-set method starts from ``warm_start`` (or all weight on the first
+    plane of each group) and falls back to the interior point method when it
+    cannot certify its solution; ``used`` names the method that solved it.
+    """
+    H, g, A, b, nonneg = qp
     used = method
     if method == "active-set":
         if warm_start is None:
             z0 = np.zeros(H.shape[0])
-            if grp is None:
+            if groups is None:
                 z0[0] = 1.0
             else:  # the first plane of each group
-                firsts = np.unique(grp, return_index=True)[1]
+                firsts = np.unique(groups, return_index=True)[1]
                 z0[firsts] = 1.0
         else:
             z0 = np.concatenate(
@@ -521,20 +559,7 @@ def solve_bundle_dual(
         z, y, n_iter = _clarabel_solve(H, g, A, b, nonneg, tol)
     else:
         raise ValueError(f"method must be 'ipm', 'active-set' or 'clarabel'; got {method!r}.")
-    alpha = np.maximum(z[:m], 0.0)
-    if grp is None:
-        alpha /= alpha.sum()
-    else:  # each part's weights on its simplex
-        alpha /= np.bincount(grp, weights=alpha)[grp]
-    beta = C * alpha
-    # Dual value in the original scale: C * (-1/2 C a'Qa + o'a - h'mu' - e'eta') where
-    # (mu', eta') = (mu, eta) / C; the multipliers of the t-rows are t itself.
-    t = y[A.shape[0] - q :].copy()
-    rest = z[m:]
-    lower = C * float(-0.5 * C * alpha @ Q @ alpha + o @ alpha - np.concatenate([h, e]) @ rest)
-    return BundleQPResult(
-        beta=beta, t=t, lower_bound=lower, n_iter=int(n_iter), rest=rest.copy(), method=used
-    )
+    return z, y, n_iter, used
 
 
 def _clarabel_solve(

@@ -133,7 +133,8 @@ def fit_weighted_ocsvm(
 ) -> WeightedOCSVM:
     """Train one weighted one-class SVM (eq. 10 or eq. 11 of the paper).
 
-    Prior validation of ``X`` is assumed (finite float array).
+    Prior validation of ``X`` is assumed (finite float array). It stays one
+    function: its body is some 45 lines, the rest its fourteen parameters.
 
     Parameters
     ----------
@@ -198,58 +199,22 @@ def fit_weighted_ocsvm(
     libsvm_w = wk if C_eff is None else C_eff * wk
 
     Xk = X[keep]
-    at_bound = nu_eff >= 1.0 - 1e-12
-    if keep.size == 1 or at_bound:
+    if keep.size == 1 or nu_eff >= 1.0 - 1e-12:
         # every multiplier at its upper bound: alpha = w / sum w (LIBSVM fails on nu = 1)
         alpha = libsvm_w / libsvm_w.sum()
         sv_idx = np.arange(keep.size, dtype=np.intp)
         n_iter = 0
+        rho_from_libsvm = None
     else:
-        scale = libsvm_w.size / libsvm_w.sum()  # rescale to mean one (absolute tolerance)
-        if K is not None or (form == "tax-duin" and kernel != "rbf"):
-            if K is None:
-                Kk = kernel_matrix(Xk, Xk, **kparams)
-            else:  # no copy when every sample is kept (soft memberships)
-                Kk = K if keep.size == n else K[np.ix_(keep, keep)]
-            if form == "tax-duin" and kernel != "rbf":
-                d = np.diag(Kk).copy()
-                Kk = Kk - 0.5 * (d[:, None] + d[None, :])
-            svm = OneClassSVM(kernel="precomputed", nu=nu_eff, tol=tol, cache_size=cache_size)
-            svm.fit(Kk, sample_weight=libsvm_w * scale)
-        else:
-            svm = OneClassSVM(
-                kernel=kernel,
-                nu=nu_eff,
-                tol=tol,
-                cache_size=cache_size,
-                gamma=float(gamma),
-                degree=int(degree),
-                coef0=float(coef0),
-            )
-            svm.fit(Xk, sample_weight=libsvm_w * scale)
-        b = np.asarray(svm.dual_coef_, dtype=np.float64).ravel()
-        sv_idx = np.asarray(svm.support_, dtype=np.intp)
-        norm = b.sum()
-        alpha = b / norm
-        n_iter = int(np.sum(svm.n_iter_))
-        if form == "scholkopf":
-            rho_from_libsvm = float(np.ravel(svm.offset_)[0]) / norm
+        alpha, sv_idx, n_iter, rho_from_libsvm = _libsvm_solution(
+            Xk, K, keep, n, libsvm_w, nu_eff, form, kparams, tol=tol, cache_size=cache_size
+        )
     Xsv = np.asarray(Xk[sv_idx], dtype=np.float64)
     center_sq_norm: float | None = None
-    if form == "scholkopf" and not (keep.size == 1 or at_bound):
+    if rho_from_libsvm is not None:
         rho = rho_from_libsvm  # the support-vector kernel matrix is not needed
     else:
-        Ksv = kernel_matrix(Xsv, Xsv, **kparams)
-        Ka = Ksv @ alpha
-        center_sq_norm = float(alpha @ Ka)
-        if form == "scholkopf":
-            # all at the bound: KKT only gives rho >= max_i (K alpha)_i; take the smallest
-            rho = float(Ka.max())
-        else:
-            ub = libsvm_w[sv_idx]  # C w_i
-            free = alpha < ub * (1 - 1e-6)
-            dist2 = np.diag(Ksv) - 2 * Ka + center_sq_norm
-            rho = float(dist2[free].mean()) if np.any(free) else float("nan")
+        rho, center_sq_norm = _offset_from_kernel(form, Xsv, alpha, libsvm_w[sv_idx], kparams)
     return WeightedOCSVM(
         form=form,
         support_vectors=Xsv,
@@ -261,6 +226,77 @@ def fit_weighted_ocsvm(
         known_center_sq_norm=center_sq_norm,
         **kparams,
     )
+
+
+def _libsvm_solution(
+    Xk: npt.NDArray[np.floating],
+    K: npt.NDArray[np.float64] | None,
+    keep: npt.NDArray[np.intp],
+    n: int,
+    libsvm_w: npt.NDArray[np.float64],
+    nu_eff: float,
+    form: str,
+    kparams: dict[str, Any],
+    *,
+    tol: float,
+    cache_size: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.intp], int, float | None]:
+    """LIBSVM's weighted one-class SVM on the kept samples ``Xk``.
+
+    Returns the normalised multipliers, the support vectors' positions in
+    ``Xk``, LIBSVM's iterations and Schölkopf's ``rho`` in the normalised form
+    (None for Tax & Duin).
+    """
+    kernel = kparams["kernel"]
+    scale = libsvm_w.size / libsvm_w.sum()  # rescale to mean one (absolute tolerance)
+    if K is not None or (form == "tax-duin" and kernel != "rbf"):
+        if K is None:
+            Kk = kernel_matrix(Xk, Xk, **kparams)
+        else:  # no copy when every sample is kept (soft memberships)
+            Kk = K if keep.size == n else K[np.ix_(keep, keep)]
+        if form == "tax-duin" and kernel != "rbf":
+            d = np.diag(Kk).copy()
+            Kk = Kk - 0.5 * (d[:, None] + d[None, :])
+        svm = OneClassSVM(kernel="precomputed", nu=nu_eff, tol=tol, cache_size=cache_size)
+        svm.fit(Kk, sample_weight=libsvm_w * scale)
+    else:
+        svm = OneClassSVM(
+            kernel=kernel,
+            nu=nu_eff,
+            tol=tol,
+            cache_size=cache_size,
+            gamma=kparams["gamma"],
+            degree=kparams["degree"],
+            coef0=kparams["coef0"],
+        )
+        svm.fit(Xk, sample_weight=libsvm_w * scale)
+    b = np.asarray(svm.dual_coef_, dtype=np.float64).ravel()
+    sv_idx = np.asarray(svm.support_, dtype=np.intp)
+    norm = b.sum()
+    alpha = b / norm
+    n_iter = int(np.sum(svm.n_iter_))
+    rho = float(np.ravel(svm.offset_)[0]) / norm if form == "scholkopf" else None
+    return alpha, sv_idx, n_iter, rho
+
+
+def _offset_from_kernel(
+    form: str,
+    Xsv: npt.NDArray[np.float64],
+    alpha: npt.NDArray[np.float64],
+    ub: npt.NDArray[np.float64],
+    kparams: dict[str, Any],
+) -> tuple[float, float]:
+    """``rho`` and ``||centre||^2`` from the support vectors' kernel matrix (``ub``:
+    the multipliers' upper bounds ``C w_i`` of Tax & Duin)."""
+    Ksv = kernel_matrix(Xsv, Xsv, **kparams)
+    Ka = Ksv @ alpha
+    center_sq_norm = float(alpha @ Ka)
+    if form == "scholkopf":
+        # all at the bound: KKT only gives rho >= max_i (K alpha)_i; take the smallest
+        return float(Ka.max()), center_sq_norm
+    free = alpha < ub * (1 - 1e-6)
+    dist2 = np.diag(Ksv) - 2 * Ka + center_sq_norm
+    return (float(dist2[free].mean()) if np.any(free) else float("nan")), center_sq_norm
 
 
 def fit_linear_weighted_ocsvm(
