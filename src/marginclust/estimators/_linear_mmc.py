@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, ClusterTransformerMixin, one_cluster_result
@@ -105,6 +106,15 @@ MMC_CONSTRAINTS: dict[str, Constraint] = {
     "init": _init,
     "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
 }
+
+
+@dataclass
+class _JudgeSample:
+    """C="auto": the stream the judged rows are drawn from, and the rows (drawn once,
+    by the first fit's ``_prepare``: ``(rows, their indices)``)."""
+
+    rng: np.random.RandomState
+    sample: Any = None
 
 
 @dataclass
@@ -266,83 +276,93 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         return self._fit(X, must_link=must_link, cannot_link=cannot_link)
 
     # ------------------------------------------------------------ C="auto"
-    _C_fit: float | None = None  # the C of the fit under way (None: the parameter's)
-    _judge_rng: np.random.RandomState | None = None  # C="auto": draws the judged rows
-    _judge_sample: Any = None  # C="auto": (rows, their indices), drawn once per fit
-
     def _fit(self, X: Any, **fit_params: Any) -> Any:
-        """One fit at the given ``C``; under ``C="auto"`` one per :data:`AUTO_C`, judged.
+        """One fit at the given ``C``; under ``C="auto"`` one clone per :data:`AUTO_C`, judged.
 
-        The fits of ``C="auto"`` share everything but ``C`` (the seeds of their
-        starts included), and the one whose ``labels_`` have the larger voting
-        margin on a sample of rows (:func:`partition_margin`, the judge of
-        :class:`~marginclust.MaxMarginClustering`) is kept with its warnings; the
-        other's attributes and warnings are dropped. With must-link / cannot-link
-        pairs the judge, which knows nothing of them, is not used, and with one
-        cluster there is nothing to judge: the fit is at ``AUTO_C[0]``.
+        The clones of ``C="auto"`` share everything but ``C`` (the seeds of their
+        starts included: they share ``random_state`` itself), and the one whose
+        ``labels_`` have the larger voting margin on a sample of rows
+        (:func:`partition_margin`, the judge of :class:`~marginclust.MaxMarginClustering`)
+        is kept: its fitted attributes are copied here and its warnings re-issued;
+        the other's are dropped. With must-link / cannot-link pairs the judge, which
+        knows nothing of them, is not used, and with one cluster there is nothing to
+        judge: the one fit is at ``AUTO_C[0]``.
         """
         auto = isinstance(self.C, str) and self.C == "auto"
+        if not auto:
+            super()._fit(X, **fit_params)
+            self.C_ = float(self.C)
+            self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
+            return self
         pairs = fit_params.get("must_link") is not None or fit_params.get(
             "cannot_link") is not None
         one = isinstance(self.n_clusters, Integral) and self.n_clusters == 1
-        if not auto or pairs or one:
-            self._C_fit = AUTO_C[0] if auto else None
-            try:
-                super()._fit(X, **fit_params)
-            finally:
-                self._C_fit = None
-            self.C_ = AUTO_C[0] if auto else float(self.C)
-            self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
+        if pairs or one:
+            self._adopt(*self._fit_at(AUTO_C[0], X, fit_params))
+            self.C_ = AUTO_C[0]
+            self.__dict__.pop("C_scores_", None)
             return self
-        params = set(self.get_params(deep=False))
         # one sample for every fit, drawn in the first fit's _prepare from this stream
-        self._judge_rng = check_random_state(getattr(self, "random_state", None))
-        best: tuple[float, float, dict[str, Any], list[Any]] | None = None
+        judge = _JudgeSample(check_random_state(getattr(self, "random_state", None)))
+        best: tuple[float, float, tuple[LinearMMCBase, set[str]], list[Any]] | None = None
         scores: dict[float, float] = {}
         error: EmptyClusterError | None = None
-        try:
-            for c in AUTO_C:
-                self._C_fit = c
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    try:
-                        super()._fit(X, **fit_params)
-                    except EmptyClusterError as exc:
-                        error = exc
-                        continue
-                Xs, idx = self._judge_sample
-                labels = np.asarray(self.labels_[idx], dtype=np.intp)  # lazy out of core
-                score = partition_margin(Xs, labels, self._n_clusters)
-                scores[c] = score
-                report(getattr(self, "verbose", 0), "%s C=%g: voting margin %.4f",
-                       type(self).__name__, c, score)
-                if best is None or score > best[1]:
-                    state = {k: v for k, v in vars(self).items() if k not in params}
-                    best = (c, score, state, list(caught))
-        finally:
-            self._C_fit, self._judge_rng, self._judge_sample = None, None, None
+        for c in AUTO_C:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    est, unfitted = self._fit_at(c, X, {**fit_params, "judge": judge})
+                except EmptyClusterError as exc:
+                    error = exc
+                    continue
+            Xs, idx = judge.sample
+            labels = np.asarray(est.labels_[idx], dtype=np.intp)  # lazy out of core
+            score = partition_margin(Xs, labels, est._n_clusters)
+            scores[c] = score
+            report(getattr(self, "verbose", 0), "%s C=%g: voting margin %.4f",
+                   type(self).__name__, c, score)
+            if best is None or score > best[1]:
+                best = (c, score, (est, unfitted), list(caught))
         if best is None:
             assert error is not None
             raise error
-        c, _, state, caught = best
-        for name in [k for k in vars(self) if k not in params]:
-            delattr(self, name)
-        self.__dict__.update(state)
-        self._C_fit, self._judge_rng, self._judge_sample = None, None, None
+        c, _, fitted, caught = best
+        self._adopt(*fitted)
         self.C_ = c
         self.C_scores_ = scores
         for w in caught:  # the kept fit's warnings only
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return self
 
+    def _fit_at(
+        self, c: float, X: Any, fit_params: dict[str, Any]
+    ) -> tuple[LinearMMCBase, set[str]]:
+        """A clone of this estimator with ``C=c`` (and this very ``random_state``, whose
+        stream the fits share), fitted; and the names it had before its fit (its
+        parameters and configuration)."""
+        est = clone(self).set_params(C=c, random_state=self.random_state)
+        unfitted = set(vars(est))
+        BaseClusterer._fit(est, X, **fit_params)
+        return est, unfitted
+
+    def _adopt(self, est: LinearMMCBase, unfitted: set[str]) -> None:
+        """Take the state ``est``'s fit set (fitted attributes, public and private); a
+        former fit's attributes go."""
+        for name in [k for k in vars(self) if k not in unfitted]:
+            delattr(self, name)
+        for name, value in vars(est).items():
+            if name not in unfitted:
+                setattr(self, name, value)
+
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        if self._judge_rng is not None and self._judge_sample is None:
+        judge = fit_params.get("judge")
+        if judge is not None and judge.sample is None:
             # C="auto": the rows every fit is judged on, drawn once
             if isinstance(X, RowBackend):
                 rows: Any = X
             else:  # COO has no rows to index: the sample's rows are taken from CSR
                 rows = RowBlocks(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
-            self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_rng)
+            judge.sample = rows.sample(_JUDGE_ROWS, judge.rng)
         return self._make_context(
             X,
             fit_params.get("must_link"),
@@ -405,7 +425,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         obj = MMCObjective(
             X,
             self._n_clusters,
-            self._C_fit if self._C_fit is not None else float(self.C),
+            float(self.C),
             bound,
             C_pairs=float(C_pairs),
             pairs=closed_pairs(pairs, X),
