@@ -17,8 +17,15 @@ from typing import Any
 import numpy as np
 
 from ..objectives._elm_ridge import balance_feasible, resolve_balance_count
+from ..utils import Check
 
-__all__ = ["check_count_balance", "mean_output_balance", "size_spread_balance"]
+__all__ = [
+    "MEAN_OUTPUT_BALANCE",
+    "SIZE_SPREAD_BALANCE",
+    "check_count_balance",
+    "mean_output_balance",
+    "size_spread_balance",
+]
 
 
 def mean_output_balance(value: Any, name: str) -> None:
@@ -56,6 +63,11 @@ def size_spread_balance(value: Any, name: str) -> None:
             f"{name} as a fraction of n_samples must lie in (0, 1]; got {value!r}. "
             "Pass an int for an absolute count."
         )
+
+
+# The two meanings as entries of the parameter tables.
+MEAN_OUTPUT_BALANCE = Check(mean_output_balance, invalid=(-1, 0.0, 1.5, "0.1"))
+SIZE_SPREAD_BALANCE = Check(size_spread_balance, invalid=(-1, 0.0, 1.5, "0.1"))
 
 
 def check_count_balance(balance: Any, n: int, n_clusters: int) -> int:

@@ -17,29 +17,32 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..feature_maps import resolve_gamma
+from ..feature_maps import GAMMA_CONSTRAINT, resolve_gamma
 from ..feature_maps._kernel_context import (
     KernelContext,
     build_kernel_context,
     kernel_decision_values,
 )
 from ..feature_maps._low_rank import check_dtype
-from ..utils import Constraint, OneOf, check_finite_scale, check_positive, report
+from ..utils import (
+    Check,
+    Constraint,
+    IsCallable,
+    MaxIter,
+    OneOf,
+    Or,
+    Seed,
+    Verbose,
+    check_finite_scale,
+    report,
+)
 from ..utils._blocks import RowBackend
 from ..utils._memory import check_memory
 
-__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
-           "KernelModelMixin", "kernel_fit_memory"]
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "N_COMPONENTS",
+           "KernelContext", "KernelModelMixin", "kernel_fit_memory"]
 
 KERNELS = ("rbf", "linear", "precomputed")
-
-
-def _kernel(value: Any, name: str) -> None:
-    """A kernel name of ``KERNELS`` or a callable ``kernel(X, Y)``."""
-    if not (callable(value) or (isinstance(value, str) and value in KERNELS)):
-        raise ValueError(
-            f"{name} must be one of {KERNELS} or a callable kernel(X, Y); got {value!r}."
-        )
 
 
 def _dtype(value: Any, name: str) -> None:
@@ -47,11 +50,19 @@ def _dtype(value: Any, name: str) -> None:
     check_dtype(value)
 
 
+#: ``n_components``: None (the exact kernel), ``"auto"`` or a rank.
+N_COMPONENTS: Constraint = Or(("auto", None), MaxIter(),
+                              "{name} must be 'auto', None or a positive integer; got {value!r}.")
+_KERNEL_MESSAGE = "{name} must be one of {options} or a callable kernel(X, Y); got {value!r}."
 # The kernel parameters' part of the estimators' ``_parameter_constraints``.
 KERNEL_CONSTRAINTS: dict[str, Constraint] = {
-    "kernel": _kernel,
+    "kernel": Or(KERNELS, IsCallable(_KERNEL_MESSAGE), _KERNEL_MESSAGE),
+    "gamma": GAMMA_CONSTRAINT,
+    "n_components": N_COMPONENTS,
     "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
-    "dtype": _dtype,
+    "dtype": Check(_dtype, invalid=("float16",)),
+    "random_state": Seed(),
+    "verbose": Verbose(),
 }
 #: Largest n for which ``n_components="auto"`` keeps the exact kernel. Above it one
 #: exact sweep costs a Cholesky factorisation of an n x n matrix (about 0.5 s at
@@ -139,15 +150,11 @@ class KernelModelMixin:
         L = self.n_components
         if L is None:
             return None
-        if isinstance(L, str):
-            if L != "auto":
-                raise ValueError(
-                    f"n_components must be 'auto', None or a positive integer; got {L!r}."
-                )
+        if isinstance(L, str):  # "auto" (the parameter table checked the value)
             if self.kernel == "precomputed" or n <= EXACT_MAX_SAMPLES:
                 return None
             return AUTO_COMPONENTS
-        return int(check_positive(L, "n_components", integer=True))
+        return int(L)
 
     def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
         """Keep the low-rank mode of a fit on ``n_total`` rows on a subset of ``n_fit`` rows.

@@ -32,18 +32,24 @@ from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_sc
 from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..utils import (
+    Check,
     Constraint,
+    Init,
+    MaxIter,
     OneOf,
     Or,
     PositiveFinite,
+    Seed,
+    Verbose,
     check_finite_scale,
     check_label_init,
+    label_init,
     resolve_alias,
 )
 from ..utils._blocks import RowBackend, RowBlocks
 from ..utils._init import kmeans_start_states
 from ..utils._reporting import report
-from ._balance import mean_output_balance
+from ._balance import MEAN_OUTPUT_BALANCE
 from ._max_margin import margin_search_start, partition_margin
 
 __all__ = [
@@ -73,14 +79,6 @@ _JUDGE_ROWS = 2000
 
 
 
-def _init(value: Any, name: str) -> None:
-    """A start's name of ``INITS`` (or an old spelling); an array is checked per fit."""
-    if isinstance(value, str) and value not in INITS and value not in INIT_ALIASES:
-        raise ValueError(
-            f"{name} must be one of {list(INITS)} or an array of labels; got {value!r}."
-        )
-
-
 # The parameters BMMC and CPMMC share, last in their tables.
 def _size_floor(value: Any, name: str) -> Any:
     """``"auto"``, a float in [0, 1] (a fraction of ``n / n_clusters``) or an int >= 0."""
@@ -100,11 +98,14 @@ def _size_floor(value: Any, name: str) -> Any:
 
 MMC_CONSTRAINTS: dict[str, Constraint] = {
     "C": Or(("auto",), PositiveFinite(), "C must be 'auto' or a positive float; got {value!r}."),
-    "balance": mean_output_balance,
-    "min_cluster_size": _size_floor,
+    "balance": MEAN_OUTPUT_BALANCE,
+    "min_cluster_size": Check(_size_floor, invalid=("half", -1, 1.5)),
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
-    "init": _init,
+    "init": Init(INITS, label_init, "an array of labels", aliases=tuple(INIT_ALIASES)),
     "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
+    "n_init": MaxIter(),
+    "random_state": Seed(),
+    "verbose": Verbose(),
 }
 
 
@@ -194,7 +195,6 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
     """Validation, per-fit preparation and prediction shared by BMMC and CPMMC."""
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
-    _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
     _out_of_core: ClassVar[bool] = True  # without pairs every pass is a row-block pass
     # labels_ keep the floor on the cluster sizes (size_moved_) and the pairs
     # (pairs_moved_: rows of pairs); see _set_moved
