@@ -53,7 +53,7 @@ def _dtype(value: Any, name: str) -> None:
 #: ``n_components``: None (the exact kernel), ``"auto"`` or a rank.
 N_COMPONENTS: Constraint = Or(("auto", None), MaxIter(),
                               "{name} must be 'auto', None or a positive integer; got {value!r}.")
-_KERNEL_MESSAGE = "{name} must be one of {options} or a callable kernel(X, Y); got {value!r}."
+_KERNEL_MESSAGE = f"{{name}} must be one of {KERNELS} or a callable kernel(X, Y); got {{value!r}}."
 # The kernel parameters' part of the estimators' ``_parameter_constraints``.
 KERNEL_CONSTRAINTS: dict[str, Constraint] = {
     "kernel": Or(KERNELS, IsCallable(_KERNEL_MESSAGE), _KERNEL_MESSAGE),

@@ -111,10 +111,11 @@ MMC_CONSTRAINTS: dict[str, Constraint] = {
 
 @dataclass
 class _JudgeSample:
-    """C="auto": the stream the judged rows are drawn from, and the rows (drawn once,
-    by the first fit's ``_prepare``: ``(rows, their indices)``)."""
+    """C="auto": the ``random_state`` the judged rows are drawn from, and the rows
+    (drawn once, by the first fit's ``_prepare``, after its parameter checks:
+    ``(rows, their indices)``)."""
 
-    rng: np.random.RandomState
+    random_state: Any
     sample: Any = None
 
 
@@ -303,7 +304,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
             self.__dict__.pop("C_scores_", None)
             return self
         # one sample for every fit, drawn in the first fit's _prepare from this stream
-        judge = _JudgeSample(check_random_state(getattr(self, "random_state", None)))
+        judge = _JudgeSample(getattr(self, "random_state", None))
         best: tuple[float, float, tuple[LinearMMCBase, set[str]], list[Any]] | None = None
         scores: dict[float, float] = {}
         error: EmptyClusterError | None = None
@@ -362,7 +363,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
                 rows: Any = X
             else:  # COO has no rows to index: the sample's rows are taken from CSR
                 rows = RowBlocks(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
-            judge.sample = rows.sample(_JUDGE_ROWS, judge.rng)
+            judge.sample = rows.sample(_JUDGE_ROWS, check_random_state(judge.random_state))
         return self._make_context(
             X,
             fit_params.get("must_link"),

@@ -109,15 +109,15 @@ def _check_candidates(value: Any, name: str) -> Any:
         label = entry[0] if isinstance(entry, tuple) else entry
         if isinstance(label, str):
             if label not in GENERATORS:
-                raise ValueError(f"Unknown candidate {label!r}; the names are "
+                raise ValueError(f"Unknown candidate {label!r} in {name}; the names are "
                                  f"{sorted(GENERATORS)}.")
             if isinstance(entry, tuple) and (len(entry) != 2 or not isinstance(entry[1], dict)):
-                raise ValueError(f"A candidate with parameters is a (name, dict) pair; got "
-                                 f"{entry!r}.")
+                raise ValueError(f"A candidate with parameters in {name} is a (name, dict) "
+                                 f"pair; got {entry!r}.")
         elif not (hasattr(entry, "fit_predict") and hasattr(entry, "get_params") and (
                 {"n_clusters", "n_components"} & set(entry.get_params()))):
-            raise ValueError(f"A candidate estimator needs fit_predict and an n_clusters or "
-                             f"n_components parameter; got {entry!r}.")
+            raise ValueError(f"A candidate estimator in {name} needs fit_predict and an "
+                             f"n_clusters or n_components parameter; got {entry!r}.")
     return value
 
 
