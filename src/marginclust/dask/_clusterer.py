@@ -68,7 +68,7 @@ class _OutOfCoreEstimator(Rule):
             )
         return value
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """An estimator whose solver needs all of X, and a string."""
         from sklearn.cluster import KMeans
 

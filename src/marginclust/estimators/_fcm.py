@@ -13,7 +13,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
-from ..feature_maps import GAMMA_CONSTRAINT, kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..objectives._fcm import (
     FuzzyProblem,
     kernel_distances,

@@ -8,7 +8,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..base import BaseClusterer, ClusterTransformerMixin
-from ..feature_maps import GAMMA_CONSTRAINT, kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation

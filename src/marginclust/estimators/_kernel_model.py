@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..feature_maps import GAMMA_CONSTRAINT, resolve_gamma
+from ..feature_maps import resolve_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..feature_maps._kernel_context import (
     KernelContext,
     build_kernel_context,

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..feature_maps import GAMMA_CONSTRAINT, spectral_labels
+from ..feature_maps import spectral_labels
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..utils import Check, Constraint, OneOf, kmeans_start

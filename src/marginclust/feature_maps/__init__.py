@@ -7,7 +7,6 @@ and the data's local geometry (:func:`neighbor_scale`, :func:`spectral_labels`).
 from ._elm import location_scale
 from ._graph import local_scaling_affinity, neighbor_scale, spectral_labels
 from ._kernel import (
-    GAMMA_CONSTRAINT,
     GAMMA_RULES,
     kernel_gamma_grid,
     mean_pairwise_distance,
@@ -17,7 +16,6 @@ from ._kernel import (
 )
 
 __all__ = [
-    "GAMMA_CONSTRAINT",
     "GAMMA_RULES",
     "kernel_gamma_grid",
     "local_scaling_affinity",

@@ -663,14 +663,40 @@ class Rule:
         return value
 
     def check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
-        """Check ``value`` against the data ``X`` (only its ``shape`` may be read).
+        """Check ``value`` against the data a fit received.
 
-        ``n_clusters`` is the estimator's when it is an integer (else None).
-        Nothing to check by default.
+        Parameters
+        ----------
+        value : object
+            The parameter's value (its value check has passed).
+        name : str
+            The parameter's name, for messages.
+        X : object with ``shape``
+            The data (validated, or a row-block backend): only its ``shape`` is read.
+        n_clusters : int or None
+            The estimator's number of clusters when it is an integer.
+
+        Raises
+        ------
+        ValueError
+            If the value does not suit the data.
         """
+        self._check_data(value, name, X, n_clusters)
 
     def invalid_examples(self) -> tuple[Any, ...]:
-        """Values this rule refuses (by value, or on data of any shape)."""
+        """Values this rule refuses (by value, or on data of any shape).
+
+        Returns
+        -------
+        values : tuple
+            Values that make a fit raise an error naming the parameter.
+        """
+        return self._invalid()
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """Nothing to check against the data by default."""
+
+    def _invalid(self) -> tuple[Any, ...]:
         return ()
 
 
@@ -763,7 +789,7 @@ class Positive(Rule):
         """Check ``value`` (see :func:`check_positive`); return it."""
         return check_positive(value, name, strict=self.strict)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A string, a negative number, infinity (and 0 when strict)."""
         return ("1", -1.0, np.inf) + ((0.0,) if self.strict else ())
 
@@ -776,7 +802,7 @@ class PositiveFinite(Rule):
         """Check ``value``; return it as a float."""
         return check_positive_finite(value, name)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A string, 0, a negative number, infinity."""
         return ("1", 0.0, -1.0, np.inf)
 
@@ -789,21 +815,23 @@ class UnitInterval(Rule):
         """Check ``value``; return it as a float."""
         return check_unit_interval(value, name)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A string, a negative number, 1."""
         return ("0.5", -0.1, 1.0)
 
 
 @dataclass(frozen=True)
 class MaxIter(Rule):
-    """A positive integer, ``bool`` rejected (:func:`check_max_iter`): an iteration limit,
-    a number of restarts, of components or of hidden nodes."""
+    """A positive integer, ``bool`` rejected (:func:`check_max_iter`).
+
+    An iteration limit, a number of restarts, of components or of hidden nodes.
+    """
 
     def __call__(self, value: Any, name: str) -> int:
         """Check ``value``; return it as an int."""
         return check_max_iter(value, name)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """0, a fraction, a string, a bool."""
         return (0, 1.5, "10", True)
 
@@ -827,15 +855,17 @@ class IntegerAtLeast(Rule):
             raise ValueError(f"{name} must be an integer >= {self.minimum}; got {value!r}.")
         return int(value)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """One below the minimum, a fraction, a string."""
         return (self.minimum - 1, self.minimum + 0.5, "10")
 
 
 @dataclass(frozen=True)
 class NClusters(Rule):
-    """A number of clusters: an integer ``>= minimum`` (and ``<= maximum`` for a binary
-    method); on data, at most ``n_samples``.
+    """A number of clusters: an integer in ``[minimum, maximum]``, at most ``n_samples``.
+
+    ``maximum`` is 2 for a binary method; the data check refuses more clusters
+    than samples.
 
     Parameters
     ----------
@@ -865,13 +895,28 @@ class NClusters(Rule):
             )
         return value
 
-    def check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
         """At most one cluster per sample."""
         self.check_samples(value, name, X.shape[0])
 
     @staticmethod
     def check_samples(value: int, name: str, n_samples: int) -> None:
-        """Refuse more clusters than samples."""
+        """Refuse more clusters than samples.
+
+        Parameters
+        ----------
+        value : int
+            The number of clusters.
+        name : str
+            The parameter's name, for messages.
+        n_samples : int
+            The number of samples.
+
+        Raises
+        ------
+        ValueError
+            If ``value > n_samples``.
+        """
         if value > n_samples:
             raise ValueError(
                 f"{name}={value} is larger than n_samples={n_samples}: a clustering "
@@ -879,7 +924,7 @@ class NClusters(Rule):
                 f"{name} <= {n_samples}."
             )
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """One below the minimum (one above the maximum), a fraction, a string, a bool."""
         above = () if self.maximum is None else (self.maximum + 1,)
         return (self.minimum - 1, *above, 2.5, "3", True)
@@ -896,7 +941,7 @@ class Fuzzifier(Rule):
             raise ValueError(f"{name} (the fuzzifier) must be > 1; got {value!r}.")
         return m
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """1, a number below 1, a string."""
         return (1.0, 0.5, "2")
 
@@ -911,15 +956,17 @@ class Boolean(Rule):
             raise ValueError(f"{name} must be True or False; got {value!r}.")
         return bool(value)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """0 and a string."""
         return (0, "yes")
 
 
 @dataclass(frozen=True)
 class Seed(Rule):
-    """``random_state``: None, an int in ``[0, 2**32 - 1]`` or a ``numpy.random.RandomState``
-    (what :func:`sklearn.utils.check_random_state` takes; ``bool`` rejected)."""
+    """``random_state``: None, an int in ``[0, 2**32 - 1]`` or a RandomState.
+
+    What :func:`sklearn.utils.check_random_state` takes (``bool`` rejected).
+    """
 
     def __call__(self, value: Any, name: str) -> Any:
         """Check ``value``; return it."""
@@ -933,7 +980,7 @@ class Seed(Rule):
             f"got {value!r}."
         )
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A negative int, a fraction, a string."""
         return (-1, 0.5, "0")
 
@@ -949,7 +996,7 @@ class Verbose(Rule):
             return value
         raise ValueError(f"{name} must be an integer >= 0 or a bool; got {value!r}.")
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A negative int, a fraction, a string."""
         return (-1, 0.5, "1")
 
@@ -987,7 +1034,7 @@ class Check(Rule):
         self.check(value, name)
         return value
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """The ``invalid`` values."""
         return self.invalid
 
@@ -1010,7 +1057,7 @@ class IsCallable(Rule):
             raise ValueError(self.message.format(name=name, value=value))
         return value
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A number."""
         return (1.0,)
 
@@ -1029,7 +1076,7 @@ class Estimator(Rule):
             )
         return value
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A string and a number."""
         return ("KMeans", 3)
 
@@ -1046,7 +1093,7 @@ class CacheLocation(Rule):
             f"{name} must be None, a directory (str) or a joblib.Memory; got {value!r}."
         )
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A number."""
         return (3,)
 
@@ -1062,7 +1109,7 @@ class NJobs(Rule):
             return value
         raise ValueError(f"{name} must be None or a non-zero integer; got {value!r}.")
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """0, a fraction, a string."""
         return (0, 1.5, "2")
 
@@ -1104,12 +1151,12 @@ class Init(Rule):
             raise ValueError(f"{name} must be one of {list(self.names)}; got {value!r}.")
         return value
 
-    def check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
         """Check an array against the data's shape."""
         if self.array is not None and not isinstance(value, str):
             self.array(value, name, X, n_clusters)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """An unknown name and an array of no admissible shape (3-D)."""
         return ("no-such-start", np.zeros((1, 1, 1), dtype=np.intp))
 
@@ -1138,8 +1185,9 @@ def label_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
 
 
 def membership_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
-    """The data check of an ``init`` of memberships (:func:`check_memberships`), for
-    :class:`Init`; a lazy (dask) array, row-aligned with ``X``, is not read.
+    """The data check of an ``init`` of memberships (:func:`check_memberships`).
+
+    For :class:`Init`; a lazy (dask) array, row-aligned with ``X``, is not read.
 
     Parameters
     ----------
@@ -1185,7 +1233,7 @@ class OneOf(Rule):
             raise ValueError(message.format(name=name, value=value, options=self.options))
         return value
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A name that is not an option."""
         return ("no-such-option",)
 
@@ -1222,14 +1270,14 @@ class Or(Rule):
             raise ValueError(message.format(name=name, value=value, options=self.options))
         return self.other(value, name)
 
-    def check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
         """``other``'s data check of a value that is not an option."""
         check_data = getattr(self.other, "check_data", None)
         if check_data is not None and not any(
                 _same_option(value, option) for option in self.options):
             check_data(value, name, X, n_clusters)
 
-    def invalid_examples(self) -> tuple[Any, ...]:
+    def _invalid(self) -> tuple[Any, ...]:
         """A name that is not an option, and what ``other`` refuses."""
         return ("no-such-option",) + tuple(
             v for v in invalid_examples(self.other)
