@@ -148,7 +148,6 @@ n_features_in_
     True
     """
 
-    _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition
     _exact_copies = 4  # the kernel, the LS-SVM system, its factor's backup and a solve
     _n_scaled_params = ("lam",)
     _collapse_advice = (
@@ -157,7 +156,8 @@ n_features_in_
     )
 
     _parameter_constraints = {
-        "n_clusters": NClusters(2, 2),
+        # binary; n_clusters=1: the trivial one-cluster partition
+        "n_clusters": NClusters(1, 2),
         "lam": Positive(),
         "balance": Check(_fraction, invalid=(-0.1, 1.5, "0.1")),
         "init": Init(_INITS, _binary_labels, "an array of n_samples labels in {0, 1}",

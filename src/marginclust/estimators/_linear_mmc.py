@@ -347,10 +347,8 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         return est, unfitted
 
     def _adopt(self, est: LinearMMCBase, unfitted: set[str]) -> None:
-        """Take the state ``est``'s fit set (fitted attributes, public and private); a
-        former fit's attributes go."""
-        for name in [k for k in vars(self) if k not in unfitted]:
-            delattr(self, name)
+        """Take the state ``est``'s fit set (fitted attributes, public and private), as a
+        fit on this estimator would have set it (what else it holds is kept)."""
         for name, value in vars(est).items():
             if name not in unfitted:
                 setattr(self, name, value)
