@@ -26,10 +26,10 @@ __all__ = [
     "RowBlocks",
     "RowIndexer",
     "as_row_blocks",
+    "init_sample_size",
     "blas_threads",
     "column_mean",
     "column_sum_block",
-    "init_sample_size",
     "row_slices",
     "sample_row_indices",
 ]

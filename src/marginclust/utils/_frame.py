@@ -24,8 +24,8 @@ __all__ = [
     "Frame",
     "centred_frame",
     "check_objective_scale",
-    "frame_block_squares",
     "frame_block_sums",
+    "frame_block_squares",
     "frame_needs_rescale",
     "frame_scale",
 ]
