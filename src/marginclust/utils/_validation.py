@@ -90,10 +90,10 @@ def check_n_clusters(n_clusters: object, n_samples: int, *, min_clusters: int = 
     return value
 
 
-def check_positive(
-    value: object, name: str, *, strict: bool = True, integer: bool = False
-) -> float:
+def check_positive(value: object, name: str, *, strict: bool = True) -> float:
     """Check that a scalar parameter is a (strictly) positive finite number.
+
+    A positive integer (a count, an iteration limit) is :func:`check_max_iter`'s.
 
     Parameters
     ----------
@@ -103,12 +103,10 @@ def check_positive(
         The parameter name, used in the error message.
     strict : bool, default=True
         Require ``value > 0`` rather than ``value >= 0``.
-    integer : bool, default=False
-        Require an integer.
 
     Returns
     -------
-    value : float or int
+    value : float
         The validated value.
 
     Raises
@@ -116,17 +114,15 @@ def check_positive(
     ValueError
         If the value is not a number, not finite or not positive.
     """
-    kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, kind):
-        what = "an integer" if integer else "a real number"
-        raise ValueError(f"{name} must be {what}; got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {value!r}.")
     number = float(value)
     if not np.isfinite(number):
         raise ValueError(f"{name} must be finite; got {value!r}.")
     if (strict and number <= 0) or (not strict and number < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
-    return int(value) if isinstance(value, numbers.Integral) and integer else number
+    return number
 
 
 def check_label_init(
