@@ -82,11 +82,17 @@ def test_fit_refuses_each_invalid_value_naming_the_parameter(cls, name, value):
     assert name in str(info.value)
 
 
-def test_init_arrays_are_checked_against_the_data():
-    from marginclust import BMMC, PKM, SLMC, KernelKMeans
+def test_values_are_checked_against_the_data():
+    from marginclust import BMMC, EMMC, PKM, SLMC, KernelKMeans
 
     labels = np.zeros(X.shape[0] + 1, dtype=np.intp)  # one label too many
     for est in (BMMC(init=labels), SLMC(init=np.full((5, 2), 0.5)),
                 KernelKMeans(init=np.zeros((2, 5))), PKM(init=np.zeros((3, 3)))):
         with pytest.raises(ValueError, match="init"):
             est.fit(X)
+    with pytest.raises(ValueError, match="larger than n_samples"):
+        FuzzyCMeans(n_clusters=X.shape[0] + 1).fit(X)
+    with pytest.raises(ValueError, match="square"):
+        SLMC(kernel="precomputed").fit(X)
+    with pytest.raises(ValueError, match="cannot be met"):  # 30 rows in 4 equal clusters
+        EMMC(n_clusters=4, balance=0).fit(X)

@@ -12,6 +12,7 @@ only read it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,9 +33,11 @@ from ..utils import (
     MaxIter,
     OneOf,
     Or,
+    Rule,
     Seed,
     Verbose,
     check_finite_scale,
+    invalid_examples,
     report,
 )
 from ..utils._blocks import RowBackend
@@ -55,9 +58,33 @@ def _dtype(value: Any, name: str) -> None:
 N_COMPONENTS: Constraint = Or(("auto", None), MaxIter(),
                               "{name} must be 'auto', None or a positive integer; got {value!r}.")
 _KERNEL_MESSAGE = f"{{name}} must be one of {KERNELS} or a callable kernel(X, Y); got {{value!r}}."
+
+
+@dataclass(frozen=True)
+class _Kernel(Rule):
+    """``kernel``: a name of ``KERNELS`` or a callable ``kernel(X, Y)``; with
+    ``"precomputed"``, X is the square kernel matrix of the training data."""
+
+    names: Constraint = Or(KERNELS, IsCallable(_KERNEL_MESSAGE), _KERNEL_MESSAGE)
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        return self.names(value, name)
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        if isinstance(value, str) and value == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With {name}='precomputed', X must be the square (n_samples, n_samples) "
+                f"kernel matrix of the training data; got shape {X.shape}."
+            )
+
+    def _invalid(self) -> tuple[Any, ...]:
+        return invalid_examples(self.names)
+
+
 # The kernel parameters' part of the estimators' ``_parameter_constraints``.
 KERNEL_CONSTRAINTS: dict[str, Constraint] = {
-    "kernel": Or(KERNELS, IsCallable(_KERNEL_MESSAGE), _KERNEL_MESSAGE),
+    "kernel": _Kernel(),
     "gamma": GAMMA_CONSTRAINT,
     "n_components": N_COMPONENTS,
     "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
@@ -119,12 +146,7 @@ class KernelModelMixin:
         """What the kernel parameters need of the data (their table is checked already)."""
         kernel = self.kernel
         n = X.shape[0]
-        if kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "With kernel='precomputed', X must be the square (n_samples, n_samples) "
-                    f"kernel matrix of the training data; got shape {X.shape}."
-                )
+        if kernel == "precomputed":  # (the table checked that X is square)
             if self.n_components not in (None, "auto"):
                 raise ValueError(
                     "n_components (low-rank mode) needs the data, not a precomputed kernel; "
