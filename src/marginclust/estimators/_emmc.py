@@ -24,6 +24,7 @@ from ..objectives._elm_ridge import (
     hidden_by_blocks,
     labels_to_targets,
     relabel,
+    resolve_balance_count,
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
@@ -42,7 +43,7 @@ from ..utils import (
 )
 from ..utils._blocks import BLOCK_ROWS, RowBackend, RowBlocks, RowIndexer
 from ..utils._memory import check_memory
-from ._balance import SIZE_SPREAD_BALANCE, check_count_balance
+from ._balance import SIZE_SPREAD_BALANCE
 
 __all__ = ["EMMC"]
 
@@ -338,7 +339,7 @@ class EMMC(BaseClusterer):
         m = self._n_clusters
         self._C = _PER_SAMPLE_C / n if isinstance(self.C, str) else float(self.C)
         balance = _AUTO_BALANCE_FLOOR if isinstance(self.balance, str) else self.balance
-        self._balance = check_count_balance(balance, n, m)
+        self._balance = resolve_balance_count(balance, n, m)  # feasible: the table checked
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
         if isinstance(X, RowBackend) and not X.in_memory:
             if X.sparse:

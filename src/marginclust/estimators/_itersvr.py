@@ -17,6 +17,7 @@ from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer, one_cluster_result
 from ..feature_maps import location_scale, resolve_gamma
+from ..objectives._elm_ridge import resolve_balance_count
 from ..objectives._supervised_labels import (
     SupervisedLabelProblem,
     epsilon_insensitive_loss,
@@ -38,7 +39,7 @@ from ..utils import (
     check_label_init,
     resolve_alias,
 )
-from ._balance import SIZE_SPREAD_BALANCE, check_count_balance
+from ._balance import SIZE_SPREAD_BALANCE
 
 __all__ = ["IterSVM", "IterSVR"]
 
@@ -83,7 +84,7 @@ class _IterBase(BaseClusterer):
     def _setup_on_data(self, X: Any) -> None:
         n = X.shape[0]
         m = self._n_clusters
-        self._balance = check_count_balance(self.balance, n, m)
+        self._balance = resolve_balance_count(self.balance, n, m)  # feasible: the table checked
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
