@@ -9,11 +9,12 @@ warns when it did not converge. Subclasses implement ``_fit_one`` (returning a
 attributes) and ``_predict_memberships`` or ``_predict``.
 
 Parameters are validated once per fit against the estimator's declarative
-table ``_parameter_constraints`` (``parameter -> constraint``, see
-:func:`marginclust.utils.check_parameters`), as scikit-learn's
-``_parameter_constraints``; :meth:`BaseClusterer._check_params` then checks what
-depends on the data (an ``init`` array's shape, a bound that ``n_samples`` must
-allow).
+table ``_parameter_constraints`` (``parameter -> constraint`` for every
+constructor parameter, see :func:`marginclust.utils.check_parameters`), as
+scikit-learn's ``_parameter_constraints``: each value, then what it needs of the
+data (an ``init`` array's shape, ``n_clusters <= n_samples``);
+:meth:`BaseClusterer._setup_on_data` then resolves what the data decide (an
+``"auto"`` value) and refuses a fit the data cannot take (memory).
 
 Work done once per fit (kernel matrices, centring, validated pairs, sigma0)
 belongs in :meth:`BaseClusterer._prepare`, whose returned context is handed to
@@ -53,7 +54,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -72,8 +73,9 @@ from .solvers import SolverResult
 from .utils import (
     Constraint,
     Degeneracy,
+    NClusters,
     check_distinct_rows,
-    check_n_clusters,
+    check_max_iter,
     check_not_constant,
     check_parameters,
     degeneracy,
@@ -250,13 +252,15 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
 
     Class attributes a subclass may override:
 
-    - ``_parameter_constraints``: ``parameter -> constraint`` (e.g.
-      ``{"tol": Positive(strict=False), "max_iter": MaxIter()}``), checked in
-      table order before :meth:`_check_params`.
+    - ``_parameter_constraints``: ``parameter -> constraint`` for every constructor
+      parameter (e.g. ``{"n_clusters": NClusters(1), "tol": Positive(strict=False),
+      "max_iter": MaxIter()}``), checked in table order, then checked against the
+      data (:func:`~marginclust.utils.check_parameters`), before :meth:`_setup_on_data`.
     - ``_accept_sparse``: sparse formats accepted (``False`` or e.g. ``("csr",)``).
     - ``_dtypes``: accepted float dtypes, first one the default.
-    - ``_min_clusters`` / ``_max_clusters``: admissible ``n_clusters`` range
-      (``_max_clusters = 2`` for binary-only methods).
+    - ``_min_clusters`` / ``_max_clusters``: admissible ``n_clusters`` range, read
+      from the table's :class:`~marginclust.utils.NClusters` (``_max_clusters = 2``
+      for binary-only methods).
     - ``_require_non_constant``: reject data whose samples are all identical.
     - ``_collapse_advice``: what to change when the fit collapses, in this
       method's own parameters (printed in the ``ConvergenceWarning``).
@@ -308,9 +312,22 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
     n_iter_: int
     converged_: bool
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        rule = cls.__dict__.get("_parameter_constraints", {}).get("n_clusters")
+        if isinstance(rule, NClusters):  # the table is the one home of the range
+            cls._min_clusters, cls._max_clusters = rule.minimum, rule.maximum
+
     # ------------------------------------------------------------------ hooks
-    def _check_params(self, X: Any) -> None:
-        """Check what depends on the data (``_parameter_constraints`` are checked already)."""
+    def _setup_on_data(self, X: Any) -> None:
+        """Settings the data resolve and limits of this fit on these data.
+
+        Runs after the parameter table and its data checks: resolves what a
+        parameter leaves to the data (``m="auto"``, a default iteration limit, a
+        count from a fraction of ``n_samples``) and refuses a fit the data cannot
+        take (memory, what an out-of-core backend cannot do, a combination of
+        parameters the data's size rules out).
+        """
 
     def _prepare(self, X: Any, **fit_params: Any) -> Any:
         """Once-per-fit work shared by all restarts; return a context for ``_fit_one``.
@@ -385,10 +402,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         )
 
     def _n_restarts(self) -> int:
-        n_init = getattr(self, "n_init", 1)
-        if isinstance(n_init, bool) or not isinstance(n_init, int | np.integer) or n_init < 1:
-            raise ValueError(f"n_init must be a positive integer; got {n_init!r}.")
-        return int(n_init)
+        # (the parameter tables declare n_init; a subclass without one is checked here)
+        return check_max_iter(getattr(self, "n_init", 1), "n_init")
 
     def _fit(self, X: Any, **fit_params: Any) -> BaseClusterer:
         """Validate, run the restarts, keep the best, set the fitted attributes."""
@@ -503,21 +518,17 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
         return rows.map_rows(self._labels_of, dtype=np.intp)
 
     def _check_fit_setup(self, X: Any) -> None:
-        """Check ``n_clusters`` against the data, then the parameter table, then
-        :meth:`_check_params`.
+        """Check the parameter table (``n_clusters`` first), its data checks, then
+        :meth:`_setup_on_data`.
 
         ``X`` needs only ``shape`` (a lazy array is fine).
         """
-        self._n_clusters = check_n_clusters(
-            self.n_clusters, X.shape[0], min_clusters=self._min_clusters
-        )
-        if self._max_clusters is not None and self._n_clusters > self._max_clusters:
-            raise ValueError(
-                f"{type(self).__name__} is a binary method and needs n_clusters=2; got "
-                f"n_clusters={self._n_clusters}."
-            )
-        check_parameters(self, self._parameter_constraints)
-        self._check_params(X)
+        rule = self._parameter_constraints.get(
+            "n_clusters", NClusters(self._min_clusters, self._max_clusters))
+        self._n_clusters = int(cast(Any, rule(self.n_clusters, "n_clusters")))
+        check_parameters(self, {"n_clusters": rule, **self._parameter_constraints}, X,
+                         self._n_clusters)
+        self._setup_on_data(X)
 
     def _fit_restarts(self, context: Any) -> BaseClusterer:
         """Run the restarts from ``context``, keep the best, set the fitted attributes.

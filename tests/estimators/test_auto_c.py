@@ -154,7 +154,7 @@ def test_auto_keeps_the_fit_that_ended_when_the_other_empties_a_cluster(cls, mon
 
     def failing_at(bad):
         def patched(self, context, random_state):
-            if self._C_fit in bad:
+            if self.C in bad:  # the clone fitted at each C
                 raise EmptyClusterError("a cluster emptied")
             return fit_one(self, context, random_state)
         return patched

@@ -11,7 +11,7 @@ so the wrapper works in scikit-learn's pipelines, searches and checks too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import dask.array as da
 import numpy as np
@@ -25,6 +25,7 @@ import marginclust
 from marginclust._registry import ESTIMATORS
 
 from ..base import fits_out_of_core
+from ..utils import Constraint, Rule, check_parameters
 from ._backend import DaskRows
 from ._ops import check_dask_array
 
@@ -51,15 +52,27 @@ def supported_estimators() -> list[str]:
     )
 
 
-def _check_supported(estimator: Any) -> None:
-    if not fits_out_of_core(estimator):
-        raise TypeError(
-            f"DaskClusterer cannot fit {type(estimator).__name__} on a dask array: its "
-            "solver needs all of X at once (an n x n kernel, a QP or libsvm). Supported: "
-            f"{', '.join(supported_estimators())}. Restarts and parameter searches of any "
-            "estimator can still run in parallel on a dask cluster through joblib's dask "
-            "backend (with joblib.parallel_backend('dask'): ...) on in-memory data."
-        )
+class _OutOfCoreEstimator(Rule):
+    """``estimator``: an instance of a class that fits out of core (see supported_estimators)."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if not fits_out_of_core(value):
+            raise TypeError(
+                f"DaskClusterer cannot fit {name}={type(value).__name__}() on a dask array: "
+                "its solver needs all of X at once (an n x n kernel, a QP or libsvm). "
+                f"Supported: {', '.join(supported_estimators())}. Restarts and parameter "
+                "searches of any estimator can still run in parallel on a dask cluster "
+                "through joblib's dask backend (with joblib.parallel_backend('dask'): ...) "
+                "on in-memory data."
+            )
+        return value
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """An estimator whose solver needs all of X, and a string."""
+        from sklearn.cluster import KMeans
+
+        return (KMeans(), "FuzzyCMeans")
 
 
 def _is_lazy(X: Any) -> bool:
@@ -160,6 +173,9 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "estimator": _OutOfCoreEstimator()}
+
     def __init__(self, estimator: Any) -> None:
         self.estimator = estimator
 
@@ -183,7 +199,7 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
         self : DaskClusterer
             The fitted wrapper.
         """
-        _check_supported(self.estimator)
+        check_parameters(self, self._parameter_constraints)
         for name in list(vars(self)):
             if name.endswith("_") and not name.startswith("_"):
                 delattr(self, name)

@@ -12,13 +12,21 @@ meet). The objectives turn a valid value into the bound
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..objectives._elm_ridge import balance_feasible, resolve_balance_count
+from ..utils import Check, Rule
 
-__all__ = ["check_count_balance", "mean_output_balance", "size_spread_balance"]
+__all__ = [
+    "MEAN_OUTPUT_BALANCE",
+    "SIZE_SPREAD_BALANCE",
+    "check_count_balance",
+    "mean_output_balance",
+    "size_spread_balance",
+]
 
 
 def mean_output_balance(value: Any, name: str) -> None:
@@ -56,6 +64,28 @@ def size_spread_balance(value: Any, name: str) -> None:
             f"{name} as a fraction of n_samples must lie in (0, 1]; got {value!r}. "
             "Pass an int for an absolute count."
         )
+
+
+@dataclass(frozen=True)
+class _SizeSpreadBalance(Rule):
+    """A size-spread ``balance`` (:func:`size_spread_balance`) that the data's
+    ``n_samples`` can meet (:func:`check_count_balance`)."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        size_spread_balance(value, name)
+        return value
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        check_count_balance(value, X.shape[0], int(n_clusters or 0))
+
+    def _invalid(self) -> tuple[Any, ...]:
+        return (-1, 0.0, 1.5, "0.1")
+
+
+# The two meanings as entries of the parameter tables.
+MEAN_OUTPUT_BALANCE = Check(mean_output_balance, invalid=(-1, 0.0, 1.5, "0.1"))
+SIZE_SPREAD_BALANCE = _SizeSpreadBalance()
 
 
 def check_count_balance(balance: Any, n: int, n_clusters: int) -> int:

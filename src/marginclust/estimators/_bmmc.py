@@ -10,7 +10,7 @@ from ..solvers._base import check_capabilities
 from ..solvers._bundle import BundleMethod
 from ..solvers._cccp import CCCP
 from ..solvers._result import SolverResult
-from ..utils import MaxIter, Positive
+from ..utils import MaxIter, NClusters, Positive
 from ..utils._reporting import report
 from ._linear_mmc import (
     MMC_CONSTRAINTS,
@@ -275,6 +275,7 @@ class BMMC(LinearMMCBase):
     """
 
     _parameter_constraints = {
+        "n_clusters": NClusters(1),  # n_clusters=1: the one-cluster partition (f = -1)
         "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "inner_tol": Positive(),

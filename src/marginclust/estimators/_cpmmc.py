@@ -11,7 +11,7 @@ from ..solvers._base import check_capabilities
 from ..solvers._cccp import CCCP
 from ..solvers._cutting_plane import CuttingPlaneMMC, CuttingPlaneSVM
 from ..solvers._result import SolverResult
-from ..utils import MaxIter, Positive
+from ..utils import MaxIter, NClusters, Positive
 from ..utils._reporting import report
 from ._linear_mmc import (
     MMC_CONSTRAINTS,
@@ -180,6 +180,7 @@ class CPMMC(LinearMMCBase):
     """
 
     _parameter_constraints = {
+        "n_clusters": NClusters(1),  # n_clusters=1: the one-cluster partition (f = -1)
         "C_pairs": Positive(strict=False),
         "tol": Positive(),
         "cccp_tol": Positive(),

@@ -24,21 +24,26 @@ from ..objectives._elm_ridge import (
     hidden_by_blocks,
     labels_to_targets,
     relabel,
+    resolve_balance_count,
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
 from ..utils import (
+    Init,
     MaxIter,
+    NClusters,
     OneOf,
     Or,
     PositiveFinite,
+    Seed,
     UnitInterval,
-    check_label_init,
+    Verbose,
+    label_init,
     resolve_alias,
 )
 from ..utils._blocks import BLOCK_ROWS, backend_for, out_of_core
 from ..utils._memory import check_memory
-from ._balance import check_count_balance, size_spread_balance
+from ._balance import SIZE_SPREAD_BALANCE
 
 __all__ = ["EMMC"]
 
@@ -262,7 +267,6 @@ class EMMC(BaseClusterer):
     (True, 0)
     """
 
-    _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
     _out_of_core: ClassVar[bool] = True  # the primal, on dense row blocks
     # labels_ meet the class balance; predict applies the relabelling rule alone
     _moved_attribute: ClassVar[str | None] = "balance_moved_"
@@ -279,6 +283,8 @@ class EMMC(BaseClusterer):
     # C multiplies a sum of squared residuals over the samples (the paper's eq. 11).
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
     _parameter_constraints = {
+        # n_clusters=1: the trivial one-cluster partition
+        "n_clusters": NClusters(1),
         **ELM_CONSTRAINTS,
         "C": Or(("auto",), PositiveFinite(),
                 "C must be a positive float or 'auto'; got {value!r}."),
@@ -287,9 +293,13 @@ class EMMC(BaseClusterer):
         "tol": UnitInterval(),
         "max_iter": MaxIter(),
         "balance": Or(
-            ("auto",), size_spread_balance,
+            ("auto",), SIZE_SPREAD_BALANCE,
             "balance must be 'auto', a float in (0, 1] or an int; got {value!r}.",
         ),
+        "init": Init(_INITS, label_init, "an array of labels", aliases=tuple(_INIT_ALIASES)),
+        "n_init": MaxIter(),
+        "verbose": Verbose(),
+        "random_state": Seed(),
     }
 
     def __init__(
@@ -324,14 +334,13 @@ class EMMC(BaseClusterer):
         self.random_state = random_state
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, X: Any) -> None:
+    def _setup_on_data(self, X: Any) -> None:
         n = X.shape[0]
         m = self._n_clusters
         self._C = _PER_SAMPLE_C / n if isinstance(self.C, str) else float(self.C)
         balance = _AUTO_BALANCE_FLOOR if isinstance(self.balance, str) else self.balance
-        self._balance = check_count_balance(balance, n, m)
+        self._balance = resolve_balance_count(balance, n, m)  # feasible: the table checked
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
-        check_label_init(self._init, n, m, _INITS)
         if out_of_core(X):  # dense chunks and the primal only; memory per chunk
             if X.sparse:
                 raise ValueError("Out of core EMMC needs dense row chunks; densify them.")

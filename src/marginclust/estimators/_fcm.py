@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..objectives._fcm import (
     FuzzyProblem,
     kernel_distances,
@@ -25,8 +26,13 @@ from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
 from ..utils import (
     Frame,
     Fuzzifier,
+    Init,
+    MaxIter,
+    NClusters,
     Or,
     Positive,
+    Seed,
+    Verbose,
     centred_frame,
     check_center_init,
     check_objective_scale,
@@ -91,6 +97,11 @@ def auto_fuzzifier(n_samples: float, n_features: int) -> float:
 
 
 # --------------------------------------------------------------- estimators
+def _center_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """An array ``init``: centres or memberships of the data's shape (:func:`check_center_init`)."""
+    check_center_init(value, int(n_clusters or 0), X)
+
+
 class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     r"""Fuzzy c-means (Bezdek): soft memberships minimising ``J_m``.
 
@@ -193,7 +204,6 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     (4, 2)
     """
 
-    _min_clusters = 1  # one cluster is well defined (all memberships 1), as in KMeans
     _preserves_float32 = True  # transform of float32 data is float32
     _out_of_core = True  # every pass through the row-block backend (marginclust.dask)
     _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
@@ -203,9 +213,18 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
     )
 
     _parameter_constraints = {
+        # one cluster is well defined (all memberships 1), as in KMeans
+        "n_clusters": NClusters(1),
         "m": Or(("auto",), Fuzzifier(), "{name} must be a float > 1 or 'auto'; got {value!r}."),
-        "max_iter": Positive(integer=True),
+        "init": Init(("k-means++", "random"), _center_init,
+                     "an array of centres (n_clusters, n_features) or memberships "
+                     "(n_samples, n_clusters)",
+                     aliases=("kmeans++",)),
+        "max_iter": MaxIter(),
         "tol": Positive(strict=False),
+        "n_init": MaxIter(),
+        "verbose": Verbose(),
+        "random_state": Seed(),
     }
 
     def __init__(
@@ -253,11 +272,12 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
         """
         return self._fit(X, sample_weight=sample_weight)
 
-    def _check_params(self, X: Any) -> None:
+    def _setup_on_data(self, X: Any) -> None:
         # "auto" resolved on the data's shape (the table checked the value)
         self._m = (auto_fuzzifier(X.shape[0], X.shape[1]) if isinstance(self.m, str)
                    else float(self.m))
-        check_center_init(self.init, self._n_clusters, X)
+        if isinstance(self.init, str):
+            check_center_init(self.init, self._n_clusters, X)  # warns on an old spelling
         n, d = X.shape
         k = self._n_clusters
         init_shape = np.shape(self.init)
@@ -318,7 +338,7 @@ class FuzzyCMeans(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
             centres, U0 = initial_point(init, Zs, k, ws, random_state)
         elif np.shape(init) == (k, rows.shape[1]):
             centres, U0 = np.asarray(init, dtype=rows.dtype), None
-        else:  # memberships: in memory only (refused out of core by _check_params)
+        else:  # memberships: in memory only (refused out of core by _setup_on_data)
             centres, U0 = initial_point(init, rows.X, k, context["weights"], random_state)
         res = fuzzy_alternation(
             rows,
@@ -522,6 +542,7 @@ class KernelFuzzyCMeans(FuzzyCMeans):
         "Use a larger gamma (a narrower kernel; e.g. a multiple of the default "
         "'sigma0'), a lower fuzzifier m, or more n_init."
     )
+    _parameter_constraints = {**FuzzyCMeans._parameter_constraints, "gamma": GAMMA_CONSTRAINT}
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from ..feature_maps import resolve_gamma
 from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import Positive, kmeans_start, resolve_alias
+from ..utils import Check, Init, MaxIter, NClusters, Positive, kmeans_start, resolve_alias
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
@@ -26,6 +26,16 @@ __all__ = ["IterativeLSSVM", "balanced_sign"]
 
 _INITS = ("k-means", "k-means++", "random")
 _INIT_ALIASES = {"kmeans": "k-means", "kmeans++": "k-means++"}
+
+
+def _binary_labels(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """An array ``init``: one label in {0, 1} per sample."""
+    lab = np.asarray(value)
+    if lab.shape != (X.shape[0],) or not np.all(np.isin(lab, (0, 1))):
+        raise ValueError(
+            f"{name} as an array must hold n_samples={X.shape[0]} labels in {{0, 1}}; "
+            f"got shape {lab.shape}."
+        )
 
 
 def _fraction(value: Any, name: str) -> float:
@@ -138,9 +148,7 @@ n_features_in_
     True
     """
 
-    _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition
     _exact_copies = 4  # the kernel, the LS-SVM system, its factor's backup and a solve
-    _max_clusters = 2
     _n_scaled_params = ("lam",)
     _collapse_advice = (
         "Standardise the features, lower balance (a tighter class-balance constraint) or "
@@ -148,9 +156,14 @@ n_features_in_
     )
 
     _parameter_constraints = {
+        # binary; n_clusters=1: the trivial one-cluster partition
+        "n_clusters": NClusters(1, 2),
         "lam": Positive(),
-        "balance": _fraction,
-        "max_iter": Positive(integer=True),
+        "balance": Check(_fraction, invalid=(-0.1, 1.5, "0.1")),
+        "init": Init(_INITS, _binary_labels, "an array of n_samples labels in {0, 1}",
+                     aliases=tuple(_INIT_ALIASES)),
+        "max_iter": MaxIter(),
+        "n_init": MaxIter(),
         **KERNEL_CONSTRAINTS,
     }
 
@@ -185,15 +198,7 @@ n_features_in_
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self, X: Any) -> None:
-        init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
-        if not isinstance(init, str):
-            lab = np.asarray(init)
-            if lab.shape != (X.shape[0],) or not np.all(np.isin(lab, (0, 1))):
-                raise ValueError(
-                    f"init as an array must hold n_samples={X.shape[0]} labels in {{0, 1}}; "
-                    f"got shape {lab.shape}."
-                )
+    def _setup_on_data(self, X: Any) -> None:
         self._check_kernel_params(X)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:

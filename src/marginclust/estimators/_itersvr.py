@@ -17,6 +17,7 @@ from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR
 
 from ..base import BaseClusterer, one_cluster_result
 from ..feature_maps import location_scale, resolve_gamma
+from ..objectives._elm_ridge import resolve_balance_count
 from ..objectives._supervised_labels import (
     SupervisedLabelProblem,
     epsilon_insensitive_loss,
@@ -26,15 +27,19 @@ from ..objectives._supervised_labels import (
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import start_labels
 from ..utils import (
+    Init,
     MaxIter,
+    NClusters,
     OneOf,
     Or,
     PositiveFinite,
+    Seed,
     UnitInterval,
+    Verbose,
     check_label_init,
     resolve_alias,
 )
-from ._balance import check_count_balance, size_spread_balance
+from ._balance import SIZE_SPREAD_BALANCE
 
 __all__ = ["IterSVM", "IterSVR"]
 
@@ -43,11 +48,14 @@ _INIT_ALIASES = {"kmeans": "k-means"}
 _CENTRE_OFFSET = 1e3  # the linear kernel: centre dense X whose offset is this many spreads
 
 
+def _binary_labels(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """An array ``init``: labels 0 or 1 (binary, also when n_clusters=1)."""
+    check_label_init(value, X.shape[0], 2)
+
+
 class _IterBase(BaseClusterer):
     """Shared parameters and prediction of IterSVR / IterSVM (binary)."""
 
-    _max_clusters: ClassVar[int] = 2
-    _min_clusters: ClassVar[int] = 1  # n_clusters=1: the trivial one-cluster partition
     # labels_ meet the class balance; predict applies the sign rule alone
     _moved_attribute: ClassVar[str | None] = "balance_moved_"
     _accept_sparse: ClassVar[tuple[str, ...]] = ("csr",)
@@ -58,22 +66,26 @@ class _IterBase(BaseClusterer):
     # C multiplies a sum of losses over the samples.
     _n_scaled_params: ClassVar[tuple[str, ...]] = ("C",)
     _parameter_constraints = {
+        # binary; n_clusters=1: the trivial one-cluster partition
+        "n_clusters": NClusters(1, 2),
         "kernel": OneOf(("linear", "rbf"), "kernel must be 'linear' or 'rbf'; got {value!r}."),
         "C": PositiveFinite(),
         "max_iter": MaxIter(),
-        "balance": size_spread_balance,
+        "balance": SIZE_SPREAD_BALANCE,
         "gamma": Or(
             ("scale", "sigma0", "auto"), PositiveFinite(),
             "gamma must be a positive float, 'scale' or 'sigma0'; got {value!r}.",
         ),
+        "init": Init(_INITS, _binary_labels, "an array of labels", aliases=tuple(_INIT_ALIASES)),
+        "verbose": Verbose(),
+        "random_state": Seed(),
     }
 
-    def _check_params(self, X: Any) -> None:
+    def _setup_on_data(self, X: Any) -> None:
         n = X.shape[0]
         m = self._n_clusters
-        self._balance = check_count_balance(self.balance, n, m)
+        self._balance = resolve_balance_count(self.balance, n, m)  # feasible: the table checked
         self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
-        check_label_init(self._init, n, 2, _INITS)  # binary: labels 0 or 1 (also when m = 1)
 
     def _prepare(self, X: Any, **fit_params: Any) -> dict[str, Any]:
         """Once per fit: scale X by one global factor (and centre it, see below), resolve gamma.

@@ -9,12 +9,18 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer, ClusterTransformerMixin
 from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
 from ..utils import (
     Frame,
+    Init,
+    MaxIter,
+    NClusters,
     Positive,
+    Seed,
+    Verbose,
     centred_frame,
     check_center_init,
     check_sample_weight,
@@ -23,6 +29,17 @@ from ..utils import (
 from ..utils._memory import check_rows_memory
 
 __all__ = ["KernelKMeans"]
+
+
+def _centres_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """An array ``init``: centres of shape (n_clusters, n_features), numeric and finite."""
+    shape = np.shape(value)
+    if shape != (n_clusters, X.shape[1]):
+        raise ValueError(
+            f"{name} must be 'k-means++', 'random' or centres of shape (n_clusters, "
+            f"n_features) = ({n_clusters}, {X.shape[1]}); got shape {shape}."
+        )
+    check_center_init(value, int(n_clusters or 0), X)
 
 
 class KernelKMeans(ClusterTransformerMixin, BaseClusterer):
@@ -122,7 +139,6 @@ default="k-means++"
     (4, 2)
     """
 
-    _min_clusters = 1  # one cluster is well defined, as in KMeans
     _preserves_float32 = True  # transform of float32 data is float32
     _cluster_axes = {"cluster_centers_": 0}
     _collapse_advice = (
@@ -131,8 +147,15 @@ default="k-means++"
     )
 
     _parameter_constraints = {
-        "max_iter": Positive(integer=True),
+        "n_clusters": NClusters(1),  # one cluster is well defined, as in KMeans
+        "gamma": GAMMA_CONSTRAINT,
+        "init": Init(("k-means++", "random"), _centres_init,
+                     "centres of shape (n_clusters, n_features)", aliases=("kmeans++",)),
+        "max_iter": MaxIter(),
         "tol": Positive(strict=False),
+        "n_init": MaxIter(),
+        "verbose": Verbose(),
+        "random_state": Seed(),
     }
 
     def __init__(
@@ -179,17 +202,9 @@ default="k-means++"
         """
         return self._fit(X, sample_weight=sample_weight)
 
-    def _check_params(self, X: Any) -> None:
-        if not isinstance(self.init, str) and np.asarray(self.init).shape != (
-            self._n_clusters,
-            X.shape[1],
-        ):
-            raise ValueError(
-                f"init must be 'k-means++', 'random' or centres of shape (n_clusters, "
-                f"n_features) = ({self._n_clusters}, {X.shape[1]}); got shape "
-                f"{np.asarray(self.init).shape}."
-            )
-        check_center_init(self.init, self._n_clusters, X)
+    def _setup_on_data(self, X: Any) -> None:
+        if isinstance(self.init, str):
+            check_center_init(self.init, self._n_clusters, X)  # warns on an old spelling
         # the frame (a copy of X), K x n distances, weights and their products
         check_rows_memory(type(self).__name__, X.shape, self._n_clusters, X.dtype.itemsize, 5)
 

@@ -12,34 +12,41 @@ only read it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..feature_maps import resolve_gamma
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..feature_maps._kernel_context import (
     KernelContext,
     build_kernel_context,
     kernel_decision_values,
 )
 from ..feature_maps._low_rank import check_dtype
-from ..utils import Constraint, OneOf, check_finite_scale, check_positive, report
+from ..utils import (
+    Check,
+    Constraint,
+    IsCallable,
+    MaxIter,
+    OneOf,
+    Or,
+    Rule,
+    Seed,
+    Verbose,
+    check_finite_scale,
+    invalid_examples,
+    report,
+)
 from ..utils._blocks import BLOCK_ROWS, out_of_core
 from ..utils._memory import check_memory
 
-__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "KernelContext",
-           "KernelModelMixin", "kernel_fit_memory"]
+__all__ = ["AUTO_COMPONENTS", "EXACT_MAX_SAMPLES", "KERNEL_CONSTRAINTS", "N_COMPONENTS",
+           "KernelContext", "KernelModelMixin", "kernel_fit_memory"]
 
 KERNELS = ("rbf", "linear", "precomputed")
-
-
-def _kernel(value: Any, name: str) -> None:
-    """A kernel name of ``KERNELS`` or a callable ``kernel(X, Y)``."""
-    if not (callable(value) or (isinstance(value, str) and value in KERNELS)):
-        raise ValueError(
-            f"{name} must be one of {KERNELS} or a callable kernel(X, Y); got {value!r}."
-        )
 
 
 def _dtype(value: Any, name: str) -> None:
@@ -47,11 +54,43 @@ def _dtype(value: Any, name: str) -> None:
     check_dtype(value)
 
 
+#: ``n_components``: None (the exact kernel), ``"auto"`` or a rank.
+N_COMPONENTS: Constraint = Or(("auto", None), MaxIter(),
+                              "{name} must be 'auto', None or a positive integer; got {value!r}.")
+_KERNEL_MESSAGE = f"{{name}} must be one of {KERNELS} or a callable kernel(X, Y); got {{value!r}}."
+
+
+@dataclass(frozen=True)
+class _Kernel(Rule):
+    """``kernel``: a name of ``KERNELS`` or a callable ``kernel(X, Y)``; with
+    ``"precomputed"``, X is the square kernel matrix of the training data."""
+
+    names: Constraint = Or(KERNELS, IsCallable(_KERNEL_MESSAGE), _KERNEL_MESSAGE)
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        return self.names(value, name)
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        if isinstance(value, str) and value == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With {name}='precomputed', X must be the square (n_samples, n_samples) "
+                f"kernel matrix of the training data; got shape {X.shape}."
+            )
+
+    def _invalid(self) -> tuple[Any, ...]:
+        return invalid_examples(self.names)
+
+
 # The kernel parameters' part of the estimators' ``_parameter_constraints``.
 KERNEL_CONSTRAINTS: dict[str, Constraint] = {
-    "kernel": _kernel,
+    "kernel": _Kernel(),
+    "gamma": GAMMA_CONSTRAINT,
+    "n_components": N_COMPONENTS,
     "low_rank": OneOf(("nystroem", "rff"), "low_rank must be 'nystroem' or 'rff'; got {value!r}."),
-    "dtype": _dtype,
+    "dtype": Check(_dtype, invalid=("float16",)),
+    "random_state": Seed(),
+    "verbose": Verbose(),
 }
 #: Largest n for which ``n_components="auto"`` keeps the exact kernel. Above it one
 #: exact sweep costs a Cholesky factorisation of an n x n matrix (about 0.5 s at
@@ -107,12 +146,7 @@ class KernelModelMixin:
         """What the kernel parameters need of the data (their table is checked already)."""
         kernel = self.kernel
         n = X.shape[0]
-        if kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "With kernel='precomputed', X must be the square (n_samples, n_samples) "
-                    f"kernel matrix of the training data; got shape {X.shape}."
-                )
+        if kernel == "precomputed":  # (the table checked that X is square)
             if self.n_components not in (None, "auto"):
                 raise ValueError(
                     "n_components (low-rank mode) needs the data, not a precomputed kernel; "
@@ -139,15 +173,11 @@ class KernelModelMixin:
         L = self.n_components
         if L is None:
             return None
-        if isinstance(L, str):
-            if L != "auto":
-                raise ValueError(
-                    f"n_components must be 'auto', None or a positive integer; got {L!r}."
-                )
+        if isinstance(L, str):  # "auto" (the parameter table checked the value)
             if self.kernel == "precomputed" or n <= EXACT_MAX_SAMPLES:
                 return None
             return AUTO_COMPONENTS
-        return int(check_positive(L, "n_components", integer=True))
+        return int(L)
 
     def _subset_fit_params(self, n_fit: int, n_total: int) -> dict[str, Any]:
         """Keep the low-rank mode of a fit on ``n_total`` rows on a subset of ``n_fit`` rows.

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from ..base import BaseClusterer, ClusterTransformerMixin, one_cluster_result
@@ -31,18 +32,24 @@ from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_sc
 from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..utils import (
+    Check,
     Constraint,
+    Init,
+    MaxIter,
     OneOf,
     Or,
     PositiveFinite,
+    Seed,
+    Verbose,
     check_finite_scale,
     check_label_init,
+    label_init,
     resolve_alias,
 )
 from ..utils._blocks import backend_for, out_of_core
 from ..utils._init import kmeans_start_states
 from ..utils._reporting import report
-from ._balance import mean_output_balance
+from ._balance import MEAN_OUTPUT_BALANCE
 from ._max_margin import margin_search_start, partition_margin
 
 __all__ = [
@@ -72,14 +79,6 @@ _JUDGE_ROWS = 2000
 
 
 
-def _init(value: Any, name: str) -> None:
-    """A start's name of ``INITS`` (or an old spelling); an array is checked per fit."""
-    if isinstance(value, str) and value not in INITS and value not in INIT_ALIASES:
-        raise ValueError(
-            f"{name} must be one of {list(INITS)} or an array of labels; got {value!r}."
-        )
-
-
 # The parameters BMMC and CPMMC share, last in their tables.
 def _size_floor(value: Any, name: str) -> Any:
     """``"auto"``, a float in [0, 1] (a fraction of ``n / n_clusters``) or an int >= 0."""
@@ -99,12 +98,25 @@ def _size_floor(value: Any, name: str) -> Any:
 
 MMC_CONSTRAINTS: dict[str, Constraint] = {
     "C": Or(("auto",), PositiveFinite(), "C must be 'auto' or a positive float; got {value!r}."),
-    "balance": mean_output_balance,
-    "min_cluster_size": _size_floor,
+    "balance": MEAN_OUTPUT_BALANCE,
+    "min_cluster_size": Check(_size_floor, invalid=("half", -1, 1.5)),
     "qp": OneOf(QPS, "qp must be 'auto', 'active-set', 'ipm' or 'clarabel'; got {value!r}."),
-    "init": _init,
+    "init": Init(INITS, label_init, "an array of labels", aliases=tuple(INIT_ALIASES)),
     "pair_loss": OneOf(PAIR_LOSSES, "pair_loss must be 'margin' or 'paper'; got {value!r}."),
+    "n_init": MaxIter(),
+    "random_state": Seed(),
+    "verbose": Verbose(),
 }
+
+
+@dataclass
+class _JudgeSample:
+    """C="auto": the ``random_state`` the judged rows are drawn from, and the rows
+    (drawn once, by the first fit's ``_prepare``, after its parameter checks:
+    ``(rows, their indices)``)."""
+
+    random_state: Any
+    sample: Any = None
 
 
 @dataclass
@@ -184,7 +196,6 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
     """Validation, per-fit preparation and prediction shared by BMMC and CPMMC."""
 
     _accept_sparse: ClassVar[bool | tuple[str, ...]] = ("csr", "csc", "coo")
-    _min_clusters: ClassVar[int] = 1  # n_clusters=1: the one-cluster partition (f = -1)
     _out_of_core: ClassVar[bool] = True  # without pairs every pass is a row-block pass
     # labels_ keep the floor on the cluster sizes (size_moved_) and the pairs
     # (pairs_moved_: rows of pairs); see _set_moved
@@ -266,81 +277,89 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         return self._fit(X, must_link=must_link, cannot_link=cannot_link)
 
     # ------------------------------------------------------------ C="auto"
-    _C_fit: float | None = None  # the C of the fit under way (None: the parameter's)
-    _judge_rng: np.random.RandomState | None = None  # C="auto": draws the judged rows
-    _judge_sample: Any = None  # C="auto": (rows, their indices), drawn once per fit
-
     def _fit(self, X: Any, **fit_params: Any) -> Any:
-        """One fit at the given ``C``; under ``C="auto"`` one per :data:`AUTO_C`, judged.
+        """One fit at the given ``C``; under ``C="auto"`` one clone per :data:`AUTO_C`, judged.
 
-        The fits of ``C="auto"`` share everything but ``C`` (the seeds of their
-        starts included), and the one whose ``labels_`` have the larger voting
-        margin on a sample of rows (:func:`partition_margin`, the judge of
-        :class:`~marginclust.MaxMarginClustering`) is kept with its warnings; the
-        other's attributes and warnings are dropped. With must-link / cannot-link
-        pairs the judge, which knows nothing of them, is not used, and with one
-        cluster there is nothing to judge: the fit is at ``AUTO_C[0]``.
+        The clones of ``C="auto"`` share everything but ``C`` (the seeds of their
+        starts included: they share ``random_state`` itself), and the one whose
+        ``labels_`` have the larger voting margin on a sample of rows
+        (:func:`partition_margin`, the judge of :class:`~marginclust.MaxMarginClustering`)
+        is kept: its fitted attributes are copied here and its warnings re-issued;
+        the other's are dropped. With must-link / cannot-link pairs the judge, which
+        knows nothing of them, is not used, and with one cluster there is nothing to
+        judge: the one fit is at ``AUTO_C[0]``.
         """
         auto = isinstance(self.C, str) and self.C == "auto"
+        if not auto:
+            super()._fit(X, **fit_params)
+            self.C_ = float(self.C)
+            self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
+            return self
         pairs = fit_params.get("must_link") is not None or fit_params.get(
             "cannot_link") is not None
         one = isinstance(self.n_clusters, Integral) and self.n_clusters == 1
-        if not auto or pairs or one:
-            self._C_fit = AUTO_C[0] if auto else None
-            try:
-                super()._fit(X, **fit_params)
-            finally:
-                self._C_fit = None
-            self.C_ = AUTO_C[0] if auto else float(self.C)
-            self.__dict__.pop("C_scores_", None)  # a former C="auto" fit's
+        if pairs or one:
+            self._adopt(*self._fit_at(AUTO_C[0], X, fit_params))
+            self.C_ = AUTO_C[0]
+            self.__dict__.pop("C_scores_", None)
             return self
-        params = set(self.get_params(deep=False))
         # one sample for every fit, drawn in the first fit's _prepare from this stream
-        self._judge_rng = check_random_state(getattr(self, "random_state", None))
-        best: tuple[float, float, dict[str, Any], list[Any]] | None = None
+        judge = _JudgeSample(getattr(self, "random_state", None))
+        best: tuple[float, float, tuple[LinearMMCBase, set[str]], list[Any]] | None = None
         scores: dict[float, float] = {}
         error: EmptyClusterError | None = None
-        try:
-            for c in AUTO_C:
-                self._C_fit = c
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    try:
-                        super()._fit(X, **fit_params)
-                    except EmptyClusterError as exc:
-                        error = exc
-                        continue
-                Xs, idx = self._judge_sample
-                labels = np.asarray(self.labels_[idx], dtype=np.intp)  # lazy out of core
-                score = partition_margin(Xs, labels, self._n_clusters)
-                scores[c] = score
-                report(getattr(self, "verbose", 0), "%s C=%g: voting margin %.4f",
-                       type(self).__name__, c, score)
-                if best is None or score > best[1]:
-                    state = {k: v for k, v in vars(self).items() if k not in params}
-                    best = (c, score, state, list(caught))
-        finally:
-            self._C_fit, self._judge_rng, self._judge_sample = None, None, None
+        for c in AUTO_C:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    est, unfitted = self._fit_at(c, X, {**fit_params, "judge": judge})
+                except EmptyClusterError as exc:
+                    error = exc
+                    continue
+            Xs, idx = judge.sample
+            labels = np.asarray(est.labels_[idx], dtype=np.intp)  # lazy out of core
+            score = partition_margin(Xs, labels, est._n_clusters)
+            scores[c] = score
+            report(getattr(self, "verbose", 0), "%s C=%g: voting margin %.4f",
+                   type(self).__name__, c, score)
+            if best is None or score > best[1]:
+                best = (c, score, (est, unfitted), list(caught))
         if best is None:
             assert error is not None
             raise error
-        c, _, state, caught = best
-        for name in [k for k in vars(self) if k not in params]:
-            delattr(self, name)
-        self.__dict__.update(state)
-        self._C_fit, self._judge_rng, self._judge_sample = None, None, None
+        c, _, fitted, caught = best
+        self._adopt(*fitted)
         self.C_ = c
         self.C_scores_ = scores
         for w in caught:  # the kept fit's warnings only
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         return self
 
+    def _fit_at(
+        self, c: float, X: Any, fit_params: dict[str, Any]
+    ) -> tuple[LinearMMCBase, set[str]]:
+        """A clone of this estimator with ``C=c`` (and this very ``random_state``, whose
+        stream the fits share), fitted; and the names it had before its fit (its
+        parameters and configuration)."""
+        est = clone(self).set_params(C=c, random_state=self.random_state)
+        unfitted = set(vars(est))
+        BaseClusterer._fit(est, X, **fit_params)
+        return est, unfitted
+
+    def _adopt(self, est: LinearMMCBase, unfitted: set[str]) -> None:
+        """Take the state ``est``'s fit set (fitted attributes, public and private), as a
+        fit on this estimator would have set it (what else it holds is kept)."""
+        for name, value in vars(est).items():
+            if name not in unfitted:
+                setattr(self, name, value)
+
     def _prepare(self, X: Any, **fit_params: Any) -> MMCContext:
-        if self._judge_rng is not None and self._judge_sample is None:
+        judge = fit_params.get("judge")
+        if judge is not None and judge.sample is None:
             # C="auto": the rows every fit is judged on, drawn once
             # (COO has no rows to index: the sample's rows are taken from CSR)
             rows = backend_for(X.tocsr() if sp.issparse(X) and X.format == "coo" else X)
-            self._judge_sample = rows.sample(_JUDGE_ROWS, self._judge_rng)
+            judge.sample = rows.sample(_JUDGE_ROWS, check_random_state(judge.random_state))
         return self._make_context(
             X,
             fit_params.get("must_link"),
@@ -403,7 +422,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         obj = MMCObjective(
             X,
             self._n_clusters,
-            self._C_fit if self._C_fit is not None else float(self.C),
+            float(self.C),
             bound,
             C_pairs=float(C_pairs),
             pairs=closed_pairs(pairs, X),

@@ -25,13 +25,16 @@ from ..objectives._margin import class_balanced_mean, vote_margins
 from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import (
     Boolean,
+    CacheLocation,
+    Check,
     IntegerAtLeast,
+    NClusters,
     Or,
-    Positive,
     PositiveFinite,
+    Seed,
+    Verbose,
     centred_frame,
     check_distinct_rows,
-    check_n_clusters,
     check_parameters,
     check_sample_weight,
     count_distinct_rows,
@@ -107,15 +110,15 @@ def _check_candidates(value: Any, name: str) -> Any:
         label = entry[0] if isinstance(entry, tuple) else entry
         if isinstance(label, str):
             if label not in GENERATORS:
-                raise ValueError(f"Unknown candidate {label!r}; the names are "
+                raise ValueError(f"Unknown candidate {label!r} in {name}; the names are "
                                  f"{sorted(GENERATORS)}.")
             if isinstance(entry, tuple) and (len(entry) != 2 or not isinstance(entry[1], dict)):
-                raise ValueError(f"A candidate with parameters is a (name, dict) pair; got "
-                                 f"{entry!r}.")
+                raise ValueError(f"A candidate with parameters in {name} is a (name, dict) "
+                                 f"pair; got {entry!r}.")
         elif not (hasattr(entry, "fit_predict") and hasattr(entry, "get_params") and (
                 {"n_clusters", "n_components"} & set(entry.get_params()))):
-            raise ValueError(f"A candidate estimator needs fit_predict and an n_clusters or "
-                             f"n_components parameter; got {entry!r}.")
+            raise ValueError(f"A candidate estimator in {name} needs fit_predict and an "
+                             f"n_clusters or n_components parameter; got {entry!r}.")
     return value
 
 
@@ -383,15 +386,17 @@ class MaxMarginClustering(BaseClusterer):
         "n_clusters='auto', or more candidates."
     )
     _parameter_constraints = {
-        "n_clusters": Or(("auto",), Positive(integer=True),
+        "n_clusters": Or(("auto",), NClusters(1),
                          message="{name} must be 'auto' or a positive integer; got {value!r}."),
-        "candidates": _check_candidates,
+        "candidates": Check(_check_candidates, invalid=("best", [], ["no-such-generator"])),
         "n_neighbors": IntegerAtLeast(2),
         "max_clusters": IntegerAtLeast(2),
         "max_samples": IntegerAtLeast(10),
         "C": PositiveFinite(),
         "probability": Boolean(),
-        "verbose": Or((True, False), Positive(strict=False, integer=True)),
+        "memory": CacheLocation(),
+        "random_state": Seed(),
+        "verbose": Verbose(),
     }
     def __init__(
         self,
@@ -419,13 +424,13 @@ class MaxMarginClustering(BaseClusterer):
         self.verbose = verbose
 
     # ------------------------------------------------------------ validation
-    def _check_parameters(self, n_samples: int) -> tuple[int, ...]:
-        """Check the parameter table; return the numbers of clusters to try."""
-        check_parameters(self, self._parameter_constraints)
+    def _cluster_counts(self, X: Any) -> tuple[int, ...]:
+        """Check the parameter table on ``X``; return the numbers of clusters to try."""
+        check_parameters(self, self._parameter_constraints, X)
         self._pool = list(DEFAULT_POOL) if self.candidates == "auto" else list(self.candidates)
         if isinstance(self.n_clusters, str):
-            return tuple(range(2, min(int(self.max_clusters), n_samples) + 1))
-        return (check_n_clusters(self.n_clusters, n_samples, min_clusters=1),)
+            return tuple(range(2, min(int(self.max_clusters), X.shape[0]) + 1))
+        return (int(self.n_clusters),)
 
     # ------------------------------------------------------------------ fit
     def fit(
@@ -461,7 +466,7 @@ class MaxMarginClustering(BaseClusterer):
                                 "reduce the columns first (e.g. TruncatedSVD)")
             X = np.asarray(X.toarray())
         n = X.shape[0]
-        ks = self._check_parameters(n)
+        ks = self._cluster_counts(X)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X)
         # identical rows are one point of their summed weight: the vote, the K rule
         # and the candidates then see the same points however often a row is repeated

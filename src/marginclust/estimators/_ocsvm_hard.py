@@ -15,11 +15,22 @@ from ..objectives._wocsvm import OneClassHardProblem, WOCSVMObjective, score_mod
 from ..solvers._label_alternation import LabelAlternation
 from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
-from ..utils import Positive, check_label_init, report, resolve_alias
+from ..utils import (
+    Init,
+    MaxIter,
+    NClusters,
+    Positive,
+    Seed,
+    Verbose,
+    check_label_init,
+    label_init,
+    report,
+    resolve_alias,
+)
+from ._kernel_model import N_COMPONENTS
 from ._one_class import (
     DECISION_SCALE,
     KERNEL_NU,
-    N_COMPONENTS,
     kmeans_partition,
     one_class_label_free_grid,
     one_class_subset_params,
@@ -132,7 +143,6 @@ class OCSVMHardClustering(ClusterTransformerMixin, BaseClusterer):
     """
 
     _dtypes = (np.float64,)
-    _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
     _cluster_axes = {"models_": 0}
     _cluster_index_attributes = ("absorbed_clusters_",)
     _collapse_advice: ClassVar[str] = (
@@ -140,11 +150,16 @@ class OCSVMHardClustering(ClusterTransformerMixin, BaseClusterer):
         "init='k-means', or more n_init."
     )
     _parameter_constraints = {
+        "n_clusters": NClusters(1),  # one cluster: one machine, all memberships 1
         **KERNEL_NU,
-        "max_iter": Positive(integer=True),
+        "init": Init(INITS, label_init, "an array of labels", aliases=("kmeans",)),
+        "max_iter": MaxIter(),
         "svm_tol": Positive(),
         "decision_scale": DECISION_SCALE,
         "n_components": N_COMPONENTS,
+        "n_init": MaxIter(),
+        "random_state": Seed(),
+        "verbose": Verbose(),
     }
 
     def __init__(
@@ -176,7 +191,7 @@ class OCSVMHardClustering(ClusterTransformerMixin, BaseClusterer):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self, X: npt.NDArray[np.float64]) -> None:
+    def _setup_on_data(self, X: npt.NDArray[np.float64]) -> None:
         self._init = resolve_alias(self.init, "init", INITS, {"kmeans": "k-means"})
         self._init_labels = check_label_init(self._init, X.shape[0], self._n_clusters, INITS)
 

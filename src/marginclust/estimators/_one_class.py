@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..feature_maps import spectral_labels
+from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
-from ..utils import Constraint, OneOf, kmeans_start
+from ..utils import Check, Constraint, OneOf, kmeans_start
 from ..utils._memory import check_memory
 from ._max_margin import margin_search_start
 
@@ -19,7 +20,6 @@ __all__ = [
     "DECISION_SCALE",
     "GMM_FULL_MAX_FEATURES",
     "KERNEL_NU",
-    "N_COMPONENTS",
     "gmm_covariance_type",
     "initial_weights",
     "kmeans_partition",
@@ -61,23 +61,16 @@ def _nu(value: Any, name: str) -> float:
     return float(value)
 
 
-def _n_components(value: Any, name: str) -> None:
-    """``None`` (exact kernel), ``"auto"`` or a positive int (Nystroem components)."""
-    if value is None or (isinstance(value, str) and value == "auto"):
-        return
-    if isinstance(value, str):
-        raise ValueError(f"{name} must be an int, 'auto' or None; got {value!r}.")
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive int, 'auto' or None; got {value!r}.")
-
-
 # The parameters both estimators have, in the order of their tables.
-KERNEL_NU: dict[str, Constraint] = {"kernel": OneOf(KERNELS), "nu": _nu}
+KERNEL_NU: dict[str, Constraint] = {
+    "kernel": OneOf(KERNELS),
+    "gamma": GAMMA_CONSTRAINT,
+    "nu": Check(_nu, invalid=(0.0, 1.5, "0.5")),
+}
 DECISION_SCALE = OneOf(
     ("libsvm", "normalized", "relative"),
     "decision_scale must be 'libsvm', 'normalized' or 'relative'; got {value!r}.",
 )
-N_COMPONENTS: Constraint = _n_components
 
 
 def random_partition(n: int, n_clusters: int, rng: np.random.RandomState) -> npt.NDArray[np.intp]:

@@ -18,9 +18,14 @@ from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import chunk_rows_for, lloyd, lloyd_from_memberships
 from ..utils import (
     Frame,
+    Init,
+    MaxIter,
+    NClusters,
     OneOf,
     Or,
     Positive,
+    Seed,
+    Verbose,
     centred_frame,
     check_memberships,
     check_objective_scale,
@@ -36,6 +41,31 @@ _INITS = ("k-means++", "k-means++-soft", "dirichlet", "uniform-perturbed")
 _INIT_ALIASES = {"kmeans++": "k-means++", "kmeans++-soft": "k-means++-soft"}
 # Above this many samples the faithful solvers (n (K - 1) + r steps of O(n K d)) are slow.
 _FAITHFUL_WARN_SAMPLES = 2000
+
+
+def _are_centres(init: Any, n: int, d: int, k: int) -> bool:
+    """An array ``init`` of centres (n_clusters, n_features), not of memberships."""
+    shape = np.shape(init)
+    return len(shape) == 2 and shape == (k, d) and shape != (n, k)
+
+
+def _array_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """An array ``init``: finite centres, or memberships that give every cluster some weight."""
+    n, d = X.shape
+    k = int(n_clusters or 0)
+    if _are_centres(value, n, d, k):
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "fiu" or not np.all(np.isfinite(arr)):
+            raise ValueError("An array of initial centres must be numeric and finite.")
+        return
+    P = check_memberships(value, n, k, name=name)
+    empty = np.flatnonzero(P.sum(axis=0) <= 0)
+    if empty.size:
+        raise ValueError(
+            f"{name} gives cluster(s) {empty.tolist()} zero total membership, so "
+            "their centres are undefined; give every column some positive "
+            "membership."
+        )
 
 
 class PKM(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
@@ -177,7 +207,6 @@ array-like, default="k-means++"
     """
 
     # K = 1 is a valid (trivial) problem, as for KMeans; scikit-learn's checks use it.
-    _min_clusters = 1
     _preserves_float32 = True  # transform of float32 data is float32
     _cluster_axes = {"cluster_centers_": 0, "memberships_": 1}
     _out_of_core = True  # the default solver from a hard start (Lloyd passes)
@@ -187,13 +216,20 @@ array-like, default="k-means++"
     )
 
     _parameter_constraints = {
+        "n_clusters": NClusters(1),
         "solver": OneOf(METHODS),
         "step": Positive(),
+        "init": Init(_INITS, _array_init,
+                     "an array of centres (n_clusters, n_features) or memberships "
+                     "(n_samples, n_clusters)", aliases=tuple(_INIT_ALIASES)),
         "tol": Positive(strict=False),
-        # None: a default that depends on the solver and the data (see _check_params)
+        # None: a default that depends on the solver and the data (see _setup_on_data)
         "max_iter": Or(
-            (None,), Positive(integer=True), "{name} must be an integer; got {value!r}."
+            (None,), MaxIter(), "{name} must be None or a positive integer; got {value!r}."
         ),
+        "n_init": MaxIter(),
+        "verbose": Verbose(),
+        "random_state": Seed(),
     }
 
     def __init__(
@@ -220,7 +256,7 @@ array-like, default="k-means++"
         self.random_state = random_state
 
     # ------------------------------------------------------------------ hooks
-    def _check_params(self, X: Any) -> None:
+    def _setup_on_data(self, X: Any) -> None:
         n, d = X.shape
         k = self._n_clusters
         if self.max_iter is None:
@@ -234,22 +270,10 @@ array-like, default="k-means++"
             self._max_iter = int(self.max_iter)
         if isinstance(self.init, str):
             self._init = resolve_alias(self.init, "init", _INITS, _INIT_ALIASES)
-        else:
-            arr = np.asarray(self.init)
-            if arr.ndim == 2 and arr.shape == (k, d) and arr.shape != (n, k):
-                if arr.dtype.kind not in "fiu" or not np.all(np.isfinite(arr)):
-                    raise ValueError("An array of initial centres must be numeric and finite.")
-                self._init = ("centres", np.asarray(arr, dtype=np.float64))
-            else:
-                P = check_memberships(self.init, n, k, name="init")
-                empty = np.flatnonzero(P.sum(axis=0) <= 0)
-                if empty.size:
-                    raise ValueError(
-                        f"init gives cluster(s) {empty.tolist()} zero total membership, so "
-                        "their centres are undefined; give every column some positive "
-                        "membership."
-                    )
-                self._init = ("memberships", P)
+        elif _are_centres(self.init, n, d, k):
+            self._init = ("centres", np.asarray(self.init, dtype=np.float64))
+        else:  # memberships (the table checked them)
+            self._init = ("memberships", check_memberships(self.init, n, k, name="init"))
         if out_of_core(X) and not self._lloyd_path():
             what = self.init if isinstance(self.init, str) else "an array of memberships"
             raise ValueError(

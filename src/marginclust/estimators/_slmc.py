@@ -26,7 +26,17 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
-from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
+from ..utils import (
+    Fuzzifier,
+    Init,
+    MaxIter,
+    NClusters,
+    OneOf,
+    Positive,
+    check_memberships,
+    membership_init,
+    resolve_alias,
+)
 from ..utils._blocks import backend_for, out_of_core
 from ..utils._init import kmeans_start_states
 from ._kernel_model import (
@@ -299,7 +309,6 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
     np.float64(1.0)
     """
 
-    _min_clusters = 1  # n_clusters=1: the trivial one-cluster partition (u = 1)
     _out_of_core = True  # the low-rank mode (every sweep is one pass over the row blocks)
     _preserves_float32 = True  # transform of float32 data is float32 (every mode)
     # still collapsed after the re-seeds: the base numbers the non-empty clusters first
@@ -310,12 +319,17 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
     )
 
     _parameter_constraints = {
+        # n_clusters=1: the trivial one-cluster partition (u = 1)
+        "n_clusters": NClusters(1),
         "lam": Positive(),
         "m": Fuzzifier(),
+        "init": Init(_INITS, membership_init, "an array of memberships (n_samples, n_clusters)",
+                     aliases=tuple(_INIT_ALIASES)),
         "tol": Positive(strict=False),
         "tol_memberships": Positive(strict=False),
-        "max_iter": Positive(integer=True),
-        "min_iter": Positive(integer=True),
+        "max_iter": MaxIter(),
+        "min_iter": MaxIter(),
+        "n_init": MaxIter(),
         "w_step": OneOf(("pcg", "exact"), "w_step must be 'pcg' or 'exact'; got {value!r}."),
         **KERNEL_CONSTRAINTS,
     }
@@ -360,7 +374,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         self.verbose = verbose
 
     # ------------------------------------------------------------ validation
-    def _check_params(self, X: Any) -> None:
+    def _setup_on_data(self, X: Any) -> None:
         if out_of_core(X) and (
             self.kernel == "precomputed" or self._resolved_components(X.shape[0]) is None
         ):

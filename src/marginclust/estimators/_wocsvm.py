@@ -18,18 +18,24 @@ from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
 from ..utils import (
     Boolean,
+    Init,
+    MaxIter,
+    NClusters,
     OneOf,
     Or,
     Positive,
+    Seed,
+    Verbose,
     check_memberships,
     check_positive,
+    membership_init,
     report,
     resolve_alias,
 )
+from ._kernel_model import N_COMPONENTS
 from ._one_class import (
     DECISION_SCALE,
     KERNEL_NU,
-    N_COMPONENTS,
     initial_weights,
     one_class_label_free_grid,
     one_class_subset_params,
@@ -294,7 +300,6 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
     """
 
     _dtypes = (np.float64,)
-    _min_clusters = 1  # one cluster is well defined: one machine, all memberships 1
     _cluster_axes = {"memberships_": 1, "weights_": 0, "models_": 0}
     _cluster_index_attributes = ("absorbed_clusters_",)
 
@@ -320,18 +325,30 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         "temperature_max",
         "temperature_min",
     )
-    # the temperatures are checked as the schedule is built, in _temperatures
+    # the schedule's own rules (decay < 1, temperature_max > temperature_min, the
+    # number of levels) are checked as it is built, in _temperatures
     _parameter_constraints = {
+        "n_clusters": NClusters(1),  # one cluster: one machine, all memberships 1
         "form": OneOf(FORMS),
         **KERNEL_NU,
         "C": Or((None,), Positive(), "{name} must be a real number; got {value!r}."),
+        "temperature": Positive(),
+        "temperature_max": Or(("auto",), Positive(),
+                              "{name} must be 'auto' or a positive float; got {value!r}."),
+        "temperature_min": Or(("auto",), Positive(),
+                              "{name} must be 'auto' or a positive float; got {value!r}."),
+        "decay": Positive(),
+        "init": Init(INITS, membership_init, "an array of memberships (n_samples, n_clusters)"),
         "tol": Positive(),
         "svm_tol": Positive(),
-        "max_iter": Positive(integer=True),
+        "max_iter": MaxIter(),
         "decision_scale": DECISION_SCALE,
         "bound": OneOf(("sum", "n"), "bound must be 'sum' or 'n'; got {value!r}."),
         "annealing": Boolean(),
         "n_components": N_COMPONENTS,
+        "n_init": MaxIter(),
+        "random_state": Seed(),
+        "verbose": Verbose(),
     }
 
     def _n_scaled_param_names(self) -> tuple[str, ...]:
@@ -402,7 +419,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
             )
         return np.array([check_positive(self.temperature, "temperature")])
 
-    def _check_params(self, X: npt.NDArray[np.float64]) -> None:
+    def _setup_on_data(self, X: npt.NDArray[np.float64]) -> None:
         nu = float(self.nu)
         if self.bound == "n" and self.form == "scholkopf" and nu > 1.0 / self._n_clusters:
             # eq. (11) needs sum_i z_ik >= nu n, i.e. w_k >= nu for every cluster
@@ -412,9 +429,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
                 "to 1. Use bound='sum' (LIBSVM's weighted bound w_i/(nu sum w)) or "
                 "nu <= 1/n_clusters."
             )
-        self._init = init = resolve_alias(self.init, "init", INITS)
-        if not isinstance(init, str):
-            check_memberships(init, X.shape[0], self._n_clusters)
+        self._init = resolve_alias(self.init, "init", INITS)
 
     def _prepare(self, X: npt.NDArray[np.float64], **fit_params: Any) -> _Context:
         rng = check_random_state(self.random_state)

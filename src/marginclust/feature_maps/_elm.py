@@ -18,7 +18,7 @@ either trivial or interpolating. We therefore scale the draw by the data
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +30,14 @@ from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._blocks import BLOCK_ROWS, backend_for, column_mean, out_of_core, row_slices
-from ..utils._validation import Constraint, MaxIter, OneOf, PositiveFinite, check_parameters
+from ..utils._validation import (
+    Constraint,
+    MaxIter,
+    OneOf,
+    PositiveFinite,
+    Seed,
+    check_parameters,
+)
 
 __all__ = ["ELM_CONSTRAINTS", "ELMFeatures", "location_scale"]
 
@@ -114,6 +121,9 @@ class ELMFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
     (20, 5)
     """
 
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        **ELM_CONSTRAINTS, "random_state": Seed()}
+
     def __init__(
         self,
         n_hidden: int = 100,
@@ -126,9 +136,6 @@ class ELMFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         self.activation = activation
         self.weight_scale = weight_scale
         self.random_state = random_state
-
-    def _check_params(self) -> None:
-        check_parameters(self, ELM_CONSTRAINTS)
 
     def fit(self, X: Any, y: Any = None) -> ELMFeatures:
         """Draw the random hidden nodes, scaled to the data.
@@ -145,7 +152,7 @@ class ELMFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimat
         self : object
             The fitted transformer.
         """
-        self._check_params()
+        check_parameters(self, self._parameter_constraints)
         X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32])
         return self._draw(X, *location_scale(X), check_random_state(self.random_state))
 

@@ -21,10 +21,11 @@ import scipy.sparse as sp
 from scipy.spatial.distance import pdist
 from sklearn.utils import check_random_state
 
-from ..utils import Frame, check_positive
+from ..utils import Frame, Or, PositiveFinite, check_positive
 from ..utils._blocks import RowBlockBackend, out_of_core, sample_row_indices
 
 __all__ = [
+    "GAMMA_CONSTRAINT",
     "GAMMA_RULES",
     "kernel_gamma_grid",
     "mean_pairwise_distance",
@@ -33,6 +34,9 @@ __all__ = [
 ]
 
 GAMMA_RULES = ("scale", "sigma0", "local")
+#: The RBF width ``gamma`` of the estimators' parameter tables: a rule or a positive float.
+GAMMA_CONSTRAINT = Or(GAMMA_RULES, PositiveFinite(),
+                      "{name} must be a positive float or one of {options}; got {value!r}.")
 
 
 def resolve_gamma(

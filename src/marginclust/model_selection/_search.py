@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,7 +16,27 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, check_memory, validate_data
 
 from ..exceptions import ConvergenceWarning, NotFittedError
-from ..utils import StatusLine, format_seconds
+from ..utils import (
+    AnyValue,
+    Boolean,
+    CacheLocation,
+    Check,
+    Constraint,
+    Estimator,
+    IntegerAtLeast,
+    IsCallable,
+    MaxIter,
+    NJobs,
+    OneOf,
+    Or,
+    Positive,
+    PositiveFinite,
+    Seed,
+    StatusLine,
+    Verbose,
+    check_parameters,
+    format_seconds,
+)
 from ._evaluate import (
     GEOMETRIC,
     PAIRED,
@@ -119,6 +139,26 @@ def _empty_results(settings: list[dict[str, Any]], is_default: list[bool]) -> di
     }
     return {"params": settings, "is_default": is_default,
             **{c: [start[c]] * n for c in _COLUMNS}}
+
+
+_SCORING = (f"{{name}} must be 'auto', one of {sorted(LABEL_FREE_SCORERS)} or a callable "
+            "scorer(estimator, X); got {value!r}.")
+_GEOMETRIC = sorted(set(LABEL_FREE_SCORERS) - {"stability"})
+
+
+def _subsample(value: Any, name: str) -> None:
+    """``subsample``: None, a number of rows (an int >= 2) or a fraction in (0, 1]."""
+    if value is None:
+        return
+    message = f"{name} must be an int, a fraction in (0, 1] or None; got {value!r}."
+    if isinstance(value, bool):
+        raise ValueError(message)
+    if isinstance(value, int | np.integer):
+        if value < 2:
+            raise ValueError(f"{name} must be at least 2 rows; got {value}.")
+        return
+    if not (isinstance(value, float) and 0.0 < value <= 1.0):
+        raise ValueError(message)
 
 
 class StabilitySearch(ClusterMixin, BaseEstimator):
@@ -342,6 +382,27 @@ default="calinski_harabasz"
     {'n_clusters': 4}
     """
 
+    _parameter_constraints: ClassVar[dict[str, Constraint]] = {
+        "estimator": Estimator(),
+        "param_grid": AnyValue(
+            "a dict of lists, a list of such dicts or None: checked against the "
+            "estimator's parameters as the settings are built (candidate_settings)"),
+        "scoring": Or(("auto", *LABEL_FREE_SCORERS), IsCallable(_SCORING), _SCORING),
+        "tie_break": OneOf((None, *_GEOMETRIC),
+                           f"{{name}} must be None or one of {_GEOMETRIC}; got {{value!r}}."),
+        "tol": Positive(strict=False),
+        "n_pairs": MaxIter(),
+        "subsample": Check(_subsample, invalid=(1, 0.0, 1.5, "half", True)),
+        "budget": Or(("auto", None), PositiveFinite(),
+                     "{name} must be a positive number of fits, 'auto' or None; got {value!r}."),
+        "factor": IntegerAtLeast(2),
+        "include_defaults": Boolean(),
+        "memory": CacheLocation(),
+        "random_state": Seed(),
+        "n_jobs": NJobs(),
+        "verbose": Verbose(),
+    }
+
     def __init__(
         self,
         estimator: Any,
@@ -376,42 +437,15 @@ default="calinski_harabasz"
         self.verbose = verbose
 
     # ----------------------------------------------------------------- checks
-    def _check_params(self, n: int) -> int | None:
-        """Validate the parameters; return the subsample size asked for (None: not fixed)."""
-        if not callable(self.scoring) and self.scoring not in (*LABEL_FREE_SCORERS, "auto"):
-            raise ValueError(f"scoring must be 'auto', one of {sorted(LABEL_FREE_SCORERS)} or "
-                             f"a callable scorer(estimator, X); got {self.scoring!r}.")
-        geometric = sorted(set(LABEL_FREE_SCORERS) - {"stability"})
-        if self.tie_break is not None and self.tie_break not in geometric:
-            raise ValueError(f"tie_break must be None or one of {geometric}; "
-                             f"got {self.tie_break!r}.")
-        if not isinstance(self.tol, int | float) or not self.tol >= 0:
-            raise ValueError(f"tol must be a non-negative number; got {self.tol!r}.")
-        if isinstance(self.n_pairs, bool) or not isinstance(self.n_pairs, int | np.integer) \
-                or self.n_pairs < 1:
-            raise ValueError(f"n_pairs must be a positive integer; got {self.n_pairs!r}.")
-        if isinstance(self.factor, bool) or not isinstance(self.factor, int | np.integer) \
-                or self.factor < 2:
-            raise ValueError(f"factor must be an integer >= 2; got {self.factor!r}.")
-        budget = self.budget
-        if not (budget is None or budget == "auto" or (
-                isinstance(budget, numbers.Real) and not isinstance(budget, bool)
-                and np.isfinite(budget) and budget > 0)):
-            raise ValueError(f"budget must be a positive number of fits, 'auto' or None; "
-                             f"got {budget!r}.")
+    def _subsample_rows(self, n: int) -> int | None:
+        """The subsample size asked for on ``n`` rows (None: not fixed); the table
+        checked the value."""
         sub = self.subsample
         if sub is None:
             return None
-        msg = f"subsample must be an int, a fraction in (0, 1] or None; got {sub!r}."
-        if isinstance(sub, bool):
-            raise ValueError(msg)
         if isinstance(sub, int | np.integer):
-            if sub < 2:
-                raise ValueError(f"subsample must be at least 2 rows; got {sub}.")
             return int(min(sub, n))
-        if isinstance(sub, float) and 0.0 < sub <= 1.0:
-            return max(2, int(round(sub * n)))
-        raise ValueError(msg)
+        return max(2, int(round(sub * n)))
 
     def _seeded(self, rng: np.random.RandomState) -> Any:
         """A clone whose unset random_state(s) get one seed drawn from ``rng``."""
@@ -495,7 +529,8 @@ default="calinski_harabasz"
         # the settings are fitted on the bare array)
         X = validate_data(self, X, accept_sparse=["csr", "csc"], dtype="numeric")
         n = X.shape[0]
-        fixed_rows = self._check_params(n)
+        check_parameters(self, self._parameter_constraints)
+        fixed_rows = self._subsample_rows(n)
         memory = check_memory(self.memory)
         if memory.location is not None and not isinstance(self.random_state, numbers.Integral):
             warnings.warn("memory= can resume a search only with an integer random_state "

@@ -13,17 +13,28 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 __all__ = [
+    "AnyValue",
     "Boolean",
+    "CacheLocation",
+    "Check",
     "Constraint",
     "Degeneracy",
+    "Estimator",
     "Fuzzifier",
+    "Init",
     "IntegerAtLeast",
+    "IsCallable",
     "MaxIter",
+    "NClusters",
+    "NJobs",
     "OneOf",
     "Or",
     "Positive",
     "PositiveFinite",
+    "Rule",
+    "Seed",
     "UnitInterval",
+    "Verbose",
     "check_distinct_rows",
     "check_finite_scale",
     "check_label_init",
@@ -42,6 +53,9 @@ __all__ = [
     "count_distinct_rows",
     "degeneracy",
     "describe_bad_values",
+    "invalid_examples",
+    "label_init",
+    "membership_init",
     "min_cluster_size",
     "resolve_alias",
 ]
@@ -70,27 +84,16 @@ def check_n_clusters(n_clusters: object, n_samples: int, *, min_clusters: int = 
         If ``n_clusters`` is not an integer, is below ``min_clusters`` or exceeds
         ``n_samples``.
     """
-    if isinstance(n_clusters, bool) or not isinstance(n_clusters, numbers.Integral):
-        raise ValueError(
-            f"n_clusters must be an integer >= {min_clusters}; got {n_clusters!r} "
-            f"of type {type(n_clusters).__name__}."
-        )
-    n_clusters = int(n_clusters)
-    if n_clusters < min_clusters:
-        raise ValueError(f"n_clusters must be >= {min_clusters}; got {n_clusters}.")
-    if n_clusters > n_samples:
-        raise ValueError(
-            f"n_clusters={n_clusters} is larger than n_samples={n_samples}: a clustering "
-            f"needs at least one sample per cluster. Pass more samples or set "
-            f"n_clusters <= {n_samples}."
-        )
-    return n_clusters
+    rule = NClusters(min_clusters)
+    value = rule(n_clusters, "n_clusters")
+    rule.check_samples(value, "n_clusters", n_samples)
+    return value
 
 
-def check_positive(
-    value: object, name: str, *, strict: bool = True, integer: bool = False
-) -> float:
+def check_positive(value: object, name: str, *, strict: bool = True) -> float:
     """Check that a scalar parameter is a (strictly) positive finite number.
+
+    A positive integer (a count, an iteration limit) is :func:`check_max_iter`'s.
 
     Parameters
     ----------
@@ -100,12 +103,10 @@ def check_positive(
         The parameter name, used in the error message.
     strict : bool, default=True
         Require ``value > 0`` rather than ``value >= 0``.
-    integer : bool, default=False
-        Require an integer.
 
     Returns
     -------
-    value : float or int
+    value : float
         The validated value.
 
     Raises
@@ -113,17 +114,15 @@ def check_positive(
     ValueError
         If the value is not a number, not finite or not positive.
     """
-    kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, kind):
-        what = "an integer" if integer else "a real number"
-        raise ValueError(f"{name} must be {what}; got {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number; got {value!r}.")
     number = float(value)
     if not np.isfinite(number):
         raise ValueError(f"{name} must be finite; got {value!r}.")
     if (strict and number <= 0) or (not strict and number < 0):
         bound = "> 0" if strict else ">= 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
-    return int(value) if isinstance(value, numbers.Integral) and integer else number
+    return number
 
 
 def check_label_init(
@@ -636,17 +635,100 @@ def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) ->
 
 # ---------------------------------------------------------------------------
 # Declarative parameter constraints: each estimator lists ``parameter -> constraint``
-# in its ``_parameter_constraints`` table, which ``BaseClusterer`` checks once per fit
-# with :func:`check_parameters` (as scikit-learn's ``_parameter_constraints``). A
-# constraint is called as ``constraint(value, name)`` and raises ValueError with a
-# message that names the parameter; the messages are those of the ``check_*``
-# functions above.
+# for every constructor parameter in its ``_parameter_constraints`` table, which
+# ``BaseClusterer`` checks once per fit with :func:`check_parameters` (as
+# scikit-learn's ``_parameter_constraints``). A constraint is called as
+# ``constraint(value, name)`` and raises ValueError with a message that names the
+# parameter; a :class:`Rule` may also check what the value needs of the data
+# (``check_data``) and names values it refuses (``invalid_examples``).
 # ---------------------------------------------------------------------------
 Constraint = Callable[[Any, str], object]
 
 
-def check_parameters(estimator: Any, constraints: Mapping[str, Constraint]) -> None:
+class Rule:
+    """Base of the constraint classes: a value check, a data check and refused values.
+
+    ``rule(value, name)`` checks what the value decides alone and returns it;
+    :meth:`check_data` checks what it needs of the data a fit received (an
+    ``init`` array's shape, ``n_clusters <= n_samples``); :meth:`invalid_examples`
+    lists values the rule refuses, so that a test can hold every table to it.
+    """
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        return value
+
+    def check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """Check ``value`` against the data a fit received.
+
+        Parameters
+        ----------
+        value : object
+            The parameter's value (its value check has passed).
+        name : str
+            The parameter's name, for messages.
+        X : object with ``shape``
+            The data (validated, or a row-block backend): only its ``shape`` is read.
+        n_clusters : int or None
+            The estimator's number of clusters when it is an integer.
+
+        Raises
+        ------
+        ValueError
+            If the value does not suit the data.
+        """
+        self._check_data(value, name, X, n_clusters)
+
+    def invalid_examples(self) -> tuple[Any, ...]:
+        """Values this rule refuses (by value, or on data of any shape).
+
+        Returns
+        -------
+        values : tuple
+            Values that make a fit raise an error naming the parameter.
+        """
+        return self._invalid()
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """Nothing to check against the data by default."""
+
+    def _invalid(self) -> tuple[Any, ...]:
+        return ()
+
+
+def invalid_examples(constraint: Constraint) -> tuple[Any, ...]:
+    """Values a constraint refuses (none for a bare function or :class:`AnyValue`).
+
+    Parameters
+    ----------
+    constraint : callable
+        A table's constraint.
+
+    Returns
+    -------
+    values : tuple
+        Its :meth:`Rule.invalid_examples`.
+
+    Examples
+    --------
+    >>> from marginclust.utils import MaxIter, invalid_examples
+    >>> 0 in invalid_examples(MaxIter())
+    True
+    """
+    examples = getattr(constraint, "invalid_examples", None)
+    return tuple(examples()) if examples is not None else ()
+
+
+def check_parameters(
+    estimator: Any,
+    constraints: Mapping[str, Constraint],
+    X: Any = None,
+    n_clusters: int | None = None,
+) -> None:
     """Check an estimator's parameters against a table of constraints, in table order.
+
+    Every value is checked first; then, given the data ``X``, what each value
+    needs of it (:meth:`Rule.check_data`).
 
     Parameters
     ----------
@@ -654,11 +736,17 @@ def check_parameters(estimator: Any, constraints: Mapping[str, Constraint]) -> N
         The estimator; ``getattr(estimator, name)`` is each parameter's value.
     constraints : mapping of str to callable
         ``parameter name -> constraint``, each called as ``constraint(value, name)``.
+    X : object with ``shape``, default=None
+        The data a fit received (validated, or a row-block backend); None checks
+        the values only.
+    n_clusters : int or None, default=None
+        The number of clusters of the fit, for the data checks (None: not fixed).
 
     Raises
     ------
     ValueError
-        At the first parameter that breaks its constraint.
+        At the first parameter that breaks its constraint (TypeError where a
+        constraint says so).
 
     Examples
     --------
@@ -673,57 +761,79 @@ def check_parameters(estimator: Any, constraints: Mapping[str, Constraint]) -> N
     """
     for name, constraint in constraints.items():
         constraint(getattr(estimator, name), name)
+    if X is None:
+        return
+    for name, constraint in constraints.items():
+        check_data = getattr(constraint, "check_data", None)
+        if check_data is not None:
+            check_data(getattr(estimator, name), name, X, n_clusters)
 
 
 @dataclass(frozen=True)
-class Positive:
-    """A finite real ``> 0`` (``>= 0`` unless ``strict``); an integer with ``integer=True``.
+class Positive(Rule):
+    """A finite real ``> 0`` (``>= 0`` unless ``strict``); integers: :class:`MaxIter`.
 
     Parameters
     ----------
     strict : bool, default=True
         Require ``value > 0`` rather than ``value >= 0``.
-    integer : bool, default=False
-        Require an integer.
     """
 
     strict: bool = True
-    integer: bool = False
 
     def __call__(self, value: Any, name: str) -> float:
         """Check ``value`` (see :func:`check_positive`); return it."""
-        return check_positive(value, name, strict=self.strict, integer=self.integer)
+        return check_positive(value, name, strict=self.strict)
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A string, a negative number, infinity (and 0 when strict)."""
+        return ("1", -1.0, np.inf) + ((0.0,) if self.strict else ())
 
 
 @dataclass(frozen=True)
-class PositiveFinite:
+class PositiveFinite(Rule):
     """A real ``0 < value < inf``, one message for every failure (:func:`check_positive_finite`)."""
 
     def __call__(self, value: Any, name: str) -> float:
         """Check ``value``; return it as a float."""
         return check_positive_finite(value, name)
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """A string, 0, a negative number, infinity."""
+        return ("1", 0.0, -1.0, np.inf)
+
 
 @dataclass(frozen=True)
-class UnitInterval:
+class UnitInterval(Rule):
     """A real in ``[0, 1)`` (:func:`check_unit_interval`)."""
 
     def __call__(self, value: Any, name: str) -> float:
         """Check ``value``; return it as a float."""
         return check_unit_interval(value, name)
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """A string, a negative number, 1."""
+        return ("0.5", -0.1, 1.0)
+
 
 @dataclass(frozen=True)
-class MaxIter:
-    """A positive integer, ``bool`` rejected (:func:`check_max_iter`)."""
+class MaxIter(Rule):
+    """A positive integer, ``bool`` rejected (:func:`check_max_iter`).
+
+    An iteration limit, a number of restarts, of components or of hidden nodes.
+    """
 
     def __call__(self, value: Any, name: str) -> int:
         """Check ``value``; return it as an int."""
         return check_max_iter(value, name)
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """0, a fraction, a string, a bool."""
+        return (0, 1.5, "10", True)
+
 
 @dataclass(frozen=True)
-class IntegerAtLeast:
+class IntegerAtLeast(Rule):
     """An integer ``>= minimum`` (``bool`` rejected).
 
     Parameters
@@ -741,9 +851,83 @@ class IntegerAtLeast:
             raise ValueError(f"{name} must be an integer >= {self.minimum}; got {value!r}.")
         return int(value)
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """One below the minimum, a fraction, a string."""
+        return (self.minimum - 1, self.minimum + 0.5, "10")
+
 
 @dataclass(frozen=True)
-class Fuzzifier:
+class NClusters(Rule):
+    """A number of clusters: an integer in ``[minimum, maximum]``, at most ``n_samples``.
+
+    ``maximum`` is 2 for a binary method; the data check refuses more clusters
+    than samples.
+
+    Parameters
+    ----------
+    minimum : int, default=2
+        The smallest admissible value.
+    maximum : int or None, default=None
+        The largest (2 for a binary method).
+    """
+
+    minimum: int = 2
+    maximum: int | None = None
+
+    def __call__(self, value: Any, name: str) -> int:
+        """Check ``value``; return it as an int."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(
+                f"{name} must be an integer >= {self.minimum}; got {value!r} "
+                f"of type {type(value).__name__}."
+            )
+        value = int(value)
+        if value < self.minimum:
+            raise ValueError(f"{name} must be >= {self.minimum}; got {value}.")
+        if self.maximum is not None and value > self.maximum:
+            bound = "" if self.minimum == self.maximum else "at most "
+            raise ValueError(
+                f"{name} must be {bound}{self.maximum}: the method is binary; got {name}={value}."
+            )
+        return value
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """At most one cluster per sample."""
+        self.check_samples(value, name, X.shape[0])
+
+    @staticmethod
+    def check_samples(value: int, name: str, n_samples: int) -> None:
+        """Refuse more clusters than samples.
+
+        Parameters
+        ----------
+        value : int
+            The number of clusters.
+        name : str
+            The parameter's name, for messages.
+        n_samples : int
+            The number of samples.
+
+        Raises
+        ------
+        ValueError
+            If ``value > n_samples``.
+        """
+        if value > n_samples:
+            raise ValueError(
+                f"{name}={value} is larger than n_samples={n_samples}: a clustering "
+                f"needs at least one sample per cluster. Pass more samples or set "
+                f"{name} <= {n_samples}."
+            )
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """One below the minimum (one above the maximum), a fraction, a string, a bool."""
+        above = () if self.maximum is None else (self.maximum + 1,)
+        return (self.minimum - 1, *above, 2.5, "3", True)
+
+
+@dataclass(frozen=True)
+class Fuzzifier(Rule):
     """A fuzzifier ``m``: a finite real ``> 1``."""
 
     def __call__(self, value: Any, name: str) -> float:
@@ -753,9 +937,13 @@ class Fuzzifier:
             raise ValueError(f"{name} (the fuzzifier) must be > 1; got {value!r}.")
         return m
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """1, a number below 1, a string."""
+        return (1.0, 0.5, "2")
+
 
 @dataclass(frozen=True)
-class Boolean:
+class Boolean(Rule):
     """``True`` or ``False`` (NumPy booleans too; ``0`` and ``1`` are not booleans)."""
 
     def __call__(self, value: Any, name: str) -> bool:
@@ -764,9 +952,262 @@ class Boolean:
             raise ValueError(f"{name} must be True or False; got {value!r}.")
         return bool(value)
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """0 and a string."""
+        return (0, "yes")
+
 
 @dataclass(frozen=True)
-class OneOf:
+class Seed(Rule):
+    """``random_state``: None, an int in ``[0, 2**32 - 1]`` or a RandomState.
+
+    What :func:`sklearn.utils.check_random_state` takes (``bool`` rejected).
+    """
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if value is None or isinstance(value, np.random.RandomState):
+            return value
+        if not isinstance(value, bool) and isinstance(value, numbers.Integral) and (
+                0 <= int(value) <= np.iinfo(np.uint32).max):
+            return value
+        raise ValueError(
+            f"{name} must be None, an int in [0, 2**32 - 1] or a numpy.random.RandomState; "
+            f"got {value!r}."
+        )
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A negative int, a fraction, a string."""
+        return (-1, 0.5, "0")
+
+
+@dataclass(frozen=True)
+class Verbose(Rule):
+    """``verbose``: an integer ``>= 0`` (0 is silent) or a bool."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if isinstance(value, bool | np.bool_) or (
+                isinstance(value, numbers.Integral) and int(value) >= 0):
+            return value
+        raise ValueError(f"{name} must be an integer >= 0 or a bool; got {value!r}.")
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A negative int, a fraction, a string."""
+        return (-1, 0.5, "1")
+
+
+@dataclass(frozen=True)
+class AnyValue(Rule):
+    """A parameter that takes any value by design (nothing to refuse).
+
+    Parameters
+    ----------
+    why : str
+        What the parameter is and why any value is admissible (documentation).
+    """
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Check(Rule):
+    """A rule of one family of estimators, written as a function ``check(value, name)``.
+
+    Parameters
+    ----------
+    check : callable
+        Raises ValueError (naming ``name``) on a refused value.
+    invalid : tuple, default=()
+        Values it refuses.
+    """
+
+    check: Callable[[Any, str], object]
+    invalid: tuple[Any, ...] = ()
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        self.check(value, name)
+        return value
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """The ``invalid`` values."""
+        return self.invalid
+
+
+@dataclass(frozen=True)
+class IsCallable(Rule):
+    """A callable (a kernel function, a scorer).
+
+    Parameters
+    ----------
+    message : str
+        The error, formatted with ``name`` and ``value``.
+    """
+
+    message: str = "{name} must be callable; got {value!r}."
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if not callable(value):
+            raise ValueError(self.message.format(name=name, value=value))
+        return value
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A number."""
+        return (1.0,)
+
+
+@dataclass(frozen=True)
+class Estimator(Rule):
+    """An unfitted scikit-learn estimator (``get_params`` and ``fit``), cloned by its user."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if isinstance(value, type) or not (hasattr(value, "get_params")
+                                           and hasattr(value, "fit")):
+            raise TypeError(
+                f"{name} must be an estimator instance (with get_params and fit); "
+                f"got {value!r}."
+            )
+        return value
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A string and a number."""
+        return ("KMeans", 3)
+
+
+@dataclass(frozen=True)
+class CacheLocation(Rule):
+    """``memory``: None, a directory path or an object with joblib.Memory's ``cache``."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if value is None or isinstance(value, str) or hasattr(value, "cache"):
+            return value
+        raise ValueError(
+            f"{name} must be None, a directory (str) or a joblib.Memory; got {value!r}."
+        )
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A number."""
+        return (3,)
+
+
+@dataclass(frozen=True)
+class NJobs(Rule):
+    """``n_jobs``: None or a non-zero integer (joblib's: ``-1`` is every core)."""
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check ``value``; return it."""
+        if value is None or (not isinstance(value, bool) and isinstance(value, numbers.Integral)
+                             and value != 0):
+            return value
+        raise ValueError(f"{name} must be None or a non-zero integer; got {value!r}.")
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """0, a fraction, a string."""
+        return (0, 1.5, "2")
+
+
+@dataclass(frozen=True)
+class Init(Rule):
+    """``init``: a start's name (or an old spelling of one), or an array the data decide.
+
+    Old spellings pass here silently; the fit resolves them with
+    :func:`resolve_alias`, which warns.
+
+    Parameters
+    ----------
+    names : tuple of str
+        The starts' names.
+    array : callable or None, default=None
+        ``array(value, name, X, n_clusters)``, the check of an array on the
+        data; None: arrays are refused.
+    what : str, default="an array"
+        The arrays ``array`` accepts, for messages (``"an array of labels"``).
+    aliases : tuple of str, default=()
+        Old spellings of names.
+    """
+
+    names: tuple[str, ...]
+    array: Callable[[Any, str, Any, int | None], object] | None = None
+    what: str = "an array"
+    aliases: tuple[str, ...] = ()
+
+    def __call__(self, value: Any, name: str) -> Any:
+        """Check a name; an array is checked on the data."""
+        if isinstance(value, str):
+            if value in self.names or value in self.aliases:
+                return value
+            raise ValueError(
+                f"{name} must be one of {list(self.names)} or {self.what}; got {value!r}."
+            )
+        if self.array is None:
+            raise ValueError(f"{name} must be one of {list(self.names)}; got {value!r}.")
+        return value
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """Check an array against the data's shape."""
+        if self.array is not None and not isinstance(value, str):
+            self.array(value, name, X, n_clusters)
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """An unknown name and an array of no admissible shape (3-D)."""
+        return ("no-such-start", np.zeros((1, 1, 1), dtype=np.intp))
+
+
+def label_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """The data check of an ``init`` of labels (:func:`check_label_init`), for :class:`Init`.
+
+    Parameters
+    ----------
+    value : array-like of shape (n_samples,)
+        The labels.
+    name : str
+        The parameter's name (the messages say ``init``).
+    X : object with ``shape``
+        The data.
+    n_clusters : int
+        The number of clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import label_init
+    >>> label_init([0, 1, 1], "init", np.zeros((3, 2)), 2)
+    """
+    check_label_init(value, X.shape[0], int(n_clusters or 0))
+
+
+def membership_init(value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+    """The data check of an ``init`` of memberships (:func:`check_memberships`).
+
+    For :class:`Init`; a lazy (dask) array, row-aligned with ``X``, is not read.
+
+    Parameters
+    ----------
+    value : array-like of shape (n_samples, n_clusters)
+        The memberships.
+    name : str
+        The parameter's name.
+    X : object with ``shape``
+        The data.
+    n_clusters : int
+        The number of clusters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils import membership_init
+    >>> membership_init([[1.0, 0.0], [0.5, 0.5]], "init", np.zeros((2, 3)), 2)
+    """
+    if not hasattr(value, "__dask_graph__"):
+        check_memberships(value, X.shape[0], int(n_clusters or 0), name=name)
+
+
+@dataclass(frozen=True)
+class OneOf(Rule):
     """One of a fixed set of values (names, ``None``), compared with ``==``.
 
     Parameters
@@ -788,9 +1229,13 @@ class OneOf:
             raise ValueError(message.format(name=name, value=value, options=self.options))
         return value
 
+    def _invalid(self) -> tuple[Any, ...]:
+        """A name that is not an option."""
+        return ("no-such-option",)
+
 
 @dataclass(frozen=True)
-class Or:
+class Or(Rule):
     """One of ``options`` (names, ``None``), or else a value that ``other`` accepts.
 
     A string (or ``None``) that is not an option is refused with ``message``; any
@@ -820,6 +1265,20 @@ class Or:
             message = self.message or "{name} must be one of {options} or a number; got {value!r}."
             raise ValueError(message.format(name=name, value=value, options=self.options))
         return self.other(value, name)
+
+    def _check_data(self, value: Any, name: str, X: Any, n_clusters: int | None) -> None:
+        """``other``'s data check of a value that is not an option."""
+        check_data = getattr(self.other, "check_data", None)
+        if check_data is not None and not any(
+                _same_option(value, option) for option in self.options):
+            check_data(value, name, X, n_clusters)
+
+    def _invalid(self) -> tuple[Any, ...]:
+        """A name that is not an option, and what ``other`` refuses."""
+        return ("no-such-option",) + tuple(
+            v for v in invalid_examples(self.other)
+            if not any(_same_option(v, option) for option in self.options)
+        )
 
 
 def _same_option(value: Any, option: Any) -> bool:
