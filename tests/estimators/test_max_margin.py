@@ -15,8 +15,8 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.neighbors import NearestNeighbors
 
 from marginclust import MaxMarginClustering
-from marginclust.estimators import _candidate_pool
 from marginclust.exceptions import ConvergenceWarning
+from marginclust.starts import _candidates as _candidate_pool
 
 BATTERY = Path(
     os.environ.get("MARGINCLUST_BATTERY")

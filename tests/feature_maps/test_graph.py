@@ -7,14 +7,10 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs, make_moons
 
-from marginclust.feature_maps import (
-    local_scaling_affinity,
-    neighbor_scale,
-    resolve_gamma,
-    spectral_labels,
-)
-from marginclust.feature_maps._graph import nearest_labels, spectral_sample_labels
+from marginclust.feature_maps import local_scaling_affinity, neighbor_scale, resolve_gamma
 from marginclust.metrics import normalized_clustering_accuracy
+from marginclust.starts import spectral_labels
+from marginclust.starts._spectral import nearest_labels, spectral_sample_labels
 from marginclust.utils._blocks import sample_row_indices
 
 
@@ -135,8 +131,8 @@ def test_spectral_labels_are_numbered_by_first_appearance():
     from sklearn.datasets import make_blobs
 
     from marginclust import EMMC
-    from marginclust.feature_maps import spectral_labels
-    from marginclust.feature_maps._graph import first_appearance_order
+    from marginclust.starts import spectral_labels
+    from marginclust.starts._spectral import first_appearance_order
 
     X, _ = make_blobs(33, 3, centers=3, cluster_std=0.6, random_state=2524)
     dense = spectral_labels(X, 3, random_state=0)

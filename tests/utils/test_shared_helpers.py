@@ -106,7 +106,7 @@ def test_kmeans_start_at_extreme_scales_is_that_of_unit_scale(dtype, scale):
     # is the variance); the data are rescaled by a power of two, exactly
     import warnings
 
-    from marginclust.utils import kmeans_start
+    from marginclust.starts import kmeans_start
 
     rng = np.random.RandomState(0)
     X = np.vstack([rng.randn(20, 3) - 3, rng.randn(20, 3) + 3])

@@ -12,10 +12,9 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
-from ..feature_maps import location_scale, spectral_labels
+from ..feature_maps import location_scale
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
 from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     ELMRowProblem,
@@ -27,6 +26,7 @@ from ..objectives._elm_ridge import (
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
+from ..starts._spectral import SampleLabels, spectral_labels, spectral_sample_labels
 from ..utils import (
     MaxIter,
     OneOf,
@@ -121,7 +121,7 @@ class EMMC(BaseClusterer):
     init : {"spectral", "k-means-elm", "k-means", "random"} or array-like, \
             default="spectral"
         Initial labels: self-tuning spectral clustering
-        (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
+        (:func:`marginclust.starts.spectral_labels`: the locally scaled
         10-nearest-neighbour graph of X, its Laplacian eigenvectors, k-means in
         that embedding; on at most 2,000 rows, the others labelled by their
         nearest such row), k-means on the hidden layer (the paper's best scheme
@@ -389,7 +389,7 @@ class EMMC(BaseClusterer):
     ) -> tuple[Any, Any, Any]:
         """The start: ``(labels or None, a labeller or None, its features)``.
 
-        ``"spectral"``: :func:`~marginclust.feature_maps.spectral_labels` (in memory;
+        ``"spectral"``: :func:`~marginclust.starts.spectral_labels` (in memory;
         out of core the same sample of at most 2,000 rows is gathered and every
         other row takes the label of its nearest sample row, block by block, in
         the Gram pass); ``"k-means-elm"`` / ``"k-means"``:

@@ -22,15 +22,14 @@ from ..objectives._fcm import (
 )
 from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
+from ..starts._centres import check_center_init, initial_point
 from ..utils import (
     Frame,
     Fuzzifier,
     Or,
     Positive,
     centred_frame,
-    check_center_init,
     check_objective_scale,
-    initial_point,
     report,
 )
 from ..utils._blocks import RowBackend, as_row_blocks, init_sample_size

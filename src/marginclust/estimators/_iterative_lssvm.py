@@ -15,7 +15,8 @@ from ..feature_maps import resolve_gamma
 from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import Positive, kmeans_start, resolve_alias
+from ..starts._kmeans import kmeans_start
+from ..utils import Positive, resolve_alias
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,

@@ -12,13 +12,12 @@ from ..feature_maps import kernel_gamma_grid, resolve_frame_gamma
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
+from ..starts._centres import check_center_init, initial_point
 from ..utils import (
     Frame,
     Positive,
     centred_frame,
-    check_center_init,
     check_sample_weight,
-    initial_point,
 )
 from ..utils._memory import check_rows_memory
 

@@ -27,9 +27,12 @@ from ..objectives._constraints import (
     resolve_balance,
 )
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
-from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_scores
+from ..objectives._mmc_scores import labels_from_scores, linear_scores
 from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
+from ..starts._kmeans import kmeans_start_states
+from ..starts._linear import initial_labels
+from ..starts._margin_search import margin_search_start, partition_margin
 from ..utils import (
     Constraint,
     OneOf,
@@ -40,10 +43,8 @@ from ..utils import (
     resolve_alias,
 )
 from ..utils._blocks import RowBackend, RowBlocks
-from ..utils._init import kmeans_start_states
 from ..utils._reporting import report
 from ._balance import mean_output_balance
-from ._max_margin import margin_search_start, partition_margin
 
 __all__ = [
     "AUTO_C",
@@ -421,7 +422,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         """The start's labels: an array in memory, per-block labels out of core.
 
         Out of core a named init is k-means on a sample of rows (each block's
-        labels its nearest centre, :func:`~marginclust.utils.kmeans_start_states`).
+        labels its nearest centre, :func:`~marginclust.starts._kmeans.kmeans_start_states`).
         """
         blocks = obj.data.blocks
         if isinstance(context.init, str) and not blocks.in_memory:

@@ -8,12 +8,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..feature_maps import spectral_labels
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
-from ..utils import Constraint, OneOf, kmeans_start
+from ..starts._kmeans import kmeans_start
+from ..starts._margin_search import margin_search_start
+from ..starts._spectral import spectral_labels
+from ..utils import Constraint, OneOf
 from ..utils._memory import check_memory
-from ._max_margin import margin_search_start
 
 __all__ = [
     "DECISION_SCALE",
@@ -115,9 +116,9 @@ def initial_weights(
     """Initial machine weights (n_samples, n_clusters) on the centred, scaled data ``Z``.
 
     ``"max-margin"``: the one-hot partition of the label-free margin search
-    (:func:`~marginclust.estimators._max_margin.margin_search_start`) on at most
+    (:func:`~marginclust.starts.margin_search_start`) on at most
     2,000 rows, the others labelled by their nearest such row;
-    ``"spectral"``: the one-hot :func:`marginclust.feature_maps.spectral_labels`;
+    ``"spectral"``: the one-hot :func:`marginclust.starts.spectral_labels`;
     ``"gmm"``: responsibilities of a Gaussian mixture (``Z`` is centred with unit
     peak, so GaussianMixture's absolute ``reg_covar`` is relative to the data's
     spread: the start is scale-free), with full covariances up to

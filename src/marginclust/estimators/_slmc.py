@@ -14,9 +14,8 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
-from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
+from ..feature_maps import _low_rank, resolve_gamma
 from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._slmc import (
     SLMCProblem,
     SLMCRowProblem,
@@ -26,15 +25,16 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
+from ..starts._kmeans import kmeans_start_states
+from ..starts._margin_search import margin_search_labels
+from ..starts._spectral import SampleLabels, spectral_labels, spectral_sample_labels
 from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
 from ..utils._blocks import RowBackend, RowBlocks
-from ..utils._init import kmeans_start_states
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
 )
-from ._max_margin import margin_search_labels
 
 __all__ = ["SLMC"]
 
@@ -138,7 +138,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         labelled by their nearest such row; on one column, where that margin
         cannot tell cuts apart, the spectral start), one-hot labels of self-tuning
         spectral clustering
-        (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
+        (:func:`marginclust.starts.spectral_labels`: the locally scaled
         10-nearest-neighbour graph, its Laplacian eigenvectors, k-means in that
         embedding; on at most 2,000 rows, the others labelled by their nearest
         such row), fuzzy c-means at ``m = 1.2`` (sharper; the default before

@@ -141,7 +141,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         judged by the class-balanced voting margin; on at most 2,000 rows, the
         others labelled by their nearest such row; on one column, where that
         margin cannot tell cuts apart, the spectral start), of self-tuning
-        spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
+        spectral clustering (:func:`marginclust.starts.spectral_labels`;
         on at most 2,000 rows, the others labelled by their nearest such row),
         responsibilities of a Gaussian mixture (fitted on the centred, scaled
         data, so scale-free; full covariances up to 100 features, diagonal ones

@@ -32,11 +32,11 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import has_fit_parameter
 
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._graph import first_appearance_order
 from ..feature_maps._neighbors import NeighborGraph
 from ..solvers._genie import euclidean_mst, genie_labels
 from ..solvers._hierarchy import cut_linkage
 from ..solvers._spectral import cluster_qr
+from ._spectral import first_appearance_order
 
 __all__ = ["DEFAULT_POOL", "GENERATORS", "WEIGHTED", "fit_candidate"]
 
