@@ -32,7 +32,8 @@ from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
 from ..starts._kmeans import kmeans_start_states
 from ..starts._linear import initial_labels
-from ..starts._margin_search import margin_search_start, partition_margin
+from ..starts._margin_search import partition_margin
+from ..starts._margin_start import margin_search_start
 from ..utils import (
     Constraint,
     OneOf,

@@ -12,22 +12,22 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_memory
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairSet, make_pairs
-from ..objectives._margin import class_balanced_mean, vote_margins
-from ..starts._candidates import DEFAULT_POOL, GENERATORS, fit_candidate
+from ..starts._candidates import DEFAULT_POOL, GENERATORS
 from ..starts._margin_search import (
-    _candidate_name,
-    _repair,
-    _violated_pairs,
-    _working_frame,
+    BLOCK_ROWS,
+    MarginSearch,
+    classify,
+    margin_classifier,
+    margin_gamma,
+    margin_search,
     partition_margin,
+    weighted_points,
 )
-from ..starts._selection import Candidate, _consistent, _select
+from ..starts._selection import Candidate
 from ..starts._separation import CLEAR_SEPARATION, VALLEY
 from ..utils import (
     Boolean,
@@ -39,17 +39,12 @@ from ..utils import (
     check_n_clusters,
     check_parameters,
     check_sample_weight,
-    distinct_rows,
     report,
-    spawn_seeds,
 )
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 
 __all__ = ["MaxMarginClustering"]
-
-# Rows per block when the margin classifier labels many points (bounded memory).
-_BLOCK_ROWS = 4096
 
 
 def _check_candidates(value: Any, name: str) -> Any:
@@ -414,140 +409,79 @@ class MaxMarginClustering(BaseClusterer):
         self : object
             The fitted estimator.
         """
-        X = self._validate_fit_data(X)
+        X = self._dense(self._validate_fit_data(X))
+        ks = self._check_parameters(X.shape[0])
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        points, live, weights = weighted_points(X, w)
+        P = X[points.first]
+        ks = self._check_points(P[live], ks)
+        pairs = self._point_pairs(must_link, cannot_link, X.shape[0], points, weights,
+                                  ks[0] if len(ks) == 1 else None)
+        search = margin_search(
+            P, live, weights, ks, pairs, pool=self._pool, n_neighbors=int(self.n_neighbors),
+            max_samples=self.max_samples, auto=isinstance(self.n_clusters, str),
+            random_state=check_random_state(self.random_state), memory=self.memory,
+            verbose=self.verbose, n_clusters=self.n_clusters,
+        )
+        self._set_search(search, points)
+        on_points = self._fit_classifier(search)
+        point_labels = on_points.copy()
+        point_labels[search.rows] = search.labels
+        self.labels_ = point_labels[points.inverse]
+        # the base lists the rows where labels_ (the candidate's) and predict differ
+        self._finish_fit(X, predicted=on_points[points.inverse])
+        return self
+
+    @staticmethod
+    def _dense(X: Any) -> Any:
+        """Sparse rows copied dense, under the memory guard (see the class notes)."""
         if sp.issparse(X):
             check_memory_budget(8.0 * X.shape[0] * X.shape[1],
                                 f"A dense copy of the sparse X ({X.shape[0]} x {X.shape[1]})",
                                 "reduce the columns first (e.g. TruncatedSVD)")
             X = np.asarray(X.toarray())
-        n = X.shape[0]
-        ks = self._check_parameters(n)
-        w = None if sample_weight is None else check_sample_weight(sample_weight, X)
-        # identical rows are one point of their summed weight: the vote, the K rule
-        # and the candidates then see the same points however often a row is repeated
-        points = distinct_rows(X, w)
-        P = X[points.first]
-        live = np.flatnonzero(points.weights > 0)
-        # weights relative to the largest: rows repeated r times each give unit weights
-        # exactly, and so the same operations as rows given once
-        pw = points.weights / points.weights[live].max()
-        uniform = bool(np.all(pw[live] == 1.0))
+        return X
+
+    def _check_points(self, P: npt.NDArray[np.floating], ks: tuple[int, ...]) -> tuple[int, ...]:
+        """Enough distinct points of positive weight for the numbers of clusters ``ks``."""
         if isinstance(self.n_clusters, str):
-            check_distinct_rows(P[live], 2)
-            ks = tuple(k for k in ks if k <= live.size)
-        else:
-            check_distinct_rows(P[live], ks[0])
-        pairs = self._point_pairs(must_link, cannot_link, n, points, pw,
-                                  ks[0] if len(ks) == 1 else None)
-        closure = pairs.closure
-        rng = check_random_state(self.random_state)
-        memory = check_memory(self.memory)
-        Z, self._mean, self._scale = _working_frame(P[live], None if uniform else pw[live])
-        Z = (np.asarray(P, dtype=np.float64) - self._mean) * self._scale if live.size < len(P) \
-            else Z
+            check_distinct_rows(P, 2)
+            return tuple(k for k in ks if k <= P.shape[0])
+        check_distinct_rows(P, ks[0])
+        return ks
 
-        m = min(live.size, int(self.max_samples))
-        if m == live.size:
-            rows = live
-        elif closure is None:
-            rows = np.sort(live[rng.choice(live.size, m, replace=False)])
-        else:  # the pairs' points, and a random subset of the others
-            others = np.setdiff1d(live, closure.rows)
-            fill = rng.choice(others, max(m - closure.rows.size, 0), replace=False)
-            rows = np.sort(np.concatenate([closure.rows, fill]))
-            m = rows.size
-        Zs = np.ascontiguousarray(Z[rows])
-        ws = None if uniform else pw[rows]
-        ks = tuple(k for k in ks if k <= m)
-        if not ks:
-            raise ValueError(
-                f"n_clusters={self.n_clusters} is larger than max_samples={self.max_samples}, "
-                "the rows the candidates are fitted to; raise max_samples."
-            )
-        if any(isinstance(spec, str) and spec == "ward" for spec in self._pool):
-            # scipy's Ward linkage: the condensed distance matrix and a working copy
-            # (measured peak 2 x 8 m (m - 1) / 2 bytes at m = 4,000 and 8,000)
-            check_memory_budget(8.0 * m * (m - 1), f"The Ward candidate on max_samples={m} rows "
-                                "(a condensed distance matrix)",
-                                "lower max_samples or leave 'ward' out of candidates")
-        graph = NeighborGraph.from_data(Zs, int(self.n_neighbors))
-        width = float(np.median(graph.local_scale(int(self.n_neighbors))))
-        if not width > 0:  # more duplicates than neighbours: the spread of the data instead
-            width = float(np.sqrt(np.mean(Zs * Zs)))
-        seeds = spawn_seeds(rng, len(self._pool) + 1)
-
-        pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
-        fit_cached = memory.cache(fit_candidate)
-        judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]] = []
-        failures = []
-        for spec, seed in zip(self._pool, seeds[:-1]):
-            name = _candidate_name(spec)
-            try:
-                by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width, ws)
-            except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
-                message = f"{type(exc).__name__}: {exc}"
-                failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
-                warnings.warn(f"Candidate {name} failed and is left out: {message}",
-                              UserWarning, stacklevel=2)
-                continue
-            for k in ks:
-                labels = by_k[k]
-                margins = vote_margins(labels, graph.indices, k, ws)
-                score = class_balanced_mean(margins, labels, k, weights=ws)
-                sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
-                broken = _violated_pairs(labels, *pair_pos)
-                judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
-                               margins))
-                report(self.verbose, "%s K=%d: margin %.4f, sizes %s, violated pairs %d "
-                       "(%.2f s)", name, k, score, sizes, broken, seconds)
-        if not judged:
-            raise RuntimeError(
-                "Every candidate generator failed: " + "; ".join(
-                    f"{c.name}: {c.error}" for c in failures)
-            )
-        consistent = _consistent(judged, pairs.size)
-        best, labels, self.k_scores_ = _select(
-            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
-            Zs, graph.indices, ws, int(seeds[-1]), auto=isinstance(self.n_clusters, str),
-            with_pairs=closure is not None,
-        )
-        if closure is not None and best.n_clusters > 1:
-            # the pairs are facts about these rows: their labels keep them
-            labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
-        # the non-empty clusters numbered first (the contract of every clusterer)
-        labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
-        self.candidates_ = [c for c, _, _ in judged] + failures
+    def _set_search(self, search: MarginSearch, points: DistinctRows) -> None:
+        """The search's fitted attributes (all but the classifier's and ``labels_``)."""
+        best, chosen = search.best, search.chosen
+        self._mean, self._scale = search.mean, search.scale
+        self.k_scores_ = search.k_scores
+        self.candidates_ = search.candidates
         self.best_candidate_ = best.name
         self.score_ = best.score
         self.n_clusters_ = best.n_clusters
         self._n_clusters = best.n_clusters
-        self.sample_indices_ = points.first[rows]
-        chosen = next(row for row in self.k_scores_ if row.n_clusters == best.n_clusters)
+        self.sample_indices_ = points.first[search.rows]
         self.null_score_ = chosen.reference
         self.separation_ = chosen.separation
+        self._best = best
         report(self.verbose, "chosen: %s with K=%d (margin %.4f, separation %.3f)", best.name,
                best.n_clusters, best.score, chosen.separation)
 
-        self.gamma_ = 1.0 / (2.0 * (2.0 * width) ** 2)
+    def _fit_classifier(self, search: MarginSearch) -> npt.NDArray[np.intp]:
+        """Train the margin classifier on the chosen partition; its labels of every point."""
+        self.gamma_ = margin_gamma(search.width)
+        labels = search.labels
         present = np.unique(labels)
         self.calibrated_classifier_: CalibratedClassifierCV | None = None
-        if present.size > 1:
-            self.classifier_: SVC | None = SVC(C=float(self.C), gamma=self.gamma_).fit(
-                Zs, labels, sample_weight=ws)
-            on_points = self._classify(Z)
-            if self.probability:
-                self.calibrated_classifier_ = self._calibrate(Zs, labels, ws)
-        else:  # a single cluster: every point belongs to it
-            self.classifier_ = None
-            on_points = np.full(len(P), present[0], dtype=np.intp)
         self._present = present
-        point_labels = on_points.copy()
-        point_labels[rows] = labels
-        self.labels_ = point_labels[points.inverse]
-        self._best = best
-        # the base lists the rows where labels_ (the candidate's) and predict differ
-        self._finish_fit(X, predicted=on_points[points.inverse])
-        return self
+        if present.size == 1:  # a single cluster: every point belongs to it
+            self.classifier_: SVC | None = None
+            return np.full(search.Z.shape[0], present[0], dtype=np.intp)
+        self.classifier_ = margin_classifier(search, self.C, self.gamma_)
+        on_points = self._classify(search.Z)
+        if self.probability:
+            self.calibrated_classifier_ = self._calibrate(search.sample, labels, search.weights)
+        return on_points
 
     @staticmethod
     def _point_pairs(must_link: Any, cannot_link: Any, n: int, points: DistinctRows,
@@ -631,17 +565,15 @@ class MaxMarginClustering(BaseClusterer):
 
     def _classify(self, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
         assert self.classifier_ is not None
-        parts = [self.classifier_.predict(Z[lo:lo + _BLOCK_ROWS])
-                 for lo in range(0, Z.shape[0], _BLOCK_ROWS)]
-        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
+        return classify(self.classifier_, Z)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         if self.classifier_ is None:
             return np.full(X.shape[0], self._present[0], dtype=np.intp)
         if sp.issparse(X):  # densified a block at a time
             X = sp.csr_matrix(X)
-            parts = [self._classify(self._to_frame(X[lo:lo + _BLOCK_ROWS]))
-                     for lo in range(0, X.shape[0], _BLOCK_ROWS)]
+            parts = [self._classify(self._to_frame(X[lo:lo + BLOCK_ROWS]))
+                     for lo in range(0, X.shape[0], BLOCK_ROWS)]
             return np.concatenate(parts) if parts else np.empty(0, np.intp)
         return self._classify(self._to_frame(X))
 
@@ -723,9 +655,9 @@ class MaxMarginClustering(BaseClusterer):
             )
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            P[lo:lo + _BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
-                self._to_frame(X[lo:lo + _BLOCK_ROWS]))
+        for lo in range(0, X.shape[0], BLOCK_ROWS):
+            P[lo:lo + BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
+                self._to_frame(X[lo:lo + BLOCK_ROWS]))
         return P
 
 

@@ -11,7 +11,7 @@ import numpy.typing as npt
 from ..feature_maps._one_class import AUTO_COMPONENTS, EXACT_MAX_SAMPLES, prepare_one_class_data
 from ..objectives._weighted_ocsvm import KERNELS
 from ..starts._kmeans import kmeans_start
-from ..starts._margin_search import margin_search_start
+from ..starts._margin_start import margin_search_start
 from ..starts._spectral import spectral_labels
 from ..utils import Constraint, OneOf
 from ..utils._memory import check_memory

@@ -26,7 +26,7 @@ from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
 from ..starts._kmeans import kmeans_start_states
-from ..starts._margin_search import margin_search_labels
+from ..starts._margin_start import margin_search_labels
 from ..starts._spectral import SampleLabels, spectral_labels, spectral_sample_labels
 from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
 from ..utils._blocks import RowBackend, RowBlocks

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..utils._blocks import init_sample_size
 from ..utils._scaled_kmeans import scaled_kmeans
 
 __all__ = ["kmeans_start", "kmeans_start_states"]
@@ -83,8 +84,6 @@ def kmeans_start_states(
     >>> [s.tolist() for s in states] in ([[0, 0], [1, 1]], [[1, 1], [0, 0]])
     True
     """
-    from ._blocks import init_sample_size
-
     size = init_sample_size(n_clusters) if sample_size is None else int(sample_size)
     sample, _ = rows.start_rows(size, random_state)
     km = scaled_kmeans(sample, n_clusters=n_clusters, n_init=1, random_state=random_state)
