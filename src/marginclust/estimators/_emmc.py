@@ -14,7 +14,6 @@ from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
 from ..feature_maps import location_scale
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     ELMRowProblem,
@@ -26,7 +25,8 @@ from ..objectives._elm_ridge import (
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
-from ..starts._spectral import SampleLabels, spectral_labels, spectral_sample_labels
+from ..starts._sample import sample_start
+from ..starts._spectral import spectral_labels
 from ..utils import (
     MaxIter,
     OneOf,
@@ -405,12 +405,10 @@ class EMMC(BaseClusterer):
         if init == "spectral":
             if rows.in_memory:
                 return spectral_labels(X, m, random_state=random_state), None, None
-            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
-            sample = sample.astype(np.float64)
-            labels = spectral_sample_labels(sample, m, random_state=random_state)
-            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+            labels, labeller = sample_start(rows, m, random_state, "spectral")
+            if labeller is None:  # every row: the in-memory start
                 return labels, None, None
-            return None, SampleLabels(sample, labels), _identity
+            return None, labeller, _identity
         if init == "random":
             return rows.draw(functools.partial(_random_labels, m), random_state), None, None
         km, feats, m_rows = _sample_kmeans(rows, fmap, f64, m, random_state,

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..feature_maps import _low_rank, resolve_gamma
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
 from ..objectives._slmc import (
     SLMCProblem,
     SLMCRowProblem,
@@ -25,9 +22,10 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
-from ..starts._kmeans import kmeans_start_states
-from ..starts._margin_start import margin_search_labels
-from ..starts._spectral import SampleLabels, spectral_labels, spectral_sample_labels
+from ..starts._kmeans import kmeans_plusplus_centres, kmeans_start_states
+from ..starts._library import fcm_memberships
+from ..starts._sample import sample_start
+from ..starts._spectral import spectral_labels
 from ..utils import Fuzzifier, OneOf, Positive, check_memberships, resolve_alias
 from ..utils._blocks import RowBackend, RowBlocks
 from ._kernel_model import (
@@ -404,33 +402,20 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         if init == "spectral" and rows.in_memory:
             return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
         if init in ("spectral", "max-margin"):
-            # the sample spectral_labels draws (in memory and out of core alike),
             # every other row labelled by its nearest sample row, block by block
-            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
-            sample = np.asarray(sample, dtype=np.float64)
-            labels = (spectral_sample_labels(sample, K, random_state=random_state)
-                      if init == "spectral" else
-                      margin_search_labels(sample, K, random_state))
-            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+            labels, labeller = sample_start(rows, K, random_state, init)
+            if labeller is None:  # every row: the in-memory start
                 return np.eye(K)[labels]
-            return rows.map_rows(_sample_one_hot, SampleLabels(sample, labels), K,
-                                 dtype=np.float64, tail=(K,))
+            return rows.map_rows(_sample_one_hot, labeller, K, dtype=np.float64, tail=(K,))
         if init == "k-means":
             states = kmeans_start_states(rows, K, random_state, _START_ROWS)
             return rows.gather_states(_one_hot, states, K, dtype=np.float64, tail=(K,))
         if init == "k-means++":
             Xs, _ = rows.start_rows(_START_ROWS, random_state)
-            centers, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
+            centers = kmeans_plusplus_centres(Xs, K, random_state)
             return rows.map_rows(nearest_one_hot, centers, dtype=np.float64, tail=(K,))
-        from ._fcm import FuzzyCMeans
-
         m = ctx["m"] if init == "fcm" else _SHARP_M
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fcm = FuzzyCMeans(n_clusters=K, m=m, n_init=1, random_state=random_state).fit(
-                rows.X if rows.in_memory else rows
-            )
-        return fcm.memberships_.astype(np.float64)
+        return fcm_memberships(rows.X if rows.in_memory else rows, K, m, random_state)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> SLMC:

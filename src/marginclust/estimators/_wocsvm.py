@@ -16,6 +16,7 @@ from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..starts._one_class import initial_weights
 from ..utils import (
     Boolean,
     OneOf,
@@ -30,7 +31,6 @@ from ._one_class import (
     DECISION_SCALE,
     KERNEL_NU,
     N_COMPONENTS,
-    initial_weights,
     one_class_label_free_grid,
     one_class_subset_params,
 )

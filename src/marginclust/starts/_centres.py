@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.cluster import kmeans_plusplus
 
 from ..utils._validation import check_memberships, resolve_alias
+from ._kmeans import kmeans_plusplus_centres
 
 __all__ = ["check_center_init", "initial_point"]
 
@@ -100,9 +100,7 @@ def initial_point(
     n, d = X.shape
     if isinstance(init, str):
         if init in ("k-means++", "kmeans++"):
-            centres, _ = kmeans_plusplus(
-                X, n_clusters, sample_weight=sample_weight, random_state=random_state
-            )
+            centres = kmeans_plusplus_centres(X, n_clusters, random_state, sample_weight)
         else:
             p = sample_weight / sample_weight.sum()
             n_pos = int(np.count_nonzero(p))

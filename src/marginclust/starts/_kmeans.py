@@ -1,15 +1,16 @@
-"""The k-means start: one scikit-learn k-means run (k-means++ seeding), in memory or by blocks."""
+"""The k-means starts: one scikit-learn k-means run (in memory or by blocks), k-means++ centres."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+from sklearn.cluster import kmeans_plusplus
 
 from ..utils._blocks import init_sample_size
 from ..utils._scaled_kmeans import scaled_kmeans
 
-__all__ = ["kmeans_start", "kmeans_start_states"]
+__all__ = ["kmeans_plusplus_centres", "kmeans_start", "kmeans_start_states"]
 
 
 def kmeans_start(X: Any, n_clusters: int, random_state: Any) -> np.ndarray:
@@ -91,3 +92,35 @@ def kmeans_start_states(
         return list(rows.split(np.asarray(km.labels_, dtype=np.intp)))
     states, _ = rows.states(_nearest_block, None, km)
     return list(states)
+
+
+def kmeans_plusplus_centres(
+    X: Any, n_clusters: int, random_state: Any, sample_weight: Any = None,
+) -> np.ndarray:
+    """Centres of scikit-learn's k-means++ seeding: the k-means++ start.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The rows the centres are drawn from.
+    n_clusters : int
+        Number of centres.
+    random_state : int, RandomState or None
+        Seeds the draw.
+    sample_weight : ndarray of shape (n_samples,), default=None
+        Rows are drawn with probability proportional to their weight.
+
+    Returns
+    -------
+    centres : ndarray of shape (n_clusters, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.starts._kmeans import kmeans_plusplus_centres
+    >>> kmeans_plusplus_centres(np.array([[0.0], [0.1], [5.0]]), 2, 0).shape
+    (2, 1)
+    """
+    centres, _ = kmeans_plusplus(np.asarray(X), n_clusters, sample_weight=sample_weight,
+                                 random_state=random_state)
+    return centres
