@@ -128,8 +128,8 @@ def test_margin_search_start_is_the_search_pick():
 def test_margin_search_start_beyond_its_sample():
     # above 2,000 rows the search runs on the spectral start's sample and every
     # other row takes the label of its nearest sample row
-    from marginclust.starts._one_class import initial_weights
     from marginclust.starts import margin_search_labels
+    from marginclust.starts._one_class import initial_weights
     from marginclust.starts._spectral import SampleLabels
     from marginclust.utils._blocks import sample_row_indices
 

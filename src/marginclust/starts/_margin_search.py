@@ -81,11 +81,12 @@ def _working_frame(
 def partition_margin(
     X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7
 ) -> float:
-    """The judge of :class:`MaxMarginClustering` for one partition of the rows of ``X``.
+    """The judge of :class:`~marginclust.MaxMarginClustering` for one partition of ``X``'s rows.
 
     The class-balanced mean of the out-of-fold voting margin of the
-    ``n_neighbors``-nearest-neighbour rule
-    (:func:`~marginclust.objectives._margin.vote_margins`), in [-1, 1]: 1 when no
+    ``n_neighbors``-nearest-neighbour rule (for each point, the share of its
+    neighbours in its own cluster minus the largest share in another), in
+    [-1, 1]: 1 when no
     point has a neighbour in another cluster; an empty cluster counts -1. Euclidean
     neighbours, so the score does not change under translation or uniform
     rescaling of ``X``.

@@ -124,6 +124,20 @@ def margin_search_start(
     :func:`~marginclust.starts.spectral_labels` samples); every other row takes the
     label of its nearest sample row.
 
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Dense rows.
+    n_clusters : int
+        Number of clusters (at most the number of distinct rows).
+    random_state : int, RandomState instance or None
+        Seeds the sample and the candidates that draw.
+
+    Returns
+    -------
+    labels : ndarray of shape (n_samples,)
+        Integers in ``0 .. n_clusters - 1``.
+
     Examples
     --------
     >>> import numpy as np

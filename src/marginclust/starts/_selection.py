@@ -18,7 +18,7 @@ _REFERENCE_DRAWS = 2
 
 @dataclass(frozen=True)
 class Candidate:
-    """One candidate partition as judged by :class:`MaxMarginClustering`.
+    """One candidate partition as judged by :class:`~marginclust.MaxMarginClustering`.
 
     Parameters
     ----------
