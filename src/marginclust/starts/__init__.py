@@ -1,4 +1,15 @@
-"""Starts: the partitions and centres an iterative clusterer begins from."""
+"""Starts: the partitions and centres an iterative clusterer begins from.
+
+Each start is written once here and used by every estimator that offers it:
+the k-means start (:func:`kmeans_start`) and k-means++ centres, the centres or
+memberships of the centroid methods (:func:`initial_point`), the spectral
+start (:func:`spectral_labels`), the PCA and pair starts of the linear
+maximum-margin clusterers, the one-class machines' weights, and the search of
+:class:`~marginclust.MaxMarginClustering` over a pool of candidate partitions
+judged by the voting margin (:func:`partition_margin`), which is also the
+kernel methods' ``init="max-margin"`` (:func:`margin_search_labels`,
+:func:`margin_search_start`).
+"""
 
 from ._centres import check_center_init, initial_point
 from ._kmeans import kmeans_start
