@@ -516,7 +516,7 @@ class MaxMarginClustering(BaseClusterer):
         if folds < 2:
             warnings.warn(
                 "predict_proba is not available: a cluster of one point leaves no "
-                "held-out decision values to calibrate on.", UserWarning, stacklevel=3,
+                "held-out decision values to calibrate on.", UserWarning, stacklevel=4,
             )
             return None
         return CalibratedClassifierCV(
