@@ -29,7 +29,7 @@ from sklearn.cluster import KMeans
 from sklearn.preprocessing import StandardScaler
 
 import marginclust as mc
-import marginclust.objectives._mmc_init as mmc_init
+import marginclust.starts._linear as mmc_init
 from marginclust.datasets import load_dataset
 from marginclust.metrics import clustering_accuracy
 

@@ -34,10 +34,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _battery import list_sets, load_set, preprocess  # noqa: E402
 
-from marginclust.estimators._candidate_pool import DEFAULT_POOL, fit_candidate  # noqa: E402
 from marginclust.feature_maps._neighbors import NeighborGraph  # noqa: E402
 from marginclust.metrics import normalized_clustering_accuracy  # noqa: E402
 from marginclust.objectives._margin import class_balanced_mean, vote_margins  # noqa: E402
+from marginclust.starts._candidates import DEFAULT_POOL, fit_candidate  # noqa: E402
 
 EXTRA = ("slmc", "kernel-k-means", "emmc")
 VOTE_KS = (3, 5, 7, 10, 15, 20, 30)

@@ -79,6 +79,8 @@ API_MODULES = [
     ("marginclust.metrics", "Metrics", "Every measure the papers report."),
     ("marginclust.datasets", "Data sets", "Offline loaders and the papers' synthetic sets."),
     ("marginclust.feature_maps", "Feature maps", "Kernels, low-rank maps, ELM features."),
+    ("marginclust.starts", "Starts", "Where the iterative methods begin: k-means, centre, "
+     "spectral and margin-search starts."),
     ("marginclust.plotting", "Plotting", "Figures (needs matplotlib)."),
     ("marginclust.bench", "Benchmark harness",
      "Run tables of methods x data sets x measures (the papers' are in benchmarks/papers)."),

@@ -100,6 +100,7 @@ NUMPYDOC_MODULES = [
     "marginclust.model_selection",
     "marginclust.plotting",
     "marginclust.solvers",
+    "marginclust.starts",
     "marginclust.utils",
 ]
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import marginclust
+from marginclust._registry import ESTIMATORS
 
 PACKAGE = Path(marginclust.__file__).resolve().parent
 
@@ -21,10 +22,11 @@ PACKAGE = Path(marginclust.__file__).resolve().parent
 # (``marginclust/__init__.py``: lazy access to the estimators, ``__version__``) sits
 # with the estimators.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("utils", "exceptions", "metrics", "datasets"),
+    ("utils", "exceptions", "metrics", "datasets", "_version"),
     ("objectives",),
     ("solvers",),
     ("feature_maps",),
+    ("starts",),
     ("estimators", "base", "_registry", ""),
     ("dask", "model_selection", "plotting"),
     ("bench",),
@@ -99,6 +101,82 @@ def test_the_parser_sees_function_level_and_relative_imports(tmp_path):
     path.write_text(code, encoding="utf-8")
     found = _imports(path, "marginclust.objectives._layer_probe")
     assert found == [("marginclust.estimators._fcm", 2), ("marginclust.bench", 3)]
+
+
+def _face_imports(path: Path, name: str | None = None) -> list[int]:
+    """Lines of the import statements of a file that import the package's face.
+
+    ``import marginclust`` and ``from marginclust import name`` (``name`` not a
+    submodule), also relative (``from .. import name`` at the package's top), at
+    the module level or in a function. ``import marginclust.metrics`` and
+    ``from marginclust import metrics`` name a module and are not counted.
+    """
+    name = _module_name(path) if name is None else name
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            lines += [node.lineno for alias in node.names if alias.name == "marginclust"]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                stem = package[: len(package) - (node.level - 1)]
+                base = ".".join(stem + ([node.module] if node.module else []))
+            if base == "marginclust" and any(
+                    not _is_module(f"{base}.{alias.name}") for alias in node.names):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_imports_the_package_face():
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}"
+             for path in SOURCES for line in _face_imports(path)]
+    assert not found, "imports of the package face:\n" + "\n".join(found)
+
+
+def test_the_face_check_sees_function_level_and_relative_imports(tmp_path):
+    path = tmp_path / "_face_probe.py"
+    code = ("import marginclust.metrics\n"
+            "from marginclust import metrics\n"
+            "def f():\n"
+            "    import marginclust\n"
+            "    from marginclust import SLMC\n"
+            "    from .. import __version__\n")
+    path.write_text(code, encoding="utf-8")
+    assert _face_imports(path, "marginclust.bench._face_probe") == [4, 5, 6]
+
+
+# The modules that define a public estimator. The estimators' shared bases
+# (``_linear_mmc``, ``_kernel_model``, ``_one_class``, ``_balance``) are not among them.
+ESTIMATOR_MODULES = frozenset(spec.module for spec in ESTIMATORS
+                              if spec.module.startswith("marginclust.estimators."))
+
+
+def _estimator_imports(path: Path, name: str | None = None) -> list[str]:
+    """The estimator modules a file imports (``"line module"``)."""
+    return [f"{line} {target}" for target, line in _imports(path, name)
+            if target in ESTIMATOR_MODULES]
+
+
+def test_no_estimators_module_imports_an_estimator_module():
+    # the estimators' __init__ alone imports several, to register them with the starts
+    found = [f"{path.relative_to(PACKAGE.parent)}:{hit}"
+             for path in SOURCES
+             if _module_name(path).startswith("marginclust.estimators.")
+             for hit in _estimator_imports(path)]
+    assert not found, "estimators modules importing estimator modules:\n" + "\n".join(found)
+
+
+def test_the_estimator_check_sees_function_level_and_relative_imports(tmp_path):
+    path = tmp_path / "_estimator_probe.py"
+    code = ("from ..base import BaseClusterer\n"
+            "from ._kernel_model import KernelModelMixin\n"
+            "def f():\n"
+            "    from ._fcm import FuzzyCMeans\n"
+            "    from marginclust.estimators import _slmc\n")
+    path.write_text(code, encoding="utf-8")
+    assert _estimator_imports(path, "marginclust.estimators._estimator_probe") == [
+        "4 marginclust.estimators._fcm", "5 marginclust.estimators._slmc"]
 
 
 def test_only_the_bench_command_imports_the_harness():

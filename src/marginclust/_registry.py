@@ -12,6 +12,7 @@ stays cheap.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ __all__ = [
     "ESTIMATORS",
     "EstimatorSpec",
     "cli_aliases",
+    "estimator_class",
     "clusterer_names",
     "expected_failed_checks",
     "get_spec",
@@ -323,6 +325,32 @@ def get_spec(name: str) -> EstimatorSpec:
         if spec.name == name:
             return spec
     raise KeyError(f"{name!r} is not a registered estimator.")
+
+
+def estimator_class(name: str) -> type:
+    """The public estimator class called ``name``, its module imported on first use.
+
+    What ``getattr(marginclust, name)`` returns, for the modules above the
+    estimators (which import no package face).
+
+    Parameters
+    ----------
+    name : str
+        Public class name.
+
+    Returns
+    -------
+    cls : type
+        The estimator class.
+
+    Examples
+    --------
+    >>> from marginclust._registry import estimator_class
+    >>> estimator_class("FuzzyCMeans").__name__
+    'FuzzyCMeans'
+    """
+    cls: type = getattr(importlib.import_module(get_spec(name).module), name)
+    return cls
 
 
 def expected_failed_checks(estimator: Any) -> dict[str, str]:

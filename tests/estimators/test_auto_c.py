@@ -9,9 +9,9 @@ from sklearn.preprocessing import StandardScaler
 
 from marginclust import BMMC, CPMMC
 from marginclust.estimators._linear_mmc import AUTO_C
-from marginclust.estimators._max_margin import partition_margin
 from marginclust.exceptions import ConvergenceWarning
 from marginclust.metrics import clustering_accuracy
+from marginclust.starts import partition_margin
 from marginclust.utils._blocks import sample_row_indices
 
 ESTIMATORS = [BMMC, CPMMC]

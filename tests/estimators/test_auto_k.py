@@ -9,16 +9,16 @@ import pytest
 from sklearn.datasets import make_blobs, make_moons
 
 from marginclust import MaxMarginClustering
-from marginclust.estimators._max_margin import partition_margin
-from marginclust.estimators._separation import (
+from marginclust.exceptions import ConvergenceWarning
+from marginclust.feature_maps._neighbors import NeighborGraph
+from marginclust.objectives._margin import class_balanced_mean, vote_margins
+from marginclust.starts import partition_margin
+from marginclust.starts._separation import (
     CLEAR_SEPARATION,
     VALLEY,
     pair_separations,
     structureless_reference,
 )
-from marginclust.exceptions import ConvergenceWarning
-from marginclust.feature_maps._neighbors import NeighborGraph
-from marginclust.objectives._margin import class_balanced_mean, vote_margins
 
 
 def _blobs(n=600, centers=3, seed=0):

@@ -114,7 +114,7 @@ def test_margin_search_start_is_the_search_pick():
     # the start is MaxMarginClustering's partition at its defaults, numbered by first
     # appearance (the same call with the same seed: the same labels)
     from marginclust import MaxMarginClustering
-    from marginclust.estimators._max_margin import margin_search_labels
+    from marginclust.starts import margin_search_labels
 
     X, _ = _rings(100)
     start = margin_search_labels(X, 2, np.random.RandomState(3))
@@ -128,9 +128,9 @@ def test_margin_search_start_is_the_search_pick():
 def test_margin_search_start_beyond_its_sample():
     # above 2,000 rows the search runs on the spectral start's sample and every
     # other row takes the label of its nearest sample row
-    from marginclust.estimators._max_margin import margin_search_labels
-    from marginclust.estimators._one_class import initial_weights
-    from marginclust.feature_maps._graph import SampleLabels
+    from marginclust.starts import margin_search_labels
+    from marginclust.starts._one_class import initial_weights
+    from marginclust.starts._spectral import SampleLabels
     from marginclust.utils._blocks import sample_row_indices
 
     X, y = make_blobs(2500, 3, centers=3, cluster_std=1.5, random_state=1)
@@ -145,8 +145,8 @@ def test_margin_search_start_beyond_its_sample():
 
 def test_margin_search_start_on_one_column_is_the_spectral_start():
     # on a line the voting margin cannot tell cuts apart: the spectral start instead
-    from marginclust.estimators._max_margin import margin_search_labels
-    from marginclust.feature_maps._graph import spectral_sample_labels
+    from marginclust.starts import margin_search_labels
+    from marginclust.starts._spectral import spectral_sample_labels
 
     rng = np.random.RandomState(0)
     x = np.r_[rng.randn(300), rng.randn(300) + 3.0][:, None]
@@ -158,7 +158,7 @@ def test_margin_search_start_on_one_column_is_the_spectral_start():
 def test_margin_search_start_on_a_sample_with_few_distinct_rows():
     # a sample of a mostly repeated data set can hold fewer distinct rows than K:
     # the start then has as many clusters as distinct rows (no error)
-    from marginclust.estimators._max_margin import margin_search_labels
+    from marginclust.starts import margin_search_labels
 
     X = np.repeat([[0.0, 0.0], [5.0, 5.0]], [40, 10], axis=0)
     labels = margin_search_labels(X, 3, 0)
@@ -188,7 +188,7 @@ def test_linear_mmc_max_margin_start(cls):
     # is already the fixed point; sparse X is refused with the remedy
     import scipy.sparse as sp
 
-    from marginclust.estimators._max_margin import margin_search_start
+    from marginclust.starts import margin_search_start
 
     X, y = make_blobs(2500, 3, centers=3, cluster_std=0.5, random_state=2)
     est = _fit(cls(3, init="max-margin", random_state=0), X)

@@ -15,8 +15,8 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.neighbors import NearestNeighbors
 
 from marginclust import MaxMarginClustering
-from marginclust.estimators import _candidate_pool
 from marginclust.exceptions import ConvergenceWarning
+from marginclust.starts import _candidates
 
 BATTERY = Path(
     os.environ.get("MARGINCLUST_BATTERY")
@@ -118,7 +118,7 @@ def test_memory_resumes_the_candidates(tmp_path, monkeypatch):
         raise AssertionError("the candidate was refitted instead of read from the cache")
 
     # the cached function is keyed on its code: a replaced generator is still read back
-    monkeypatch.setitem(_candidate_pool.GENERATORS, "genie", refuse)
+    monkeypatch.setitem(_candidates.GENERATORS, "genie", refuse)
     second = MaxMarginClustering(memory=joblib.Memory(str(tmp_path), verbose=0),
                                  random_state=0).fit(X)
     np.testing.assert_array_equal(first.labels_, second.labels_)

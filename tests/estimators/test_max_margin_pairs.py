@@ -8,8 +8,8 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs, make_circles
 
 from marginclust import BMMC, MaxMarginClustering
-from marginclust.estimators._max_margin import Candidate, _consistent
 from marginclust.exceptions import ConvergenceWarning
+from marginclust.starts._selection import Candidate, _consistent
 
 
 def _pairs_from(labels, n_pairs, seed):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from marginclust import OCSVMHardClustering, WOCSVMClustering
-from marginclust.estimators import _one_class
+from marginclust.starts import _one_class
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

@@ -97,21 +97,3 @@ def test_integer_at_least_accepts_numpy_integers():
     from marginclust.utils import IntegerAtLeast
 
     assert IntegerAtLeast(2)(np.int64(7), "k") == 7 and IntegerAtLeast(0)(0, "k") == 0
-
-
-@pytest.mark.parametrize(("dtype", "scale"), [(np.float64, 1e-300), (np.float64, 1e300),
-                                              (np.float32, 1e-30), (np.float32, 1e30)])
-def test_kmeans_start_at_extreme_scales_is_that_of_unit_scale(dtype, scale):
-    # float64 X * 1e200 overflowed the squares of scikit-learn's k-means (its tolerance
-    # is the variance); the data are rescaled by a power of two, exactly
-    import warnings
-
-    from marginclust.utils import kmeans_start
-
-    rng = np.random.RandomState(0)
-    X = np.vstack([rng.randn(20, 3) - 3, rng.randn(20, 3) + 3])
-    ref = kmeans_start(X.astype(dtype), 2, 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)
-        labels = kmeans_start((X * scale).astype(dtype), 2, 0)
-    np.testing.assert_array_equal(labels, ref)

@@ -33,6 +33,7 @@ from threadpoolctl import threadpool_limits
 
 from marginclust.utils import preprocess
 
+from .._version import __version__
 from ._label_free import LABEL_FREE, label_free_search, searched_estimator
 from ._registry import (
     DATASETS,
@@ -68,8 +69,6 @@ ROW_FIELDS = (
 
 
 def _version() -> str:
-    from marginclust import __version__
-
     return __version__
 
 

@@ -19,6 +19,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from .._version import __version__
+
 __all__ = ["build_parser", "main"]
 
 
@@ -75,8 +77,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(None if argv is None else list(argv))
     if args.version:
-        from marginclust import __version__
-
         print(__version__)
         return 0
     if args.command is None:

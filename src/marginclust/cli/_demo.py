@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import ESTIMATORS
+from .._registry import ESTIMATORS, estimator_class
 
 __all__ = ["CAPTION", "DEMO_DATASETS", "DEMO_PARAMS", "add_parser", "demo_figure", "run"]
 
@@ -84,8 +84,6 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, k: int, seed: int) ->
 
 
 def _methods(selected: str | None) -> tuple[list[tuple[str, type]], list[str]]:
-    import marginclust
-
     from ._fit import clusterer_names, resolve_method
 
     names = clusterer_names()
@@ -95,7 +93,7 @@ def _methods(selected: str | None) -> tuple[list[tuple[str, type]], list[str]]:
     found, notes = [], []
     for name in names:
         try:
-            found.append((name, getattr(marginclust, name)))
+            found.append((name, estimator_class(name)))
         except Exception as exc:  # noqa: BLE001 - a method not written yet is skipped
             notes.append(f"{name}: skipped, import failed ({type(exc).__name__}: {exc})")
     return found, notes

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import cli_aliases, clusterer_names
+from .._registry import cli_aliases, clusterer_names, estimator_class
 from ._csv import CSVData, parse_delimiter, read_csv
 from ._output import check_out_file, open_output, plural, scale_note, write_clusters
 
@@ -61,13 +61,11 @@ def available_methods() -> tuple[dict[str, type], dict[str, str]]:
 
     Names are the short aliases of :data:`METHOD_ALIASES` and the class names.
     """
-    import marginclust
-
     found: dict[str, type] = {}
     failed: dict[str, str] = {}
     for cls_name in clusterer_names():
         try:
-            cls = getattr(marginclust, cls_name)
+            cls = estimator_class(cls_name)
         except Exception as exc:  # noqa: BLE001 - a module still being written
             failed[cls_name] = f"{type(exc).__name__}: {exc}"
             continue

@@ -21,8 +21,7 @@ from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
-import marginclust
-from marginclust._registry import ESTIMATORS
+from marginclust._registry import ESTIMATORS, estimator_class
 
 from ..base import fits_out_of_core
 from ..utils import Constraint, Rule, check_parameters
@@ -48,7 +47,7 @@ def supported_estimators() -> list[str]:
     """
     return sorted(
         spec.name for spec in ESTIMATORS
-        if spec.clusterer and fits_out_of_core(getattr(marginclust, spec.name))
+        if spec.clusterer and fits_out_of_core(estimator_class(spec.name))
     )
 
 

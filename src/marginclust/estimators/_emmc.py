@@ -12,10 +12,8 @@ import numpy.typing as npt
 
 from ..base import BaseClusterer, one_cluster_result
 from ..exceptions import ConvergenceWarning
-from ..feature_maps import location_scale, spectral_labels
+from ..feature_maps import location_scale
 from ..feature_maps._elm import ELM_CONSTRAINTS, ELMFeatures
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels, spectral_sample_labels
 from ..objectives._elm_ridge import (
     ELMRidgeProblem,
     ELMRowProblem,
@@ -28,6 +26,8 @@ from ..objectives._elm_ridge import (
 )
 from ..solvers import LabelAlternation, SolverResult
 from ..solvers._label_alternation import kmeans_on_sample
+from ..starts._sample import sample_start
+from ..starts._spectral import spectral_labels
 from ..utils import (
     Init,
     MaxIter,
@@ -126,7 +126,7 @@ class EMMC(BaseClusterer):
     init : {"spectral", "k-means-elm", "k-means", "random"} or array-like, \
             default="spectral"
         Initial labels: self-tuning spectral clustering
-        (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
+        (:func:`marginclust.starts.spectral_labels`: the locally scaled
         10-nearest-neighbour graph of X, its Laplacian eigenvectors, k-means in
         that embedding; on at most 2,000 rows, the others labelled by their
         nearest such row), k-means on the hidden layer (the paper's best scheme
@@ -398,7 +398,7 @@ class EMMC(BaseClusterer):
     ) -> tuple[Any, Any, Any]:
         """The start: ``(labels or None, a labeller or None, its features)``.
 
-        ``"spectral"``: :func:`~marginclust.feature_maps.spectral_labels` (in memory;
+        ``"spectral"``: :func:`~marginclust.starts.spectral_labels` (in memory;
         out of core the same sample of at most 2,000 rows is gathered and every
         other row takes the label of its nearest sample row, block by block, in
         the Gram pass); ``"k-means-elm"`` / ``"k-means"``:
@@ -414,12 +414,10 @@ class EMMC(BaseClusterer):
         if init == "spectral":
             if not out_of_core(rows):  # every row (out of core: a sample, as documented)
                 return spectral_labels(X, m, random_state=random_state), None, None
-            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
-            sample = sample.astype(np.float64)
-            labels = spectral_sample_labels(sample, m, random_state=random_state)
-            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+            labels, labeller = sample_start(rows, m, random_state, "spectral")
+            if labeller is None:  # every row: the in-memory start
                 return labels, None, None
-            return None, SampleLabels(sample, labels), _identity
+            return None, labeller, _identity
         if init == "random":
             return rows.draw(functools.partial(_random_labels, m), random_state), None, None
         km, feats, m_rows = _sample_kmeans(rows, fmap, f64, m, random_state,

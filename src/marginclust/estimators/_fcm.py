@@ -23,6 +23,7 @@ from ..objectives._fcm import (
 )
 from ..solvers import SolverResult
 from ..solvers._fuzzy import fcm_chunk_rows, fuzzy_alternation
+from ..starts._centres import check_center_init, initial_point
 from ..utils import (
     Frame,
     Fuzzifier,
@@ -34,9 +35,7 @@ from ..utils import (
     Seed,
     Verbose,
     centred_frame,
-    check_center_init,
     check_objective_scale,
-    initial_point,
     report,
 )
 from ..utils._blocks import backend_for, init_sample_size, out_of_core

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, one_cluster_result
@@ -15,7 +14,8 @@ from ..feature_maps import resolve_gamma
 from ..objectives._slmc import LSSVMProblem, balanced_sign
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..utils import Check, Init, MaxIter, NClusters, Positive, kmeans_start, resolve_alias
+from ..starts._kmeans import kmeans_plusplus_centres, kmeans_start
+from ..utils import Check, Init, MaxIter, NClusters, Positive, resolve_alias
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
@@ -236,7 +236,7 @@ n_features_in_
         if ctx["init"] == "random":
             return np.where(random_state.rand(n) < 0.5, 1.0, -1.0)
         if ctx["init"] == "k-means++":
-            c, _ = kmeans_plusplus(np.asarray(X), 2, random_state=random_state)
+            c = kmeans_plusplus_centres(X, 2, random_state)
             d = ((X[:, None, :] - c[None, :, :]) ** 2).sum(-1)
             return np.where(np.argmin(d, axis=1) == 1, 1.0, -1.0)
         return np.where(kmeans_start(X, 2, random_state) == 1, 1.0, -1.0)

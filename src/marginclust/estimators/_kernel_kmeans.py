@@ -13,6 +13,7 @@ from ..feature_maps._kernel import GAMMA_CONSTRAINT
 from ..objectives._fcm import KernelKMeansProblem, kernel_distances, squared_distances
 from ..solvers import SolverResult
 from ..solvers._kernel_kmeans import kernel_kmeans_alternation
+from ..starts._centres import check_center_init, initial_point
 from ..utils import (
     Frame,
     Init,
@@ -22,9 +23,7 @@ from ..utils import (
     Seed,
     Verbose,
     centred_frame,
-    check_center_init,
     check_sample_weight,
-    initial_point,
 )
 from ..utils._memory import check_rows_memory
 

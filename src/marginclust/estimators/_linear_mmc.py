@@ -28,9 +28,13 @@ from ..objectives._constraints import (
     resolve_balance,
 )
 from ..objectives._mmc import LinearData, MMCObjective, true_margin_loss
-from ..objectives._mmc_init import initial_labels, labels_from_scores, linear_scores
+from ..objectives._mmc_scores import labels_from_scores, linear_scores
 from ..objectives._pairs import PAIR_LOSSES, honour_pairs, two_outputs
 from ..solvers._result import SolverResult
+from ..starts._kmeans import kmeans_start_states
+from ..starts._linear import initial_labels
+from ..starts._margin_search import partition_margin
+from ..starts._margin_start import margin_search_start
 from ..utils import (
     Check,
     Constraint,
@@ -47,10 +51,8 @@ from ..utils import (
     resolve_alias,
 )
 from ..utils._blocks import backend_for, out_of_core
-from ..utils._init import kmeans_start_states
 from ..utils._reporting import report
 from ._balance import MEAN_OUTPUT_BALANCE
-from ._max_margin import margin_search_start, partition_margin
 
 __all__ = [
     "AUTO_C",
@@ -438,7 +440,7 @@ class LinearMMCBase(ClusterTransformerMixin, BaseClusterer):
         """The start's labels: an array in memory, per-block labels out of core.
 
         Out of core a named init is k-means on a sample of rows (each block's
-        labels its nearest centre, :func:`~marginclust.utils.kmeans_start_states`).
+        labels its nearest centre, :func:`~marginclust.starts._kmeans.kmeans_start_states`).
         """
         blocks = obj.data.blocks
         if out_of_core(blocks):  # k-means on a sample, or the given labels split by block

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -13,16 +12,22 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.svm import SVC
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_memory
 
 from ..base import BaseClusterer
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels, first_appearance_order, spectral_sample_labels
-from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairSet, make_pairs
-from ..objectives._margin import class_balanced_mean, vote_margins
-from ..objectives._pairs import assign_in_order, honour_pairs
+from ..starts._candidates import DEFAULT_POOL, GENERATORS
+from ..starts._margin_search import (
+    MarginSearch,
+    classify,
+    margin_classifier,
+    margin_gamma,
+    margin_search,
+    partition_margin,
+    weighted_points,
+)
+from ..starts._selection import Candidate
+from ..starts._separation import CLEAR_SEPARATION, VALLEY
 from ..utils import (
     Boolean,
     CacheLocation,
@@ -33,66 +38,16 @@ from ..utils import (
     PositiveFinite,
     Seed,
     Verbose,
-    centred_frame,
     check_distinct_rows,
     check_parameters,
     check_sample_weight,
-    count_distinct_rows,
-    distinct_rows,
     report,
-    spawn_seeds,
 )
-from ..utils._blocks import BLOCK_ROWS, sample_row_indices
+from ..utils._blocks import BLOCK_ROWS
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
-from ._candidate_pool import DEFAULT_POOL, GENERATORS, fit_candidate
-from ._separation import CLEAR_SEPARATION, VALLEY, PairSeparation, pair_separations
 
-__all__ = [
-    "Candidate",
-    "KScore",
-    "MaxMarginClustering",
-    "margin_search_labels",
-    "margin_search_start",
-    "partition_margin",
-]
-
-# Rows per block when the margin classifier labels many points (bounded memory; each
-# row's label and probability are its own, whatever the block).
-_BLOCK_ROWS = BLOCK_ROWS
-# Reference draws of each kind (Gaussian, uniform box) per boundary tested.
-_REFERENCE_DRAWS = 2
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One candidate partition as judged by :class:`MaxMarginClustering`.
-
-    Parameters
-    ----------
-    name : str
-        The candidate's generator (or the estimator's class name).
-    n_clusters : int
-        Number of clusters asked of it.
-    score : float
-        Its class-balanced out-of-fold voting margin, in [-1, 1] (higher is better).
-    cluster_sizes : tuple of int
-        Points per cluster (on the rows the candidates were fitted to).
-    seconds : float
-        Wall time of the generator's fit (for all numbers of clusters at once).
-    error : str, default=""
-        Why the generator failed (then ``score`` is NaN and the sizes are empty).
-    violated_pairs : int, default=0
-        Must-link and cannot-link pairs given to ``fit`` that its labels break.
-    """
-
-    name: str
-    n_clusters: int
-    score: float
-    cluster_sizes: tuple[int, ...]
-    seconds: float
-    error: str = ""
-    violated_pairs: int = 0
+__all__ = ["MaxMarginClustering"]
 
 
 def _check_candidates(value: Any, name: str) -> Any:
@@ -459,140 +414,79 @@ class MaxMarginClustering(BaseClusterer):
         self : object
             The fitted estimator.
         """
-        X = self._validate_fit_data(X)
+        X = self._dense(self._validate_fit_data(X))
+        ks = self._cluster_counts(X)
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X)
+        points, live, weights = weighted_points(X, w)
+        P = X[points.first]
+        ks = self._check_points(P[live], ks)
+        pairs = self._point_pairs(must_link, cannot_link, X.shape[0], points, weights,
+                                  ks[0] if len(ks) == 1 else None)
+        search = margin_search(
+            P, live, weights, ks, pairs, pool=self._pool, n_neighbors=int(self.n_neighbors),
+            max_samples=self.max_samples, auto=isinstance(self.n_clusters, str),
+            random_state=check_random_state(self.random_state), memory=self.memory,
+            verbose=self.verbose, n_clusters=self.n_clusters,
+        )
+        self._set_search(search, points)
+        on_points = self._fit_classifier(search)
+        point_labels = on_points.copy()
+        point_labels[search.rows] = search.labels
+        self.labels_ = point_labels[points.inverse]
+        # the base lists the rows where labels_ (the candidate's) and predict differ
+        self._finish_fit(X, predicted=on_points[points.inverse])
+        return self
+
+    @staticmethod
+    def _dense(X: Any) -> Any:
+        """Sparse rows copied dense, under the memory guard (see the class notes)."""
         if sp.issparse(X):
             check_memory_budget(8.0 * X.shape[0] * X.shape[1],
                                 f"A dense copy of the sparse X ({X.shape[0]} x {X.shape[1]})",
                                 "reduce the columns first (e.g. TruncatedSVD)")
             X = np.asarray(X.toarray())
-        n = X.shape[0]
-        ks = self._cluster_counts(X)
-        w = None if sample_weight is None else check_sample_weight(sample_weight, X)
-        # identical rows are one point of their summed weight: the vote, the K rule
-        # and the candidates then see the same points however often a row is repeated
-        points = distinct_rows(X, w)
-        P = X[points.first]
-        live = np.flatnonzero(points.weights > 0)
-        # weights relative to the largest: rows repeated r times each give unit weights
-        # exactly, and so the same operations as rows given once
-        pw = points.weights / points.weights[live].max()
-        uniform = bool(np.all(pw[live] == 1.0))
+        return X
+
+    def _check_points(self, P: npt.NDArray[np.floating], ks: tuple[int, ...]) -> tuple[int, ...]:
+        """Enough distinct points of positive weight for the numbers of clusters ``ks``."""
         if isinstance(self.n_clusters, str):
-            check_distinct_rows(P[live], 2)
-            ks = tuple(k for k in ks if k <= live.size)
-        else:
-            check_distinct_rows(P[live], ks[0])
-        pairs = self._point_pairs(must_link, cannot_link, n, points, pw,
-                                  ks[0] if len(ks) == 1 else None)
-        closure = pairs.closure
-        rng = check_random_state(self.random_state)
-        memory = check_memory(self.memory)
-        Z, self._mean, self._scale = _working_frame(P[live], None if uniform else pw[live])
-        Z = (np.asarray(P, dtype=np.float64) - self._mean) * self._scale if live.size < len(P) \
-            else Z
+            check_distinct_rows(P, 2)
+            return tuple(k for k in ks if k <= P.shape[0])
+        check_distinct_rows(P, ks[0])
+        return ks
 
-        m = min(live.size, int(self.max_samples))
-        if m == live.size:
-            rows = live
-        elif closure is None:
-            rows = np.sort(live[rng.choice(live.size, m, replace=False)])
-        else:  # the pairs' points, and a random subset of the others
-            others = np.setdiff1d(live, closure.rows)
-            fill = rng.choice(others, max(m - closure.rows.size, 0), replace=False)
-            rows = np.sort(np.concatenate([closure.rows, fill]))
-            m = rows.size
-        Zs = np.ascontiguousarray(Z[rows])
-        ws = None if uniform else pw[rows]
-        ks = tuple(k for k in ks if k <= m)
-        if not ks:
-            raise ValueError(
-                f"n_clusters={self.n_clusters} is larger than max_samples={self.max_samples}, "
-                "the rows the candidates are fitted to; raise max_samples."
-            )
-        if any(isinstance(spec, str) and spec == "ward" for spec in self._pool):
-            # scipy's Ward linkage: the condensed distance matrix and a working copy
-            # (measured peak 2 x 8 m (m - 1) / 2 bytes at m = 4,000 and 8,000)
-            check_memory_budget(8.0 * m * (m - 1), f"The Ward candidate on max_samples={m} rows "
-                                "(a condensed distance matrix)",
-                                "lower max_samples or leave 'ward' out of candidates")
-        graph = NeighborGraph.from_data(Zs, int(self.n_neighbors))
-        width = float(np.median(graph.local_scale(int(self.n_neighbors))))
-        if not width > 0:  # more duplicates than neighbours: the spread of the data instead
-            width = float(np.sqrt(np.mean(Zs * Zs)))
-        seeds = spawn_seeds(rng, len(self._pool) + 1)
-
-        pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
-        fit_cached = memory.cache(fit_candidate)
-        judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]] = []
-        failures = []
-        for spec, seed in zip(self._pool, seeds[:-1]):
-            name = _candidate_name(spec)
-            try:
-                by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width, ws)
-            except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
-                message = f"{type(exc).__name__}: {exc}"
-                failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
-                warnings.warn(f"Candidate {name} failed and is left out: {message}",
-                              UserWarning, stacklevel=2)
-                continue
-            for k in ks:
-                labels = by_k[k]
-                margins = vote_margins(labels, graph.indices, k, ws)
-                score = class_balanced_mean(margins, labels, k, weights=ws)
-                sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
-                broken = _violated_pairs(labels, *pair_pos)
-                judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
-                               margins))
-                report(self.verbose, "%s K=%d: margin %.4f, sizes %s, violated pairs %d "
-                       "(%.2f s)", name, k, score, sizes, broken, seconds)
-        if not judged:
-            raise RuntimeError(
-                "Every candidate generator failed: " + "; ".join(
-                    f"{c.name}: {c.error}" for c in failures)
-            )
-        consistent = _consistent(judged, pairs.size)
-        best, labels, self.k_scores_ = self._select(
-            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
-            Zs, graph.indices, ws, int(seeds[-1]), auto=isinstance(self.n_clusters, str),
-            with_pairs=closure is not None,
-        )
-        if closure is not None and best.n_clusters > 1:
-            # the pairs are facts about these rows: their labels keep them
-            labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
-        # the non-empty clusters numbered first (the contract of every clusterer)
-        labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
-        self.candidates_ = [c for c, _, _ in judged] + failures
+    def _set_search(self, search: MarginSearch, points: DistinctRows) -> None:
+        """The search's fitted attributes (all but the classifier's and ``labels_``)."""
+        best, chosen = search.best, search.chosen
+        self._mean, self._scale = search.mean, search.scale
+        self.k_scores_ = search.k_scores
+        self.candidates_ = search.candidates
         self.best_candidate_ = best.name
         self.score_ = best.score
         self.n_clusters_ = best.n_clusters
         self._n_clusters = best.n_clusters
-        self.sample_indices_ = points.first[rows]
-        chosen = next(row for row in self.k_scores_ if row.n_clusters == best.n_clusters)
+        self.sample_indices_ = points.first[search.rows]
         self.null_score_ = chosen.reference
         self.separation_ = chosen.separation
+        self._best = best
         report(self.verbose, "chosen: %s with K=%d (margin %.4f, separation %.3f)", best.name,
                best.n_clusters, best.score, chosen.separation)
 
-        self.gamma_ = 1.0 / (2.0 * (2.0 * width) ** 2)
+    def _fit_classifier(self, search: MarginSearch) -> npt.NDArray[np.intp]:
+        """Train the margin classifier on the chosen partition; its labels of every point."""
+        self.gamma_ = margin_gamma(search.width)
+        labels = search.labels
         present = np.unique(labels)
         self.calibrated_classifier_: CalibratedClassifierCV | None = None
-        if present.size > 1:
-            self.classifier_: SVC | None = SVC(C=float(self.C), gamma=self.gamma_).fit(
-                Zs, labels, sample_weight=ws)
-            on_points = self._classify(Z)
-            if self.probability:
-                self.calibrated_classifier_ = self._calibrate(Zs, labels, ws)
-        else:  # a single cluster: every point belongs to it
-            self.classifier_ = None
-            on_points = np.full(len(P), present[0], dtype=np.intp)
         self._present = present
-        point_labels = on_points.copy()
-        point_labels[rows] = labels
-        self.labels_ = point_labels[points.inverse]
-        self._best = best
-        # the base lists the rows where labels_ (the candidate's) and predict differ
-        self._finish_fit(X, predicted=on_points[points.inverse])
-        return self
+        if present.size == 1:  # a single cluster: every point belongs to it
+            self.classifier_: SVC | None = None
+            return np.full(search.Z.shape[0], present[0], dtype=np.intp)
+        self.classifier_ = margin_classifier(search, self.C, self.gamma_)
+        on_points = self._classify(search.Z)
+        if self.probability:
+            self.calibrated_classifier_ = self._calibrate(search.sample, labels, search.weights)
+        return on_points
 
     @staticmethod
     def _point_pairs(must_link: Any, cannot_link: Any, n: int, points: DistinctRows,
@@ -618,65 +512,6 @@ class MaxMarginClustering(BaseClusterer):
         """``n_clusters_found_`` and this estimator's own warnings (collapse, separation)."""
         self._warn(self._best)
 
-    @staticmethod
-    def _select(
-        judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]],
-        ks: tuple[int, ...],
-        Z: npt.NDArray[np.float64],
-        neighbors: npt.NDArray[np.intp],
-        weights: npt.NDArray[np.float64] | None,
-        seed: int,
-        *,
-        auto: bool,
-        with_pairs: bool,
-    ) -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
-        """The best candidate per K (the first in pool order on ties), then the K.
-
-        Each K's best partition has its boundaries judged against structureless
-        data (:func:`pair_separations`). With
-        ``auto``, K rises from the smallest tried while the partitions stay clearly
-        separated: the K kept is the last of the first run of clearly separated
-        ones, and one cluster when no K is (see the class docstring).
-        """
-        by_k: dict[int, list[tuple[Candidate, npt.NDArray[np.intp]]]] = {}
-        for cand, labels, _ in judged:
-            by_k.setdefault(cand.n_clusters, []).append((cand, labels))
-        best_per_k: dict[int, tuple[Candidate, npt.NDArray[np.intp]]] = {}
-        table: list[KScore] = []
-        chosen, ended = 0, False
-        for k in sorted(ks):
-            # by score, the first in pool order on ties; the first whose boundaries are
-            # all clear is kept (a high margin with a boundary across uniform density,
-            # a cut in a sparse tail, is not a partition into clusters), else the top
-            ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
-            rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
-            for cand, labels in ranked[:1] if ended else ranked:
-                # the others only need to know whether they are separated
-                tests = pair_separations(Z, labels, k, neighbors, weights=weights,
-                                         draws=_REFERENCE_DRAWS, seed=seed + k,
-                                         until_unclear=bool(rows))
-                rows.append((_k_score(cand, tests), cand, labels))
-                if rows[-1][0].separated:
-                    break
-            row, cand, labels = next((r for r in rows if r[0].separated), rows[0])
-            best_per_k[k] = (cand, labels)
-            table.append(row)
-            if row.separated and not ended:
-                chosen = k
-            # the first run of clearly separated K has ended: later K are tabled only
-            ended = ended or (chosen > 0 and not row.separated)
-        if not auto:
-            return (*best_per_k[ks[0]], table)
-        if chosen == 0 and with_pairs:  # the pairs ask for clusters: the clearest K
-            chosen = max(table, key=lambda row: row.separation).n_clusters
-        if chosen == 0:
-            m = Z.shape[0]
-            one = Candidate("one cluster", 1, 1.0, (m,), 0.0)
-            table.insert(0, KScore(1, 1.0, float("nan"), float("nan"), float("nan"),
-                                   float("nan"), True))
-            return one, np.zeros(m, dtype=np.intp), table
-        return (*best_per_k[chosen], table)
-
     def _calibrate(self, Z: npt.NDArray[np.float64],
                    labels: npt.NDArray[np.intp],
                    weights: npt.NDArray[np.float64] | None = None,
@@ -686,7 +521,7 @@ class MaxMarginClustering(BaseClusterer):
         if folds < 2:
             warnings.warn(
                 "predict_proba is not available: a cluster of one point leaves no "
-                "held-out decision values to calibrate on.", UserWarning, stacklevel=3,
+                "held-out decision values to calibrate on.", UserWarning, stacklevel=4,
             )
             return None
         return CalibratedClassifierCV(
@@ -735,17 +570,15 @@ class MaxMarginClustering(BaseClusterer):
 
     def _classify(self, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
         assert self.classifier_ is not None
-        parts = [self.classifier_.predict(Z[lo:lo + _BLOCK_ROWS])
-                 for lo in range(0, Z.shape[0], _BLOCK_ROWS)]
-        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
+        return classify(self.classifier_, Z)
 
     def _predict(self, X: Any) -> npt.NDArray[np.intp]:
         if self.classifier_ is None:
             return np.full(X.shape[0], self._present[0], dtype=np.intp)
         if sp.issparse(X):  # densified a block at a time
             X = sp.csr_matrix(X)
-            parts = [self._classify(self._to_frame(X[lo:lo + _BLOCK_ROWS]))
-                     for lo in range(0, X.shape[0], _BLOCK_ROWS)]
+            parts = [self._classify(self._to_frame(X[lo:lo + BLOCK_ROWS]))
+                     for lo in range(0, X.shape[0], BLOCK_ROWS)]
             return np.concatenate(parts) if parts else np.empty(0, np.intp)
         return self._classify(self._to_frame(X))
 
@@ -827,281 +660,9 @@ class MaxMarginClustering(BaseClusterer):
             )
         if sp.issparse(X):
             X = sp.csr_matrix(X)
-        for lo in range(0, X.shape[0], _BLOCK_ROWS):
-            P[lo:lo + _BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
-                self._to_frame(X[lo:lo + _BLOCK_ROWS]))
+        for lo in range(0, X.shape[0], BLOCK_ROWS):
+            P[lo:lo + BLOCK_ROWS, self._present] = self.calibrated_classifier_.predict_proba(
+                self._to_frame(X[lo:lo + BLOCK_ROWS]))
         return P
 
 
-def _candidate_name(spec: Any) -> str:
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, tuple):
-        params = ", ".join(f"{k}={v!r}" for k, v in sorted(spec[1].items()))
-        return f"{spec[0]}({params})"
-    return type(spec).__name__
-
-
-def _working_frame(
-    X: npt.NDArray[np.floating], weights: npt.NDArray[np.float64] | None = None,
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
-    """``Z = (X - mean) * scale`` with unit overall standard deviation, and the map's terms.
-
-    The centring and power-of-two rescaling of :func:`~marginclust.utils.centred_frame`
-    keep the squares finite at any scale; one more factor brings the overall standard
-    deviation to 1 (the benchmark framework's "original" preprocessing). With
-    ``weights`` (a row of weight ``r`` counts ``r`` times) the mean and the standard
-    deviation are weighted.
-    """
-    frame = centred_frame(np.asarray(X, dtype=np.float64))
-    if weights is None:
-        spread = float(np.sqrt(frame.sq_total / frame.Z.size))
-        Z = np.asarray(frame.Z / spread, dtype=np.float64)
-        return Z, np.asarray(frame.mean, dtype=np.float64), frame.scale / spread
-    share = weights / weights.sum()
-    shift = share @ frame.Z
-    Z = np.asarray(frame.Z - shift, dtype=np.float64)
-    spread = float(np.sqrt(share @ np.einsum("ij,ij->i", Z, Z) / Z.shape[1]))
-    Z /= spread
-    return Z, np.asarray(frame.mean + shift / frame.scale, dtype=np.float64), frame.scale / spread
-
-
-class KScore(NamedTuple):
-    """One number of clusters as judged by ``MaxMarginClustering``: a row of ``k_scores_``.
-
-    Parameters
-    ----------
-    n_clusters : int
-        The number of clusters.
-    score : float
-        Voting margin of its best candidate partition.
-    separation : float
-        Its weakest boundary's separation against data without clusters (1 when
-        no two clusters touch; NaN for one cluster).
-    reference : float
-        That boundary's reference margin: two-means splits of structureless
-        data shaped like the two clusters' union.
-    error : float
-        The reference's sampling error (standard deviation over the draws).
-    valley : float
-        The smallest density valley among its boundaries (``inf`` when none).
-    separated : bool
-        Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5).
-    """
-
-    n_clusters: int
-    score: float
-    separation: float
-    reference: float
-    error: float
-    valley: float
-    separated: bool
-
-
-def _k_score(cand: Candidate, tests: list[PairSeparation]) -> KScore:
-    """The row of ``k_scores_`` of one partition from its boundaries' tests."""
-    if not tests:
-        return KScore(cand.n_clusters, cand.score, 1.0, float("nan"), float("nan"),
-                      float("inf"), True)
-    weakest = min(tests, key=lambda t: (t.clear, t.separation))
-    return KScore(cand.n_clusters, cand.score, min(t.separation for t in tests),
-                  weakest.reference, weakest.error, min(t.valley for t in tests),
-                  all(t.clear for t in tests))
-
-
-def partition_margin(
-    X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7
-) -> float:
-    """The judge of :class:`MaxMarginClustering` for one partition of the rows of ``X``.
-
-    The class-balanced mean of the out-of-fold voting margin of the
-    ``n_neighbors``-nearest-neighbour rule
-    (:func:`~marginclust.objectives._margin.vote_margins`), in [-1, 1]: 1 when no
-    point has a neighbour in another cluster; an empty cluster counts -1. Euclidean
-    neighbours, so the score does not change under translation or uniform
-    rescaling of ``X``.
-
-    Parameters
-    ----------
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-        Rows (at least two; a few thousand at most: the neighbours are exact).
-    labels : ndarray of shape (n_samples,)
-        Their clusters, in ``0 .. n_clusters - 1``.
-    n_clusters : int
-        Number of clusters asked for.
-    n_neighbors : int, default=7
-        Neighbours of the vote (at most ``n_samples - 1`` are used).
-
-    Returns
-    -------
-    score : float
-        The partition's voting margin.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from marginclust.estimators._max_margin import partition_margin
-    >>> X = np.r_[np.zeros((10, 1)), np.ones((10, 1))] + np.arange(20)[:, None] * 1e-3
-    >>> partition_margin(X, np.repeat([0, 1], 10), 2, n_neighbors=3)
-    1.0
-    >>> partition_margin(X, np.tile([0, 1], 10), 2, n_neighbors=3) < 0
-    True
-    """
-    labels = np.asarray(labels, dtype=np.intp)
-    graph = NeighborGraph.from_data(X, int(n_neighbors))
-    return class_balanced_mean(vote_margins(labels, graph.indices, n_clusters), labels,
-                               n_clusters)
-
-
-def _violated_pairs(
-    labels: npt.NDArray[np.intp],
-    pu: npt.NDArray[np.intp],
-    pv: npt.NDArray[np.intp],
-    z: npt.NDArray[np.float64],
-) -> int:
-    """Must-links split and cannot-links joined by ``labels`` (pairs as positions in them)."""
-    same = labels[pu] == labels[pv]
-    return int(np.count_nonzero(same != (z > 0)))
-
-
-def _consistent(
-    judged: list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]], n_pairs: int
-) -> list[tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]]:
-    """The candidates that break at most one standard error more pairs than the fewest.
-
-    The fewest count ``v`` among ``m`` pairs estimates a violation rate; its
-    standard error (Agresti-Coull: ``p = (v + 1) / (m + 2)``, ``sqrt(m p (1 - p))``
-    pairs) is the tolerance, so with few pairs a one-pair difference does not
-    overrule the margin, and with many it takes a real difference in the rate.
-    """
-    if n_pairs == 0:
-        return judged
-    fewest = min(c.violated_pairs for c, _, _ in judged)
-    p = (fewest + 1.0) / (n_pairs + 2.0)
-    tolerance = float(np.sqrt(n_pairs * p * (1.0 - p)))
-    return [entry for entry in judged if entry[0].violated_pairs <= fewest + tolerance]
-
-
-def _repair(
-    labels: npt.NDArray[np.intp],
-    rows: npt.NDArray[np.intp],
-    neighbors: npt.NDArray[np.intp],
-    k: int,
-    pairs: PairSet,
-) -> npt.NDArray[np.intp]:
-    """``labels`` (of ``rows``) with the pairs' rows relabelled to keep the pairs.
-
-    Each pair row's score for a cluster is its votes there among itself and its
-    neighbours (the voting margin's vote); :func:`~marginclust.objectives._pairs.honour_pairs`
-    gives each must-link component its most voted cluster and moves
-    cannot-linked components apart. If cannot-links stay broken,
-    :func:`~marginclust.objectives._pairs.assign_in_order` places the components
-    in turn, and its labels are kept if they break fewer.
-    """
-    closure = pairs.closure
-    assert closure is not None
-    pos = np.searchsorted(rows, closure.rows)
-    votes = np.zeros((pos.size, k))
-    voters = np.column_stack([pos, neighbors[pos]])
-    np.add.at(votes, (np.repeat(np.arange(pos.size), voters.shape[1]),
-                      labels[voters].ravel()), 1.0)
-    comp, cannot = closure.component, closure.cannot
-    member = np.zeros(closure.n_components, dtype=np.intp)
-    member[comp] = np.arange(comp.size)  # one row of each component
-
-    def broken(lab: npt.NDArray[np.intp]) -> int:
-        return int(np.count_nonzero(lab[member[cannot[:, 0]]] == lab[member[cannot[:, 1]]]))
-
-    fixed = honour_pairs(votes, comp, cannot)
-    if broken(fixed):
-        placed = assign_in_order(votes, comp, cannot)
-        if broken(placed) < broken(fixed):
-            fixed = placed
-    out = labels.copy()
-    out[pos] = fixed
-    return out
-
-
-def margin_search_labels(
-    X: npt.NDArray[np.float64], n_clusters: int, random_state: Any
-) -> npt.NDArray[np.intp]:
-    """The partition :class:`MaxMarginClustering` picks on ``X`` at its defaults: a start.
-
-    The kernel clusterers' ``init="max-margin"`` (their default): the label-free
-    search over diverse candidates (Genie, a Gaussian mixture, spectral clustering,
-    k-means, Ward) judged by the class-balanced voting margin, so the local margin
-    solver starts from a partition that is already well separated whatever its
-    shape. ``X`` is a sample of at most a few thousand rows (the caller labels the
-    others by their nearest sample row); the search's warnings (no clearly
-    separated candidate, a failed family) are left to the solver that follows,
-    whose own diagnostics judge the end result. On one column the voting margin
-    cannot tell the cuts of a line apart (measured: SLMC on the nine one-column
-    sets of two Gaussians in Gagolewski's g2mg battery, mean NCA .50 from the
-    search's start against .99 from the spectral one), so there the
-    start is :func:`~marginclust.feature_maps._graph.spectral_sample_labels`.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        Dense rows.
-    n_clusters : int
-        Number of clusters (at most the number of distinct rows).
-    random_state : int, RandomState instance or None
-        Seeds the candidates that draw (k-means, the mixture, spectral).
-
-    Returns
-    -------
-    labels : ndarray of shape (n_samples,)
-        Integers in ``0 .. n_clusters - 1``, numbered by first appearance; fewer
-        clusters when ``X`` has fewer distinct rows than ``n_clusters``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from marginclust.estimators._max_margin import margin_search_labels
-    >>> t = np.linspace(0, 2 * np.pi, 100, endpoint=False)
-    >>> rings = np.vstack([np.c_[np.cos(t), np.sin(t)], 4 * np.c_[np.cos(t), np.sin(t)]])
-    >>> labels = margin_search_labels(rings, 2, random_state=0)
-    >>> len(set(labels[:100])), len(set(labels[100:])), bool(labels[0] != labels[100])
-    (1, 1, True)
-    """
-    if X.shape[1] == 1:
-        # on a line the voting margin cannot tell cuts apart (any cut leaves about
-        # n_neighbors mixed neighbours on each side, whatever the density there)
-        return spectral_sample_labels(X, int(n_clusters), random_state=random_state)
-    # a sample may hold fewer distinct rows than the data: then as many clusters as it has
-    k = min(int(n_clusters), count_distinct_rows(X, int(n_clusters)))
-    if k <= 1:
-        return np.zeros(X.shape[0], dtype=np.intp)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = MaxMarginClustering(k, random_state=random_state).fit(X)
-    return first_appearance_order(model.labels_)
-
-
-def margin_search_start(
-    X: npt.NDArray[np.float64], n_clusters: int, random_state: Any
-) -> npt.NDArray[np.intp]:
-    """:func:`margin_search_labels` of every row of dense, in-memory ``X``.
-
-    The search runs on the rows the spectral start samples (at most
-    :data:`~marginclust.feature_maps._graph.MAX_SAMPLES`, drawn by
-    :func:`~marginclust.utils._blocks.sample_row_indices`); every other row takes the
-    label of its nearest sample row.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from marginclust.estimators._max_margin import margin_search_start
-    >>> rng = np.random.RandomState(0)
-    >>> X = np.r_[rng.randn(3000, 2), rng.randn(1000, 2) + 10]  # 2,000 rows searched
-    >>> np.bincount(margin_search_start(X, 2, random_state=0)).tolist()
-    [3000, 1000]
-    """
-    n = X.shape[0]
-    if n <= START_SAMPLE_ROWS:
-        return margin_search_labels(X, n_clusters, random_state)
-    rng = check_random_state(random_state)
-    idx = sample_row_indices(n, START_SAMPLE_ROWS, rng)
-    labels = margin_search_labels(X[idx], n_clusters, rng)
-    return SampleLabels(X[idx], labels).predict(X)

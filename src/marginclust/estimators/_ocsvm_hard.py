@@ -15,6 +15,7 @@ from ..objectives._wocsvm import OneClassHardProblem, WOCSVMObjective, score_mod
 from ..solvers._label_alternation import LabelAlternation
 from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..starts._one_class import kmeans_partition, random_partition
 from ..utils import (
     Init,
     MaxIter,
@@ -31,10 +32,8 @@ from ._kernel_model import N_COMPONENTS
 from ._one_class import (
     DECISION_SCALE,
     KERNEL_NU,
-    kmeans_partition,
     one_class_label_free_grid,
     one_class_subset_params,
-    random_partition,
 )
 
 __all__ = ["OCSVMHardClustering"]

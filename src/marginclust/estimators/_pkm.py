@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import kmeans_plusplus
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
 from ..objectives._pkm import PKMObjective, frame_sq_distances, initial_memberships
 from ..solvers import SolverResult
 from ..solvers._gradient_projection import METHODS, active_gradient_projection
 from ..solvers._lloyd import chunk_rows_for, lloyd, lloyd_from_memberships
+from ..starts._kmeans import kmeans_plusplus_centres
 from ..utils import (
     Frame,
     Init,
@@ -336,7 +336,7 @@ array-like, default="k-means++"
         init = self._init
         if not isinstance(init, str) and init[0] == "centres":
             return frame.centers_to_frame(init[1])
-        seeds, _ = kmeans_plusplus(frame.Z, self._n_clusters, random_state=random_state)
+        seeds = kmeans_plusplus_centres(frame.Z, self._n_clusters, random_state)
         return np.asarray(seeds, dtype=np.float64)
 
     def _callback(self) -> Callable[[int, float], None] | None:

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.cluster import kmeans_plusplus
 from sklearn.utils import Tags
 
 from ..base import BaseClusterer, ClusterTransformerMixin, SoftClusterMixin
-from ..feature_maps import _low_rank, resolve_gamma, spectral_labels
-from ..feature_maps._graph import MAX_SAMPLES as START_SAMPLE_ROWS
-from ..feature_maps._graph import SampleLabels, spectral_sample_labels
+from ..feature_maps import _low_rank, resolve_gamma
 from ..objectives._slmc import (
     SLMCProblem,
     SLMCRowProblem,
@@ -26,6 +22,10 @@ from ..objectives._slmc import (
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
 from ..solvers._lloyd import nearest_one_hot, reseeded_start
+from ..starts._kmeans import kmeans_plusplus_centres, kmeans_start_states
+from ..starts._library import fcm_memberships
+from ..starts._sample import sample_start
+from ..starts._spectral import spectral_labels
 from ..utils import (
     Fuzzifier,
     Init,
@@ -38,13 +38,11 @@ from ..utils import (
     resolve_alias,
 )
 from ..utils._blocks import backend_for, out_of_core
-from ..utils._init import kmeans_start_states
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
     KernelModelMixin,
 )
-from ._max_margin import margin_search_labels
 
 __all__ = ["SLMC"]
 
@@ -148,7 +146,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         labelled by their nearest such row; on one column, where that margin
         cannot tell cuts apart, the spectral start), one-hot labels of self-tuning
         spectral clustering
-        (:func:`marginclust.feature_maps.spectral_labels`: the locally scaled
+        (:func:`marginclust.starts.spectral_labels`: the locally scaled
         10-nearest-neighbour graph, its Laplacian eigenvectors, k-means in that
         embedding; on at most 2,000 rows, the others labelled by their nearest
         such row), fuzzy c-means at ``m = 1.2`` (sharper; the default before
@@ -418,33 +416,20 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         if init == "spectral" and not out_of_core(rows):  # every row (out of core: a sample)
             return np.eye(K)[spectral_labels(ctx["kernel"].X, K, random_state=random_state)]
         if init in ("spectral", "max-margin"):
-            # the sample spectral_labels draws (in memory and out of core alike),
             # every other row labelled by its nearest sample row, block by block
-            sample, _ = rows.sample(START_SAMPLE_ROWS, random_state)
-            sample = np.asarray(sample, dtype=np.float64)
-            labels = (spectral_sample_labels(sample, K, random_state=random_state)
-                      if init == "spectral" else
-                      margin_search_labels(sample, K, random_state))
-            if sample.shape[0] == rows.shape[0]:  # every row: the in-memory start
+            labels, labeller = sample_start(rows, K, random_state, init)
+            if labeller is None:  # every row: the in-memory start
                 return np.eye(K)[labels]
-            return rows.map_rows(_sample_one_hot, SampleLabels(sample, labels), K,
-                                 dtype=np.float64, tail=(K,))
+            return rows.map_rows(_sample_one_hot, labeller, K, dtype=np.float64, tail=(K,))
         if init == "k-means":
             states = kmeans_start_states(rows, K, random_state, _START_ROWS)
             return rows.gather_states(_one_hot, states, K, dtype=np.float64, tail=(K,))
         if init == "k-means++":
             Xs, _ = rows.start_rows(_START_ROWS, random_state)
-            centers, _ = kmeans_plusplus(np.asarray(Xs), K, random_state=random_state)
+            centers = kmeans_plusplus_centres(Xs, K, random_state)
             return rows.map_rows(nearest_one_hot, centers, dtype=np.float64, tail=(K,))
-        from ._fcm import FuzzyCMeans
-
         m = ctx["m"] if init == "fcm" else _SHARP_M
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fcm = FuzzyCMeans(n_clusters=K, m=m, n_init=1, random_state=random_state).fit(
-                rows.estimator_input()
-            )
-        return fcm.memberships_.astype(np.float64)
+        return fcm_memberships(rows.estimator_input(), K, m, random_state)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any = None) -> SLMC:

@@ -16,6 +16,7 @@ from ..objectives._wocsvm import FORMS, WOCSVMObjective, e_step, score_models
 from ..solvers._em import FixedPointEM, annealing_schedule
 from ..solvers._result import SolverResult
 from ..solvers._weighted_ocsvm import fit_linear_weighted_ocsvm, fit_weighted_ocsvm
+from ..starts._one_class import initial_weights
 from ..utils import (
     Boolean,
     Init,
@@ -36,7 +37,6 @@ from ._kernel_model import N_COMPONENTS
 from ._one_class import (
     DECISION_SCALE,
     KERNEL_NU,
-    initial_weights,
     one_class_label_free_grid,
     one_class_subset_params,
 )
@@ -147,7 +147,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         judged by the class-balanced voting margin; on at most 2,000 rows, the
         others labelled by their nearest such row; on one column, where that
         margin cannot tell cuts apart, the spectral start), of self-tuning
-        spectral clustering (:func:`marginclust.feature_maps.spectral_labels`;
+        spectral clustering (:func:`marginclust.starts.spectral_labels`;
         on at most 2,000 rows, the others labelled by their nearest such row),
         responsibilities of a Gaussian mixture (fitted on the centred, scaled
         data, so scale-free; full covariances up to 100 features, diagonal ones

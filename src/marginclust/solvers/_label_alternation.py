@@ -42,8 +42,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..utils._blocks import BLOCK_ROWS, sample_row_indices
-from ..utils._init import ScaledKMeans, power_of_two_scale
 from ..utils._reporting import report
+from ..utils._scaled_kmeans import ScaledKMeans, power_of_two_scale
 from ._base import Callback, IterativeSolver
 from ._result import SolverResult
 
@@ -358,7 +358,7 @@ def kmeans_on_sample(
 ) -> Any:
     """The fitted k-means of :func:`kmeans_labels` on the (sampled) features ``Z``.
 
-    Returned as a :class:`~marginclust.utils._init.ScaledKMeans` (``labels_`` and
+    Returned as a :class:`~marginclust.utils._scaled_kmeans.ScaledKMeans` (``labels_`` and
     ``predict`` in the units of ``Z``: float32 features at an extreme scale are
     clustered after an exact power-of-two rescaling).
 

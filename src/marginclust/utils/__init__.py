@@ -1,7 +1,6 @@
 """Shared validation, randomness, reporting, preprocessing and data-frame helpers."""
 
 from ._frame import Frame, centred_frame, check_objective_scale
-from ._init import check_center_init, initial_point, kmeans_start
 from ._preprocessing import PREPROCESSING, preprocess
 from ._random import spawn_seeds
 from ._reporting import StatusLine, format_seconds, progress, report, shorten
@@ -81,7 +80,6 @@ __all__ = [
     "StatusLine",
     "Verbose",
     "centred_frame",
-    "check_center_init",
     "check_distinct_rows",
     "check_finite_scale",
     "check_label_init",
@@ -103,9 +101,7 @@ __all__ = [
     "degeneracy",
     "describe_bad_values",
     "format_seconds",
-    "initial_point",
     "invalid_examples",
-    "kmeans_start",
     "label_init",
     "membership_init",
     "min_cluster_size",

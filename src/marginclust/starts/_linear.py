@@ -1,10 +1,11 @@
-"""Starts and scores of the linear maximum margin clusterers (BMMC, CPMMC).
+"""Starts of the linear maximum margin clusterers (BMMC, CPMMC).
 
 - :func:`initial_labels`: labels that avoid the trivial one-cluster CCCP start
   (one K-means run on ``X`` or on its top principal directions).
 - :func:`principal_scores`: those directions by randomised subspace iteration,
   without centring ``X`` (dense or sparse), optionally constraint-aware.
-- :func:`linear_scores` / :func:`labels_from_scores`: ``X W' + b`` and its labels.
+- :func:`pair_kmeans_start`: a k-means start that keeps must-links and repairs
+  cannot-links.
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-from ..utils import check_label_init, kmeans_start
-from ._constraints import PairClosure, PairSet
-from ._mmc import LinearData
-from ._pairs import honour_pairs
+from ..objectives._constraints import PairClosure, PairSet
+from ..objectives._mmc import LinearData
+from ..objectives._pairs import honour_pairs
+from ..utils import check_label_init
+from ._kmeans import kmeans_start
 
 __all__ = [
     "initial_labels",
-    "labels_from_scores",
-    "linear_scores",
     "pair_kmeans_start",
     "principal_scores",
 ]
@@ -232,19 +232,3 @@ def initial_labels(
     labels = check_label_init(init, n, n_clusters)
     assert labels is not None  # only a method name gives None, and those returned above
     return labels
-
-
-def linear_scores(X: Any, W: npt.NDArray[np.float64], b: npt.NDArray[np.float64]) -> Any:
-    """``X W' + b``, flattened to (n,) for one output."""
-    if sp.issparse(X):
-        X = X.tocsr()
-    F = np.asarray(X @ W.T, dtype=np.float64) + b
-    return F[:, 0] if W.shape[0] == 1 else F
-
-
-def labels_from_scores(F: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-    """``f >= 0 -> 1`` for one output, else the argmax (ties to the lower index)."""
-    if F.ndim == 1:
-        return (F >= 0).astype(np.intp)
-    return np.argmax(F, axis=1).astype(np.intp)
-

@@ -325,12 +325,7 @@ def pair_separations(
     >>> [p.clear for p in pair_separations(Z, halves, 2, graph.indices)]
     [False]
     """
-    own = labels[:, None]
-    across = labels[neighbors]
-    touching = np.zeros((n_clusters, n_clusters), dtype=bool)
-    mixed = across != own
-    touching[np.broadcast_to(own, across.shape)[mixed], across[mixed]] = True
-    touching |= touching.T
+    touching = _touching(labels, neighbors, n_clusters)
     rng = np.random.RandomState(seed)
     out: list[PairSeparation] = []
     # touching pairs first: the boundaries most likely to be unclear
@@ -342,36 +337,65 @@ def pair_separations(
         union = np.flatnonzero((labels == a) | (labels == b))
         if union.size < _MIN_UNION:
             continue
-        Zu = Z[union]
-        split = (labels[union] == b).astype(np.intp)
-        k = min(int(n_neighbors), union.size - 1)
         w = None if weights is None else weights[union]
-        score, valley = _split_margin(Zu, split, k, w)
-        if Zu.shape[1] == 1:
-            # on a line every cut leaves about n_neighbors mixed votes whatever the
-            # density there: the vote cannot judge it, the gap alone does
-            valley /= _line_gap(Zu, k, rng, int(draws))
-            out.append(PairSeparation((a, b), score, float("nan"), float("nan"),
-                                      1.0 if not touching[a, b] else float("nan"), valley))
-            continue
-        if not touching[a, b]:
-            # no point has a neighbour across: the vote's own notion of a gap, clear
-            # (off a line, where cuts leave no mixed vote wherever they fall)
-            out.append(PairSeparation((a, b), score, float("nan"), float("nan"), 1.0,
-                                      float("inf")))
-            continue
-        refs = []
-        for kind in ("gaussian", "box"):
-            values = []
-            for _ in range(int(draws)):
-                R = structureless_reference(Zu, kind, rng)
-                values.append(_split_margin(R, _principal_split(R), k, valley=False)[0])
-            refs.append(values)
-        reference = max(float(np.mean(v)) for v in refs)
-        error = float(np.std(np.concatenate(refs)))
-        if reference < 1.0:
-            separation = (score - reference) / (1.0 - reference)
-        else:  # the structureless split is perfect too: nothing to tell apart
-            separation = 0.0
-        out.append(PairSeparation((a, b), score, reference, error, separation, valley))
+        out.append(_pair_separation(Z[union], (labels[union] == b).astype(np.intp), (a, b),
+                                    bool(touching[a, b]), w, int(n_neighbors), rng,
+                                    int(draws)))
     return out
+
+
+def _touching(
+    labels: npt.NDArray[np.intp], neighbors: npt.NDArray[np.intp], n_clusters: int,
+) -> npt.NDArray[np.bool_]:
+    """Which pairs of clusters touch: some point has a neighbour of the other (symmetric)."""
+    own = labels[:, None]
+    across = labels[neighbors]
+    touching = np.zeros((n_clusters, n_clusters), dtype=bool)
+    mixed = across != own
+    touching[np.broadcast_to(own, across.shape)[mixed], across[mixed]] = True
+    touching |= touching.T
+    return touching
+
+
+def _pair_separation(
+    Zu: npt.NDArray[np.float64], split: npt.NDArray[np.intp], clusters: tuple[int, int],
+    touching: bool, weights: npt.NDArray[np.float64] | None, n_neighbors: int,
+    rng: np.random.RandomState, draws: int,
+) -> PairSeparation:
+    """The boundary between two clusters: their union ``Zu`` and its ``split`` into them."""
+    k = min(n_neighbors, Zu.shape[0] - 1)
+    score, valley = _split_margin(Zu, split, k, weights)
+    if Zu.shape[1] == 1:
+        # on a line every cut leaves about n_neighbors mixed votes whatever the
+        # density there: the vote cannot judge it, the gap alone does
+        valley /= _line_gap(Zu, k, rng, draws)
+        return PairSeparation(clusters, score, float("nan"), float("nan"),
+                              1.0 if not touching else float("nan"), valley)
+    if not touching:
+        # no point has a neighbour across: the vote's own notion of a gap, clear
+        # (off a line, where cuts leave no mixed vote wherever they fall)
+        return PairSeparation(clusters, score, float("nan"), float("nan"), 1.0, float("inf"))
+    reference, error = _reference_margin(Zu, k, rng, draws)
+    if reference < 1.0:
+        separation = (score - reference) / (1.0 - reference)
+    else:  # the structureless split is perfect too: nothing to tell apart
+        separation = 0.0
+    return PairSeparation(clusters, score, reference, error, separation, valley)
+
+
+def _reference_margin(
+    Zu: npt.NDArray[np.float64], k: int, rng: np.random.RandomState, draws: int,
+) -> tuple[float, float]:
+    """The larger mean margin of the Gaussian and the box references, and its error.
+
+    ``draws`` two-means splits of each kind of structureless data shaped like
+    ``Zu``; the error is the standard deviation of all of their margins.
+    """
+    refs = []
+    for kind in ("gaussian", "box"):
+        values = []
+        for _ in range(draws):
+            R = structureless_reference(Zu, kind, rng)
+            values.append(_split_margin(R, _principal_split(R), k, valley=False)[0])
+        refs.append(values)
+    return max(float(np.mean(v)) for v in refs), float(np.std(np.concatenate(refs)))

@@ -32,11 +32,12 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import has_fit_parameter
 
 from ..exceptions import ConvergenceWarning
-from ..feature_maps._graph import first_appearance_order
 from ..feature_maps._neighbors import NeighborGraph
 from ..solvers._genie import euclidean_mst, genie_labels
 from ..solvers._hierarchy import cut_linkage
 from ..solvers._spectral import cluster_qr
+from ._library import library_clusterer
+from ._spectral import first_appearance_order
 
 __all__ = ["DEFAULT_POOL", "GENERATORS", "WEIGHTED", "fit_candidate"]
 
@@ -83,21 +84,23 @@ def _ward(Z: Any, ks: tuple[int, ...], seed: int, width: float) -> dict[int, Lab
 
 
 def _library(name: str) -> Generator:
-    """A library estimator as a generator, with its parameters stated (not its defaults)."""
+    """A library estimator as a generator, with its parameters stated (not its defaults).
+
+    The class is the one the estimators' layer registered (:mod:`._library`).
+    """
 
     def gen(Z: Any, ks: tuple[int, ...], seed: int, width: float,
             **params: Any) -> dict[int, Labels]:
-        import marginclust as mc
-
         gamma = 1.0 / (2.0 * width * width)
         make = {
-            "slmc": lambda k: mc.SLMC(n_clusters=k, kernel="rbf", gamma=gamma, lam=10.0,
-                                      m=2.0, init="k-means", random_state=seed),
-            "kernel-k-means": lambda k: mc.KernelKMeans(n_clusters=k, gamma=gamma,
-                                                        init="k-means++", n_init=10,
-                                                        random_state=seed),
-            "emmc": lambda k: mc.EMMC(n_clusters=k, n_hidden=300, activation="sigmoid",
-                                      init="k-means-elm", random_state=seed),
+            "slmc": lambda k: library_clusterer("SLMC")(
+                n_clusters=k, kernel="rbf", gamma=gamma, lam=10.0, m=2.0, init="k-means",
+                random_state=seed),
+            "kernel-k-means": lambda k: library_clusterer("KernelKMeans")(
+                n_clusters=k, gamma=gamma, init="k-means++", n_init=10, random_state=seed),
+            "emmc": lambda k: library_clusterer("EMMC")(
+                n_clusters=k, n_hidden=300, activation="sigmoid", init="k-means-elm",
+                random_state=seed),
         }[name]
         return {k: make(k).set_params(**params).fit(Z).labels_ for k in ks}
 

@@ -1,0 +1,427 @@
+"""Maximum-margin clustering's search: diverse candidates judged by the voting margin.
+
+:func:`margin_search` is the whole search of
+:class:`~marginclust.MaxMarginClustering` on the distinct points of the data
+(the estimator validates, then learns the margin classifier on its result):
+the working frame, the rows the candidates are fitted to, the candidates
+judged by the class-balanced voting margin (:func:`partition_margin`), the
+choice of the partition and of K (:mod:`._selection`) and the repair of
+must-link / cannot-link pairs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sklearn.svm import SVC
+from sklearn.utils.validation import check_memory
+
+from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._constraints import PairClosure, PairSet
+from ..objectives._margin import class_balanced_mean, vote_margins
+from ..objectives._pairs import assign_in_order, honour_pairs
+from ..utils import centred_frame, distinct_rows, report, spawn_seeds
+from ..utils._blocks import BLOCK_ROWS
+from ..utils._memory import check_memory as check_memory_budget
+from ..utils._validation import DistinctRows
+from ._candidates import fit_candidate
+from ._selection import Candidate, KScore, _consistent, _select
+
+__all__ = [
+    "MarginSearch",
+    "classify",
+    "margin_classifier",
+    "margin_gamma",
+    "margin_search",
+    "partition_margin",
+    "weighted_points",
+]
+
+
+def _candidate_name(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, tuple):
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(spec[1].items()))
+        return f"{spec[0]}({params})"
+    return type(spec).__name__
+
+
+def _working_frame(
+    X: npt.NDArray[np.floating], weights: npt.NDArray[np.float64] | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """``Z = (X - mean) * scale`` with unit overall standard deviation, and the map's terms.
+
+    The centring and power-of-two rescaling of :func:`~marginclust.utils.centred_frame`
+    keep the squares finite at any scale; one more factor brings the overall standard
+    deviation to 1 (the benchmark framework's "original" preprocessing). With
+    ``weights`` (a row of weight ``r`` counts ``r`` times) the mean and the standard
+    deviation are weighted.
+    """
+    frame = centred_frame(np.asarray(X, dtype=np.float64))
+    if weights is None:
+        spread = float(np.sqrt(frame.sq_total / frame.Z.size))
+        Z = np.asarray(frame.Z / spread, dtype=np.float64)
+        return Z, np.asarray(frame.mean, dtype=np.float64), frame.scale / spread
+    share = weights / weights.sum()
+    shift = share @ frame.Z
+    Z = np.asarray(frame.Z - shift, dtype=np.float64)
+    spread = float(np.sqrt(share @ np.einsum("ij,ij->i", Z, Z) / Z.shape[1]))
+    Z /= spread
+    return Z, np.asarray(frame.mean + shift / frame.scale, dtype=np.float64), frame.scale / spread
+
+
+def partition_margin(
+    X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7
+) -> float:
+    """The judge of :class:`~marginclust.MaxMarginClustering` for one partition of ``X``'s rows.
+
+    The class-balanced mean of the out-of-fold voting margin of the
+    ``n_neighbors``-nearest-neighbour rule (for each point, the share of its
+    neighbours in its own cluster minus the largest share in another), in
+    [-1, 1]: 1 when no
+    point has a neighbour in another cluster; an empty cluster counts -1. Euclidean
+    neighbours, so the score does not change under translation or uniform
+    rescaling of ``X``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Rows (at least two; a few thousand at most: the neighbours are exact).
+    labels : ndarray of shape (n_samples,)
+        Their clusters, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters asked for.
+    n_neighbors : int, default=7
+        Neighbours of the vote (at most ``n_samples - 1`` are used).
+
+    Returns
+    -------
+    score : float
+        The partition's voting margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.starts import partition_margin
+    >>> X = np.r_[np.zeros((10, 1)), np.ones((10, 1))] + np.arange(20)[:, None] * 1e-3
+    >>> partition_margin(X, np.repeat([0, 1], 10), 2, n_neighbors=3)
+    1.0
+    >>> partition_margin(X, np.tile([0, 1], 10), 2, n_neighbors=3) < 0
+    True
+    """
+    labels = np.asarray(labels, dtype=np.intp)
+    graph = NeighborGraph.from_data(X, int(n_neighbors))
+    return class_balanced_mean(vote_margins(labels, graph.indices, n_clusters), labels,
+                               n_clusters)
+
+
+def _violated_pairs(
+    labels: npt.NDArray[np.intp],
+    pu: npt.NDArray[np.intp],
+    pv: npt.NDArray[np.intp],
+    z: npt.NDArray[np.float64],
+) -> int:
+    """Must-links split and cannot-links joined by ``labels`` (pairs as positions in them)."""
+    same = labels[pu] == labels[pv]
+    return int(np.count_nonzero(same != (z > 0)))
+
+
+def _repair(
+    labels: npt.NDArray[np.intp],
+    rows: npt.NDArray[np.intp],
+    neighbors: npt.NDArray[np.intp],
+    k: int,
+    pairs: PairSet,
+) -> npt.NDArray[np.intp]:
+    """``labels`` (of ``rows``) with the pairs' rows relabelled to keep the pairs.
+
+    Each pair row's score for a cluster is its votes there among itself and its
+    neighbours (the voting margin's vote); :func:`~marginclust.objectives._pairs.honour_pairs`
+    gives each must-link component its most voted cluster and moves
+    cannot-linked components apart. If cannot-links stay broken,
+    :func:`~marginclust.objectives._pairs.assign_in_order` places the components
+    in turn, and its labels are kept if they break fewer.
+    """
+    closure = pairs.closure
+    assert closure is not None
+    pos = np.searchsorted(rows, closure.rows)
+    votes = np.zeros((pos.size, k))
+    voters = np.column_stack([pos, neighbors[pos]])
+    np.add.at(votes, (np.repeat(np.arange(pos.size), voters.shape[1]),
+                      labels[voters].ravel()), 1.0)
+    comp, cannot = closure.component, closure.cannot
+    member = np.zeros(closure.n_components, dtype=np.intp)
+    member[comp] = np.arange(comp.size)  # one row of each component
+
+    def broken(lab: npt.NDArray[np.intp]) -> int:
+        return int(np.count_nonzero(lab[member[cannot[:, 0]]] == lab[member[cannot[:, 1]]]))
+
+    fixed = honour_pairs(votes, comp, cannot)
+    if broken(fixed):
+        placed = assign_in_order(votes, comp, cannot)
+        if broken(placed) < broken(fixed):
+            fixed = placed
+    out = labels.copy()
+    out[pos] = fixed
+    return out
+
+
+Judged = tuple[Candidate, npt.NDArray[np.intp], npt.NDArray[np.float64]]
+
+
+@dataclass
+class MarginSearch:
+    """What :func:`margin_search` found on the distinct points of the data.
+
+    Parameters
+    ----------
+    best : Candidate
+        The chosen partition.
+    labels : ndarray of shape (n_fitted,)
+        Its labels on the fitted points (pairs repaired; the non-empty clusters
+        numbered first).
+    rows : ndarray of shape (n_fitted,)
+        The points the candidates were fitted to (positions among the points).
+    Z : ndarray of shape (n_points, n_features)
+        Every point in the working frame.
+    mean, scale
+        The frame's map: ``Z = (P - mean) * scale``.
+    weights : ndarray of shape (n_fitted,) or None
+        The fitted points' relative weights (None when all are equal).
+    width : float
+        The fitted points' median distance to their ``n_neighbors``-th neighbour.
+    candidates : list of Candidate
+        Every candidate judged, then the failed ones.
+    k_scores : list of KScore
+        One row per number of clusters judged.
+    """
+
+    best: Candidate
+    labels: npt.NDArray[np.intp]
+    rows: npt.NDArray[np.intp]
+    Z: npt.NDArray[np.float64]
+    mean: npt.NDArray[np.float64]
+    scale: float
+    weights: npt.NDArray[np.float64] | None
+    width: float
+    candidates: list[Candidate]
+    k_scores: list[KScore]
+
+    @property
+    def sample(self) -> npt.NDArray[np.float64]:
+        """The fitted points in the working frame."""
+        return np.ascontiguousarray(self.Z[self.rows])
+
+    @property
+    def chosen(self) -> KScore:
+        """The row of :attr:`k_scores` of the chosen number of clusters."""
+        return next(row for row in self.k_scores if row.n_clusters == self.best.n_clusters)
+
+
+def _working_points(
+    P: npt.NDArray[np.floating], live: npt.NDArray[np.intp],
+    weights: npt.NDArray[np.float64] | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], float]:
+    """Every point in the frame of the points of positive weight (:func:`_working_frame`)."""
+    Z, mean, scale = _working_frame(P[live], weights)
+    if live.size < len(P):
+        Z = (np.asarray(P, dtype=np.float64) - mean) * scale
+    return Z, mean, scale
+
+
+def _fitted_rows(
+    live: npt.NDArray[np.intp], max_samples: int, closure: PairClosure | None,
+    rng: np.random.RandomState,
+) -> npt.NDArray[np.intp]:
+    """The points the candidates are fitted to: at most ``max_samples``, the pairs' among them."""
+    m = min(live.size, int(max_samples))
+    if m == live.size:
+        return live
+    if closure is None:
+        return np.sort(live[rng.choice(live.size, m, replace=False)])
+    # the pairs' points, and a random subset of the others
+    others = np.setdiff1d(live, closure.rows)
+    fill = rng.choice(others, max(m - closure.rows.size, 0), replace=False)
+    return np.sort(np.concatenate([closure.rows, fill]))
+
+
+def _local_width(Zs: npt.NDArray[np.float64], graph: NeighborGraph, n_neighbors: int) -> float:
+    """The median distance to the ``n_neighbors``-th neighbour (the spread when it is 0)."""
+    width = float(np.median(graph.local_scale(int(n_neighbors))))
+    if not width > 0:  # more duplicates than neighbours: the spread of the data instead
+        width = float(np.sqrt(np.mean(Zs * Zs)))
+    return width
+
+
+def _check_ward_memory(pool: list[Any], m: int) -> None:
+    if any(isinstance(spec, str) and spec == "ward" for spec in pool):
+        # scipy's Ward linkage: the condensed distance matrix and a working copy
+        # (measured peak 2 x 8 m (m - 1) / 2 bytes at m = 4,000 and 8,000)
+        check_memory_budget(8.0 * m * (m - 1), f"The Ward candidate on max_samples={m} rows "
+                            "(a condensed distance matrix)",
+                            "lower max_samples or leave 'ward' out of candidates")
+
+
+def _judge_candidates(
+    pool: list[Any], seeds: Any, Zs: npt.NDArray[np.float64], ks: tuple[int, ...],
+    width: float, weights: npt.NDArray[np.float64] | None, graph: NeighborGraph,
+    pair_pos: tuple[Any, Any, Any], memory: Any, verbose: int,
+) -> tuple[list[Judged], list[Candidate]]:
+    """Every candidate's partitions with their voting margins; the failed candidates."""
+    fit_cached = check_memory(memory).cache(fit_candidate)
+    judged: list[Judged] = []
+    failures = []
+    for spec, seed in zip(pool, seeds):
+        name = _candidate_name(spec)
+        try:
+            by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width, weights)
+        except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
+            message = f"{type(exc).__name__}: {exc}"
+            failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
+            warnings.warn(f"Candidate {name} failed and is left out: {message}",
+                          UserWarning, stacklevel=4)
+            continue
+        for k in ks:
+            labels = by_k[k]
+            margins = vote_margins(labels, graph.indices, k, weights)
+            score = class_balanced_mean(margins, labels, k, weights=weights)
+            sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
+            broken = _violated_pairs(labels, *pair_pos)
+            judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
+                           margins))
+            report(verbose, "%s K=%d: margin %.4f, sizes %s, violated pairs %d "
+                   "(%.2f s)", name, k, score, sizes, broken, seconds)
+    if not judged:
+        raise RuntimeError(
+            "Every candidate generator failed: " + "; ".join(
+                f"{c.name}: {c.error}" for c in failures)
+        )
+    return judged, failures
+
+
+def weighted_points(
+    X: npt.NDArray[np.floating], sample_weight: npt.NDArray[np.float64] | None,
+) -> tuple[DistinctRows, npt.NDArray[np.intp], npt.NDArray[np.float64]]:
+    """The distinct rows of ``X`` as points: ``(points, live, weights)``.
+
+    Identical rows are one point of their summed weight, so the vote, the K rule
+    and the candidates see the same points however often a row is repeated;
+    ``live`` are the points of positive weight and ``weights`` are relative to the
+    largest (rows repeated ``r`` times each give unit weights exactly, and so the
+    same operations as rows given once).
+    """
+    points = distinct_rows(X, sample_weight)
+    live = np.flatnonzero(points.weights > 0)
+    return points, live, points.weights / points.weights[live].max()
+
+
+def margin_gamma(width: float) -> float:
+    """The margin classifier's RBF ``gamma``: a width twice the data's local scale."""
+    return 1.0 / (2.0 * (2.0 * width) ** 2)
+
+
+def margin_search(
+    P: npt.NDArray[np.floating],
+    live: npt.NDArray[np.intp],
+    weights: npt.NDArray[np.float64],
+    ks: tuple[int, ...],
+    pairs: PairSet,
+    *,
+    pool: list[Any],
+    n_neighbors: int,
+    max_samples: int,
+    auto: bool,
+    random_state: np.random.RandomState,
+    memory: Any = None,
+    verbose: int = 0,
+    n_clusters: Any = None,
+) -> MarginSearch:
+    """The label-free search of maximum-margin clustering on weighted distinct points.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n_points, n_features)
+        The distinct points (validated, dense).
+    live : ndarray of int
+        The points of positive weight (the others are labelled by the classifier only).
+    weights : ndarray of shape (n_points,)
+        Their weights relative to the largest (:func:`weighted_points`).
+    ks : tuple of int
+        The numbers of clusters to try (at most the points of positive weight).
+    pairs : PairSet
+        Must-link / cannot-link pairs between the points.
+    pool : list
+        The candidate generators (see :func:`~._candidates.fit_candidate`).
+    n_neighbors : int
+        Neighbours of the voting margin.
+    max_samples : int
+        Points the candidates are fitted to, at most.
+    auto : bool
+        Choose K among ``ks`` (else ``ks`` holds the one K asked for).
+    random_state : numpy.random.RandomState
+        Draws the fitted points and the candidates' seeds.
+    memory : str, joblib.Memory or None, default=None
+        Cache of the candidates' fits.
+    verbose : int, default=0
+        Report each candidate's margin.
+    n_clusters : int or str, optional
+        The ``n_clusters`` asked for, named when ``max_samples`` leaves no K.
+
+    Returns
+    -------
+    search : MarginSearch
+    """
+    uniform = bool(np.all(weights[live] == 1.0))
+    closure = pairs.closure
+    Z, mean, scale = _working_points(P, live, None if uniform else weights[live])
+    rows = _fitted_rows(live, max_samples, closure, random_state)
+    m = rows.size
+    Zs = np.ascontiguousarray(Z[rows])
+    ws = None if uniform else weights[rows]
+    ks = tuple(k for k in ks if k <= m)
+    if not ks:
+        raise ValueError(
+            f"n_clusters={n_clusters} is larger than max_samples={max_samples}, "
+            "the rows the candidates are fitted to; raise max_samples."
+        )
+    _check_ward_memory(pool, m)
+    graph = NeighborGraph.from_data(Zs, int(n_neighbors))
+    width = _local_width(Zs, graph, n_neighbors)
+    seeds = spawn_seeds(random_state, len(pool) + 1)
+    pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
+    judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph,
+                                         pair_pos, memory, verbose)
+    consistent = _consistent(judged, pairs.size)
+    best, labels, k_scores = _select(
+        consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
+        Zs, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
+    )
+    if closure is not None and best.n_clusters > 1:
+        # the pairs are facts about these rows: their labels keep them
+        labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
+    # the non-empty clusters numbered first (the contract of every clusterer)
+    labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
+    return MarginSearch(best, labels, rows, Z, mean, scale, ws, width,
+                        [c for c, _, _ in judged] + failures, k_scores)
+
+
+def margin_classifier(
+    search: MarginSearch, C: float, gamma: float,
+) -> SVC:
+    """The RBF SVC trained on the search's partition (its points, their weights)."""
+    return SVC(C=float(C), gamma=gamma).fit(search.sample, search.labels,
+                                            sample_weight=search.weights)
+
+
+def classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+    """The classifier's labels of the rows of ``Z``, a row block at a time.
+
+    Each row's label is its own, whatever the block: the block only bounds memory.
+    """
+    parts = [classifier.predict(Z[lo:lo + BLOCK_ROWS]) for lo in range(0, Z.shape[0], BLOCK_ROWS)]
+    return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
