@@ -93,6 +93,14 @@ _MMC_SW = (
 
 _E = "marginclust.estimators."
 
+# the code paths BMMC and CPMMC share (BMMC's active-set QP is its own)
+_MMC_VARIANTS: tuple[tuple[str, Mapping[str, Any]], ...] = (
+    ("qp-ipm", {"qp": "ipm"}),
+    ("qp-clarabel", {"qp": "clarabel"}),
+    ("init-pca", {"init": "pca"}),
+    ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
+)
+
 ESTIMATORS: tuple[EstimatorSpec, ...] = (
     EstimatorSpec(
         "FuzzyCMeans",
@@ -196,46 +204,30 @@ ESTIMATORS: tuple[EstimatorSpec, ...] = (
             ("init-random", {"init": "random"}),
         ),
     ),
-    EstimatorSpec(
-        "IterSVR",
-        _E + "_itersvr",
-        aliases=("itersvr",),
-        expected_failed_checks={
-            "check_clustering": _BINARY_ONLY + "tests/estimators/test_itersvr.py",
-        },
-        variants=(("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})),
-    ),
-    EstimatorSpec(
-        "IterSVM",
-        _E + "_itersvr",
-        aliases=("itersvm",),
-        expected_failed_checks={
-            "check_clustering": _BINARY_ONLY + "tests/estimators/test_itersvr.py",
-        },
-        variants=(("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})),
+    # the regression and the classification form: one module, the same checks and paths
+    *(
+        EstimatorSpec(
+            name,
+            _E + "_itersvr",
+            aliases=(name.lower(),),
+            expected_failed_checks={
+                "check_clustering": _BINARY_ONLY + "tests/estimators/test_itersvr.py",
+            },
+            variants=(("linear", {"kernel": "linear"}), ("init-random", {"init": "random"})),
+        )
+        for name in ("IterSVR", "IterSVM")
     ),
     EstimatorSpec(
         "BMMC",
         _E + "_bmmc",
         aliases=("bmmc",),
-        variants=(
-            ("qp-active-set", {"qp": "active-set"}),
-            ("qp-ipm", {"qp": "ipm"}),
-            ("qp-clarabel", {"qp": "clarabel"}),
-            ("init-pca", {"init": "pca"}),
-            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
-        ),
+        variants=(("qp-active-set", {"qp": "active-set"}), *_MMC_VARIANTS),
     ),
     EstimatorSpec(
         "CPMMC",
         _E + "_cpmmc",
         aliases=("cpmmc",),
-        variants=(
-            ("qp-ipm", {"qp": "ipm"}),
-            ("qp-clarabel", {"qp": "clarabel"}),
-            ("init-pca", {"init": "pca"}),
-            ("no-size-floor", {"min_cluster_size": 0, "C": 1.0}),
-        ),
+        variants=_MMC_VARIANTS,
     ),
     EstimatorSpec(
         "WOCSVMClustering",
