@@ -29,41 +29,40 @@ __all__ = [
 ]
 
 
-def mean_output_balance(value: Any, name: str) -> None:
-    """BMMC's bound: an int ``l >= 0`` or a float fraction of ``n_samples`` in ``(0, 1]``."""
+def _int_or_fraction(value: Any, name: str, must: str, as_int: str, as_float: str,
+                     unit: str) -> None:
+    """Check an int ``>= 0`` or a float in ``(0, 1]``; the messages name the meaning."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(
-            f"{name} must be an int >= 0 (absolute bound l on |sum_i f(x_i)|) or a float in "
-            f"(0, 1] (a fraction of n_samples); got {value!r}."
-        )
+        raise ValueError(f"{name} must be {must}; got {value!r}.")
     if isinstance(value, numbers.Integral):
         if value < 0:
-            raise ValueError(f"{name} as an int is the bound l >= 0; got {value}.")
-        return
-    if not np.isfinite(float(value)) or not 0.0 < float(value) <= 1.0:
-        raise ValueError(
-            f"{name} as a float is a fraction of n_samples and must lie in (0, 1]; got "
-            f"{value!r}. Pass an int for an absolute bound."
-        )
-
-
-def size_spread_balance(value: Any, name: str) -> None:
-    """EMMC's spread of class sizes: an int count ``>= 0`` or a float fraction in ``(0, 1]``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(
-            f"{name} must be a float in (0, 1] (a fraction of n_samples) or a non-negative "
-            f"int (an absolute count); got {value!r}."
-        )
-    if isinstance(value, numbers.Integral):
-        if value < 0:
-            raise ValueError(f"{name} as an absolute count must be >= 0; got {value}.")
+            raise ValueError(f"{name} as {as_int}; got {value}.")
         return
     frac = float(value)
     if not np.isfinite(frac) or not 0.0 < frac <= 1.0:
         raise ValueError(
-            f"{name} as a fraction of n_samples must lie in (0, 1]; got {value!r}. "
-            "Pass an int for an absolute count."
+            f"{name} as {as_float} must lie in (0, 1]; got {value!r}. "
+            f"Pass an int for an absolute {unit}."
         )
+
+
+def mean_output_balance(value: Any, name: str) -> None:
+    """BMMC's bound: an int ``l >= 0`` or a float fraction of ``n_samples`` in ``(0, 1]``."""
+    _int_or_fraction(
+        value, name,
+        "an int >= 0 (absolute bound l on |sum_i f(x_i)|) or a float in (0, 1] (a fraction "
+        "of n_samples)",
+        "an int is the bound l >= 0", "a float is a fraction of n_samples and", "bound",
+    )
+
+
+def size_spread_balance(value: Any, name: str) -> None:
+    """EMMC's spread of class sizes: an int count ``>= 0`` or a float fraction in ``(0, 1]``."""
+    _int_or_fraction(
+        value, name,
+        "a float in (0, 1] (a fraction of n_samples) or a non-negative int (an absolute count)",
+        "an absolute count must be >= 0", "a fraction of n_samples", "count",
+    )
 
 
 @dataclass(frozen=True)
