@@ -683,6 +683,19 @@ class ELMRowProblem:
         self._next += 1
         return v
 
+    def _record(self, new_ver: int, parent: int, counts: Any, parts: list[Any]) -> None:
+        """Keep labels ``new_ver`` as ``parent`` plus the blocks' ``(delta, changed, digest)``."""
+        deltas: list[Any] = []
+        n_changed = 0
+        digests = []
+        for d, nc, dg in parts:
+            deltas.append(d)
+            n_changed += nc
+            digests.append(dg)
+        self.counts[new_ver] = counts
+        self.pending[new_ver] = (parent, deltas, n_changed, b"".join(digests))
+        self._keep.add(new_ver)
+
     def fit_labels(self, h: int) -> tuple[Any, int]:
         """The ridge fit to the targets of labels ``h``: ``(beta, h)``."""
         if h not in self.HtT:
@@ -708,18 +721,10 @@ class ELMRowProblem:
         parts = self._pass(_output_pass, beta, ver, new_ver, frozenset(self._keep), self.cfg)
         loss = 0.0
         counts = np.zeros(self.m, dtype=np.intp)
-        deltas: list[Any] = []
-        n_changed = 0
-        digests = []
-        for loss_b, c, d, nc, dg in parts:
+        for loss_b, c, *_ in parts:
             loss += loss_b
             counts += c
-            deltas.append(d)
-            n_changed += nc
-            digests.append(dg)
-        self.counts[new_ver] = counts
-        self.pending[new_ver] = (ver, deltas, n_changed, b"".join(digests))
-        self._keep.add(new_ver)
+        self._record(new_ver, ver, counts, [part[2:] for part in parts])
         self._outputs = {key: (beta, loss, new_ver)}
         return loss, new_ver
 
@@ -762,16 +767,7 @@ class ELMRowProblem:
         parts = self._pass(
             _commit_pass, h, pq, ch, old, new_ver, frozenset(self._keep | {new_ver}), self.cfg
         )
-        deltas: list[Any] = []
-        n_changed = 0
-        digests = []
-        for _, d, nc, dg in parts:
-            deltas.append(d)
-            n_changed += nc
-            digests.append(dg)
-        self.counts[new_ver] = counts
-        self.pending[new_ver] = (old, deltas, n_changed, b"".join(digests))
-        self._keep.add(new_ver)
+        self._record(new_ver, old, counts, [part[1:] for part in parts])
         return new_ver
 
     def is_feasible(self, h: int) -> bool:
