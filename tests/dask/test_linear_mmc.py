@@ -8,8 +8,10 @@ same number added in the same order. Tolerance test: the module's LocalCluster
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import warnings
+from collections.abc import Iterator
 
 import dask.array as da
 import numpy as np
@@ -178,6 +180,15 @@ class _NoWholeMatrix(Callback):  # type: ignore[misc]
             raise AssertionError(f"X was materialised by task {key!r}")
 
 
+@contextlib.contextmanager
+def _watched(shape: tuple[int, int]) -> Iterator[GraphCounter]:
+    """Synchronous scheduler, round trips counted, no task returning X whole."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with dask.config.set(scheduler="synchronous"), GraphCounter() as c, _NoWholeMatrix(shape):
+            yield c
+
+
 @pytest.mark.parametrize("k", [2, 3])
 def test_bmmc_csr_chunks_bitwise_equal_to_in_memory_sparse_fit(X, k):
     """CSR row chunks: the same block functions (sparse products), bitwise equal to
@@ -186,15 +197,9 @@ def test_bmmc_csr_chunks_bitwise_equal_to_in_memory_sparse_fit(X, k):
     est = BMMC(n_clusters=k, C=10.0, init=_init(Xz, k), random_state=0)
     ref = _np_fit(est, sp.csr_matrix(Xz))
     Xd = da.from_array(Xz, chunks=(8192, -1)).map_blocks(sp.csr_matrix)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with (
-            dask.config.set(scheduler="synchronous"),
-            GraphCounter() as c,
-            _NoWholeMatrix(Xd.shape),
-        ):
-            dc = DaskClusterer(est).fit(Xd)
-            labels = dc.labels_.compute()
+    with _watched(Xd.shape) as c:
+        dc = DaskClusterer(est).fit(Xd)
+        labels = dc.labels_.compute()
     assert dc.objective_ == ref.objective_
     np.testing.assert_array_equal(dc.coef_, ref.coef_)
     np.testing.assert_array_equal(labels, ref.labels_)
@@ -209,17 +214,11 @@ def test_cpmmc_binary_bitwise_equal_and_round_trips(X):
     est = CPMMC(n_clusters=2, C=10.0, init=_init(X, 2), random_state=0)
     ref = _np_fit(est, X)
     Xd = da.from_array(X, chunks=(8192, -1))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        with (
-            dask.config.set(scheduler="synchronous"),
-            GraphCounter() as c,
-            _NoWholeMatrix(Xd.shape),
-        ):
-            dc = DaskClusterer(est).fit(Xd)
-            count = c.count
-            labels = dc.labels_.compute()
-            pred = dc.predict(Xd).compute()
+    with _watched(Xd.shape) as c:
+        dc = DaskClusterer(est).fit(Xd)
+        count = c.count
+        labels = dc.labels_.compute()
+        pred = dc.predict(Xd).compute()
     assert dc.objective_ == ref.objective_
     np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
     np.testing.assert_array_equal(dc.coef_, ref.coef_)
