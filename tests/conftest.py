@@ -1,9 +1,12 @@
-"""Shared fixtures: a seed fixture that can sweep seeds, and the shared data directory."""
+"""Shared fixtures: a seed fixture that can sweep seeds, the shared data directory, and
+an environment without tqdm."""
 
 from __future__ import annotations
 
+import builtins
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,3 +45,16 @@ def shared_data_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"shared data sets not found at {path}")
     return path
+
+
+@pytest.fixture
+def no_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Imports of tqdm fail, as where the optional extra is not installed."""
+    real_import = builtins.__import__
+
+    def hide(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name.startswith("tqdm"):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", hide)

@@ -49,18 +49,9 @@ def test_fit_verbose_says_what_it_fits(tmp_path, rng, capsys):
     assert "fitting SLMC(n_clusters=2) on 40 x 2" in capsys.readouterr().err
 
 
-def test_fit_progress_line_needs_no_extra(capsys, monkeypatch):
-    import builtins
+def test_fit_progress_line_needs_no_extra(capsys, no_tqdm):
     import time
 
-    real_import = builtins.__import__
-
-    def no_tqdm(name, *args, **kwargs):
-        if name.startswith("tqdm"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_tqdm)
     with fit_cli.fit_progress("fitting SLMC", enabled=True, delay=0.0):
         time.sleep(0.3)
     assert "marginclust fit: fitting SLMC, 0 s elapsed" in capsys.readouterr().err
@@ -69,17 +60,9 @@ def test_fit_progress_line_needs_no_extra(capsys, monkeypatch):
     assert capsys.readouterr().err == ""
 
 
-def test_bench_progress_without_tqdm(monkeypatch, capsys):
-    import builtins
-
+def test_bench_progress_without_tqdm(no_tqdm, capsys):
     from marginclust.bench._runner import _progress
 
-    real_import = builtins.__import__
-    monkeypatch.setattr(
-        builtins, "__import__",
-        lambda name, *a, **k: (_ for _ in ()).throw(ImportError(name))
-        if name.startswith("tqdm") else real_import(name, *a, **k),
-    )
     assert list(_progress(range(3), 3, True, "table")) == [0, 1, 2]
     assert "table 3/3" in capsys.readouterr().err
 

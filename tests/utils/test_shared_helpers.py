@@ -61,17 +61,7 @@ def test_report_prints_only_when_verbose(capsys):
     assert "quiet" not in err and "loud 2" in err
 
 
-def test_progress_yields_every_item_and_writes_a_line(capsys, monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_tqdm(name, *args, **kwargs):
-        if name.startswith("tqdm"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_tqdm)
+def test_progress_yields_every_item_and_writes_a_line(capsys, no_tqdm):
     assert list(progress(range(4), desc="fits")) == [0, 1, 2, 3]
     assert "fits 4/4" in capsys.readouterr().err
 
