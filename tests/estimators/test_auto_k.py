@@ -67,6 +67,34 @@ def test_the_rule_is_the_first_run_of_separated_k():
     assert est.n_clusters_ == ks[last]
 
 
+def _grid_blobs(k: int, d: int, per: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    # centres on the corners of a scaled hypercube grid: every pair 10 sd apart or more
+    corners = np.array([[(i >> j) & 1 for j in range(d)] for i in range(2 ** d)])[:k]
+    return make_blobs(k * per, d, centers=10.0 * corners, random_state=seed)
+
+
+def test_more_separated_clusters_than_the_first_range_are_all_found():
+    """With max_clusters="auto" the range grows while every boundary stays clear."""
+    X, y = _grid_blobs(12, 4, 25)
+    est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
+    assert est.n_clusters_ == 12
+    assert len(np.unique(y * 100 + est.labels_)) == 12  # the blobs themselves
+    ks = [row.n_clusters for row in est.k_scores_]
+    assert max(ks) > 12 and ks == sorted(ks)
+    # K already judged keep their rows when the range grows
+    bounded = MaxMarginClustering(n_clusters="auto", max_clusters=10, random_state=0).fit(X)
+    assert bounded.n_clusters_ == 10 and max(r.n_clusters for r in bounded.k_scores_) == 10
+    np.testing.assert_equal([tuple(r) for r in bounded.k_scores_],
+                            [tuple(r) for r in est.k_scores_ if r.n_clusters <= 10])
+
+
+def test_the_range_grows_only_past_a_clear_largest_k():
+    # three clusters: K = 10 is far from clear, so only 2..10 are tried
+    X, _ = _blobs(centers=3, seed=1)
+    est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
+    assert max(r.n_clusters for r in est.k_scores_) == 10
+
+
 def test_k_scores_are_the_separations_of_each_k():
     X, _ = _blobs(centers=3, seed=2)
     est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)

@@ -49,6 +49,9 @@ from ..utils._validation import DistinctRows
 
 __all__ = ["MaxMarginClustering"]
 
+# The K tried first with max_clusters="auto" (the former fixed default).
+_FIRST_MAX_CLUSTERS = 10
+
 
 def _check_candidates(value: Any, name: str) -> Any:
     """``"auto"`` or a non-empty list of generator names, (name, params) pairs, clusterers."""
@@ -129,7 +132,8 @@ class MaxMarginClustering(BaseClusterer):
     ----------
     n_clusters : int or "auto", default=2
         Number of clusters ``K`` (``n_clusters=1`` gives the trivial partition).
-        ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried, and ``K``
+        ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried (see
+        ``max_clusters`` for how far ``"auto"`` goes), and ``K``
         rises while its partition's boundaries are all clear against data
         without clusters (see "How K is chosen" below); one cluster when no
         ``K`` is clearly separated. ``k_scores_`` tables every ``K``.
@@ -145,8 +149,14 @@ class MaxMarginClustering(BaseClusterer):
         Neighbours of the voting margin (Zelnik-Manor & Perona's local scale
         uses the 7th). It is also the resolution: clusters need about
         ``n_neighbors + 1`` points to be recognised.
-    max_clusters : int, default=10
-        Largest ``K`` tried when ``n_clusters="auto"``.
+    max_clusters : int or "auto", default="auto"
+        Largest ``K`` tried when ``n_clusters="auto"``. ``"auto"``: ``K`` up to
+        10 first; while every boundary of the largest ``K`` tried is still clear,
+        up to half as many again, and so on, up to ``n_fit // (2 * n_neighbors)``
+        clusters (``n_fit`` the rows the candidates are fitted to), so data with
+        more than 10 separated clusters are not cut short (and data with fewer
+        cost no more than before). An integer is a hard bound (the former
+        default was 10).
     max_samples : int, default=3000
         Rows on which the candidates are fitted and judged (all rows when
         there are fewer). No n x n matrix is formed beyond this many rows.
@@ -345,7 +355,8 @@ class MaxMarginClustering(BaseClusterer):
                          message="{name} must be 'auto' or a positive integer; got {value!r}."),
         "candidates": Check(_check_candidates, invalid=("best", [], ["no-such-generator"])),
         "n_neighbors": IntegerAtLeast(2),
-        "max_clusters": IntegerAtLeast(2),
+        "max_clusters": Or(("auto",), IntegerAtLeast(2),
+                           message="{name} must be 'auto' or an integer >= 2; got {value!r}."),
         "max_samples": IntegerAtLeast(10),
         "C": PositiveFinite(),
         "probability": Boolean(),
@@ -359,7 +370,7 @@ class MaxMarginClustering(BaseClusterer):
         *,
         candidates: Any = "auto",
         n_neighbors: int = 7,
-        max_clusters: int = 10,
+        max_clusters: int | str = "auto",
         max_samples: int = 3000,
         C: float = 10.0,
         probability: bool = False,
@@ -384,7 +395,8 @@ class MaxMarginClustering(BaseClusterer):
         check_parameters(self, self._parameter_constraints, X)
         self._pool = list(DEFAULT_POOL) if self.candidates == "auto" else list(self.candidates)
         if isinstance(self.n_clusters, str):
-            return tuple(range(2, min(int(self.max_clusters), X.shape[0]) + 1))
+            first = _FIRST_MAX_CLUSTERS if self.max_clusters == "auto" else self.max_clusters
+            return tuple(range(2, min(int(first), X.shape[0]) + 1))
         return (int(self.n_clusters),)
 
     # ------------------------------------------------------------------ fit
@@ -427,6 +439,7 @@ class MaxMarginClustering(BaseClusterer):
             max_samples=self.max_samples, auto=isinstance(self.n_clusters, str),
             random_state=check_random_state(self.random_state), memory=self.memory,
             verbose=self.verbose, n_clusters=self.n_clusters,
+            extend=self.max_clusters == "auto",
         )
         self._set_search(search, points)
         on_points = self._fit_classifier(search)

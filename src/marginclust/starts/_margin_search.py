@@ -34,6 +34,7 @@ from ._selection import Candidate, KScore, _consistent, _select
 __all__ = [
     "MarginSearch",
     "classify",
+    "largest_k",
     "margin_classifier",
     "margin_gamma",
     "margin_search",
@@ -320,6 +321,33 @@ def weighted_points(
     return points, live, points.weights / points.weights[live].max()
 
 
+def largest_k(n_points: int, n_neighbors: int) -> int:
+    """The most clusters the search extends to: ``2 * n_neighbors`` points each on average.
+
+    A cluster is recognised by the neighbour vote when it holds about
+    ``n_neighbors + 1`` points; twice that leaves each cluster neighbours of its
+    own beyond its boundary's.
+
+    Parameters
+    ----------
+    n_points : int
+        Points the candidates are fitted to.
+    n_neighbors : int
+        Neighbours of the voting margin.
+
+    Returns
+    -------
+    k : int
+        At least 2.
+
+    Examples
+    --------
+    >>> largest_k(3000, 7)
+    214
+    """
+    return max(2, int(n_points) // (2 * int(n_neighbors)))
+
+
 def margin_gamma(width: float) -> float:
     """The margin classifier's RBF ``gamma``: a width twice the data's local scale."""
     return 1.0 / (2.0 * (2.0 * width) ** 2)
@@ -340,6 +368,7 @@ def margin_search(
     memory: Any = None,
     verbose: int = 0,
     n_clusters: Any = None,
+    extend: bool = False,
 ) -> MarginSearch:
     """The label-free search of maximum-margin clustering on weighted distinct points.
 
@@ -371,6 +400,10 @@ def margin_search(
         Report each candidate's margin.
     n_clusters : int or str, optional
         The ``n_clusters`` asked for, named when ``max_samples`` leaves no K.
+    extend : bool, default=False
+        With ``auto`` and no pairs: while the largest K tried is chosen (every
+        boundary still clear), try up to half as many again, up to
+        :func:`largest_k` of the fitted points.
 
     Returns
     -------
@@ -396,11 +429,28 @@ def margin_search(
     pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
     judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph,
                                          pair_pos, memory, verbose)
-    consistent = _consistent(judged, pairs.size)
-    best, labels, k_scores = _select(
-        consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
-        Zs, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
-    )
+
+    def select() -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
+        consistent = _consistent(judged, pairs.size)
+        return _select(
+            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
+            Zs, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
+        )
+
+    best, labels, k_scores = select()
+    cap = largest_k(m, n_neighbors)
+    while (extend and auto and closure is None and best.n_clusters == max(ks) < cap):
+        # every boundary is still clear at the largest K tried: the data may hold
+        # more clusters (each K's tests use their own seeds, so the K already
+        # judged keep their rows and the first run simply continues)
+        more = tuple(range(max(ks) + 1, min(max(ks) + max(ks) // 2, cap) + 1))
+        report(verbose, "every boundary is clear at K=%d: trying K up to %d", max(ks), more[-1])
+        extra, failed = _judge_candidates(pool, seeds[:-1], Zs, more, width, ws, graph,
+                                          pair_pos, memory, verbose)
+        judged += extra
+        failures += [f for f in failed if f.name not in {c.name for c in failures}]
+        ks = ks + more
+        best, labels, k_scores = select()
     if closure is not None and best.n_clusters > 1:
         # the pairs are facts about these rows: their labels keep them
         labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
