@@ -272,8 +272,9 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
         X = self._check_X(X)
         if not hasattr(self.estimator_, method):
             raise AttributeError(f"{type(self.estimator_).__name__} has no {method}.")
-        # Not every model has centres (SLMC, EMMC): the fitted cluster count.
-        k = int(self.estimator_.n_clusters)
+        # Not every model has centres (SLMC, EMMC): the fitted cluster count (the one
+        # chosen, for a model that chooses it: MaxMarginClustering's n_clusters_).
+        k = int(getattr(self.estimator_, "n_clusters_", self.estimator_.n_clusters))
         return X.map_blocks(
             _block_method, self.estimator_, method, dtype=X.dtype, chunks=(X.chunks[0], (k,))
         )

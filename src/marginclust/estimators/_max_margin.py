@@ -43,7 +43,7 @@ from ..utils import (
     check_sample_weight,
     report,
 )
-from ..utils._blocks import BLOCK_ROWS
+from ..utils._blocks import BLOCK_ROWS, out_of_core, sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 
@@ -75,6 +75,16 @@ def _check_candidates(value: Any, name: str) -> Any:
             raise ValueError(f"A candidate estimator in {name} needs fit_predict and an "
                              f"n_clusters or n_components parameter; got {entry!r}.")
     return value
+
+
+def _rows_and_weights(Xb: Any, lohi: tuple[int, int], wb: Any,
+                      idx: npt.NDArray[np.intp]) -> tuple[Any, npt.NDArray[np.floating]]:
+    """The rows ``idx`` (sorted row numbers) that fall in one block, and their weights."""
+    lo, hi = lohi
+    a, b = np.searchsorted(idx, [lo, hi])
+    local = idx[a:b] - lo
+    rows = sp.csr_matrix(Xb)[local] if sp.issparse(Xb) else np.asarray(Xb)[local]
+    return rows, np.asarray(wb).ravel()[local]
 
 
 class MaxMarginClustering(BaseClusterer):
@@ -330,6 +340,12 @@ class MaxMarginClustering(BaseClusterer):
     """
 
     _min_clusters = 1
+    # out of core (marginclust.dask.DaskClusterer): the search on a sample of rows drawn
+    # across the blocks, in memory; every row labelled by the margin classifier by blocks
+    _out_of_core = True
+    # as in memory, too few distinct rows for the clusters is the error (the fit of one
+    # cluster takes constant data)
+    _require_non_constant = False
     # sparse rows are densified in fit (see the class docstring: the candidates need
     # coordinates) under a memory guard, and in blocks in predict
     _accept_sparse = ("csr", "csc", "coo")
@@ -398,12 +414,15 @@ class MaxMarginClustering(BaseClusterer):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data. Sparse rows are copied dense (see the class notes).
+            :class:`marginclust.dask.DaskClusterer` fits a dask array through
+            this method (see "Out of core" in the class notes).
         y : Ignored
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row; a row of weight ``r`` counts as ``r``
             identical rows (and identical rows count as one point of their summed
             weight). Rows of weight 0 are labelled by the margin classifier only.
+            Out of core, a dask array with the row chunks of X.
         must_link : array-like of shape (n_pairs, 2), default=None
             Index pairs of rows that should share a cluster.
         cannot_link : array-like of shape (n_pairs, 2), default=None
@@ -414,6 +433,8 @@ class MaxMarginClustering(BaseClusterer):
         self : object
             The fitted estimator.
         """
+        if out_of_core(X):
+            return self._fit_out_of_core(X, sample_weight, must_link, cannot_link)
         X = self._dense(self._validate_fit_data(X))
         ks = self._cluster_counts(X)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X)
@@ -436,6 +457,55 @@ class MaxMarginClustering(BaseClusterer):
         # the base lists the rows where labels_ (the candidate's) and predict differ
         self._finish_fit(X, predicted=on_points[points.inverse])
         return self
+
+    def _fit_out_of_core(self, X: Any, sample_weight: Any, must_link: Any,
+                         cannot_link: Any) -> MaxMarginClustering:
+        """The in-memory fit of a sample of the blocks' rows; every row labelled by blocks.
+
+        The sample: ``min(max_samples, n_samples)`` distinct row numbers drawn by
+        :func:`~marginclust.utils._blocks.sample_row_indices` from ``random_state``
+        (all rows when there are no more), with the pairs' rows added, fetched in
+        one pass. It is fitted by this estimator's in-memory ``fit`` with the same
+        parameters (weights and pairs carried over to the sample's rows), so the
+        model is that fit's; the row numbers of its attributes are then mapped
+        back to X and ``labels_`` becomes the lazy labels of every row.
+        """
+        rows = self._validate_fit_data(X)  # one pass: finite values, the width
+        ks = self._cluster_counts(rows)
+        n = rows.shape[0]
+        pairs = make_pairs(must_link, cannot_link, n, ks[0] if len(ks) == 1 else None)
+        idx = sample_row_indices(n, int(self.max_samples), check_random_state(self.random_state))
+        if pairs.size:  # the pairs' rows are always among the fitted rows (as in memory)
+            idx = np.union1d(idx, np.concatenate([pairs.u, pairs.v])).astype(np.intp)
+        ws = None
+        if sample_weight is None:
+            Xs = rows.take(idx)
+        else:
+            w, _ = rows.weights(sample_weight)
+            parts = rows.partials(_rows_and_weights, idx, extra=(w,), with_offsets=True)
+            Xs = (sp.vstack([p[0] for p in parts], format="csr") if rows.sparse
+                  else np.concatenate([p[0] for p in parts], axis=0))
+            ws = np.concatenate([p[1] for p in parts])
+        at = np.column_stack([np.searchsorted(idx, pairs.u), np.searchsorted(idx, pairs.v)])
+        ml, cl = at[pairs.z > 0], at[pairs.z < 0]
+        self.fit(Xs, sample_weight=ws, must_link=ml if ml.size else None,
+                 cannot_link=cl if cl.size else None)
+        moved = self.classifier_moved_
+        kept = np.asarray(self.labels_[moved], dtype=np.intp)
+        self.sample_indices_ = idx[self.sample_indices_]
+        self.classifier_moved_ = idx[moved]
+        self.n_features_in_ = rows.shape[1]
+        self.labels_ = rows.map_rows(self._labels_keeping, self.classifier_moved_, kept,
+                                     dtype=np.intp, with_offsets=True)
+        return self
+
+    def _labels_keeping(self, X: Any, lohi: tuple[int, int], rows: npt.NDArray[np.intp],
+                        labels: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+        """``predict`` of a block of rows, but ``labels`` at the sorted row numbers ``rows``."""
+        out = self._labels_of(X)
+        a, b = np.searchsorted(rows, lohi)
+        out[rows[a:b] - lohi[0]] = labels[a:b]
+        return out
 
     @staticmethod
     def _dense(X: Any) -> Any:
