@@ -182,7 +182,8 @@ class MaxMarginClustering(BaseClusterer):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point: the chosen candidate's labels on the
-        rows it was fitted to, the margin classifier's on the others.
+        rows it was fitted to, the margin classifier's on the others (a lazy
+        dask array out of core).
     n_clusters_ : int
         Number of clusters (chosen when ``n_clusters="auto"``).
     candidates_ : list of Candidate
@@ -218,7 +219,8 @@ class MaxMarginClustering(BaseClusterer):
     gamma_ : float
         The classifier's RBF ``gamma`` in those coordinates.
     sample_indices_ : ndarray of shape (n_fitted,)
-        Rows the candidates were fitted to (all rows up to ``max_samples``).
+        Rows the candidates were fitted to (all rows up to ``max_samples``;
+        out of core, the distinct rows of the sample drawn across the chunks).
     classifier_moved_ : ndarray of int
         Training rows where ``predict`` differs from ``labels_`` (points the
         classifier puts on the other side of a boundary; empty on separated data).
@@ -278,6 +280,22 @@ class MaxMarginClustering(BaseClusterer):
     k-means and the margin classifier take the weights, the other candidates
     see each distinct row once. Repeating every row any number of times gives
     the same fit.
+
+    **Out of core.** :class:`marginclust.dask.DaskClusterer` fits a row-chunked
+    dask array (dense or CSR chunks) without gathering it, in two passes: one
+    checks X, the other fetches ``min(max_samples, n_samples)`` distinct rows
+    drawn uniformly across the chunks (seeded by ``random_state``, whatever the
+    chunks; the rows of ``must_link`` / ``cannot_link`` pairs are added, and a
+    dask ``sample_weight`` comes with its rows). The search and the margin
+    classifier then run in memory on that sample: the model is this ``fit`` on
+    those rows with the same parameters (an int ``random_state``), and
+    ``sample_indices_`` are their row numbers in X. ``labels_`` is a lazy dask
+    array, the sample fit's labels on its rows and the margin classifier's on
+    every other row, chunk by chunk; ``predict`` and ``predict_proba`` map over
+    the chunks. Identical rows are merged within the sample only, and a row of
+    weight 0 drawn into it takes a place of the sample. Labelling costs one
+    classifier evaluation per row, proportional to the number of support
+    vectors (``benchmarks/results/max-margin-dask.md``).
 
     The voting margin counts neighbours, not distances; where clusters overlap
     heavily (two Gaussians split at the Bayes boundary) it prefers a
@@ -346,6 +364,10 @@ class MaxMarginClustering(BaseClusterer):
     # as in memory, too few distinct rows for the clusters is the error (the fit of one
     # cluster takes constant data)
     _require_non_constant = False
+
+    # fitted row numbers (declared for type checkers: the out-of-core fit maps them to X)
+    sample_indices_: npt.NDArray[np.intp]
+    classifier_moved_: npt.NDArray[np.intp]
     # sparse rows are densified in fit (see the class docstring: the candidates need
     # coordinates) under a memory guard, and in blocks in predict
     _accept_sparse = ("csr", "csc", "coo")
