@@ -153,6 +153,11 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
     the client that fitted). Under ``distributed``, compute what you need
     before the client closes.
 
+    :class:`~marginclust.MaxMarginClustering` runs its search in memory on a
+    sample of ``max_samples`` rows drawn across the chunks (its ``fit`` of those
+    rows: see its notes), and its lazy ``labels_`` keep that fit's labels on the
+    sampled rows and are the margin classifier's elsewhere.
+
     Examples
     --------
     >>> import dask
