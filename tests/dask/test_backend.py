@@ -102,6 +102,13 @@ def test_row_outputs_equal_in_memory(X):
                                   _compute(lazy.gather(pieces[0], np.int64)))
     mapped = [_compute(r.map_rows(lambda Xb, c: Xb[:, :2] * c, 2.0)) for r in (mem, lazy)]
     np.testing.assert_array_equal(mapped[0], mapped[1])
+    # with its row range, a block's function knows the row numbers of its rows
+    numbered = [_compute(r.map_rows(lambda Xb, lohi: np.arange(*lohi), dtype=np.intp,
+                                    with_offsets=True)) for r in (mem, lazy)]
+    np.testing.assert_array_equal(numbered[0], np.arange(N))
+    np.testing.assert_array_equal(numbered[1], np.arange(N))
+    probed = lazy.map_rows(lambda Xb, lohi: np.arange(*lohi), with_offsets=True)
+    np.testing.assert_array_equal(_compute(probed), np.arange(N))
     derived = [r.derive(np.negative) for r in (mem, lazy)]
     np.testing.assert_array_equal(derived[0].column_sums(), derived[1].column_sums())
     np.testing.assert_array_equal(mem.bincount(labels, 4),

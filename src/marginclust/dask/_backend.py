@@ -332,24 +332,28 @@ class DaskRows(RowBlockBackend):
         return self.gather([f(s, *args) for s in states], dtype, tail)
 
     def map_rows(self, fn: Callable[..., Any], *args: Any, dtype: Any = None,
-                 tail: tuple[int, ...] = (), extra: Any = ()) -> Any:
-        """The lazy ``fn(X_b, *extra_b, *args)`` of every chunk (a row-wise function of X).
+                 tail: tuple[int, ...] = (), extra: Any = (), with_offsets: bool = False) -> Any:
+        """The lazy ``fn(X_b, [(lo, hi)], *extra_b, *args)`` of every chunk (a row-wise
+        function of X; with ``with_offsets`` the chunk's row range comes first).
 
         Without ``dtype`` the output's dtype and trailing shape are read from
         ``fn`` of zero rows (no pass), or of the first row when ``fn`` refuses
         empty input (one small pass).
         """
         if dtype is None:
-            dtype, tail = self._probe(fn, args, extra)
+            dtype, tail = self._probe(fn, args, extra, with_offsets)
         xb = self._blocks()
         extras = [self._aligned(e) for e in extra]
         f = dask.delayed(fn, pure=False)
         shared = _shared(args)
-        return self.gather(
-            [f(blk, *(e[b] for e in extras), *shared) for b, blk in enumerate(xb)], dtype, tail
-        )
+        tasks = []
+        for b, blk in enumerate(xb):
+            head = [(self.offsets[b], self.offsets[b + 1])] if with_offsets else []
+            tasks.append(f(blk, *head, *(e[b] for e in extras), *shared))
+        return self.gather(tasks, dtype, tail)
 
-    def _probe(self, fn: Callable[..., Any], args: Any, extra: Any) -> tuple[Any, tuple[int, ...]]:
+    def _probe(self, fn: Callable[..., Any], args: Any, extra: Any,
+               with_offsets: bool = False) -> tuple[Any, tuple[int, ...]]:
         d = self.shape[1]
         empty = sp.csr_matrix((0, d), dtype=self.dtype) if self.sparse else np.empty(
             (0, d), dtype=self.dtype
@@ -357,10 +361,12 @@ class DaskRows(RowBlockBackend):
         try:
             heads = [np.asarray(e)[:0] if not isinstance(e, da.Array) else
                      np.empty((0, *e.shape[1:]), dtype=e.dtype) for e in extra]
-            probe = np.asarray(fn(empty, *heads, *args))
+            lohi = [(0, 0)] if with_offsets else []
+            probe = np.asarray(fn(empty, *lohi, *heads, *args))
         except Exception:  # noqa: BLE001 - a function that needs a row: one small pass
             heads = [np.asarray(e[:1]) for e in extra]
-            probe = np.asarray(fn(self.take(np.zeros(1, dtype=np.intp)), *heads, *args))
+            lohi = [(0, 1)] if with_offsets else []
+            probe = np.asarray(fn(self.take(np.zeros(1, dtype=np.intp)), *lohi, *heads, *args))
         return probe.dtype, tuple(probe.shape[1:])
 
     def derive(self, fn: Callable[..., Any], *args: Any, dtype: Any = None) -> DaskRows:

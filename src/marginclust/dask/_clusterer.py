@@ -153,6 +153,11 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
     the client that fitted). Under ``distributed``, compute what you need
     before the client closes.
 
+    :class:`~marginclust.MaxMarginClustering` runs its search in memory on a
+    sample of ``max_samples`` rows drawn across the chunks (its ``fit`` of those
+    rows: see its notes), and its lazy ``labels_`` keep that fit's labels on the
+    sampled rows and are the margin classifier's elsewhere.
+
     Examples
     --------
     >>> import dask
@@ -272,8 +277,9 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
         X = self._check_X(X)
         if not hasattr(self.estimator_, method):
             raise AttributeError(f"{type(self.estimator_).__name__} has no {method}.")
-        # Not every model has centres (SLMC, EMMC): the fitted cluster count.
-        k = int(self.estimator_.n_clusters)
+        # Not every model has centres (SLMC, EMMC): the fitted cluster count (the one
+        # chosen, for a model that chooses it: MaxMarginClustering's n_clusters_).
+        k = int(getattr(self.estimator_, "n_clusters_", self.estimator_.n_clusters))
         return X.map_blocks(
             _block_method, self.estimator_, method, dtype=X.dtype, chunks=(X.chunks[0], (k,))
         )

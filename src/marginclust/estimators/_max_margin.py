@@ -43,7 +43,7 @@ from ..utils import (
     check_sample_weight,
     report,
 )
-from ..utils._blocks import BLOCK_ROWS
+from ..utils._blocks import BLOCK_ROWS, out_of_core, sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 
@@ -78,6 +78,16 @@ def _check_candidates(value: Any, name: str) -> Any:
             raise ValueError(f"A candidate estimator in {name} needs fit_predict and an "
                              f"n_clusters or n_components parameter; got {entry!r}.")
     return value
+
+
+def _rows_and_weights(Xb: Any, lohi: tuple[int, int], wb: Any,
+                      idx: npt.NDArray[np.intp]) -> tuple[Any, npt.NDArray[np.floating]]:
+    """The rows ``idx`` (sorted row numbers) that fall in one block, and their weights."""
+    lo, hi = lohi
+    a, b = np.searchsorted(idx, [lo, hi])
+    local = idx[a:b] - lo
+    rows = sp.csr_matrix(Xb)[local] if sp.issparse(Xb) else np.asarray(Xb)[local]
+    return rows, np.asarray(wb).ravel()[local]
 
 
 class MaxMarginClustering(BaseClusterer):
@@ -182,7 +192,8 @@ class MaxMarginClustering(BaseClusterer):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point: the chosen candidate's labels on the
-        rows it was fitted to, the margin classifier's on the others.
+        rows it was fitted to, the margin classifier's on the others (a lazy
+        dask array out of core).
     n_clusters_ : int
         Number of clusters (chosen when ``n_clusters="auto"``).
     candidates_ : list of Candidate
@@ -218,7 +229,8 @@ class MaxMarginClustering(BaseClusterer):
     gamma_ : float
         The classifier's RBF ``gamma`` in those coordinates.
     sample_indices_ : ndarray of shape (n_fitted,)
-        Rows the candidates were fitted to (all rows up to ``max_samples``).
+        Rows the candidates were fitted to (all rows up to ``max_samples``;
+        out of core, the distinct rows of the sample drawn across the chunks).
     classifier_moved_ : ndarray of int
         Training rows where ``predict`` differs from ``labels_`` (points the
         classifier puts on the other side of a boundary; empty on separated data).
@@ -278,6 +290,22 @@ class MaxMarginClustering(BaseClusterer):
     k-means and the margin classifier take the weights, the other candidates
     see each distinct row once. Repeating every row any number of times gives
     the same fit.
+
+    **Out of core.** :class:`marginclust.dask.DaskClusterer` fits a row-chunked
+    dask array (dense or CSR chunks) without gathering it, in two passes: one
+    checks X, the other fetches ``min(max_samples, n_samples)`` distinct rows
+    drawn uniformly across the chunks (seeded by ``random_state``, whatever the
+    chunks; the rows of ``must_link`` / ``cannot_link`` pairs are added, and a
+    dask ``sample_weight`` comes with its rows). The search and the margin
+    classifier then run in memory on that sample: the model is this ``fit`` on
+    those rows with the same parameters (an int ``random_state``), and
+    ``sample_indices_`` are their row numbers in X. ``labels_`` is a lazy dask
+    array, the sample fit's labels on its rows and the margin classifier's on
+    every other row, chunk by chunk; ``predict`` and ``predict_proba`` map over
+    the chunks. Identical rows are merged within the sample only, and a row of
+    weight 0 drawn into it takes a place of the sample. Labelling costs one
+    classifier evaluation per row, proportional to the number of support
+    vectors (``benchmarks/results/max-margin-dask.md``).
 
     The voting margin counts neighbours, not distances; where clusters overlap
     heavily (two Gaussians split at the Bayes boundary) it prefers a
@@ -340,6 +368,16 @@ class MaxMarginClustering(BaseClusterer):
     """
 
     _min_clusters = 1
+    # out of core (marginclust.dask.DaskClusterer): the search on a sample of rows drawn
+    # across the blocks, in memory; every row labelled by the margin classifier by blocks
+    _out_of_core = True
+    # as in memory, too few distinct rows for the clusters is the error (the fit of one
+    # cluster takes constant data)
+    _require_non_constant = False
+
+    # fitted row numbers (declared for type checkers: the out-of-core fit maps them to X)
+    sample_indices_: npt.NDArray[np.intp]
+    classifier_moved_: npt.NDArray[np.intp]
     # sparse rows are densified in fit (see the class docstring: the candidates need
     # coordinates) under a memory guard, and in blocks in predict
     _accept_sparse = ("csr", "csc", "coo")
@@ -410,12 +448,15 @@ class MaxMarginClustering(BaseClusterer):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training data. Sparse rows are copied dense (see the class notes).
+            :class:`marginclust.dask.DaskClusterer` fits a dask array through
+            this method (see "Out of core" in the class notes).
         y : Ignored
             Not used, present for API consistency by convention.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each row; a row of weight ``r`` counts as ``r``
             identical rows (and identical rows count as one point of their summed
             weight). Rows of weight 0 are labelled by the margin classifier only.
+            Out of core, a dask array with the row chunks of X.
         must_link : array-like of shape (n_pairs, 2), default=None
             Index pairs of rows that should share a cluster.
         cannot_link : array-like of shape (n_pairs, 2), default=None
@@ -426,6 +467,8 @@ class MaxMarginClustering(BaseClusterer):
         self : object
             The fitted estimator.
         """
+        if out_of_core(X):
+            return self._fit_out_of_core(X, sample_weight, must_link, cannot_link)
         X = self._dense(self._validate_fit_data(X))
         ks = self._cluster_counts(X)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X)
@@ -449,6 +492,55 @@ class MaxMarginClustering(BaseClusterer):
         # the base lists the rows where labels_ (the candidate's) and predict differ
         self._finish_fit(X, predicted=on_points[points.inverse])
         return self
+
+    def _fit_out_of_core(self, X: Any, sample_weight: Any, must_link: Any,
+                         cannot_link: Any) -> MaxMarginClustering:
+        """The in-memory fit of a sample of the blocks' rows; every row labelled by blocks.
+
+        The sample: ``min(max_samples, n_samples)`` distinct row numbers drawn by
+        :func:`~marginclust.utils._blocks.sample_row_indices` from ``random_state``
+        (all rows when there are no more), with the pairs' rows added, fetched in
+        one pass. It is fitted by this estimator's in-memory ``fit`` with the same
+        parameters (weights and pairs carried over to the sample's rows), so the
+        model is that fit's; the row numbers of its attributes are then mapped
+        back to X and ``labels_`` becomes the lazy labels of every row.
+        """
+        rows = self._validate_fit_data(X)  # one pass: finite values, the width
+        ks = self._cluster_counts(rows)
+        n = rows.shape[0]
+        pairs = make_pairs(must_link, cannot_link, n, ks[0] if len(ks) == 1 else None)
+        idx = sample_row_indices(n, int(self.max_samples), check_random_state(self.random_state))
+        if pairs.size:  # the pairs' rows are always among the fitted rows (as in memory)
+            idx = np.union1d(idx, np.concatenate([pairs.u, pairs.v])).astype(np.intp)
+        ws = None
+        if sample_weight is None:
+            Xs = rows.take(idx)
+        else:
+            w, _ = rows.weights(sample_weight)
+            parts = rows.partials(_rows_and_weights, idx, extra=(w,), with_offsets=True)
+            Xs = (sp.vstack([p[0] for p in parts], format="csr") if rows.sparse
+                  else np.concatenate([p[0] for p in parts], axis=0))
+            ws = np.concatenate([p[1] for p in parts])
+        at = np.column_stack([np.searchsorted(idx, pairs.u), np.searchsorted(idx, pairs.v)])
+        ml, cl = at[pairs.z > 0], at[pairs.z < 0]
+        self.fit(Xs, sample_weight=ws, must_link=ml if ml.size else None,
+                 cannot_link=cl if cl.size else None)
+        moved = self.classifier_moved_
+        kept = np.asarray(self.labels_[moved], dtype=np.intp)
+        self.sample_indices_ = idx[self.sample_indices_]
+        self.classifier_moved_ = idx[moved]
+        self.n_features_in_ = rows.shape[1]
+        self.labels_ = rows.map_rows(self._labels_keeping, self.classifier_moved_, kept,
+                                     dtype=np.intp, with_offsets=True)
+        return self
+
+    def _labels_keeping(self, X: Any, lohi: tuple[int, int], rows: npt.NDArray[np.intp],
+                        labels: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+        """``predict`` of a block of rows, but ``labels`` at the sorted row numbers ``rows``."""
+        out = self._labels_of(X)
+        a, b = np.searchsorted(rows, lohi)
+        out[rows[a:b] - lohi[0]] = labels[a:b]
+        return out
 
     @staticmethod
     def _dense(X: Any) -> Any:

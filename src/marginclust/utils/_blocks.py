@@ -262,8 +262,8 @@ class RowBlockBackend(ABC):
 
     @abstractmethod
     def map_rows(self, fn: Callable[..., Any], *args: Any, dtype: Any = None,
-                 tail: tuple[int, ...] = (), extra: Any = ()) -> Any:
-        """``fn(X_b, *extra_b, *args)`` of every block, as one row-aligned array."""
+                 tail: tuple[int, ...] = (), extra: Any = (), with_offsets: bool = False) -> Any:
+        """``fn(X_b, [(lo, hi)], *extra_b, *args)`` of every block, as one row-aligned array."""
 
     @abstractmethod
     def derive(self, fn: Callable[..., Any], *args: Any, dtype: Any = None) -> RowBlockBackend:
@@ -554,9 +554,11 @@ class RowBlocks(RowBlockBackend):
         return self.gather([fn(s, *args) for s in states], dtype, tail)
 
     def map_rows(self, fn: Callable[..., Any], *args: Any, dtype: Any = None,
-                 tail: tuple[int, ...] = (), extra: Any = ()) -> Any:
-        """``fn(X, *extra, *args)``: a row-wise function of X (lazy, blockwise, out of core)."""
-        return fn(self.X, *extra, *args)
+                 tail: tuple[int, ...] = (), extra: Any = (), with_offsets: bool = False) -> Any:
+        """``fn(X, [(0, n)], *extra, *args)``: a row-wise function of X (lazy, blockwise,
+        out of core; with ``with_offsets`` the rows' range comes first)."""
+        head = [(0, self.shape[0])] if with_offsets else []
+        return fn(self.X, *head, *extra, *args)
 
     def derive(self, fn: Callable[..., Any], *args: Any, dtype: Any = None) -> RowBlocks:
         """The rows of ``fn(X, *args)`` (a row-wise map), in the same blocks."""
