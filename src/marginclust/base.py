@@ -100,7 +100,9 @@ def fits_out_of_core(estimator: Any) -> bool:
 
     Such an estimator's ``fit`` also takes a row-block backend instead of an array
     (:class:`marginclust.dask.DaskRows`, which :class:`marginclust.dask.DaskClusterer`
-    builds): every pass of its restarts goes through the backend's block methods.
+    builds): every pass of its restarts goes through the backend's block methods,
+    or, for MaxMarginClustering, a sample of rows is drawn through it and every row
+    is labelled block by block.
 
     Parameters
     ----------
@@ -110,7 +112,7 @@ def fits_out_of_core(estimator: Any) -> bool:
     Returns
     -------
     bool
-        Whether its restarts run on a row-block backend (a mode may still need
+        Whether its fit runs on a row-block backend (a mode may still need
         memory, e.g. SLMC's exact kernel: its ``fit`` then says so).
 
     Examples
