@@ -39,8 +39,9 @@ Suites:
   ``mmc`` only, and a fit is right when its K and labels equal those of the rows
   given once.
 
-``--cost ROWS`` times ``"auto"`` against a fit with K given on ``ROWS x 10`` blobs
-(K = 3 and 8, seeds interleaved, CPU seconds, median).
+``--cost ROWS`` times ``"auto"`` (at the default ``max_clusters="auto"`` and at the
+former bound 10) against a fit with K given on ``ROWS x 10`` blobs (K = 3, 8 and 12,
+seeds interleaved, CPU seconds, median).
 
 Each fit is one JSON line in ``--cache`` keyed by (code key, suite, case,
 method), so a rerun resumes; ``--summary`` prints the tables from the cache.
@@ -338,26 +339,31 @@ def cost(rows: int, seeds: int) -> str:
 
     from marginclust import MaxMarginClustering
 
-    out = [f"Cost of n_clusters='auto' (K = 2 .. 10) against K given, "
+    out = [f"Cost of n_clusters='auto' (max_clusters 'auto', the default, and 10, the "
+           f"former default) against K given, "
            f"make_blobs({rows}, 10, centers=K), CPU seconds, median of {seeds} seeds "
            f"interleaved, OMP/OPENBLAS threads {os.environ.get('OPENBLAS_NUM_THREADS', '?')}, "
            f"load {os.getloadavg()[0]:.2f} at the start",
-           "", "| data | K given | auto | ratio | auto's K |", "|---|---|---|---|---|"]
-    for k in (3, 8):
-        given, auto, chosen = [], [], []
+           "", "| data | K given | auto | ratio | auto's K | auto, max_clusters=10 | its K |",
+           "|---|---|---|---|---|---|---|"]
+    for k in (3, 8, 12):
+        times: dict[str, list[float]] = {"given": [], "auto": [], "ten": []}
+        chosen: dict[str, list[int]] = {"auto": [], "ten": []}
         for seed in range(seeds):
             X, _ = make_blobs(rows, 10, centers=k, cluster_std=1.0, random_state=seed)
-            for which, bag in (("given", given), ("auto", auto)):
+            for which in times:
+                params = ({"n_clusters": k} if which == "given" else
+                          {"n_clusters": "auto", "max_clusters": "auto" if which == "auto" else 10})
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     start = time.process_time()
-                    est = MaxMarginClustering(k if which == "given" else "auto",
-                                              random_state=seed).fit(X)
-                    bag.append(time.process_time() - start)
-                if which == "auto":
-                    chosen.append(est.n_clusters_)
-        g, a = float(np.median(given)), float(np.median(auto))
-        out.append(f"| blobs K={k} | {g:.1f} s | {a:.1f} s | {a / g:.2f}x | {chosen} |")
+                    est = MaxMarginClustering(random_state=seed, **params).fit(X)
+                    times[which].append(time.process_time() - start)
+                if which != "given":
+                    chosen[which].append(est.n_clusters_)
+        g, a, t = (float(np.median(times[w])) for w in ("given", "auto", "ten"))
+        out.append(f"| blobs K={k} | {g:.1f} s | {a:.1f} s | {a / g:.2f}x | {chosen['auto']} "
+                   f"| {t:.1f} s | {chosen['ten']} |")
     out.append(f"\nload {os.getloadavg()[0]:.2f} at the end")
     return "\n".join(out)
 
