@@ -337,6 +337,8 @@ def test_verbose_prints_iterations(blobs2, capsys):
     WOCSVMClustering(2, random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
     assert "iteration 1" in err and "f_LL" in err
+    assert "WOC-SVM start (init='max-margin'): " in err and err.index("start") < err.index(
+        "iteration 1")
 
 
 def test_label_free_grid_is_small_and_scale_relative(blobs2):

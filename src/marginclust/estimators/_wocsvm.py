@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -497,7 +498,10 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         K, init = self._n_clusters, self._init
         if not isinstance(init, str):
             init = check_memberships(init, data.X.shape[0], K)
+        t0 = time.perf_counter()
         W0 = initial_weights(init, data.X, K, random_state)
+        report(self.verbose, "WOC-SVM start (init=%s): %.2f s",
+               repr(init) if isinstance(init, str) else "<memberships>", time.perf_counter() - t0)
 
         def callback(it: int, f_ll: float, temperature: float) -> None:
             report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",
