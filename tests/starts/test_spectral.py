@@ -100,8 +100,6 @@ def test_nearest_labels_are_the_same_for_fortran_ordered_rows():
     search too (made C-ordered), with the labels of the brute-force nearest row."""
     from scipy.spatial.distance import cdist
 
-    from marginclust.starts._spectral import nearest_labels
-
     rng = np.random.RandomState(0)
     X, Xs = rng.randn(300, 5), rng.randn(40, 5)
     labels = rng.randint(0, 4, size=40)
