@@ -475,5 +475,9 @@ def test_collapse_advice_follows_the_decision_scale():
         est = WOCSVMClustering(3, annealing=True, random_state=0).fit(X)
     assert est.n_clusters_found_ < 3  # what the advice warns of, on three clear blobs
     assert any(merge in str(w.message) for w in record)
+    # the warning names the start, and the standardised data are not sent to be standardised
+    named = "Tried: the start init='max-margin'. The features are already on one scale"
+    assert any(named in str(w.message) for w in record)
+    assert not any("Standardise the features" in str(w.message) for w in record)
     plain = WOCSVMClustering(3, random_state=0).fit(X)
     assert plain.n_clusters_found_ == 3
