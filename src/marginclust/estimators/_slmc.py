@@ -218,7 +218,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         Seeds the initialisation and the low-rank feature map. Use an int to
         make the randomness deterministic.
     verbose : int, default=0
-        ``verbose > 0`` prints the mode and one line per sweep to stderr.
+        ``verbose > 0`` prints the mode, the start's seconds, one line per
+        sweep and a summary of the alternation and of each re-seed to stderr.
 
     Attributes
     ----------

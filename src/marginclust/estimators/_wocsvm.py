@@ -189,7 +189,8 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the Nystroem landmarks.
     verbose : int, default=0
-        ``verbose > 0`` prints one line per EM iteration to stderr.
+        ``verbose > 0`` prints the start's seconds and one line per EM
+        iteration to stderr.
 
     Attributes
     ----------
