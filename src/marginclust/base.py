@@ -265,7 +265,8 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
       for binary-only methods).
     - ``_require_non_constant``: reject data whose samples are all identical.
     - ``_collapse_advice``: what to change when the fit collapses, in this
-      method's own parameters (printed in the ``ConvergenceWarning``).
+      method's own parameters (printed in the ``ConvergenceWarning``);
+      ``_fit_collapse_advice()`` may add what the fit tried.
     - ``_n_scaled_params``: hyperparameters that scale with the number of samples.
     - ``_parallel_restarts``: restarts may run on joblib workers (``False`` when
       ``_fit_one`` writes to ``self`` or to the shared context).
@@ -615,6 +616,11 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             warnings.warn(msg, ConvergenceWarning, stacklevel=3)
         return self
 
+    def _fit_collapse_advice(self) -> str:
+        """The advice of this fit's collapse warning: ``_collapse_advice`` unless an
+        estimator names what the fit tried (its start, its re-seeds, the data's scale)."""
+        return str(self._collapse_advice)
+
     def _warn_if_degenerate(self, deg: Degeneracy | None = None) -> None:
         """Set ``n_clusters_found_`` and warn when the fitted labels are degenerate."""
         if deg is None:
@@ -624,7 +630,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__} found only {deg.n_found} non-empty clusters of "
                 f"n_clusters={self._n_clusters} (a collapsed solution). "
-                f"{self._collapse_advice}",
+                f"{self._fit_collapse_advice()}",
                 ConvergenceWarning,
                 stacklevel=4,
             )
@@ -633,7 +639,7 @@ class BaseClusterer(ClusterMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__} returned a cluster of {small} sample(s) (below the "
                 f"minimum of {deg.min_size} for {int(np.sum(deg.sizes))} samples): an outlier "
-                f"taken as a cluster. {self._collapse_advice}",
+                f"taken as a cluster. {self._fit_collapse_advice()}",
                 ConvergenceWarning,
                 stacklevel=4,
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -198,6 +199,35 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
         est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(X)
     assert est.n_clusters_found_ < 3
     assert est.n_reseeds_ == 1 and len(runs) == 2
+
+
+def test_collapse_advice_names_the_start_and_the_reseeds(rng):
+    """The warning says which start ran and what each re-seed found; standardising is
+    advised only when the column spreads differ (measured, not assumed)."""
+    X, _ = _blobs(rng)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised: spreads within a factor 1
+    for data, standardise in ((X, False), (X * [1.0, 50.0], True)):
+        with pytest.warns(ConvergenceWarning, match="non-empty clusters") as rec:
+            est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(data)
+        text = " ".join(str(w.message) for w in rec)
+        found = est.n_clusters_found_
+        assert f"Tried: the start init='random' ({found} of 3 clusters)" in text
+        assert f"then {est.n_reseeds_} re-seed(s)" in text
+        assert ("Standardise the features (their column" in text) is standardise
+        assert ("already on one scale" in text) is not standardise
+
+
+def test_verbose_announces_the_start_and_the_reseeds(rng, capsys):
+    X, _ = _blobs(rng)
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        SLMC(3, lam=0.01, gamma=1e-5, random_state=0, verbose=1).fit(X)
+    err = capsys.readouterr().err
+    assert re.search(r"SLMC start \(init='max-margin'\): [0-9.]+ s", err)
+    assert re.search(r"SLMC alternation from the start: \d+ sweeps, \d of 3 clusters", err)
+    assert re.search(r"SLMC re-seed 1 of at most 3 \(\d emptied clusters", err)
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        SLMC(3, lam=0.01, gamma=1e-5, random_state=0).fit(X)
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(

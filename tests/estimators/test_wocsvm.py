@@ -337,6 +337,8 @@ def test_verbose_prints_iterations(blobs2, capsys):
     WOCSVMClustering(2, random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
     assert "iteration 1" in err and "f_LL" in err
+    assert "WOC-SVM start (init='max-margin'): " in err and err.index("start") < err.index(
+        "iteration 1")
 
 
 def test_label_free_grid_is_small_and_scale_relative(blobs2):
@@ -473,5 +475,9 @@ def test_collapse_advice_follows_the_decision_scale():
         est = WOCSVMClustering(3, annealing=True, random_state=0).fit(X)
     assert est.n_clusters_found_ < 3  # what the advice warns of, on three clear blobs
     assert any(merge in str(w.message) for w in record)
+    # the warning names the start, and the standardised data are not sent to be standardised
+    named = "Tried: the start init='max-margin'. The features are already on one scale"
+    assert any(named in str(w.message) for w in record)
+    assert not any("Standardise the features" in str(w.message) for w in record)
     plain = WOCSVMClustering(3, random_state=0).fit(X)
     assert plain.n_clusters_found_ == 3

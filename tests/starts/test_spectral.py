@@ -93,3 +93,16 @@ def test_spectral_labels_are_numbered_by_first_appearance():
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(first_appearance_order(np.array([2, 2, 0, 1, 0])),
                                   [0, 0, 1, 2, 1])
+
+
+def test_nearest_labels_are_the_same_for_fortran_ordered_rows():
+    """A pandas frame's values are Fortran-ordered; they take scikit-learn's chunked
+    search too (made C-ordered), with the labels of the brute-force nearest row."""
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.RandomState(0)
+    X, Xs = rng.randn(300, 5), rng.randn(40, 5)
+    labels = rng.randint(0, 4, size=40)
+    expected = labels[np.argmin(cdist(X, Xs), axis=1)]
+    np.testing.assert_array_equal(nearest_labels(np.asfortranarray(X), Xs, labels), expected)
+    np.testing.assert_array_equal(nearest_labels(X, np.asfortranarray(Xs), labels), expected)

@@ -87,3 +87,20 @@ def test_integer_at_least_accepts_numpy_integers():
     from marginclust.utils import IntegerAtLeast
 
     assert IntegerAtLeast(2)(np.int64(7), "k") == 7 and IntegerAtLeast(0)(0, "k") == 0
+
+
+def test_column_spread_ratio_dense_sparse_and_unmeasured():
+    from marginclust.utils._preprocessing import column_spread_ratio, standardise_advice
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(50, 3) * [1.0, 4.0, 0.5]
+    X[:, 1] -= 7.0  # an offset does not change a spread
+    expected = X.std(axis=0).max() / X.std(axis=0).min()
+    np.testing.assert_allclose(column_spread_ratio(X), expected, rtol=1e-12)
+    np.testing.assert_allclose(column_spread_ratio(sp.csr_matrix(X)), expected, rtol=1e-10)
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    np.testing.assert_allclose(column_spread_ratio(Z), 1.0, rtol=1e-12)
+    assert column_spread_ratio(np.c_[X[:, :1], np.zeros(50)]) is None  # one varying column
+    assert column_spread_ratio([[0.0, 1.0], [1.0, 0.0]]) is None  # not an array: not measured
+    assert standardise_advice(expected).startswith("Standardise the features (")
+    assert "already on one scale" in standardise_advice(1.0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -35,9 +36,11 @@ from ..utils import (
     Positive,
     check_memberships,
     membership_init,
+    report,
     resolve_alias,
 )
 from ..utils._blocks import backend_for, out_of_core
+from ..utils._preprocessing import column_spread_ratio, standardise_advice
 from ._kernel_model import (
     KERNEL_CONSTRAINTS,
     KernelContext,
@@ -215,7 +218,8 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         Seeds the initialisation and the low-rank feature map. Use an int to
         make the randomness deterministic.
     verbose : int, default=0
-        ``verbose > 0`` prints the mode and one line per sweep to stderr.
+        ``verbose > 0`` prints the mode, the start's seconds, one line per
+        sweep and a summary of the alternation and of each re-seed to stderr.
 
     Attributes
     ----------
@@ -316,6 +320,27 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         "(a larger gamma, e.g. 4x gamma_); more n_init also helps."
     )
 
+    def _fit_collapse_advice(self) -> str:
+        """The collapse advice naming what this fit tried: its start, its re-seeds (with
+        the clusters each found) and, from the column spreads, whether standardising
+        the features could change anything."""
+        tried = getattr(self, "_tried", None)
+        if tried is None:
+            return self._collapse_advice
+        found, K = tried["found"], self._n_clusters
+        text = f"Tried: the start {tried['start']} ({found[0]} of {K} clusters)"
+        if len(found) > 1:
+            text += (f", then {len(found) - 1} re-seed(s) of the emptied clusters at the "
+                     f"worst-fitted points ({', '.join(map(str, found[1:]))} clusters)")
+        if int(self.n_init) > 1:
+            text += f", in each of n_init={int(self.n_init)} restarts (the best is kept)"
+        text += ". "
+        if self.kernel != "precomputed":
+            text += standardise_advice(tried["spread"])
+        other = "init='spectral'" if "'max-margin'" in tried["start"] else "init='max-margin'"
+        return text + ("Raise lam (e.g. 10x) or use a narrower kernel (a larger gamma, e.g. "
+                       f"4x gamma_); another init (e.g. {other}) or more n_init may help.")
+
     _parameter_constraints = {
         # n_clusters=1: the trivial one-cluster partition (u = 1)
         "n_clusters": NClusters(1),
@@ -393,8 +418,10 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         kctx = self._prepare_kernel(X, stream=True)
         # the rows the starts and the low-rank sweeps read: the centred data
         rows = backend_for(kctx.X)
+        # what a collapse warning says of the data's scale (None: not measured)
+        spread = None if self.kernel == "precomputed" else column_spread_ratio(X)
         return {"kernel": kctx, "rows": rows, "init": init, "init_U": init_U,
-                "lam": float(self.lam), "m": float(self.m)}
+                "lam": float(self.lam), "m": float(self.m), "spread": spread}
 
     # ----------------------------------------------------------------- init
     def _initial_memberships(self, ctx: dict[str, Any], random_state: np.random.RandomState) -> Any:
@@ -495,21 +522,37 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
     ) -> SolverResult:
         kctx: KernelContext = ctx["kernel"]
         K = self._n_clusters
-        res, out = self._solve_from(ctx, self._initial_memberships(ctx, random_state))
+        start = "init=<memberships>" if ctx["init_U"] is not None else f"init={ctx['init']!r}"
+        t0 = time.perf_counter()
+        U0 = self._initial_memberships(ctx, random_state)
+        report(self.verbose, "SLMC start (%s): %.2f s", start, time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        res, out = self._solve_from(ctx, U0)
+        found = int(np.count_nonzero(out["sizes"]))
+        report(self.verbose, "SLMC alternation from the start: %d sweeps, %d of %d clusters, "
+               "%.2f s", res.n_iter, found, K, time.perf_counter() - t0)
+        tried = [found]
         n_reseeds = 0
         for _ in range(_MAX_RESEEDS):
-            found = int(np.count_nonzero(out["sizes"]))
             if found == K:
                 break
             # Collapse: re-seed the emptied clusters from the worst-fitted points (as
             # scikit-learn's KMeans relocates empty clusters) and alternate again.
+            t0 = time.perf_counter()
             U1 = reseeded_start(ctx["rows"], out["states"], K)
             res1, out1 = self._solve_from(ctx, U1)
             n_reseeds += 1
-            if int(np.count_nonzero(out1["sizes"])) <= found:
+            found1 = int(np.count_nonzero(out1["sizes"]))
+            tried.append(found1)
+            report(self.verbose, "SLMC re-seed %d of at most %d (%d emptied clusters seeded at "
+                   "the worst-fitted points): %d sweeps, %d of %d clusters (%s), %.2f s",
+                   n_reseeds, _MAX_RESEEDS, K - found, res1.n_iter, found1, K,
+                   "kept" if found1 > found else "not kept", time.perf_counter() - t0)
+            if found1 <= found:
                 break  # a second re-seed would start from the same labels: same result
-            res, out = res1, out1
-        x = {"decision_values_": out["F"], "n_reseeds_": n_reseeds}
+            res, out, found = res1, out1, found1
+        x = {"decision_values_": out["F"], "n_reseeds_": n_reseeds,
+             "_tried": {"start": start, "found": tried, "spread": ctx["spread"]}}
         x.update(self._fitted_model(kctx, out["coef"]))
         return replace(res, x=x, info={"cluster_sizes": out["sizes"]})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -33,6 +34,7 @@ from ..utils import (
     report,
     resolve_alias,
 )
+from ..utils._preprocessing import column_spread_ratio, standardise_advice
 from ._kernel_model import N_COMPONENTS
 from ._one_class import (
     DECISION_SCALE,
@@ -51,6 +53,7 @@ class _Context:
     data: OneClassData
     temperatures: npt.NDArray[np.float64]
     nu: float
+    spread: float | None = None  # the columns' spread ratio, for the collapse advice
 
 
 class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
@@ -186,7 +189,8 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
     random_state : int, RandomState instance or None, default=None
         Seeds the initialisation and the Nystroem landmarks.
     verbose : int, default=0
-        ``verbose > 0`` prints one line per EM iteration to stderr.
+        ``verbose > 0`` prints the start's seconds and one line per EM
+        iteration to stderr.
 
     Attributes
     ----------
@@ -319,6 +323,17 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         return ("Standardise the features, lower the temperature, try a lower gamma (a wider "
                 "kernel, e.g. gamma='sigma0'), another init or annealing=True, or more n_init.")
 
+    def _fit_collapse_advice(self) -> str:
+        """The advice naming this fit's start and, from the column spreads, whether
+        standardising the features could change anything."""
+        tried = getattr(self, "_tried", None)
+        advice = self._collapse_advice
+        if tried is None or not advice.startswith("Standardise the features, "):
+            return advice
+        rest = advice[len("Standardise the features, "):]
+        return (f"Tried: the start init={tried['start']}. {standardise_advice(tried['spread'])}"
+                f"{rest[0].upper()}{rest[1:]}")
+
     # LIBSVM-scale decision values grow with the cluster sizes (nu sum_i z_ik)
     _n_scaled_params: ClassVar[tuple[str, ...]] = (
         "temperature",
@@ -450,7 +465,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
                 5000,
                 data.features.shape[1] if data.features is not None else 0,
             )
-        return _Context(data, self._temperatures(), float(self.nu))
+        return _Context(data, self._temperatures(), float(self.nu), column_spread_ratio(X))
 
     def _label_free_grid(self, X: Any) -> dict[str, list[Any]]:
         """Kernel widths around the width rule (x 1/4 .. 2 in gamma) and three ``nu``.
@@ -497,7 +512,10 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
         K, init = self._n_clusters, self._init
         if not isinstance(init, str):
             init = check_memberships(init, data.X.shape[0], K)
+        start = repr(init) if isinstance(init, str) else "<memberships>"
+        t0 = time.perf_counter()
         W0 = initial_weights(init, data.X, K, random_state)
+        report(self.verbose, "WOC-SVM start (init=%s): %.2f s", start, time.perf_counter() - t0)
 
         def callback(it: int, f_ll: float, temperature: float) -> None:
             report(self.verbose, "WOC-SVM iteration %d: f_LL=%.6g at temperature %.4g",
@@ -542,6 +560,7 @@ class WOCSVMClustering(SoftClusterMixin, ClusterTransformerMixin, BaseClusterer)
             "temperature_history_": res.info["sigma_history"],
             "absorbed_clusters_": absorbed,
             "n_fits_": int(res.info["n_fits"]),
+            "_tried": {"start": start, "spread": context.spread},
         }
         return replace(res, x=x)
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["PREPROCESSING", "preprocess"]
+__all__ = ["COMPARABLE_SPREADS", "PREPROCESSING", "column_spread_ratio", "preprocess",
+           "standardise_advice"]
 
 PREPROCESSING = ("raw", "standardize", "minmax")
+
+#: Columns whose standard deviations are within this factor of each other are taken
+#: as already on one scale: advice to standardise them would change little.
+COMPARABLE_SPREADS = 2.0
 
 
 def preprocess(X: npt.NDArray[np.floating], how: str) -> npt.NDArray[np.float64]:
@@ -53,3 +58,72 @@ def preprocess(X: npt.NDArray[np.floating], how: str) -> npt.NDArray[np.float64]
         span[span == 0] = 1.0
         return (Z - lo) / span
     raise ValueError(f"preprocessing must be one of {PREPROCESSING}; got {how!r}.")
+
+
+def column_spread_ratio(X: object) -> float | None:
+    """Largest over smallest standard deviation of the non-constant columns of ``X``.
+
+    Parameters
+    ----------
+    X : object
+        Data; only an in-memory ndarray (or a scipy sparse matrix) is measured.
+
+    Returns
+    -------
+    ratio : float or None
+        1 for standardised data; None for other inputs (e.g. lazy arrays) or
+        fewer than two non-constant columns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from marginclust.utils._preprocessing import column_spread_ratio
+    >>> column_spread_ratio(np.array([[0.0, 0.0], [1.0, 10.0], [2.0, 20.0]]))
+    10.0
+    """
+    import scipy.sparse as sp
+
+    if sp.issparse(X):
+        A = sp.csr_matrix(X, dtype=np.float64)
+        mean = np.asarray(A.mean(axis=0)).ravel()
+        var = np.asarray(A.multiply(A).mean(axis=0)).ravel() - mean**2
+        std = np.sqrt(np.maximum(var, 0.0))
+    elif isinstance(X, np.ndarray) and X.ndim == 2:
+        std = np.asarray(X, dtype=np.float64).std(axis=0)
+    else:
+        return None
+    std = std[std > 0]
+    if std.size < 2 or not np.all(np.isfinite(std)):
+        return None
+    return float(std.max() / std.min())
+
+
+def standardise_advice(ratio: float | None) -> str:
+    """The collapse warnings' sentence on standardising, from :func:`column_spread_ratio`.
+
+    Parameters
+    ----------
+    ratio : float or None
+        Largest over smallest column standard deviation (None: not measured).
+
+    Returns
+    -------
+    advice : str
+        A sentence ending in a space: standardise when the spreads differ by more
+        than :data:`COMPARABLE_SPREADS`, or a note that they are already comparable.
+
+    Examples
+    --------
+    >>> from marginclust.utils._preprocessing import standardise_advice
+    >>> standardise_advice(1.0).startswith("The features are already on one scale")
+    True
+    >>> standardise_advice(37.0)
+    'Standardise the features (their column standard deviations differ up to 37-fold). '
+    """
+    if ratio is None:
+        return "Standardise the features if they are in different units. "
+    if ratio > COMPARABLE_SPREADS:
+        return (f"Standardise the features (their column standard deviations differ up to "
+                f"{ratio:.3g}-fold). ")
+    return (f"The features are already on one scale (column standard deviations within a "
+            f"factor {ratio:.3g}), so standardising them would change little. ")
