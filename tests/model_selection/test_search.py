@@ -350,3 +350,18 @@ def test_auto_scoring_is_stability_across_k_and_calinski_harabasz_at_fixed_k():
 
     assert _varies_n_clusters([{"est__n_clusters": 2}, {"est__n_clusters": 3}])
     assert not _varies_n_clusters([{"est__n_clusters": 2, "C": 1}, {"est__n_clusters": 2}])
+
+
+def test_collapse_advice_is_read_from_the_instance():
+    # an estimator may word its advice by its parameters (a property on the class)
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust import FuzzyCMeans, WOCSVMClustering
+    from marginclust.model_selection._search import collapse_advice
+
+    est = WOCSVMClustering(decision_scale="relative")
+    assert collapse_advice(est) == est._collapse_advice
+    assert isinstance(collapse_advice(est), str) and collapse_advice(est)
+    assert collapse_advice(make_pipeline(StandardScaler(), FuzzyCMeans())) == \
+        FuzzyCMeans._collapse_advice

@@ -161,6 +161,33 @@ def _subsample(value: Any, name: str) -> None:
         raise ValueError(message)
 
 
+
+def collapse_advice(estimator: Any) -> str:
+    """The estimator's own advice after a collapse (for a pipeline, its last step's).
+
+    Read from the instance: an estimator may word it by its parameters (a property).
+
+    Parameters
+    ----------
+    estimator : estimator or Pipeline
+        The searched estimator, unfitted.
+
+    Returns
+    -------
+    advice : str
+        Empty when the estimator has none.
+
+    Examples
+    --------
+    >>> from marginclust import FuzzyCMeans
+    >>> collapse_advice(FuzzyCMeans()).startswith("Lower the fuzzifier")
+    True
+    """
+    steps = getattr(estimator, "steps", None)
+    final = steps[-1][1] if steps else estimator
+    advice = getattr(final, "_collapse_advice", "")
+    return advice if isinstance(advice, str) else ""
+
 class StabilitySearch(ClusterMixin, BaseEstimator):
     """Choose a clusterer's parameters, n_clusters included, without labels.
 
@@ -792,7 +819,7 @@ default="calinski_harabasz"
                 for j in range(min(len(settings), 6))
             )
             more = "" if len(settings) <= 6 else f"; ... ({len(settings)} settings)"
-            advice = getattr(type(base), "_collapse_advice", "")
+            advice = collapse_advice(base)
             warnings.warn(
                 f"Every setting of the {type(base).__name__} search collapsed or failed on "
                 f"the search rows ({shown}{more}), so labels_ come from the least degenerate "
