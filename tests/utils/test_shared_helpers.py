@@ -104,3 +104,19 @@ def test_column_spread_ratio_dense_sparse_and_unmeasured():
     assert column_spread_ratio([[0.0, 1.0], [1.0, 0.0]]) is None  # not an array: not measured
     assert standardise_advice(expected).startswith("Standardise the features (")
     assert "already on one scale" in standardise_advice(1.0)
+
+
+def test_column_spread_ratio_near_float64s_range_without_overflow():
+    import warnings
+
+    import scipy.sparse as sp
+
+    from marginclust.utils._preprocessing import column_spread_ratio
+
+    X = np.random.RandomState(0).randn(30, 3) * [1.0, 4.0, 2.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow in the squares
+        for scale in (1e-300, 1.0, 1e200):
+            assert np.isclose(column_spread_ratio(X * scale), column_spread_ratio(X))
+            assert np.isclose(column_spread_ratio(sp.csr_matrix(X * scale)),
+                              column_spread_ratio(X))

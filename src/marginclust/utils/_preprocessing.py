@@ -83,19 +83,29 @@ def column_spread_ratio(X: object) -> float | None:
     """
     import scipy.sparse as sp
 
+    # each column divided by its largest magnitude first: the squares of data near
+    # float64's range would overflow (std(X / s) * s is the same spread)
     if sp.issparse(X):
         A = sp.csr_matrix(X, dtype=np.float64)
+        scale = np.asarray(abs(A).max(axis=0).todense()).ravel()
+        scale[~(scale > 0)] = 1.0
+        A = sp.csr_matrix(A.multiply(1.0 / scale))
         mean = np.asarray(A.mean(axis=0)).ravel()
         var = np.asarray(A.multiply(A).mean(axis=0)).ravel() - mean**2
-        std = np.sqrt(np.maximum(var, 0.0))
+        std = np.sqrt(np.maximum(var, 0.0)) * scale
     elif isinstance(X, np.ndarray) and X.ndim == 2:
-        std = np.asarray(X, dtype=np.float64).std(axis=0)
+        A = np.asarray(X, dtype=np.float64)
+        scale = np.abs(A).max(axis=0) if A.shape[0] else np.ones(A.shape[1])
+        scale[~(scale > 0)] = 1.0
+        std = (A / scale).std(axis=0) * scale
     else:
         return None
     std = std[std > 0]
     if std.size < 2 or not np.all(np.isfinite(std)):
         return None
-    return float(std.max() / std.min())
+    with np.errstate(over="ignore"):
+        ratio = float(std.max() / std.min())
+    return ratio if np.isfinite(ratio) else None
 
 
 def standardise_advice(ratio: float | None) -> str:
