@@ -39,7 +39,7 @@ test: $(VENV)/.installed-test
 # summation order): a test that holds only for this CPU's rounding fails here, not on a
 # user's machine. Sandybridge kernels (no FMA) differ most from today's FMA CPUs; on a
 # machine whose own kernels are Sandybridge's, Haswell's are used instead.
-NUMERIC_TESTS := tests/estimators tests/solvers tests/objectives tests/feature_maps \
+NUMERIC_TESTS := tests/estimators tests/solvers tests/objectives tests/feature_maps tests/starts \
 	tests/dask tests/properties tests/test_parallel_restarts.py
 test-blas: $(VENV)/.installed-test
 	@native=$$($(BIN)/python -c "import numpy, threadpoolctl; \

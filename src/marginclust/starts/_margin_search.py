@@ -430,11 +430,16 @@ def margin_search(
     judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph,
                                          pair_pos, memory, verbose)
 
+    # each K's judged row, kept when the range grows (the range grows only without
+    # pairs, so the candidates of a K never change between selections)
+    memo: dict[tuple[int, bool], Any] = {}
+
     def select() -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
         consistent = _consistent(judged, pairs.size)
         return _select(
             consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
             Zs, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
+            memo=memo,
         )
 
     best, labels, k_scores = select()

@@ -118,8 +118,12 @@ def _select(
     *,
     auto: bool,
     with_pairs: bool,
+    memo: dict[tuple[int, bool], tuple[KScore, Candidate, npt.NDArray[np.intp]]] | None = None,
 ) -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
     """The best candidate per K (the first in pool order on ties), then the K.
+
+    ``memo`` keeps each K's judged row (by K and whether the first run had ended
+    there), so a search that grows its range tests the K it judged before only once.
 
     Each K's best partition has its boundaries judged against structureless
     data (:func:`pair_separations`). With
@@ -137,17 +141,22 @@ def _select(
         # by score, the first in pool order on ties; the first whose boundaries are
         # all clear is kept (a high margin with a boundary across uniform density,
         # a cut in a sparse tail, is not a partition into clusters), else the top
-        ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
-        rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
-        for cand, labels in ranked[:1] if ended else ranked:
-            # the others only need to know whether they are separated
-            tests = pair_separations(Z, labels, k, neighbors, weights=weights,
-                                     draws=_REFERENCE_DRAWS, seed=seed + k,
-                                     until_unclear=bool(rows))
-            rows.append((_k_score(cand, tests), cand, labels))
-            if rows[-1][0].separated:
-                break
-        row, cand, labels = next((r for r in rows if r[0].separated), rows[0])
+        if memo is not None and (k, ended) in memo:
+            row, cand, labels = memo[(k, ended)]
+        else:
+            ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
+            rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
+            for cand, labels in ranked[:1] if ended else ranked:
+                # the others only need to know whether they are separated
+                tests = pair_separations(Z, labels, k, neighbors, weights=weights,
+                                         draws=_REFERENCE_DRAWS, seed=seed + k,
+                                         until_unclear=bool(rows))
+                rows.append((_k_score(cand, tests), cand, labels))
+                if rows[-1][0].separated:
+                    break
+            row, cand, labels = next((r for r in rows if r[0].separated), rows[0])
+            if memo is not None:
+                memo[(k, ended)] = (row, cand, labels)
         best_per_k[k] = (cand, labels)
         table.append(row)
         if row.separated and not ended:
