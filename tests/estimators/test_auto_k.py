@@ -107,6 +107,15 @@ def test_k_scores_are_the_separations_of_each_k():
     assert row.valley == pytest.approx(min(t.valley for t in tests))
 
 
+def test_an_empty_cluster_has_no_boundary_to_judge():
+    """A partition that leaves a cluster empty (a generator may) is judged on the others."""
+    X, y = _blobs(300, 2, seed=1)
+    graph = NeighborGraph.from_data(X, 7)
+    tests = pair_separations(X, y, 3, graph.indices, seed=0)  # cluster 2 is empty
+    assert [t.clusters for t in tests] == [(0, 1)]
+    assert tests[0].clear
+
+
 def test_k_given_on_structureless_data_warns_with_the_same_reference():
     X = np.random.RandomState(0).uniform(size=(600, 2))
     with pytest.warns(ConvergenceWarning, match="clearly separated"):

@@ -334,9 +334,10 @@ def pair_separations(
     for a, b in order:
         if until_unclear and out and not out[-1].clear:
             break
-        union = np.flatnonzero((labels == a) | (labels == b))
-        if union.size < _MIN_UNION:
-            continue
+        in_b = labels == b
+        union = np.flatnonzero((labels == a) | in_b)
+        if union.size < _MIN_UNION or not 0 < np.count_nonzero(in_b) < union.size:
+            continue  # too few points to judge, or an empty cluster (no boundary)
         w = None if weights is None else weights[union]
         out.append(_pair_separation(Z[union], (labels[union] == b).astype(np.intp), (a, b),
                                     bool(touching[a, b]), w, int(n_neighbors), rng,
