@@ -90,13 +90,30 @@ def test_an_unnamed_label_column_gets_a_note(tmp_path, capsys):
                 "--label-column target" in err)
 
 
-def test_features_far_apart_in_scale_get_a_note_unless_standardised(tmp_path, capsys):
+def test_features_far_apart_in_scale_are_standardised_by_default_with_a_note(tmp_path, capsys):
     X = _rows() * [1.0, 1000.0]
-    code, _ = _fit(tmp_path, "scale.csv", _text(X))
+    code, out = _fit(tmp_path, "scale.csv", _text(X))
+    auto = out.read_text()
     err = capsys.readouterr().err
-    assert code == 0 and "the features' scales differ by" in err and "--standardize" in err
+    assert code == 0 and "the features' scales differ by" in err
+    assert "each feature was standardised (--scale none keeps them" in err
+    code, out = _fit(tmp_path, "scale.csv", _text(X), "--scale", "standard")
+    assert code == 0 and "scales differ" not in capsys.readouterr().err
+    assert out.read_text() == auto  # the same output: "auto" chose "standard"
     code, _ = _fit(tmp_path, "scale.csv", _text(X), "--standardize")
     assert code == 0 and "scales differ" not in capsys.readouterr().err
+    code, _ = _fit(tmp_path, "scale.csv", _text(X), "--scale", "none")
+    err = capsys.readouterr().err
+    assert code == 0 and "--scale standard gives every feature unit variance" in err
+
+
+def test_features_in_one_unit_are_left_as_they_are(tmp_path, capsys):
+    X = _rows() * [1.0, 20.0]  # an aspect ratio, not a change of unit
+    code, out = _fit(tmp_path, "shape.csv", _text(X))
+    auto = out.read_text()
+    assert code == 0 and "scales differ" not in capsys.readouterr().err
+    code, out = _fit(tmp_path, "shape.csv", _text(X), "--scale", "none")
+    assert out.read_text() == auto
 
 
 def test_thousands_separators_are_named(tmp_path, capsys):

@@ -216,6 +216,7 @@ def test_a_failing_candidate_is_left_out():
         ({"candidates": [("genie", 0.3)]}, r"\(name, dict\)"),
         ({"candidates": [object()]}, "fit_predict"),
         ({"n_clusters": 40, "max_samples": 30}, "max_samples"),
+        ({"scale": "minmax"}, "scale must be one of"),
     ],
 )
 def test_bad_parameters_raise_clear_errors(params, match):
@@ -232,3 +233,49 @@ def test_invariant_to_translation_and_uniform_scale():
         for Y in (X * 1e-5, X * 1e5 + 3e4, X + 1e9):
             assert adjusted_rand_score(base, MaxMarginClustering(random_state=0)
                                        .fit(Y).labels_) == 1.0
+
+
+def _units(X: np.ndarray) -> np.ndarray:
+    """The same points with the second column in a unit 1,000 times smaller."""
+    return X * [1.0, 1000.0]
+
+
+def test_columns_in_different_units_are_standardised_by_default():
+    X, y = make_blobs(400, centers=[[0, 0], [6, 0], [0, 6]], random_state=0)
+    given = MaxMarginClustering(3, scale="standard", random_state=0).fit(X)
+    auto = MaxMarginClustering(3, random_state=0).fit(_units(X))
+    assert auto.scale_ == "standard"
+    assert adjusted_rand_score(y, auto.labels_) > 0.95
+    assert adjusted_rand_score(given.labels_, auto.labels_) == 1.0
+    # prediction maps new rows through the same per-column frame
+    np.testing.assert_array_equal(auto.predict(_units(X)), given.predict(X))
+    kept = MaxMarginClustering(3, scale="none", random_state=0).fit(_units(X))
+    # left in their units, the wide column decides: two blobs side by side merge
+    assert kept.scale_ == "none" and adjusted_rand_score(y, kept.labels_) < 0.8
+
+
+def test_shapes_in_one_unit_are_not_rescaled_by_default():
+    """A thin strip's aspect ratio is not a difference of units: "auto" leaves it."""
+    X, _ = make_moons(300, noise=0.05, random_state=0)
+    est = MaxMarginClustering(2, random_state=0).fit(X * [20.0, 1.0])
+    assert est.scale_ == "none"
+    base = MaxMarginClustering(2, scale="none", random_state=0).fit(X * [20.0, 1.0])
+    np.testing.assert_array_equal(est.labels_, base.labels_)
+
+
+@pytest.mark.parametrize("scale", ["standard", "robust"])
+def test_column_scaling_is_invariant_to_each_columns_unit(scale):
+    X, _ = make_blobs(300, centers=3, n_features=3, random_state=1)
+    a = MaxMarginClustering(3, scale=scale, random_state=0).fit(X)
+    b = MaxMarginClustering(3, scale=scale, random_state=0).fit(X * [1e-3, 1.0, 1e4] + 5.0)
+    assert adjusted_rand_score(a.labels_, b.labels_) == 1.0
+
+
+def test_repeated_rows_leave_the_scaling_and_labels_unchanged():
+    rng = np.random.RandomState(0)
+    X, _ = make_blobs(200, centers=3, random_state=2)
+    X = _units(X)
+    r = rng.randint(1, 4, X.shape[0])
+    once = MaxMarginClustering(3, scale="robust", random_state=0).fit(X)
+    many = MaxMarginClustering(3, scale="robust", random_state=0).fit(np.repeat(X, r, axis=0))
+    np.testing.assert_array_equal(np.repeat(once.labels_, r), many.labels_)

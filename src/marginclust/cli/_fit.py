@@ -173,7 +173,13 @@ def add_parser(sub: Any) -> None:
                    "fit and copied to the output (repeatable)")
     p.add_argument("--delimiter", default=None, help="cell separator: one character or "
                    "comma/semicolon/tab (default: ',' unless the header row uses ';' or tabs)")
-    p.add_argument("--standardize", action="store_true", help="zero mean, unit variance first")
+    p.add_argument("--scale", choices=("auto", "none", "standard", "robust"), default="auto",
+                   help="per-feature scaling first: 'standard' (zero mean, unit variance), "
+                   "'robust' (median and interquartile range), 'none', or 'auto': 'standard' "
+                   "when the features' standard deviations differ more than 100-fold (then "
+                   "they are in different units), else 'none' (MaxMarginClustering's "
+                   "scale='auto' applies the same rule)")
+    p.add_argument("--standardize", action="store_true", help="the same as --scale standard")
     p.add_argument("--seed", type=int, default=0, help="random_state")
     p.add_argument("--out", default=None,
                    help="output CSV file; '-' or none: standard output")
@@ -352,10 +358,7 @@ def run(args: argparse.Namespace) -> int:
     X, labels = data.X, data.labels
     k = _n_clusters(args, params, labels, cls)
     params["n_clusters"] = k
-    if args.standardize:
-        from marginclust.utils import preprocess
-
-        X = preprocess(X, "standardize")
+    X = _scaled(X, args, data.feature_names)
     _complete_params(cls, args, params, init_params)
     _exact_kernel_note(cls, X, params, init_params)
     estimator = cls(**params)
@@ -402,11 +405,20 @@ def _read_input(args: argparse.Namespace) -> CSVData:
     if data.seconds > LARGE_IO_SECONDS or X.size > LARGE_IO_CELLS:
         _say(f"read {X.shape[0]:,} rows x {X.shape[1]:,} features from "
              f"{'standard input' if args.input == '-' else args.input} in {data.seconds:.1f} s")
-    if not args.standardize:
-        scales = scale_note(X, data.feature_names)
+    return data
+
+
+def _scaled(X: np.ndarray, args: argparse.Namespace, names: list[str]) -> np.ndarray:
+    """``X`` under ``--scale`` (``--standardize``: ``standard``), with the note on scales."""
+    from marginclust.utils._preprocessing import resolve_scaling, scale_columns
+
+    asked = "standard" if args.standardize else args.scale
+    how = resolve_scaling(X, asked)
+    if asked in ("auto", "none"):
+        scales = scale_note(X, names, scaled=how != "none")
         if scales:
             _say(f"note: {scales}")
-    return data
+    return scale_columns(X, how) if how != "none" else X
 
 
 def _complete_params(cls: type, args: argparse.Namespace, params: dict[str, Any],

@@ -19,8 +19,6 @@ import numpy as np
 __all__ = ["check_out_file", "format_params", "open_output", "plural", "scale_note",
            "write_clusters"]
 
-# Feature spreads further apart than this ratio get a note suggesting --standardize.
-SCALE_RATIO_NOTE = 100.0
 _BLOCK = 2_000
 
 
@@ -68,8 +66,13 @@ def check_out_file(out: str | None) -> None:
         raise ValueError(f"--out {out} exists and is not a regular file.")
 
 
-def scale_note(X: np.ndarray, names: list[str]) -> str | None:
-    """A note when the features' spreads differ by more than ``SCALE_RATIO_NOTE``."""
+def scale_note(X: np.ndarray, names: list[str], scaled: bool = False) -> str | None:
+    """A note when the features' spreads differ by more than ``UNITS_SPREAD`` (100).
+
+    ``scaled``: whether ``--scale auto`` standardised them for that reason.
+    """
+    from marginclust.utils._preprocessing import UNITS_SPREAD
+
     if X.shape[1] < 2 or X.shape[0] < 2:
         return None
     std = X.std(axis=0)
@@ -78,12 +81,14 @@ def scale_note(X: np.ndarray, names: list[str]) -> str | None:
         return None
     hi, lo = live[np.argmax(std[live])], live[np.argmin(std[live])]
     ratio = float(std[hi] / std[lo])
-    if ratio <= SCALE_RATIO_NOTE:
+    if ratio <= UNITS_SPREAD:
         return None
-    return (f"the features' scales differ by {ratio:,.0f}x (standard deviation of "
-            f"{names[hi]!r} {std[hi]:.3g}, of {names[lo]!r} {std[lo]:.3g}): distance-based "
-            "methods then mostly see the largest; --standardize gives every feature unit "
-            "variance")
+    said = (f"the features' scales differ by {ratio:,.0f}x (standard deviation of "
+            f"{names[hi]!r} {std[hi]:.3g}, of {names[lo]!r} {std[lo]:.3g})")
+    if scaled:
+        return said + ": each feature was standardised (--scale none keeps them as they are)"
+    return (said + ": distance-based methods then mostly see the largest; --scale standard "
+            "gives every feature unit variance")
 
 
 def _text_column(values: np.ndarray) -> list[str]:

@@ -24,7 +24,7 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
         "label-free search",
         "With --search the parameters are chosen by marginclust.model_selection."
         "StabilitySearch (labels are never read; --label-column only scores the result). "
-        "Standardise the features by rule (--standardize): the search does not choose "
+        "Scale the features by rule (--scale): the search does not choose "
         "preprocessing.",
     )
     group.add_argument("--search", action="store_true",

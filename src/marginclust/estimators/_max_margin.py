@@ -34,6 +34,7 @@ from ..utils import (
     Check,
     IntegerAtLeast,
     NClusters,
+    OneOf,
     Or,
     PositiveFinite,
     Seed,
@@ -45,6 +46,7 @@ from ..utils import (
 )
 from ..utils._blocks import BLOCK_ROWS, out_of_core, sample_row_indices
 from ..utils._memory import check_memory as check_memory_budget
+from ..utils._preprocessing import SCALINGS, column_divisors, resolve_scaling
 from ..utils._validation import DistinctRows
 
 __all__ = ["MaxMarginClustering"]
@@ -116,10 +118,12 @@ class MaxMarginClustering(BaseClusterer):
 
     The data are centred and divided by their overall standard deviation (one
     number: shapes are kept), so the result does not change under translation
-    or uniform rescaling; standardise features measured in different units
-    first. Candidates are fitted on at most ``max_samples`` rows (a seeded
-    random subset) and the margin classifier labels the other rows, so time and
-    memory grow linearly in ``n_samples`` beyond that.
+    or uniform rescaling. Columns measured in different units are first divided
+    by their own spreads (``scale``; by default when their standard deviations
+    differ more than 100-fold, see ``scale_``). Candidates are fitted on at
+    most ``max_samples`` rows (a seeded random subset) and the margin classifier
+    labels the other rows, so time and memory grow linearly in ``n_samples``
+    beyond that.
 
     Must-link and cannot-link pairs (``fit(X, must_link=..., cannot_link=...)``)
     are facts about rows; the candidates are generated without them, so the
@@ -170,6 +174,17 @@ class MaxMarginClustering(BaseClusterer):
     max_samples : int, default=3000
         Rows on which the candidates are fitted and judged (all rows when
         there are fewer). No n x n matrix is formed beyond this many rows.
+    scale : {"auto", "none", "standard", "robust"}, default="auto"
+        Per-column scaling before the uniform one. ``"none"``: none (the columns
+        keep their relative spreads: shapes are kept); ``"standard"``: each
+        column divided by its standard deviation; ``"robust"``: by its
+        interquartile range over 1.349 (outliers do not set the scale; the
+        standard deviation where the quartiles coincide). ``"auto"``:
+        ``"standard"`` when the columns' standard deviations differ by more than
+        a factor 100 (the narrowest would then carry under 1/10,000 of a squared
+        distance: different units, not a shape's aspect ratio), else ``"none"``.
+        Constant columns are left as they are. ``marginclust fit --scale`` applies
+        the same rule.
     C : float, default=10.0
         Penalty of the margin classifier (an RBF SVC, width twice the median
         distance to the ``n_neighbors``-th neighbour). Large enough that it
@@ -196,6 +211,8 @@ class MaxMarginClustering(BaseClusterer):
         dask array out of core).
     n_clusters_ : int
         Number of clusters (chosen when ``n_clusters="auto"``).
+    scale_ : {"none", "standard", "robust"}
+        The per-column scaling applied (``scale`` with ``"auto"`` resolved).
     candidates_ : list of Candidate
         Every candidate partition judged, with its name, number of clusters,
         score, cluster sizes and seconds.
@@ -396,6 +413,7 @@ class MaxMarginClustering(BaseClusterer):
         "max_clusters": Or(("auto",), IntegerAtLeast(2),
                            message="{name} must be 'auto' or an integer >= 2; got {value!r}."),
         "max_samples": IntegerAtLeast(10),
+        "scale": OneOf(SCALINGS),
         "C": PositiveFinite(),
         "probability": Boolean(),
         "memory": CacheLocation(),
@@ -410,6 +428,7 @@ class MaxMarginClustering(BaseClusterer):
         n_neighbors: int = 7,
         max_clusters: int | str = "auto",
         max_samples: int = 3000,
+        scale: str = "auto",
         C: float = 10.0,
         probability: bool = False,
         memory: Any = None,
@@ -421,6 +440,7 @@ class MaxMarginClustering(BaseClusterer):
         self.n_neighbors = n_neighbors
         self.max_clusters = max_clusters
         self.max_samples = max_samples
+        self.scale = scale
         self.C = C
         self.probability = probability
         self.memory = memory
@@ -475,6 +495,10 @@ class MaxMarginClustering(BaseClusterer):
         points, live, weights = weighted_points(X, w)
         P = X[points.first]
         ks = self._check_points(P[live], ks)
+        # identical rows are one point of their summed weight: weighted spreads
+        self.scale_ = resolve_scaling(P[live], self.scale, weights[live])
+        columns = (None if self.scale_ == "none"
+                   else column_divisors(P[live], self.scale_, weights[live]))
         pairs = self._point_pairs(must_link, cannot_link, X.shape[0], points, weights,
                                   ks[0] if len(ks) == 1 else None)
         search = margin_search(
@@ -482,7 +506,7 @@ class MaxMarginClustering(BaseClusterer):
             max_samples=self.max_samples, auto=isinstance(self.n_clusters, str),
             random_state=check_random_state(self.random_state), memory=self.memory,
             verbose=self.verbose, n_clusters=self.n_clusters,
-            extend=self.max_clusters == "auto",
+            extend=self.max_clusters == "auto", columns=columns,
         )
         self._set_search(search, points)
         on_points = self._fit_classifier(search)

@@ -191,7 +191,7 @@ class MarginSearch:
     Z : ndarray of shape (n_points, n_features)
         Every point in the working frame.
     mean, scale
-        The frame's map: ``Z = (P - mean) * scale``.
+        The frame's map: ``Z = (P - mean) * scale`` (``scale`` per column).
     weights : ndarray of shape (n_fitted,) or None
         The fitted points' relative weights (None when all are equal).
     width : float
@@ -207,7 +207,7 @@ class MarginSearch:
     rows: npt.NDArray[np.intp]
     Z: npt.NDArray[np.float64]
     mean: npt.NDArray[np.float64]
-    scale: float
+    scale: npt.NDArray[np.float64]
     weights: npt.NDArray[np.float64] | None
     width: float
     candidates: list[Candidate]
@@ -369,6 +369,7 @@ def margin_search(
     verbose: int = 0,
     n_clusters: Any = None,
     extend: bool = False,
+    columns: npt.NDArray[np.float64] | None = None,
 ) -> MarginSearch:
     """The label-free search of maximum-margin clustering on weighted distinct points.
 
@@ -404,6 +405,9 @@ def margin_search(
         With ``auto`` and no pairs: while the largest K tried is chosen (every
         boundary still clear), try up to half as many again, up to
         :func:`largest_k` of the fitted points.
+    columns : ndarray of shape (n_features,) or None, default=None
+        Each column's divisor (:func:`~marginclust.utils._preprocessing.column_divisors`)
+        before the frame's uniform scale; None divides by 1.
 
     Returns
     -------
@@ -411,7 +415,11 @@ def margin_search(
     """
     uniform = bool(np.all(weights[live] == 1.0))
     closure = pairs.closure
-    Z, mean, scale = _working_points(P, live, None if uniform else weights[live])
+    divisors = np.ones(P.shape[1]) if columns is None else np.asarray(columns, dtype=np.float64)
+    Z, mean, uniform_scale = _working_points(P / divisors if columns is not None else P, live,
+                                             None if uniform else weights[live])
+    # the frame of P itself: (P / c - m) s = (P - m c) (s / c)
+    mean, scale = mean * divisors, uniform_scale / divisors
     rows = _fitted_rows(live, max_samples, closure, random_state)
     m = rows.size
     Zs = np.ascontiguousarray(Z[rows])
