@@ -120,10 +120,16 @@ class MaxMarginClustering(BaseClusterer):
     number: shapes are kept), so the result does not change under translation
     or uniform rescaling. Columns measured in different units are first divided
     by their own spreads (``scale``; by default when their standard deviations
-    differ more than 100-fold, see ``scale_``). Candidates are fitted on at
-    most ``max_samples`` rows (a seeded random subset) and the margin classifier
-    labels the other rows, so time and memory grow linearly in ``n_samples``
-    beyond that.
+    differ more than 100-fold, see ``scale_``). In a table that mixes discrete
+    columns (2 to 10 distinct values: yes/no answers, grades, small counts) with
+    continuous ones, the judge reads each discrete value as its bin (spread
+    uniformly over half the gap to each neighbouring level before the vote's
+    neighbours are found): the empty space between two levels is the lattice
+    of the measurement, not a density valley, and read as given it makes a
+    split along one yes/no column look perfectly separated. Candidates are
+    fitted on at most ``max_samples`` rows (a seeded random subset) and the
+    margin classifier labels the other rows, so time and memory grow linearly in
+    ``n_samples`` beyond that.
 
     Must-link and cannot-link pairs (``fit(X, must_link=..., cannot_link=...)``)
     are facts about rows; the candidates are generated without them, so the

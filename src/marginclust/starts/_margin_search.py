@@ -29,6 +29,7 @@ from ..utils._blocks import BLOCK_ROWS
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 from ._candidates import fit_candidate
+from ._discrete import discrete_columns, spread_over_bins
 from ._selection import Candidate, KScore, _consistent, _select
 
 __all__ = [
@@ -431,9 +432,13 @@ def margin_search(
             "the rows the candidates are fitted to; raise max_samples."
         )
     _check_ward_memory(pool, m)
-    graph = NeighborGraph.from_data(Zs, int(n_neighbors))
-    width = _local_width(Zs, graph, n_neighbors)
     seeds = spawn_seeds(random_state, len(pool) + 1)
+    # the judge's points: discrete columns of a mixed table read as bins (see _discrete)
+    discrete = discrete_columns(Zs)
+    Zj = Zs if discrete.size == 0 else spread_over_bins(
+        Zs, discrete, np.random.RandomState(int(seeds[-1])))
+    graph = NeighborGraph.from_data(Zj, int(n_neighbors))
+    width = _local_width(Zj, graph, n_neighbors)
     pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
     judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph,
                                          pair_pos, memory, verbose)
@@ -446,7 +451,7 @@ def margin_search(
         consistent = _consistent(judged, pairs.size)
         return _select(
             consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
-            Zs, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
+            Zj, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
             memo=memo,
         )
 
