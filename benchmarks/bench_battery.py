@@ -10,6 +10,8 @@ the adjusted Rand index (ARI), and a data set's score is the best over its
 references. ``--uci`` runs the same on the shared UCI-like sets instead (K = number
 of classes; features standardised per column, since they come in different
 units; rows without a label dropped, missing cells imputed by the loader).
+``--side-by-side`` runs both, the battery and the UCI-like sets, each with its own
+preprocessing, and writes one table of both (below).
 
 Methods (``--methods``, comma-separated; default: all available):
 
@@ -19,10 +21,12 @@ Methods (``--methods``, comma-separated; default: all available):
 - ``StabilitySearch(SLMC)``: :class:`marginclust.model_selection.StabilitySearch`
   over SLMC's own label-free grid (the library's label-free parameter search),
   searching on 500 rows and refitting the pick on all;
-- the peers: scikit-learn ``KMeans``, ``GaussianMixture``, ``SpectralClustering``,
-  ``AgglomerativeClustering`` at their defaults with K, ``HDBSCAN`` (rule
-  below), and genieclust's ``Genie`` (gini threshold 0.3, its default;
-  benchmark-only, AGPL: installed by the ``peers`` extra, skipped when absent).
+- the peers: scikit-learn ``KMeans``, ``GaussianMixture`` (its defaults: full
+  covariance matrices), ``GaussianMixture(diag)`` (``covariance_type="diag"``,
+  otherwise the same), ``SpectralClustering``, ``AgglomerativeClustering`` at their
+  defaults with K, ``HDBSCAN`` (rule below), and genieclust's ``Genie`` (gini
+  threshold 0.3, its default; benchmark-only, AGPL: installed by the ``peers`` extra,
+  skipped when absent).
 
 HDBSCAN does not take K. Rule: ``min_cluster_size`` runs over 5, 10, 20, ... (doubling,
 up to n / K); the first value that yields exactly K clusters is kept and its noise
@@ -36,6 +40,15 @@ win/tie/loss against each peer (a difference in NCA above 0.01 counts), collapse
 fits (fewer non-empty clusters than K, or a cluster under 1% of n where the
 reference has none that small) and seconds of fitting.
 
+``--side-by-side`` (methods by default: every registered clusterer at its defaults,
+``GaussianMixture``, ``GaussianMixture(diag)``, ``KMeans`` and ``Genie``) reports
+per method the mean NCA on the battery, on the UCI-like sets and on both (the
+mean over all their data sets), and win/tie/loss on each collection against
+``GaussianMixture`` and against the best single library method (the one other
+than MaxMarginClustering with the highest mean NCA on the UCI-like sets), then
+the UCI-like sets one by one, marking those where MaxMarginClustering scores
+more than 0.05 below ``GaussianMixture``.
+
 Every (method, data set, K) fit is cached on disk (``--cache``; the key holds the
 method's parameters, and the hash of the library's source files for the library's
 methods or the peer package's version), so reruns are cheap and an interrupted run
@@ -45,6 +58,7 @@ resumes. Run::
     python benchmarks/bench_battery.py --methods MaxMarginClustering,Genie,GaussianMixture,KMeans \\
         --root /work/clustering-data-v1 --batteries sipu,uci,other --out results/heldout.md
     python benchmarks/bench_battery.py --uci --out benchmarks/results/battery-uci.md
+    python benchmarks/bench_battery.py --side-by-side --out benchmarks/results/side-by-side.md
 """
 
 from __future__ import annotations
@@ -55,6 +69,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import sys
 import time
 import traceback
@@ -75,8 +90,12 @@ from marginclust.metrics import (  # noqa: E402
     normalized_clustering_accuracy,
 )
 
-PEERS = ("KMeans", "GaussianMixture", "SpectralClustering", "AgglomerativeClustering",
-         "HDBSCAN", "Genie")
+PEERS = ("KMeans", "GaussianMixture", "GaussianMixture(diag)", "SpectralClustering",
+         "AgglomerativeClustering", "HDBSCAN", "Genie")
+# --side-by-side: the peers beside the library's clusterers, and the one they are judged by
+SIDE_PEERS = ("GaussianMixture", "GaussianMixture(diag)", "KMeans", "Genie")
+REFERENCE = "MaxMarginClustering"
+LOSS = 0.05  # --side-by-side marks UCI-like sets where REFERENCE trails GaussianMixture by more
 SEED = 0
 TIE = 0.01  # NCA differences up to this count as ties
 # StabilitySearch fits 6 SLMC per grid setting (9 settings): on 500 search rows, as
@@ -165,9 +184,15 @@ def _peer_methods() -> list[Method]:
     out = [
         Method("KMeans", "peer", lambda X, k, s: KMeans(k, random_state=s).fit(X).labels_,
                f"defaults {v}"),
+        # "GaussianMixture" (full covariances) keeps its name: the name is part of the
+        # cache key, and renaming it would refit every cached fit
         Method("GaussianMixture", "peer",
                lambda X, k, s: GaussianMixture(k, random_state=s).fit(X).predict(X),
                f"defaults {v}"),
+        Method("GaussianMixture(diag)", "peer",
+               lambda X, k, s: GaussianMixture(k, covariance_type="diag", random_state=s)
+               .fit(X).predict(X),
+               f"covariance_type=diag {v}"),
         Method("SpectralClustering", "peer",
                lambda X, k, s: SpectralClustering(k, random_state=s).fit(X).labels_,
                f"defaults {v}"),
@@ -327,6 +352,14 @@ def _ranks(table: dict[str, dict[str, Cell]], methods: list[str],
     return {m: _mean(v) for m, v in per.items()}
 
 
+def _wtl(table: dict[str, dict[str, Cell]], m: str, p: str, keys: list[str]) -> str:
+    """Win/tie/loss of ``m`` against ``p`` in NCA over ``keys``: ``"W/T/L"``."""
+    d = [table[m][k].nca - table[p][k].nca for k in keys]
+    w = sum(x > TIE for x in d)
+    t = sum(abs(x) <= TIE for x in d)
+    return f"{w}/{t}/{len(d) - w - t}"
+
+
 def report(table: dict[str, dict[str, Cell]], methods: list[str], keys: list[str],
            skipped: list[tuple[str, str]], header: str) -> str:
     """The markdown report: summary per method, W/T/L against the peers, per-set NCA."""
@@ -361,13 +394,8 @@ def report(table: dict[str, dict[str, Cell]], methods: list[str], keys: list[str
                   "| method | " + " | ".join(peers) + " |",
                   "|---|" + "---|" * len(peers)]
         for m in order:
-            row = []
-            for p in peers:
-                d = [table[m][k].nca - table[p][k].nca for k in keys]
-                w = sum(x > TIE for x in d)
-                t = sum(abs(x) <= TIE for x in d)
-                row.append(f"{w}/{t}/{len(d) - w - t}")
-            lines.append(f"| {m} | " + " | ".join(row) + " |")
+            lines.append(f"| {m} | " + " | ".join(_wtl(table, m, p, keys) for p in peers)
+                         + " |")
     lines += ["", "## NCA per data set", "",
               "| data set | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]
     for k in keys:
@@ -383,38 +411,82 @@ def report(table: dict[str, dict[str, Cell]], methods: list[str], keys: list[str
     return "\n".join(lines) + "\n"
 
 
-# ------------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--methods", default=None,
-                    help="comma-separated method names (default: all available)")
-    ap.add_argument("--sets", default=None,
-                    help="comma-separated data set keys or patterns, e.g. 'fcps/*,wut/x1'")
-    ap.add_argument("--root", default=None,
-                    help="folder of battery folders (default: $MARGINCLUST_BATTERY or "
-                         "../shared/battery)")
-    ap.add_argument("--batteries", default=None,
-                    help="comma-separated batteries (default: every folder of the root)")
-    ap.add_argument("--max-samples", type=int, default=3000,
-                    help="leave out data sets with more points (default 3000)")
-    ap.add_argument("--uci", action="store_true",
-                    help="the shared UCI-like sets ($MARGINCLUST_DATA) instead of a battery")
-    ap.add_argument("--cache", default=str(HERE.parent / "bench-results" / "battery-cache"),
-                    help="folder of cached fits")
-    ap.add_argument("--out", default=None, help="write the markdown report here")
-    ap.add_argument("--code-key", default=None,
-                    help="cache key of the library's code (default: a hash of its source "
-                         "files, so that any change refits the library's methods)")
-    args = ap.parse_args(argv)
+def side_by_side_report(table: dict[str, dict[str, Cell]], methods: list[str],
+                        battery: list[str], uci: list[str], library: list[str],
+                        header: str) -> str:
+    """The ``--side-by-side`` report: both collections per method, then the UCI-like sets.
 
-    available = all_methods(args.code_key)
-    names = list(available) if args.methods is None else [
-        m.strip() for m in args.methods.split(",") if m.strip()]
-    unknown = [m for m in names if m not in available]
-    if unknown:
-        ap.error(f"unknown methods {unknown}; available: {sorted(available)}")
-    skipped: list[tuple[str, str]] = []
-    if args.uci:
+    ``table`` holds the cells of both collections (their keys differ); ``library``
+    names the library's methods, among which the best single one is picked.
+    """
+    def mean(m: str, keys: list[str]) -> float:
+        return _mean([table[m][k].nca for k in keys])
+
+    gm = "GaussianMixture"
+    rivals = [m for m in methods if m in library and m != REFERENCE]
+    best = max(rivals, key=lambda m: mean(m, uci)) if rivals else REFERENCE
+    both = battery + uci
+    order = sorted(methods, key=lambda m: -mean(m, both))
+    lines = [
+        header, "",
+        f"Best single library method: **{best}** (the library's method other than "
+        f"{REFERENCE} with the highest mean NCA on the UCI-like sets). Win / tie / loss "
+        f"counts data sets by NCA (tie: |difference| <= {TIE}); 'both' is the mean over all "
+        f"{len(both)} data sets. `{gm}` fits full covariance matrices (scikit-learn's "
+        f"default), `{gm}(diag)` diagonal ones.", "",
+        f"## Mean NCA and win / tie / loss ({len(battery)} battery sets, {len(uci)} "
+        "UCI-like sets)", "",
+        f"| method | battery NCA ({len(battery)}) | UCI NCA ({len(uci)}) | both ({len(both)}) "
+        f"| W/T/L vs {gm} (full) on UCI | W/T/L vs {gm} (full) on battery "
+        f"| W/T/L vs {best} on UCI "
+        f"| W/T/L vs {best} on battery | failed fits |",
+        "|---|" + "---|" * 8,
+    ]
+    for m in order:
+        cells = [table[m][k] for k in both]
+        lines.append(
+            f"| {m} | {mean(m, battery):.3f} | {mean(m, uci):.3f} | {mean(m, both):.3f} | "
+            f"{_wtl(table, m, gm, uci)} | {_wtl(table, m, gm, battery)} | "
+            f"{_wtl(table, m, best, uci)} | {_wtl(table, m, best, battery)} | "
+            f"{sum(c.failed for c in cells)}/{sum(c.fits for c in cells)} |")
+    shown = [m for m in dict.fromkeys([REFERENCE, best, *SIDE_PEERS]) if m in methods]
+    lines += [
+        "", f"## NCA per UCI-like set ({REFERENCE} more than {LOSS} below {gm} (full): "
+        "**bold**)",
+        "", "| data set | " + " | ".join(shown) + f" | {REFERENCE} - {gm} |",
+        "|---|" + "---|" * (len(shown) + 1),
+    ]
+    losses = []
+    for k in uci:
+        d = table[REFERENCE][k].nca - table[gm][k].nca
+        mark = "**" if d < -LOSS else ""
+        if mark:
+            losses.append(f"- {k}: {table[REFERENCE][k].nca:.3f} against "
+                          f"{table[gm][k].nca:.3f}")
+        lines.append(f"| {mark}{k}{mark} | " + " | ".join(
+            f"{table[m][k].nca:.3f}" for m in shown) + f" | {mark}{d:+.3f}{mark} |")
+    lines += ["", f"UCI-like sets where {REFERENCE} scores more than {LOSS} below {gm} (full): "
+              f"{len(losses)}", "", *losses]
+    failed = []
+    for m in order:
+        # one line per kind of failure: K's value taken out of the message
+        errors = sorted({re.sub(r"n_clusters=\d+", "n_clusters=K", e.split(": ", 1)[-1])
+                         for k in both for e in table[m][k].errors})
+        n = sum(len(table[m][k].errors) for k in both)
+        if n:
+            failed.append(f"- {m}: {n} fits ({'; '.join(errors)[:300]})")
+    if failed:
+        lines += ["", "## Failed fits (scored 0; binary-only methods fail on K > 2)", "",
+                  *failed]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------- main
+def _collect(args: argparse.Namespace, uci: bool, names: list[str],
+             available: dict[str, Method], skipped: list[tuple[str, str]],
+             ) -> tuple[dict[str, dict[str, Cell]], list[str], str]:
+    """Score ``names`` on the UCI-like sets or the battery: cells, data sets, preprocessing."""
+    if uci:
         sets = {ds.key: ds for ds in _uci_sets(args.max_samples)}
         keys = _select(sorted(sets), args.sets.split(",") if args.sets else None)
         how = "standardise"
@@ -429,7 +501,6 @@ def main(argv: list[str] | None = None) -> int:
     cache = Path(args.cache)
     table: dict[str, dict[str, Cell]] = {m: {} for m in names}
     kept = []
-    t0 = time.perf_counter()
     for key in keys:
         try:
             ds = sets[key] if key in sets else load_set(key, root=args.root)
@@ -446,17 +517,83 @@ def main(argv: list[str] | None = None) -> int:
         kept.append(key)
         print(f"{key:32s} " + " ".join(f"{m[:12]}={table[m][key].nca:.2f}" for m in names),
               flush=True)
-    where = "shared UCI-like sets" if args.uci else f"battery root {battery_root(args.root)}"
-    header = (
-        f"# Clustering battery: {where}\n\n"
-        f"Generated by `python benchmarks/bench_battery.py "
-        f"{' '.join(argv if argv is not None else sys.argv[1:])}` on {time.strftime('%Y-%m-%d')}"
-        f" ({platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{' / '.join(f'{v:.1f}' for v in os.getloadavg())} at the end; 1 BLAS thread per fit; "
-        f"{time.perf_counter() - t0:.0f} s of wall time in this run, cached fits taking none). "
-        f"Preprocessing '{how}'; data sets with at most {args.max_samples} points; seed {SEED}; "
-        "the data set's score is the best over its reference partitions. A failed fit scores 0.")
-    text = report(table, names, kept, skipped, header)
+    return table, kept, how
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--methods", default=None,
+                    help="comma-separated method names (default: all available)")
+    ap.add_argument("--sets", default=None,
+                    help="comma-separated data set keys or patterns, e.g. 'fcps/*,wut/x1'")
+    ap.add_argument("--root", default=None,
+                    help="folder of battery folders (default: $MARGINCLUST_BATTERY or "
+                         "../shared/battery)")
+    ap.add_argument("--batteries", default=None,
+                    help="comma-separated batteries (default: every folder of the root)")
+    ap.add_argument("--max-samples", type=int, default=3000,
+                    help="leave out data sets with more points (default 3000)")
+    ap.add_argument("--uci", action="store_true",
+                    help="the shared UCI-like sets ($MARGINCLUST_DATA) instead of a battery")
+    ap.add_argument("--side-by-side", action="store_true",
+                    help="the battery and the UCI-like sets in one report (default methods: "
+                         "the library's clusterers and " + ", ".join(SIDE_PEERS) + ")")
+    ap.add_argument("--cache", default=str(HERE.parent / "bench-results" / "battery-cache"),
+                    help="folder of cached fits")
+    ap.add_argument("--out", default=None, help="write the markdown report here")
+    ap.add_argument("--code-key", default=None,
+                    help="cache key of the library's code (default: a hash of its source "
+                         "files, so that any change refits the library's methods)")
+    args = ap.parse_args(argv)
+
+    if args.side_by_side and args.uci:
+        ap.error("--side-by-side runs the UCI-like sets already: leave out --uci")
+    available = all_methods(args.code_key)
+    if args.methods is not None:
+        names = [m.strip() for m in args.methods.split(",") if m.strip()]
+    elif args.side_by_side:
+        names = [m for m, meth in available.items() if meth.group == "library"
+                 or m in SIDE_PEERS]
+    else:
+        names = list(available)
+    unknown = [m for m in names if m not in available]
+    if unknown:
+        ap.error(f"unknown methods {unknown}; available: {sorted(available)}")
+    if args.side_by_side and not {REFERENCE, "GaussianMixture"} <= set(names):
+        ap.error(f"--side-by-side compares {REFERENCE} and GaussianMixture: name both")
+    skipped: list[tuple[str, str]] = []
+    t0 = time.perf_counter()
+    run = (f"Generated by `python benchmarks/bench_battery.py "
+           f"{' '.join(argv if argv is not None else sys.argv[1:])}` on "
+           f"{time.strftime('%Y-%m-%d')}")
+
+    def facts() -> str:
+        return (f" ({platform.machine()}, {os.cpu_count()} cores, load average "
+                f"{' / '.join(f'{v:.1f}' for v in os.getloadavg())} at the end; 1 BLAS thread "
+                f"per fit; {time.perf_counter() - t0:.0f} s of wall time in this run, cached "
+                f"fits taking none). Data sets with at most {args.max_samples} points; seed "
+                f"{SEED}; the data set's score is the best over its reference partitions. A "
+                "failed fit scores 0.")
+
+    if args.side_by_side:
+        table, battery, _ = _collect(args, False, names, available, skipped)
+        uci_table, uci, _ = _collect(args, True, names, available, skipped)
+        for m in names:
+            table[m].update(uci_table[m])
+        header = (f"# Side by side: battery root {battery_root(args.root)} and the shared "
+                  f"UCI-like sets\n\n{run}{facts()} Preprocessing 'original' on the battery, "
+                  "'standardise' (per column) on the UCI-like sets.")
+        library = [m for m in names if available[m].group == "library"]
+        text = side_by_side_report(table, names, battery, uci, library, header)
+        if skipped:
+            text += "\n## Data sets left out\n\n" + "".join(
+                f"- {k}: {why}\n" for k, why in skipped)
+    else:
+        table, kept, how = _collect(args, args.uci, names, available, skipped)
+        where = ("shared UCI-like sets" if args.uci else
+                 f"battery root {battery_root(args.root)}")
+        header = (f"# Clustering battery: {where}\n\n{run}{facts()} Preprocessing '{how}'.")
+        text = report(table, names, kept, skipped, header)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text, encoding="utf-8")

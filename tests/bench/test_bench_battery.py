@@ -93,3 +93,33 @@ def test_uci_mode_reads_the_data_folder(tmp_path, monkeypatch, load_benchmark):
     assert bench.main(["--uci", "--methods", "KMeans", "--cache", str(tmp_path / "c"),
                        "--out", str(out)]) == 0
     assert "| uci-shared/toy | **1.00** |" in out.read_text()
+
+
+def test_side_by_side_reports_both_collections(battery, tmp_path, monkeypatch, load_benchmark):
+    bench = load_benchmark("bench_battery")
+    rng = np.random.RandomState(2)
+    X = np.vstack([rng.randn(20, 3), rng.randn(20, 3) + 6])
+    rows = ["a,b,c,label"] + [f"{a},{b},{c},{'yes' if i < 20 else 'no'}"
+                              for i, (a, b, c) in enumerate(X)]
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "toy.csv").write_text("\n".join(rows) + "\n")
+    monkeypatch.setenv("MARGINCLUST_DATA", str(data))
+    out = tmp_path / "side.md"
+    methods = "MaxMarginClustering,PKM,GaussianMixture,GaussianMixture(diag)"
+    assert bench.main(["--side-by-side", "--root", str(battery), "--methods", methods,
+                       "--max-samples", "95", "--cache", str(tmp_path / "c"),
+                       "--out", str(out)]) == 0
+    text = out.read_text()
+    # PKM is the only library method beside MaxMarginClustering: the best by definition
+    assert "Best single library method: **PKM**" in text
+    # two readable battery sets (toy/big too large, toy/broken unreadable), one UCI-like set
+    assert "| battery NCA (2) | UCI NCA (1) | both (3) |" in text
+    # a method against itself ties everywhere
+    assert "| 0/1/0 | 0/2/0 | " in text.split("| GaussianMixture |")[1].splitlines()[0]
+    assert "| uci-shared/toy | " in text.split("## NCA per UCI-like set")[1]
+    assert "toy/broken: unreadable" in text
+    with pytest.raises(SystemExit):
+        bench.main(["--side-by-side", "--uci", "--methods", methods])
+    with pytest.raises(SystemExit):  # the report compares against GaussianMixture
+        bench.main(["--side-by-side", "--methods", "MaxMarginClustering,KMeans"])
