@@ -15,19 +15,20 @@ default) against the former ``init="fcm-sharp", gamma="scale"``, interleaved; th
 fit stops after the start.
 
 ``all``: every registered clusterer (the registry's list) on ``make_blobs(n, 10,
-centers=5, random_state=0)`` with ``n_clusters=5`` (a method that refuses three
-clusters on 30 rows: ``centers=2``, ``n_clusters=2``), at its defaults and, where a
-default changed in 0.2, at its former settings (:data:`FORMER`), interleaved per
-estimator; the median over ``--repeats`` of CPU seconds (``time.process_time``) and
-wall seconds, the ARI against the blobs' labels, the number of non-empty clusters
-and the warning categories of each. Each fit runs in a forked child process,
-killed after ``--timeout`` seconds, its address space limited to ``--memory-limit``
-GiB (the library's memory checks see that limit). Above 10,000 rows a probe
-first fits 5,000 and 10,000 rows; a fit whose extrapolation (the probe's growth
-exponent, clipped to 1..2) exceeds the timeout gets ``--refuse-window`` seconds to
-refuse by itself or finish, and is otherwise recorded as not run (with the
-quadratic extrapolation of the probe's peak memory when that peak is of the size
-of an n x n matrix). The load average is printed at the start and end of each
+centers=5, cluster_std=1, random_state=0)`` (``--cluster-std`` for another spread)
+with ``n_clusters=5`` (a method that refuses three clusters on 30 rows:
+``centers=2``, ``n_clusters=2``), at its defaults and, where a default changed in
+0.2, at its former settings (:data:`FORMER`), interleaved per estimator; the
+median over ``--repeats`` of CPU seconds (``time.process_time``) and wall seconds,
+the ARI against the blobs' labels, the number of non-empty clusters and the
+warning categories of each. Each fit runs in a forked child process, killed after
+``--timeout`` seconds, its address space limited to ``--memory-limit`` GiB (the
+library's memory checks see that limit). Above 10,000 rows a probe first fits
+5,000 and 10,000 rows; a fit whose extrapolation (the probe's growth exponent,
+clipped to 1..2) exceeds the timeout gets ``--refuse-window`` seconds to refuse
+by itself or finish, and is otherwise recorded as not run (with the quadratic
+extrapolation of the probe's peak memory when that peak is of the size of an
+n x n matrix). The load average is printed at the start and end of each
 estimator, and a Markdown table at the end.
 
 Usage::
@@ -169,8 +170,8 @@ _PROBE_ROWS = 10_000
 _GIB = 2.0**30
 
 
-def _blobs(n: int, centers: int) -> tuple[np.ndarray, np.ndarray]:
-    X, y = make_blobs(n, 10, centers=centers, random_state=0)
+def _blobs(n: int, centers: int, std: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    X, y = make_blobs(n, 10, centers=centers, cluster_std=std, random_state=0)
     return X, y
 
 
@@ -249,10 +250,10 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, y: np.ndarray, k: int
     return out
 
 
-def _probe(cls: type, params: dict[str, Any], centers: int, k: int, n: int, timeout: float,
-           memory_limit: float) -> dict[str, Any]:
+def _probe(cls: type, params: dict[str, Any], centers: int, std: float, n: int,
+           timeout: float, memory_limit: float) -> dict[str, Any]:
     """Fits at 5,000 and 10,000 rows and their extrapolation to n rows."""
-    fits = [_fit(cls, params, *_blobs(m, centers), k, timeout, memory_limit)
+    fits = [_fit(cls, params, *_blobs(m, centers, std), centers, timeout, memory_limit)
             for m in (_PROBE_ROWS // 2, _PROBE_ROWS)]
     if any("wall" not in f or "error" in f for f in fits):
         return {"fits": fits, "seconds": None}
@@ -285,18 +286,22 @@ def _fit_line(name: str, setting: str, rep: int, out: dict[str, Any]) -> str:
             f"{', '.join(out['warnings']) or 'none'}")
 
 
-def bench_all(n: int, repeats: int, only: list[str] | None, timeout: float,
+def bench_all(n: int, repeats: int, only: list[str] | None, std: float, timeout: float,
               refuse_window: float, memory_limit: float) -> None:
     from marginclust._registry import clusterer_names, estimator_class
 
+    unknown = set(only or ()) - set(clusterer_names())
+    if unknown:
+        raise SystemExit(f"--only: not registered clusterers: {sorted(unknown)}")
     names = [name for name in clusterer_names() if not only or name in only]
-    print(f"# every clusterer at its defaults and 0.1 settings, make_blobs({n}, 10); "
+    print(f"# every clusterer at its defaults and 0.1 settings, make_blobs({n}, 10, "
+          f"cluster_std={std:g}); "
           f"timeout {timeout:.0f} s, address space {memory_limit:g} GiB per fit; {_load_avg()}")
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for name in names:
         cls = estimator_class(name)
         centers = 2 if _refuses_three(cls) else 5
-        X, y = _blobs(n, centers)
+        X, y = _blobs(n, centers, std)
         settings = {"defaults": {}}
         if name in FORMER:
             settings["former"] = FORMER[name]
@@ -305,7 +310,7 @@ def bench_all(n: int, repeats: int, only: list[str] | None, timeout: float,
         notes: dict[str, str] = {}
         if n > _PROBE_ROWS:
             for setting, params in settings.items():
-                probe = _probe(cls, params, centers, centers, n, timeout, memory_limit)
+                probe = _probe(cls, params, centers, std, n, timeout, memory_limit)
                 for m, fit in zip((_PROBE_ROWS // 2, _PROBE_ROWS), probe["fits"], strict=True):
                     print("  probe " + _fit_line(name, setting, m, fit).replace(" run ", " n="))
                 if probe["seconds"] is not None and probe["seconds"] > timeout:
@@ -380,6 +385,7 @@ def main() -> None:
                         help="rows (default 20,000; 100,000 for all)")
     parser.add_argument("--repeats", type=int, default=None, help="default 3; 1 for all")
     parser.add_argument("--only", nargs="*", default=None, help="all: these class names only")
+    parser.add_argument("--cluster-std", type=float, default=1.0, help="all: the blobs' spread")
     parser.add_argument("--timeout", type=float, default=600.0, help="all: seconds per fit")
     parser.add_argument("--refuse-window", type=float, default=30.0,
                         help="all: seconds a fit extrapolated past the timeout gets")
@@ -390,7 +396,7 @@ def main() -> None:
                                                          "letter.csv.gz"))
     args = parser.parse_args()
     if args.what == "all":
-        bench_all(args.n or 100_000, args.repeats or 1, args.only, args.timeout,
+        bench_all(args.n or 100_000, args.repeats or 1, args.only, args.cluster_std, args.timeout,
                   args.refuse_window, args.memory_limit)
     elif args.what == "wocsvm":
         bench_wocsvm(args.n or 20000, args.repeats or 3, args.compare_solver)
