@@ -302,7 +302,7 @@ def bench_all(n: int, repeats: int, only: list[str] | None, std: float, timeout:
         cls = estimator_class(name)
         centers = 2 if _refuses_three(cls) else 5
         X, y = _blobs(n, centers, std)
-        settings = {"defaults": {}}
+        settings: dict[str, dict[str, Any]] = {"defaults": {}}
         if name in FORMER:
             settings["former"] = FORMER[name]
         print(f"## {name}, n_clusters={centers}; {_load_avg()}", flush=True)
