@@ -24,12 +24,14 @@ the ARI against the blobs' labels, the number of non-empty clusters and the
 warning categories of each. Each fit runs in a forked child process, killed after
 ``--timeout`` seconds, its address space limited to ``--memory-limit`` GiB (the
 library's memory checks see that limit). Above 10,000 rows a probe first fits
-5,000 and 10,000 rows; a fit whose extrapolation (the probe's growth exponent,
-clipped to 1..2) exceeds the timeout gets ``--refuse-window`` seconds to refuse
-by itself or finish, and is otherwise recorded as not run (with the quadratic
-extrapolation of the probe's peak memory when that peak is of the size of an
-n x n matrix). The load average is printed at the start and end of each
-estimator, and a Markdown table at the end.
+5,000 and 10,000 rows. A fit whose seconds, extrapolated by the probe's growth
+exponent (clipped to 1..2), exceed the timeout, or whose probe peak is of the
+size of an n x n matrix and, extrapolated quadratically, exceeds the address
+space, gets ``--refuse-window`` seconds to refuse by itself (the library's
+``MemoryLimitError``) or finish; otherwise (still running, or NumPy's
+``MemoryError``) it is recorded as not run, with those extrapolations. The load
+average is printed at the start and end of each estimator, and a Markdown table
+at the end.
 
 Usage::
 
@@ -253,9 +255,13 @@ def _fit(cls: type, params: dict[str, Any], X: np.ndarray, y: np.ndarray, k: int
 def _probe(cls: type, params: dict[str, Any], centers: int, std: float, n: int,
            timeout: float, memory_limit: float) -> dict[str, Any]:
     """Fits at 5,000 and 10,000 rows and their extrapolation to n rows."""
-    fits = [_fit(cls, params, *_blobs(m, centers, std), centers, timeout, memory_limit)
-            for m in (_PROBE_ROWS // 2, _PROBE_ROWS)]
-    if any("wall" not in f or "error" in f for f in fits):
+    fits: list[dict[str, Any]] = []
+    for m in (_PROBE_ROWS // 2, _PROBE_ROWS):
+        fits.append(_fit(cls, params, *_blobs(m, centers, std), centers, timeout, memory_limit))
+        if "timeout" in fits[-1]:  # the fit at n rows would not end either
+            return {"fits": fits, "seconds": float("inf"), "square": False,
+                    "stopped": f"the probe at {m} rows did not end in {timeout:.0f} s"}
+    if any("error" in f for f in fits):
         return {"fits": fits, "seconds": None}
     small, large = fits
     growth = np.log2(max(large["wall"], 1e-3) / max(small["wall"], 1e-3))
@@ -269,6 +275,23 @@ def _probe(cls: type, params: dict[str, Any], centers: int, std: float, n: int,
         "square": large["peak"] >= 4.0 * _PROBE_ROWS**2,
         "gib": large["peak"] * scale**2 / _GIB,
     }
+
+
+def _too_large(probe: dict[str, Any], timeout: float, memory_limit: float) -> str:
+    """Why a fit would not end at n rows (from its probe), or "" when it would."""
+    if probe["seconds"] is None:
+        return ""
+    if "stopped" in probe:
+        return str(probe["stopped"])
+    reasons = []
+    if probe["square"]:
+        reasons.append(f"would need an n x n matrix (estimated {probe['gib']:.1f} GiB)")
+    if probe["seconds"] > timeout:
+        reasons.append(f"extrapolated {probe['seconds']:.0f} s from 1e4 rows "
+                       f"(n^{probe['exponent']:.2f})")
+    if probe["seconds"] > timeout or (probe["square"] and probe["gib"] > memory_limit):
+        return "; ".join(reasons)
+    return ""
 
 
 def _describe(params: dict[str, Any]) -> str:
@@ -311,18 +334,13 @@ def bench_all(n: int, repeats: int, only: list[str] | None, std: float, timeout:
         if n > _PROBE_ROWS:
             for setting, params in settings.items():
                 probe = _probe(cls, params, centers, std, n, timeout, memory_limit)
-                for m, fit in zip((_PROBE_ROWS // 2, _PROBE_ROWS), probe["fits"], strict=True):
+                for m, fit in zip((_PROBE_ROWS // 2, _PROBE_ROWS), probe["fits"], strict=False):
                     print("  probe " + _fit_line(name, setting, m, fit).replace(" run ", " n="))
-                if probe["seconds"] is not None and probe["seconds"] > timeout:
-                    print(f"  {setting}: extrapolated {probe['seconds']:.0f} s (n^"
-                          f"{probe['exponent']:.2f}); {refuse_window:.0f} s to refuse", flush=True)
+                note = _too_large(probe, timeout, memory_limit)
+                if note:
+                    print(f"  {setting}: {note}; {refuse_window:.0f} s to refuse", flush=True)
                     planned[setting] = refuse_window
-                    notes[setting] = (
-                        f"would need an n x n matrix (estimated {probe['gib']:.0f} GiB)"
-                        if probe["square"] else "")
-                    notes[setting] += ("; " if notes[setting] else "") + (
-                        f"extrapolated {probe['seconds']:.0f} s from 1e4 rows "
-                        f"(n^{probe['exponent']:.2f})")
+                    notes[setting] = note
         runs: dict[str, list[dict[str, Any]]] = {setting: [] for setting in settings}
         for rep in range(repeats):
             for setting, params in settings.items():
@@ -330,7 +348,9 @@ def bench_all(n: int, repeats: int, only: list[str] | None, std: float, timeout:
                                       or "error" in runs[setting][-1]):
                     continue  # a refusal or a stop is not repeated
                 out = _fit(cls, params, X, y, centers, planned[setting], memory_limit)
-                if "timeout" in out and setting in notes:
+                # neither refused (MemoryLimitError) nor finished: NumPy's MemoryError or a stop
+                if setting in notes and ("timeout" in out
+                                         or out.get("error", "").startswith("MemoryError")):
                     out["not_run"] = notes[setting]
                 runs[setting].append(out)
                 print("  " + _fit_line(name, setting, rep, out), flush=True)
