@@ -24,14 +24,14 @@ the ARI against the blobs' labels, the number of non-empty clusters and the
 warning categories of each. Each fit runs in a forked child process, killed after
 ``--timeout`` seconds, its address space limited to ``--memory-limit`` GiB (the
 library's memory checks see that limit). Above 10,000 rows a probe first fits
-5,000 and 10,000 rows. A fit whose seconds, extrapolated by the probe's growth
-exponent (clipped to 1..2), exceed the timeout, or whose probe peak is of the
-size of an n x n matrix and, extrapolated quadratically, exceeds the address
-space, gets ``--refuse-window`` seconds to refuse by itself (the library's
-``MemoryLimitError``) or finish; otherwise (still running, or NumPy's
-``MemoryError``) it is recorded as not run, with those extrapolations. The load
-average is printed at the start and end of each estimator, and a Markdown table
-at the end.
+5,000 and 10,000 rows. A fit whose probe does not end within the timeout, whose
+seconds extrapolated by the probe's growth exponent (clipped to 1..2) exceed the
+timeout, or whose probe peak is of the size of an n x n matrix and,
+extrapolated quadratically, exceeds the address space, gets ``--refuse-window``
+seconds to refuse by itself (the library's ``MemoryLimitError``) or finish;
+otherwise (still running, or NumPy's ``MemoryError``) it is recorded as not run,
+with those extrapolations. The load average is printed at the start and end of
+each estimator, and a Markdown table at the end.
 
 Usage::
 
@@ -369,8 +369,7 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     if "timeout" in last or "error" in last:
         return last
     return {**last, "cpu": statistics.median(r["cpu"] for r in runs),
-            "wall": statistics.median(r["wall"] for r in runs), "repeats": len(runs),
-            "ari_spread": max(r["ari"] for r in runs) - min(r["ari"] for r in runs)}
+            "wall": statistics.median(r["wall"] for r in runs)}
 
 
 def _print_table(rows: list[tuple[str, str, dict[str, Any]]]) -> None:
@@ -408,7 +407,7 @@ def main() -> None:
     parser.add_argument("--cluster-std", type=float, default=1.0, help="all: the blobs' spread")
     parser.add_argument("--timeout", type=float, default=600.0, help="all: seconds per fit")
     parser.add_argument("--refuse-window", type=float, default=30.0,
-                        help="all: seconds a fit extrapolated past the timeout gets")
+                        help="all: seconds at n rows for a fit its probe says would not end")
     parser.add_argument("--memory-limit", type=float, default=8.0,
                         help="all: address space of each fit's process, GiB")
     parser.add_argument("--compare-solver", default=None)
