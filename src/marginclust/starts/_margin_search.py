@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import scipy.sparse as sp
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_memory
 
@@ -78,7 +79,8 @@ def _working_frame(
 
 
 def partition_margin(
-    X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7
+    X: Any, labels: npt.NDArray[np.intp], n_clusters: int, n_neighbors: int = 7,
+    random_state: int = 0,
 ) -> float:
     """The judge of :class:`~marginclust.MaxMarginClustering` for one partition of ``X``'s rows.
 
@@ -88,7 +90,10 @@ def partition_margin(
     [-1, 1]: 1 when no
     point has a neighbour in another cluster; an empty cluster counts -1. Euclidean
     neighbours, so the score does not change under translation or uniform
-    rescaling of ``X``.
+    rescaling of ``X``. As in the search, the discrete columns of a mixed table
+    (2 to 10 distinct values beside continuous ones) are read as bins: each value
+    drawn uniformly over its bin (seeded by ``random_state``) before the
+    neighbours are found.
 
     Parameters
     ----------
@@ -100,6 +105,8 @@ def partition_margin(
         Number of clusters asked for.
     n_neighbors : int, default=7
         Neighbours of the vote (at most ``n_samples - 1`` are used).
+    random_state : int, default=0
+        Seeds the draws over the bins of discrete columns (none without them).
 
     Returns
     -------
@@ -117,6 +124,11 @@ def partition_margin(
     True
     """
     labels = np.asarray(labels, dtype=np.intp)
+    if not sp.issparse(X):
+        discrete = discrete_columns(np.asarray(X))
+        if discrete.size:
+            X = spread_over_bins(np.asarray(X, dtype=np.float64), discrete,
+                                 np.random.RandomState(random_state))
     graph = NeighborGraph.from_data(X, int(n_neighbors))
     return class_balanced_mean(vote_margins(labels, graph.indices, n_clusters), labels,
                                n_clusters)
