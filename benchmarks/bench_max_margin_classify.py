@@ -1,4 +1,4 @@
-"""MaxMarginClustering at 1e6 rows: the block vote against LIBSVM's per-row prediction, beside Genie.
+"""MaxMarginClustering at 1e6 rows: the block vote against LIBSVM's prediction, beside Genie.
 
 The margin classifier labels every row beyond the fitted sample; this times whole
 fits with the library's block evaluation of the one-against-one vote (matrix
