@@ -7,7 +7,7 @@ import pytest
 from sklearn.datasets import make_blobs
 from sklearn.svm import SVC
 
-from marginclust.starts._margin_search import classify
+from marginclust.starts._margin_search import _MAX_VOTE_CLASSES, classify
 from marginclust.utils._blocks import BLOCK_ROWS
 
 
@@ -31,3 +31,10 @@ def test_a_single_row_and_a_far_row():
     far = np.array([[1e3, -1e3]])  # every kernel value 0: the intercepts decide
     np.testing.assert_array_equal(classify(clf, far), clf.predict(far))
     np.testing.assert_array_equal(classify(clf, X[:1]), clf.predict(X[:1]))
+
+
+def test_many_classes_are_labelled_by_libsvm_itself():
+    X, y = make_blobs(40 * 12, 2, centers=40, cluster_std=0.3, random_state=0)
+    clf = SVC(C=10.0, gamma=1.0).fit(X, y)
+    assert clf.classes_.size > _MAX_VOTE_CLASSES
+    np.testing.assert_array_equal(classify(clf, X), clf.predict(X))

@@ -498,6 +498,12 @@ def margin_classifier(
                                             sample_weight=search.weights)
 
 
+# Classes up to which classify evaluates the one-against-one vote by matrix products:
+# a block's pair decisions (BLOCK_ROWS x 496 at 32 classes, 32 MB) stay near its
+# kernel values in size; beyond, their number grows as K^2 / 2.
+_MAX_VOTE_CLASSES = 32
+
+
 def classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     """The RBF classifier's labels of the rows of ``Z``, a row block at a time.
 
@@ -509,8 +515,11 @@ def classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp
     LIBSVM's ``svm_predict``. The decisions differ from LIBSVM's by round-off only
     (a label can differ only where a decision is within about 1e-12 of 0), and the
     kernel values cost one pass of BLAS per block instead of one per row and
-    support vector (measured 2.2x faster at 2,510 support vectors in 5 dimensions).
+    support vector (a whole fit of ``make_moons(1_000_000)`` 2.1x faster,
+    ``benchmarks/bench_max_margin_classify.py``).
     Each row's label is its own, whatever the block: the block only bounds memory.
+    With more than 32 classes (496 pairs) the pairs' decisions of a block would take
+    more memory than its kernel values, and LIBSVM's own prediction runs instead.
 
     Parameters
     ----------
@@ -524,6 +533,10 @@ def classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp
     labels : ndarray of shape (n_samples,)
         ``classifier.classes_`` of each row.
     """
+    if classifier.classes_.size > _MAX_VOTE_CLASSES:
+        parts = [classifier.predict(Z[lo:lo + BLOCK_ROWS])
+                 for lo in range(0, Z.shape[0], BLOCK_ROWS)]
+        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
     pairs, coef, intercept = _one_against_one(classifier)
     S = np.asarray(classifier.support_vectors_, dtype=np.float64)
     s_sq = np.einsum("ij,ij->i", S, S)
