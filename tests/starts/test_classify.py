@@ -35,6 +35,15 @@ def test_a_single_row_and_a_far_row():
     np.testing.assert_array_equal(classify(clf, X[:1]), clf.predict(X[:1]))
 
 
+def test_rows_beyond_float32_are_rechecked_however_wide_the_kernel():
+    X, y = make_blobs(200, 2, centers=2, random_state=0)
+    clf = SVC(gamma=1e-30).fit(X, y)  # D stays below 1/2 for any float32 row
+    Z = np.array([[1e20, -1e20], [1.0, 2.0]])
+    _, bound = _vote._decisions32(_vote._Vote.of(clf), Z)
+    assert np.isposinf(bound[0]).all() and np.isfinite(bound[1]).all()
+    np.testing.assert_array_equal(classify(clf, Z), clf.predict(Z))
+
+
 def test_many_classes_are_labelled_by_libsvm_itself():
     X, y = make_blobs(40 * 12, 2, centers=40, cluster_std=0.3, random_state=0)
     clf = SVC(C=10.0, gamma=1.0).fit(X, y)

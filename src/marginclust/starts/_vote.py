@@ -30,8 +30,8 @@ Hence ``|f~ - f| <= (r + gamma_{m+1}) A~ / (1 - gamma_{m+2}) + t ||c||_1`` plus 
 float64 addition's ``2^-52 |f~|`` (and, for products below float32's normal range,
 ``(d + 2) 2^-125`` more in ``D`` and ``m 2^-125`` more in the decision); twice that
 covers the float64 rounding of the bound's own terms. A row with ``D > 1/2`` (far
-from every support vector, or overflowing float32) or a decision not farther from 0
-than twice the bound is rechecked in float64.
+from every support vector), with ``||b||^2 > 1e36`` (near float32's overflow) or with
+a decision not farther from 0 than twice the bound is rechecked in float64.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ _EXP_ERROR = 16 * _U32
 _EXP_FLOOR = -60.0
 _TAIL = float(np.exp(_EXP_FLOOR + 1.0))
 _MAX_EXPONENT_ERROR = 0.5
+_FLOAT32_SQUARES = 1e36  # squared norms below it, and so every coordinate, are finite floats
 _UNDERFLOW = 2.0 ** -125  # a float32 product or sum below the normal range: its error
 # rows per float32 pass: its kernel values, about 1 MiB, stay in a core's cache across
 # the four passes over them (measured 1.9x faster than 8192 rows at 513 support vectors)
@@ -142,7 +143,9 @@ def _decisions32(
         r = (growth * (1 + _EXP_ERROR) - 1) * growth / (1 - _EXP_ERROR)
         bound = 2.0 * (((r + _gamma(m + 1)) / (1 - _gamma(m + 2)))[:, None] * sums[:, n_pairs:]
                        + _TAIL * vote.coef_l1 + m * _UNDERFLOW + 2.0 ** -52 * np.abs(decision))
-    bound[D > _MAX_EXPONENT_ERROR] = np.inf
+    # a row whose squared norm would overflow float32 is not bounded even when the
+    # kernel is so wide that D stays small (the product's infinities are clipped)
+    bound[(D > _MAX_EXPONENT_ERROR) | ~(b_sq <= _FLOAT32_SQUARES)] = np.inf
     return decision, bound
 
 
