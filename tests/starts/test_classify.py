@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_blobs
+from sklearn.datasets import make_blobs, make_moons
 from sklearn.svm import SVC
 
+from marginclust import MaxMarginClustering
 from marginclust.starts import _vote
 from marginclust.starts._vote import _MAX_VOTE_CLASSES, classify
 from marginclust.utils._blocks import BLOCK_ROWS
@@ -116,3 +117,17 @@ def test_rows_at_a_tie_are_labelled_by_the_float64_evaluation(centers, monkeypat
     # the same operations on the same rows: the float64 evaluation's labels, bit for bit
     winners = _vote._winners(exact > 0.0, vote.pairs, vote.n_classes)
     np.testing.assert_array_equal(labels, clf.classes_[winners])
+
+
+def test_the_estimators_classifier_labels_as_the_float64_evaluation():
+    X, _ = make_moons(3000, noise=0.05, random_state=0)
+    est = MaxMarginClustering(2, random_state=0).fit(X)
+    clf = est.classifier_
+    vote = _vote._Vote.of(clf)
+    Z = est._to_frame(make_moons(20_000, noise=0.05, random_state=1)[0])
+    exact = _vote._decisions64(vote, Z)
+    assert np.min(np.abs(exact)) > 1e-9  # no rounding can flip a float64 decision
+    expected = clf.classes_[_vote._winners(exact > 0.0, vote.pairs, vote.n_classes)]
+    np.testing.assert_array_equal(classify(clf, Z), expected)
+    np.testing.assert_array_equal(est.predict(make_moons(20_000, noise=0.05, random_state=1)[0]),
+                                  expected)
