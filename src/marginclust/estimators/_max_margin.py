@@ -19,7 +19,6 @@ from ..objectives._constraints import PairSet, make_pairs
 from ..starts._candidates import DEFAULT_POOL, GENERATORS
 from ..starts._margin_search import (
     MarginSearch,
-    classify,
     margin_classifier,
     margin_gamma,
     margin_search,
@@ -28,6 +27,7 @@ from ..starts._margin_search import (
 )
 from ..starts._selection import Candidate
 from ..starts._separation import CLEAR_SEPARATION, VALLEY
+from ..starts._vote import classify
 from ..utils import (
     Boolean,
     CacheLocation,

@@ -27,7 +27,6 @@ from ..objectives._constraints import PairClosure, PairSet
 from ..objectives._margin import class_balanced_mean, vote_margins
 from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import centred_frame, distinct_rows, report, spawn_seeds
-from ..utils._blocks import BLOCK_ROWS
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 from ._candidates import fit_candidate
@@ -36,7 +35,6 @@ from ._selection import Candidate, KScore, _consistent, _select
 
 __all__ = [
     "MarginSearch",
-    "classify",
     "largest_k",
     "margin_classifier",
     "margin_gamma",
@@ -593,83 +591,3 @@ def margin_classifier(
     """The RBF SVC trained on the search's partition of the fitted points (their weights)."""
     return SVC(C=float(C), gamma=gamma).fit(search.sample, search.sample_labels,
                                             sample_weight=search.sample_weights)
-
-
-# Classes up to which classify evaluates the one-against-one vote by matrix products:
-# a block's pair decisions (BLOCK_ROWS x 496 at 32 classes, 32 MB) stay near its
-# kernel values in size; beyond, their number grows as K^2 / 2.
-_MAX_VOTE_CLASSES = 32
-
-
-def classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
-    """The RBF classifier's labels of the rows of ``Z``, a row block at a time.
-
-    LIBSVM's one-against-one vote, evaluated with matrix products: for a block of
-    rows, the squared distances to the support vectors from one product
-    (``||z||^2 + ||s||^2 - 2 z.s``), their kernel values, and every pair's decision
-    value from one product with the pairs' coefficients; a pair's decision above 0
-    votes for its first class, and the first class with the most votes wins, as in
-    LIBSVM's ``svm_predict``. The decisions differ from LIBSVM's by round-off only
-    (a label can differ only where a decision is within about 1e-12 of 0), and the
-    kernel values cost one pass of BLAS per block instead of one per row and
-    support vector (a whole fit of ``make_moons(1_000_000)`` 2.1x faster,
-    ``benchmarks/bench_max_margin_classify.py``).
-    Each row's label is its own, whatever the block: the block only bounds memory.
-    With more than 32 classes (496 pairs) the pairs' decisions of a block would take
-    more memory than its kernel values, and LIBSVM's own prediction runs instead.
-
-    Parameters
-    ----------
-    classifier : sklearn.svm.SVC
-        Fitted, with the RBF kernel.
-    Z : ndarray of shape (n_samples, n_features)
-        Rows in the classifier's coordinates.
-
-    Returns
-    -------
-    labels : ndarray of shape (n_samples,)
-        ``classifier.classes_`` of each row.
-    """
-    if classifier.classes_.size > _MAX_VOTE_CLASSES:
-        parts = [classifier.predict(Z[lo:lo + BLOCK_ROWS])
-                 for lo in range(0, Z.shape[0], BLOCK_ROWS)]
-        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
-    pairs, coef, intercept = _one_against_one(classifier)
-    S = np.asarray(classifier.support_vectors_, dtype=np.float64)
-    s_sq = np.einsum("ij,ij->i", S, S)
-    gamma = float(classifier._gamma)
-    n_classes = classifier.classes_.size
-    out = np.empty(Z.shape[0], dtype=np.intp)
-    for lo in range(0, Z.shape[0], BLOCK_ROWS):
-        B = np.asarray(Z[lo:lo + BLOCK_ROWS], dtype=np.float64)
-        K = B @ S.T
-        K *= -2.0
-        K += np.einsum("ij,ij->i", B, B)[:, None]
-        K += s_sq
-        np.maximum(K, 0.0, out=K)
-        K *= -gamma
-        np.exp(K, out=K)
-        first = (K @ coef + intercept) > 0.0
-        votes = np.zeros((B.shape[0], n_classes), dtype=np.intp)
-        for p, (i, j) in enumerate(pairs):
-            votes[:, i] += first[:, p]
-            votes[:, j] += ~first[:, p]
-        out[lo:lo + BLOCK_ROWS] = np.argmax(votes, axis=1)
-    return np.asarray(classifier.classes_, dtype=np.intp)[out]
-
-
-def _one_against_one(
-    classifier: SVC,
-) -> tuple[list[tuple[int, int]], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """LIBSVM's pairs ``(i, j)``, ``i < j``, with one column of support-vector coefficients
-    each (zero for the other classes' vectors) and their intercepts (``-rho``)."""
-    starts = np.r_[0, np.cumsum(classifier.n_support_)]
-    n_classes = classifier.classes_.size
-    pairs = [(i, j) for i in range(n_classes) for j in range(i + 1, n_classes)]
-    # LIBSVM's own signs (the public dual_coef_ and intercept_ are negated for two classes)
-    dual = np.asarray(classifier._dual_coef_, dtype=np.float64)
-    coef = np.zeros((starts[-1], len(pairs)))
-    for p, (i, j) in enumerate(pairs):
-        coef[starts[i]:starts[i + 1], p] = dual[j - 1, starts[i]:starts[i + 1]]
-        coef[starts[j]:starts[j + 1], p] = dual[i, starts[j]:starts[j + 1]]
-    return pairs, coef, np.asarray(classifier._intercept_, dtype=np.float64)

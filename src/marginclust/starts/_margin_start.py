@@ -19,13 +19,13 @@ from ..utils import count_distinct_rows
 from ..utils._blocks import sample_row_indices
 from ._candidates import DEFAULT_POOL
 from ._margin_search import (
-    classify,
     margin_classifier,
     margin_gamma,
     margin_search,
     weighted_points,
 )
 from ._spectral import SampleLabels, first_appearance_order, spectral_sample_labels
+from ._vote import classify
 
 __all__ = ["margin_search_labels", "margin_search_start"]
 
