@@ -195,8 +195,8 @@ class _Screen:
     ``sum u_B``), so every screened quantity is the unscreened one in exact
     arithmetic. ``R`` is set so that the band holds ``extra`` rows besides the zone.
 
-    ``rows`` is None when every row is kept (few rows, a band wider than half the
-    data, or no screening asked for): the computations are then the unscreened
+    ``rows`` is None when every row is kept (few rows, a band holding a quarter of
+    the data or more, or no screening asked for): the computations are then the unscreened
     ones, operation for operation.
     """
 
@@ -221,13 +221,13 @@ class _Screen:
         # how far each reference score lies beyond the zone [rho_ref - mu, rho_ref]
         dist = np.maximum(c - rho_ref, (rho_ref - mu) - c)
         k = int(np.count_nonzero(dist <= 0.0)) + extra
-        if 2 * k >= n:
+        if 4 * k >= n:  # the kept rows' copy of F stays below a quarter of it
             return
         band = max(float(np.partition(dist, k)[k]), 4.0 * f_max * step_norm)
         radius = band / (2.0 * f_max)
         # a margin for the round-off of the scores (of relative size 1e-16)
         inner = dist < band * (1.0 + 1e-7) + 1e-12 * (1.0 + abs(rho_ref) + mu)
-        if 2 * int(np.count_nonzero(inner)) >= n:
+        if 4 * int(np.count_nonzero(inner)) >= n:
             return
         below = ~inner & (c < rho_ref)
         self.rows = np.flatnonzero(inner)
@@ -341,7 +341,7 @@ def solve_box_simplex_newton(
     u = np.asarray(u, dtype=np.float64)
     b = np.zeros(n) if b is None else np.asarray(b, dtype=np.float64)
     extra = max(256, n // 32) if screen is None else int(screen)
-    f_max = _row_norm_max(F) if 0 < extra and 2 * extra < n else None
+    f_max = _row_norm_max(F) if 0 < extra and 4 * extra < n else None
     sum_u = float(u.sum())
     if w0 is None:
         a0 = u / sum_u
