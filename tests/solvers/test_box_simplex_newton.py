@@ -219,3 +219,33 @@ def test_screen_values_are_the_unscreened_ones():
                   + np.abs(F).T @ np.abs(a - a_all))
     # outside the region the screen refuses (the rows it certifies might change sets)
     assert not scr.covers(w_ref + 1.1 * scr.radius * d / np.linalg.norm(d))
+
+
+def test_root_leaving_its_window_falls_back_to_every_row(monkeypatch):
+    """A screen refuses a root outside its window (where the rows it certifies could
+    change sets), and the solve then keeps every row for the level: still the optimum."""
+    import marginclust.solvers._box_simplex_newton as bsn
+
+    F, u = _screening_problem(5)
+    w_ref = F.T @ (u / u.sum())
+    scr = bsn._Screen(F, np.zeros(F.shape[0]), u, w_ref, 1e-3, bsn._row_norm_max(F), extra=64)
+    assert scr.rows is not None
+    shift = 4 * scr.f_max * scr.radius  # every kept score moved: the root moves as much
+    with pytest.raises(bsn._Uncertified):
+        scr.value(w_ref, scr.cS - shift, 1e-3)
+
+    refused = []
+
+    class Refusing(bsn._Screen):
+        def value(self, w, cS, mu):
+            if self.rows is not None and not np.array_equal(w, self.w_ref) and not refused:
+                refused.append(True)  # the first trial point of a screened step
+                raise bsn._Uncertified
+            return super().value(w, cS, mu)
+
+    literal = solve_box_simplex_newton(F, u, screen=0)
+    monkeypatch.setattr(bsn, "_Screen", Refusing)
+    fast = solve_box_simplex_newton(F, u)
+    assert refused and literal.converged and fast.converged
+    assert np.linalg.norm(fast.w - literal.w) <= np.sqrt(2 * literal.gap) + np.sqrt(
+        2 * fast.gap) + 1e-12
