@@ -4,9 +4,13 @@
 random_state=0)`` (above 5,000 rows: a 300-component Nystroem map, each machine a
 linear one-class SVM solved by the box-simplex Newton solver) at its defaults and
 at the former settings (``init="gmm", gamma="sigma0", nu=0.9, temperature=1,
-decision_scale="libsvm"``). With ``--compare-solver PATH`` (another copy of
-``solvers/_box_simplex_newton.py``) every fit also runs with that solver,
-interleaved in the same process, and the labels of the two are compared.
+decision_scale="libsvm"``), CPU seconds (``time.process_time``) and wall seconds.
+With ``--compare-solver PATH`` (another copy of ``solvers/_box_simplex_newton.py``)
+every fit also runs with that solver, interleaved in the same process, and the
+labels and memberships of the two are compared; ``--compare-libsvm PATH`` (another
+copy of ``solvers/_weighted_ocsvm.py``) does the same with its LIBSVM call, the
+exact-kernel path of at most 5,000 rows. ``--features``, ``--centers`` and
+``--cluster-std`` change the blobs (``n_clusters`` is the number of centres).
 
 ``slmc-start``: seconds of :class:`marginclust.SLMC`'s start on standardised letter
 (``--letter``, a gzip CSV whose last column is the label; K=26, the frame's
@@ -82,34 +86,62 @@ def _load_avg() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def bench_wocsvm(n: int, repeats: int, compare_solver: str | None) -> None:
-    X, y = make_blobs(n, 4, centers=3, random_state=0)
-    solvers = {"this": weighted_ocsvm.solve_box_simplex_newton}
-    if compare_solver:
-        solvers = {"compared": _load_solver(compare_solver), **solvers}
-    print(f"# WOCSVMClustering on make_blobs({n}, 4, centers=3); {_load_avg()}")
+def _load_libsvm_solution(path: str) -> Any:
+    """``_libsvm_solution`` of another copy of ``solvers/_weighted_ocsvm.py``, run with this
+    tree's module globals (the function itself imports nothing of its own)."""
+    import ast
+
+    with open(path) as f:
+        tree = ast.parse(f.read())
+    (node,) = [d for d in tree.body
+               if isinstance(d, ast.FunctionDef) and d.name == "_libsvm_solution"]
+    namespace = dict(vars(weighted_ocsvm))
+    exec(compile(ast.Module([node], type_ignores=[]), path, "exec"), namespace)
+    return namespace["_libsvm_solution"]
+
+
+def bench_wocsvm(n: int, repeats: int, compare_solver: str | None,
+                 compare_libsvm: str | None = None, features: int = 4, centers: int = 3,
+                 cluster_std: float = 1.0) -> None:
+    X, y = make_blobs(n, features, centers=centers, cluster_std=cluster_std, random_state=0)
+    solvers = {"this": (weighted_ocsvm.solve_box_simplex_newton,
+                        weighted_ocsvm._libsvm_solution)}
+    if compare_solver or compare_libsvm:
+        solvers = {"compared": (
+            _load_solver(compare_solver) if compare_solver else solvers["this"][0],
+            _load_libsvm_solution(compare_libsvm) if compare_libsvm else solvers["this"][1],
+        ), **solvers}
+    print(f"# WOCSVMClustering on make_blobs({n}, {features}, centers={centers}, "
+          f"cluster_std={cluster_std}); {_load_avg()}")
     times: dict[tuple[str, str], list[float]] = {}
-    labels: dict[tuple[str, str], np.ndarray] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
+    fits: dict[tuple[str, str], Any] = {}
     for rep in range(repeats):
         for setting, params in (("defaults", {}), ("former", FORMER_WOCSVM)):
             for name, solver in solvers.items():
-                weighted_ocsvm.solve_box_simplex_newton = solver  # type: ignore[assignment]
-                est = marginclust.WOCSVMClustering(3, random_state=0, **params)
-                t0 = time.perf_counter()
+                weighted_ocsvm.solve_box_simplex_newton = solver[0]  # type: ignore[assignment]
+                weighted_ocsvm._libsvm_solution = solver[1]
+                est = marginclust.WOCSVMClustering(centers, random_state=0, **params)
+                t0, c0 = time.perf_counter(), time.process_time()
                 est.fit(X)
-                dt = time.perf_counter() - t0
+                dt, dc = time.perf_counter() - t0, time.process_time() - c0
                 times.setdefault((setting, name), []).append(dt)
-                labels[(setting, name)] = est.labels_
-                print(f"n={n} run {rep} {setting:8s} solver={name:8s} {dt:7.2f} s  ARI "
-                      f"{adjusted_rand_score(y, est.labels_):.4f}  EM iterations "
-                      f"{est.n_iter_}  one-class fits {est.n_fits_}", flush=True)
-    weighted_ocsvm.solve_box_simplex_newton = solvers["this"]  # type: ignore[assignment]
+                cpu.setdefault((setting, name), []).append(dc)
+                fits[(setting, name)] = est
+                print(f"n={n} run {rep} {setting:8s} solver={name:8s} CPU {dc:7.2f} s, wall "
+                      f"{dt:7.2f} s  ARI {adjusted_rand_score(y, est.labels_):.4f}  EM "
+                      f"iterations {est.n_iter_}  one-class fits {est.n_fits_}", flush=True)
+    weighted_ocsvm.solve_box_simplex_newton = solvers["this"][0]  # type: ignore[assignment]
+    weighted_ocsvm._libsvm_solution = solvers["this"][1]
     for setting in ("defaults", "former"):
         line = f"n={n} {setting}: median of {repeats}: " + ", ".join(
-            f"{name} {statistics.median(times[(setting, name)]):.2f} s" for name in solvers)
-        if compare_solver:
-            same = np.array_equal(labels[(setting, "compared")], labels[(setting, "this")])
-            line += f"; labels identical: {same}"
+            f"{name} CPU {statistics.median(cpu[(setting, name)]):.2f} s (wall "
+            f"{statistics.median(times[(setting, name)]):.2f} s)" for name in solvers)
+        if "compared" in solvers:
+            a, b = fits[(setting, "compared")], fits[(setting, "this")]
+            same = np.array_equal(a.labels_, b.labels_)
+            diff = float(np.max(np.abs(a.memberships_ - b.memberships_)))
+            line += f"; labels identical: {same}; memberships differ by at most {diff:.3g}"
         print(line)
     print(f"# {_load_avg()}")
 
@@ -404,13 +436,18 @@ def main() -> None:
                         help="rows (default 20,000; 100,000 for all)")
     parser.add_argument("--repeats", type=int, default=None, help="default 3; 1 for all")
     parser.add_argument("--only", nargs="*", default=None, help="all: these class names only")
-    parser.add_argument("--cluster-std", type=float, default=1.0, help="all: the blobs' spread")
+    parser.add_argument("--cluster-std", type=float, default=1.0, help="the blobs' spread")
+    parser.add_argument("--features", type=int, default=4, help="wocsvm: the blobs' columns")
+    parser.add_argument("--centers", type=int, default=3,
+                        help="wocsvm: the blobs' centres (and n_clusters)")
     parser.add_argument("--timeout", type=float, default=600.0, help="all: seconds per fit")
     parser.add_argument("--refuse-window", type=float, default=30.0,
                         help="all: seconds at n rows for a fit its probe says would not end")
     parser.add_argument("--memory-limit", type=float, default=8.0,
                         help="all: address space of each fit's process, GiB")
     parser.add_argument("--compare-solver", default=None)
+    parser.add_argument("--compare-libsvm", default=None,
+                        help="wocsvm: another copy of solvers/_weighted_ocsvm.py (its LIBSVM call)")
     parser.add_argument("--letter", default=os.path.join(os.environ.get("MARGINCLUST_DATA", "."),
                                                          "letter.csv.gz"))
     args = parser.parse_args()
@@ -418,7 +455,8 @@ def main() -> None:
         bench_all(args.n or 100_000, args.repeats or 1, args.only, args.cluster_std, args.timeout,
                   args.refuse_window, args.memory_limit)
     elif args.what == "wocsvm":
-        bench_wocsvm(args.n or 20000, args.repeats or 3, args.compare_solver)
+        bench_wocsvm(args.n or 20000, args.repeats or 3, args.compare_solver,
+                     args.compare_libsvm, args.features, args.centers, args.cluster_std)
     else:
         bench_slmc_start(args.letter, args.repeats or 3)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import gzip
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,22 @@ def test_fit_progress_line_needs_no_extra(capsys, no_tqdm):
     with fit_cli.fit_progress("fitting SLMC", enabled=True, delay=5.0):
         pass  # a short fit prints nothing
     assert capsys.readouterr().err == ""
+
+
+def test_fit_progress_line_names_the_latest_phase(capsys):
+    # the estimators' phases (a start, a re-seed) show on the line; sweeps do not
+    import time
+
+    from marginclust.utils import report
+
+    with fit_cli.fit_progress("fitting SLMC", enabled=True, delay=0.0):
+        report(0, "SLMC start (init='max-margin'): the margin search for %d clusters ...", 3)
+        report(0, "SLMC sweep %d: objective 1.0", 7, iteration=True)
+        time.sleep(1.3)  # the line is rewritten every second
+    err = capsys.readouterr().err
+    assert re.search(r"fitting SLMC, \d+ s elapsed: SLMC start \(init='max-margin'\): the "
+                     r"margin search", err)
+    assert "sweep 7" not in err
 
 
 def test_bench_progress_without_tqdm(no_tqdm, capsys):

@@ -172,6 +172,23 @@ def test_slmc_bitwise_equal_to_in_memory(init):
     assert c.count == dc.n_iter_ + 4 + (0 if init == "array" else 1)
 
 
+def test_slmc_reseeds_out_of_core_as_in_memory():
+    # a kernel too wide for three clusters: the alternation empties clusters and the
+    # split re-seed (row-block passes) refills them, on dask as in memory
+    X = _blobs(20000, k=3)
+    U0 = np.random.RandomState(3).dirichlet(np.ones(3), size=X.shape[0])
+    kw = dict(n_clusters=3, init=U0, lam=0.01, gamma=1e-4, max_iter=30)
+    ref = _np_fit(_slmc(**kw), X)
+    assert ref.n_reseeds_ >= 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with dask.config.set(scheduler="synchronous"):
+            dc = DaskClusterer(_slmc(**kw)).fit(da.from_array(X, chunks=(8192, -1)))
+    assert dc.n_reseeds_ == ref.n_reseeds_ and dc.n_iter_ == ref.n_iter_
+    np.testing.assert_array_equal(dc.objective_history_, ref.objective_history_)
+    np.testing.assert_array_equal(dc.labels_.compute(), ref.labels_)
+
+
 def test_slmc_no_materialisation_and_round_trips(X):
     dc, count = _dask_fit(_slmc(init="k-means++"), da.from_array(X, chunks=(8192, -1)))
     assert count == dc.n_iter_ + 5

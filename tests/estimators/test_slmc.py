@@ -181,9 +181,10 @@ def test_collapse_is_detected_and_warned(rng):
     assert np.unique(est.labels_).size < 3
 
 
-def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
-    # a re-seed that finds no more clusters leaves the labels it starts from unchanged,
-    # so a second one would repeat the same computation: exactly one re-seeded run
+def test_reseeding_stops_when_it_would_repeat_itself(rng, monkeypatch):
+    # a total collapse: the split re-seed parts the one cluster, the next sweep merges it
+    # again, and a second re-seed would split it the same way (up to numbering), so the
+    # run from the first re-seed is continued to its end instead: three runs, one re-seed
     from marginclust.solvers._alternating import AlternatingMinimizer
 
     X, _ = _blobs(rng)
@@ -191,28 +192,56 @@ def test_reseeding_stops_when_it_finds_no_more_clusters(rng, monkeypatch):
     solve = AlternatingMinimizer.solve
 
     def counted(self, problem, x0, **kw):
-        runs.append(1)
+        runs.append(self.max_iter)
         return solve(self, problem, x0, **kw)
 
     monkeypatch.setattr(AlternatingMinimizer, "solve", counted)
     with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
         est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(X)
     assert est.n_clusters_found_ < 3
-    assert est.n_reseeds_ == 1 and len(runs) == 2
+    assert est.n_reseeds_ == 1 and len(runs) == 3
+
+
+@pytest.mark.parametrize("n_components", [None, 20])
+def test_reseeds_share_the_sweep_budget(rng, monkeypatch, n_components):
+    # every run after a re-seed gets the sweeps the earlier runs left of max_iter
+    from marginclust.solvers._alternating import AlternatingMinimizer
+
+    X, _ = _blobs(rng)
+    runs = []
+    solve = AlternatingMinimizer.solve
+
+    def counted(self, problem, x0, **kw):
+        res = solve(self, problem, x0, **kw)
+        runs.append((self.max_iter, res.n_iter))
+        return res
+
+    monkeypatch.setattr(AlternatingMinimizer, "solve", counted)
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
+        SLMC(3, lam=0.01, gamma=1e-5, init="random", max_iter=40, n_components=n_components,
+             random_state=0).fit(X)
+    assert len(runs) >= 2
+    used = 0
+    for max_iter, n_iter in runs:
+        assert max_iter == 40 - used
+        used += n_iter
+    assert used <= 40
 
 
 def test_collapse_advice_names_the_start_and_the_reseeds(rng):
-    """The warning says which start ran and what each re-seed found; standardising is
-    advised only when the column spreads differ (measured, not assumed)."""
+    """The warning says which start ran, when the alternation emptied clusters and
+    what each re-seed found; standardising is advised only when the column spreads
+    differ (measured, not assumed)."""
     X, _ = _blobs(rng)
     X = (X - X.mean(axis=0)) / X.std(axis=0)  # standardised: spreads within a factor 1
     for data, standardise in ((X, False), (X * [1.0, 50.0], True)):
         with pytest.warns(ConvergenceWarning, match="non-empty clusters") as rec:
             est = SLMC(3, lam=0.01, gamma=1e-5, init="random", random_state=0).fit(data)
         text = " ".join(str(w.message) for w in rec)
-        found = est.n_clusters_found_
-        assert f"Tried: the start init='random' ({found} of 3 clusters)" in text
+        assert "Tried: the start init='random' (3 of 3 clusters); the alternation from " \
+               "it emptied clusters after 1 sweeps (1 left)" in text
         assert f"then {est.n_reseeds_} re-seed(s)" in text
+        assert re.search(r"\(\d+ sweeps of max_iter=300\)", text)
         assert ("Standardise the features (their column" in text) is standardise
         assert ("already on one scale" in text) is not standardise
 
@@ -222,9 +251,13 @@ def test_verbose_announces_the_start_and_the_reseeds(rng, capsys):
     with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
         SLMC(3, lam=0.01, gamma=1e-5, random_state=0, verbose=1).fit(X)
     err = capsys.readouterr().err
+    assert re.search(r"SLMC start \(init='max-margin'\): the margin search for 3 clusters "
+                     r"on 60 sample rows", err)
     assert re.search(r"SLMC start \(init='max-margin'\): [0-9.]+ s", err)
-    assert re.search(r"SLMC alternation from the start: \d+ sweeps, \d of 3 clusters", err)
-    assert re.search(r"SLMC re-seed 1 of at most 3 \(\d emptied clusters", err)
+    assert re.search(r"SLMC alternation from the start: \d+ sweeps( \(stopped: a cluster "
+                     r"emptied\))?, \d of 3 clusters", err)
+    assert re.search(r"SLMC re-seed 1 of at most 3 at sweep \d+ of 300 \(\d emptied "
+                     r"clusters, each given half of the cluster of the largest spread", err)
     with pytest.warns(ConvergenceWarning, match="non-empty clusters"):
         SLMC(3, lam=0.01, gamma=1e-5, random_state=0).fit(X)
     assert capsys.readouterr().err == ""
@@ -546,3 +579,14 @@ def test_final_assignment_evaluates_the_scores_once(monkeypatch):
     np.testing.assert_array_equal(labels, est.predict(X))
     np.testing.assert_array_equal(est.memberships_, est.predict_proba(X))
     np.testing.assert_array_equal(est.labels_, labels)
+
+
+def test_max_iter_warning_names_the_whole_budget(rng):
+    # the run after a re-seed has only the sweeps left: the warning names max_iter itself
+    X, _ = _blobs(rng)
+    with pytest.warns(ConvergenceWarning) as rec:
+        est = SLMC(3, lam=0.01, gamma=1e-5, init="random", max_iter=4, min_iter=1,
+                   random_state=0).fit(X)
+    text = " ".join(str(w.message) for w in rec)
+    assert est.n_reseeds_ >= 1 and not est.converged_
+    assert "stopped after max_iter=4 sweeps (" in text and "re-seed(s)" in text

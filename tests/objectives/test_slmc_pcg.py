@@ -111,3 +111,30 @@ def test_pcg_and_exact_fits_converge_to_the_same_optimum():
 def test_w_step_is_validated():
     with pytest.raises(ValueError, match="w_step"):
         SLMC(2, w_step="cg").fit(np.random.RandomState(0).randn(20, 2))
+
+
+def test_a_costly_cg_step_makes_the_next_sweep_exact():
+    # L = 40 features and K = 10 clusters: an exact step costs about L / (4 K) = 1 CG
+    # iteration, so every CG step of two or more iterations refreshes the preconditioner
+    rng = np.random.RandomState(4)
+    X = rng.randn(600, 4)
+    fmap = LowRankKernelMap(gamma=0.3, n_components=40, random_state=4).fit(X)
+    U = rng.dirichlet(np.ones(10), size=600)
+    problem = SLMCRowProblem(RowBlocks(X), fmap, 5.0, 2.0, U, cache=True, w_step="pcg")
+    assert problem.exact_cost() == pytest.approx(1.0)
+    state = problem.initial_state()
+    values, kinds = [], []
+    cg_before = 0
+    for _ in range(12):
+        exact_before, cg_before = problem.n_exact, problem.n_cg
+        state, J = problem.step(state)
+        values.append(J)
+        kinds.append("exact" if problem.n_exact > exact_before else problem.n_cg - cg_before)
+    assert np.all(np.diff(values) <= 1e-12 * values[0])
+    for prev, this in zip(kinds, kinds[1:]):
+        if prev != "exact" and prev > problem.exact_cost():
+            assert this == "exact"
+    assert any(k != "exact" for k in kinds) and kinds.count("exact") > 1
+    # the refreshed path lands where the exact W-step lands
+    F = problem.decision_values()
+    np.testing.assert_allclose(F, fmap.transform(X) @ state[0], rtol=1e-10, atol=1e-10)

@@ -125,3 +125,127 @@ def test_exact_finish_reaches_the_literal_qp_optimum(warm):
     assert_allclose(sol.w, F.T @ sol.a, atol=1e-12)
     assert_allclose(sol.w, F.T @ a_qp, atol=1e-7)
     assert_allclose(sol.rho, rho_qp, rtol=1e-7)
+
+
+def _screening_problem(seed, n=4000, m=8):
+    """Two groups of rows, soft weights, nu = 0.3: most multipliers at a bound, a thin
+    smoothing zone (what the screen exploits)."""
+    rng = np.random.RandomState(seed)
+    F = np.vstack([rng.randn(n // 2, m) * 0.3 + c for c in (1.0, 2.0)])
+    w = rng.uniform(0.05, 1.0, size=n)
+    return F, w / (0.3 * w.sum())
+
+
+def _count_screens(monkeypatch):
+    import marginclust.solvers._box_simplex_newton as bsn
+
+    kept = []
+
+    class Spy(bsn._Screen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            kept.append(self.rows is not None)
+
+    monkeypatch.setattr(bsn, "_Screen", Spy)
+    return kept
+
+
+@pytest.mark.parametrize("screen", [None, 16])
+@pytest.mark.parametrize("tax_duin", [False, True])
+@pytest.mark.parametrize("warm", [False, True])
+def test_screened_solve_reaches_the_unscreened_optimum(monkeypatch, screen, tax_duin, warm):
+    """The screened Newton steps (only the zone and a band around it) against the literal
+    steps over every row (``screen=0``). The primal is 1-strongly convex in ``w`` and its
+    gap bounds the distance to the optimum, ``||w - w*||^2 <= 2 gap``, so two certified
+    solutions are within ``sqrt(2 gap_1) + sqrt(2 gap_2)`` (plus round-off)."""
+    F, u = _screening_problem(3)
+    # Tax & Duin at C = 1 / (nu sum w): the same bounds, the linear term -||f_i||^2 / 2
+    b = -0.5 * (F * F).sum(axis=1) if tax_duin else None
+    w0 = None
+    if warm:
+        w0 = solve_box_simplex_newton(F, u * (1 + 0.1 * np.random.RandomState(0).rand(u.size)),
+                                      b, screen=0).w
+    kept = _count_screens(monkeypatch)
+    literal = solve_box_simplex_newton(F, u, b, w0=w0, screen=0)
+    assert not any(kept)  # every step over every row
+    kept.clear()
+    fast = solve_box_simplex_newton(F, u, b, w0=w0, screen=screen)
+    assert any(kept)  # some steps were screened
+    assert literal.converged and fast.converged
+    bound = np.sqrt(2 * literal.gap) + np.sqrt(2 * fast.gap) + 1e-12
+    assert np.linalg.norm(fast.w - literal.w) <= bound
+    # the returned multipliers are feasible and give the returned w
+    assert np.all(fast.a >= 0) and np.all(fast.a <= u * (1 + 1e-12))
+    assert_allclose(fast.a.sum(), 1.0, rtol=1e-12)
+
+
+def test_screen_values_are_the_unscreened_ones():
+    """At a point of its region a screen's smoothed value, offset, multipliers and
+    ``F^T a`` are the all-row ones up to round-off: the same sums, grouped differently
+    (a sum of n terms moves by at most about ``n eps`` times the sum of their sizes)."""
+    import marginclust.solvers._box_simplex_newton as bsn
+
+    F, u = _screening_problem(4)
+    n = F.shape[0]
+    b = np.zeros(n)
+    w_ref = F.T @ (u / u.sum())
+    mu = 1e-3
+    f_max = bsn._row_norm_max(F)
+    scr = bsn._Screen(F, b, u, w_ref, mu, f_max, extra=64)
+    assert scr.rows is not None and scr.rows.size < n // 4
+    rng = np.random.RandomState(0)
+    d = rng.randn(F.shape[1])
+    w = w_ref + 0.9 * scr.radius * d / np.linalg.norm(d)  # inside the region
+    cS = F[scr.rows] @ w
+    val, rho, aS = scr.value(w, cS, mu)
+    c = F @ w
+    val_all, rho_all, a_all = bsn._smoothed_value(w, c, u, mu)
+    eps = np.finfo(float).eps
+    # the offset: both roots leave a residual of at most 1e-14 in sum(a) (the polish),
+    # and sum(a) grows with rho at the rate sum(u over the zone) / mu
+    zone = (rho_all - c > 0) & (rho_all - c < mu)
+    assert np.any(zone)
+    assert abs(rho - rho_all) <= 2e-14 * mu / u[zone].sum() + 4 * eps * abs(rho_all)
+    size = 0.5 * abs(w @ w) + abs(rho_all) + float(u @ (np.abs(rho_all - c) + mu))
+    assert abs(val - val_all) <= 4 * n * eps * size + abs(rho - rho_all) * (1 + u.sum())
+    # a zone row's multiplier is u_i (rho - c_i) / mu; each solve's feasibility repair
+    # then moves the multipliers by its polish residual in sum(a) (1e-14 when it stops)
+    a = scr.full_a(aS)
+    dc = np.zeros(n)
+    dc[scr.rows] = cS - c[scr.rows]  # the same products, up to the BLAS kernel's order
+    assert np.all(np.abs(a - a_all) <= u * (abs(rho - rho_all) + np.abs(dc)) / mu + 2e-14)
+    sizes = np.abs(F).T @ u  # bounds the terms of each component of F^T a
+    assert np.all(np.abs(scr.Fa(aS) - F.T @ a_all) <= 4 * n * eps * sizes
+                  + np.abs(F).T @ np.abs(a - a_all))
+    # outside the region the screen refuses (the rows it certifies might change sets)
+    assert not scr.covers(w_ref + 1.1 * scr.radius * d / np.linalg.norm(d))
+
+
+def test_root_leaving_its_window_falls_back_to_every_row(monkeypatch):
+    """A screen refuses a root outside its window (where the rows it certifies could
+    change sets), and the solve then keeps every row for the level: still the optimum."""
+    import marginclust.solvers._box_simplex_newton as bsn
+
+    F, u = _screening_problem(5)
+    w_ref = F.T @ (u / u.sum())
+    scr = bsn._Screen(F, np.zeros(F.shape[0]), u, w_ref, 1e-3, bsn._row_norm_max(F), extra=64)
+    assert scr.rows is not None
+    shift = 4 * scr.f_max * scr.radius  # every kept score moved: the root moves as much
+    with pytest.raises(bsn._Uncertified):
+        scr.value(w_ref, scr.cS - shift, 1e-3)
+
+    refused = []
+
+    class Refusing(bsn._Screen):
+        def value(self, w, cS, mu):
+            if self.rows is not None and not np.array_equal(w, self.w_ref) and not refused:
+                refused.append(True)  # the first trial point of a screened step
+                raise bsn._Uncertified
+            return super().value(w, cS, mu)
+
+    literal = solve_box_simplex_newton(F, u, screen=0)
+    monkeypatch.setattr(bsn, "_Screen", Refusing)
+    fast = solve_box_simplex_newton(F, u)
+    assert refused and literal.converged and fast.converged
+    assert np.linalg.norm(fast.w - literal.w) <= np.sqrt(2 * literal.gap) + np.sqrt(
+        2 * fast.gap) + 1e-12

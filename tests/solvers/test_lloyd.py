@@ -90,3 +90,57 @@ def test_two_threads_give_the_same_partition():
     np.testing.assert_array_equal(a.x[0], b.x[0])
     assert a.n_iter == b.n_iter
     assert b.objective == pytest.approx(a.objective, rel=1e-10)
+
+
+def _literal_split(X, labels, empty, max_steps=20):
+    """The split re-seed written out: the cluster of largest sum of squares, two-means
+    from its mean and its farthest row, the far half to the empty cluster."""
+    lab = labels.copy()
+    sse = np.array([((X[lab == c] - X[lab == c].mean(axis=0)) ** 2).sum()
+                    if np.count_nonzero(lab == c) > 1 else 0.0 for c in range(lab.max() + 2)])
+    c = int(np.argmax(sse))
+    idx = np.flatnonzero(lab == c)
+    mean = X[idx].mean(axis=0)
+    far = idx[np.argmax(((X[idx] - mean) ** 2).sum(axis=1))]
+    centres = np.vstack([mean, X[far]])
+    for _ in range(max_steps):
+        d = ((X[idx, None, :] - centres[None]) ** 2).sum(-1)
+        new = np.where(d[:, 1] < d[:, 0], empty, c)
+        moved = np.count_nonzero(new != lab[idx])
+        lab[idx] = new
+        centres = np.vstack([X[idx][new == c].mean(axis=0), X[idx][new == empty].mean(axis=0)])
+        if moved == 0:
+            break
+    return lab, c
+
+
+@pytest.mark.parametrize("block_rows", [17, 1000])
+def test_split_reseed_fills_an_empty_cluster_with_half_of_the_widest(block_rows):
+    from marginclust.solvers._lloyd import split_reseeded_start
+    from marginclust.utils._blocks import RowBlocks
+
+    # four blobs 10 spreads apart: the split parts the two merged ones exactly
+    X, y = make_blobs(300, 3, centers=10.0 * np.vstack([np.zeros(3), np.eye(3)]),
+                      cluster_std=1.0, random_state=0)
+    X -= X.mean(axis=0)
+    labels = np.where(y == 3, 0, y)  # two blobs merged in cluster 0; cluster 3 empty
+    rows = RowBlocks(X, block_rows=block_rows)
+    U, splits = split_reseeded_start(rows, rows.split(labels), 4)
+    got = np.argmax(U, axis=1)
+    want, c = _literal_split(X, labels, 3)
+    assert c == 0 and splits == [(3, 0, int(np.count_nonzero(want == 3)))]
+    np.testing.assert_array_equal(U.sum(axis=1), 1.0)
+    # the rows of the other clusters keep their labels; the merged blobs are parted
+    np.testing.assert_array_equal(got, want)
+    assert set(np.unique(y[got == 3])) in ({0}, {3})
+
+
+def test_split_reseed_leaves_clusters_of_identical_rows():
+    from marginclust.solvers._lloyd import split_reseeded_start
+    from marginclust.utils._blocks import RowBlocks
+
+    X = np.repeat(np.array([[0.0, 0.0], [5.0, 5.0]]), 10, axis=0)
+    rows = RowBlocks(X)
+    U, splits = split_reseeded_start(rows, rows.split(np.repeat([0, 1], 10)), 3)
+    assert splits == []
+    np.testing.assert_array_equal(np.argmax(U, axis=1), np.repeat([0, 1], 10))

@@ -210,3 +210,29 @@ def test_precomputed_kernel_path_agrees(form, kernel):
     assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-7)
     assert_array_equal_sorted = np.array_equal(np.sort(a.support), np.sort(b.support))
     assert assert_array_equal_sorted
+
+
+@pytest.mark.parametrize("form", ["scholkopf", "tax-duin"])
+def test_precomputed_kernel_with_dropped_rows_is_libsvm_on_the_kept_block(form):
+    """With a kernel given, the rows dropped for a weight below ``zero_tol`` are handed to
+    LIBSVM with weight 0 instead of being cut out of a copy of the kernel: LIBSVM removes
+    them itself and reads each kept row's own column, so it solves the same problem on
+    the same values in the same order as on the kept block: the same result, bit for bit."""
+    X, w = _data(9, n=60)
+    w[[2, 7, 30, 31]] = 1e-15  # below zero_tol * max(w)
+    K = kernel_matrix(X, X, **KP)
+    m = fit_weighted_ocsvm(X, w, form=form, nu=0.4, K=K, zero_tol=1e-12, **KP)
+    keep = np.flatnonzero(w > 1e-12 * w.max())
+    total = float(w[keep].sum())
+    if form == "scholkopf":
+        nu, wk = 0.4, w[keep]
+    else:  # C = 1 / (nu sum w): LIBSVM weights C w_i, nu' = 1 / (C sum w)
+        C = 1.0 / (0.4 * total)
+        nu, wk = min(1.0, 1.0 / (C * total)), C * w[keep]
+    svm = OneClassSVM(kernel="precomputed", nu=nu, tol=1e-3).fit(
+        K[np.ix_(keep, keep)], sample_weight=wk * (wk.size / wk.sum()))
+    b = svm.dual_coef_.ravel()
+    assert np.array_equal(m.support, keep[svm.support_])
+    assert np.array_equal(m.alpha, b / b.sum())
+    if form == "scholkopf":
+        assert m.rho == svm.offset_[0] / b.sum()

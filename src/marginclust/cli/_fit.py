@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import logging
 import sys
 import threading
 import time
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._registry import cli_aliases, clusterer_names, estimator_class
+from ..utils import shorten
 from ._csv import CSVData, parse_delimiter, read_csv
 from ._output import check_out_file, open_output, plural, scale_note, write_clusters
 
@@ -35,6 +37,9 @@ __all__ = [
 METHOD_ALIASES = cli_aliases()
 # A fit still running after this many seconds gets a progress line on stderr.
 PROGRESS_DELAY = 3.0
+# The progress line ends with the fit's latest phase (e.g. SLMC's margin-search start or
+# a re-seed) cut to this many characters.
+PROGRESS_PHASE_CHARS = 100
 # Above this many rows an exact n x n kernel fit (n_components=None) gets a note
 # pointing at the low-rank mode: one sweep costs O(n^2) and a fit takes tens of sweeps
 # (SLMC on 3,498 rows: 110 s exact, 10.5 s with n_components=300, same accuracy).
@@ -230,14 +235,24 @@ def fit_progress(what: str, *, enabled: bool, delay: float = PROGRESS_DELAY) -> 
     done = threading.Event()
     start = time.perf_counter()
     shown = threading.Event()
+    phase = _LatestPhase()
+    library = logging.getLogger("marginclust")
+    level = library.level
+    library.addHandler(phase)
+    library.setLevel(logging.DEBUG)  # the estimators' report lines reach the handler
 
     def tick() -> None:
         if done.wait(delay):
             return
+        width = 0
         while not done.is_set():
             shown.set()
-            print(f"\rmarginclust fit: {what}, {time.perf_counter() - start:.0f} s elapsed",
-                  end="", file=sys.stderr, flush=True)
+            text = f"marginclust fit: {what}, {time.perf_counter() - start:.0f} s elapsed"
+            if phase.text:
+                text += ": " + shorten(phase.text, PROGRESS_PHASE_CHARS)
+            print(f"\r{text}{' ' * max(0, width - len(text))}", end="", file=sys.stderr,
+                  flush=True)
+            width = len(text)
             done.wait(1.0)
 
     thread = threading.Thread(target=tick, daemon=True)
@@ -247,8 +262,22 @@ def fit_progress(what: str, *, enabled: bool, delay: float = PROGRESS_DELAY) -> 
     finally:
         done.set()
         thread.join()
+        library.removeHandler(phase)
+        library.setLevel(level)
         if shown.is_set():
             print(file=sys.stderr, flush=True)
+
+
+class _LatestPhase(logging.Handler):
+    """The latest line an estimator reported, per-iteration lines aside (a start, a re-seed)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.text = ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not record.name.startswith("marginclust.iterations"):
+            self.text = record.getMessage()
 
 
 def _list_methods() -> int:

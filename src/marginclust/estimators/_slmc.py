@@ -22,10 +22,10 @@ from ..objectives._slmc import (
 )
 from ..solvers import SolverResult
 from ..solvers._alternating import AlternatingMinimizer
-from ..solvers._lloyd import nearest_one_hot, reseeded_start
+from ..solvers._lloyd import nearest_one_hot, split_reseeded_start
 from ..starts._kmeans import kmeans_plusplus_centres, kmeans_start_states
 from ..starts._library import fcm_memberships
-from ..starts._sample import sample_start
+from ..starts._sample import START_SAMPLE_ROWS, sample_start
 from ..starts._spectral import spectral_labels
 from ..utils import (
     Fuzzifier,
@@ -72,6 +72,24 @@ def _sample_one_hot(Xb: Any, labeller: Any, k: int) -> npt.NDArray[np.float64]:
 
 
 _MAX_RESEEDS = 3
+
+
+class _CollapseWatch:
+    """An SLMC problem whose sweeps also count the non-empty clusters (``found``)."""
+
+    def __init__(self, problem: Any, n_clusters: int, exact: bool) -> None:
+        self.problem, self.K, self.exact = problem, n_clusters, exact
+        self.found = n_clusters
+
+    def step(self, state: Any) -> tuple[Any, float]:
+        new, value = self.problem.step(state)
+        sizes = (np.bincount(np.argmax(new[2], axis=1), minlength=self.K) if self.exact
+                 else new[4])
+        self.found = int(np.count_nonzero(sizes))
+        return new, value
+
+    def change(self, old: Any, new: Any) -> float:
+        return float(self.problem.change(old, new))
 
 
 class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClusterer):
@@ -174,7 +192,7 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
     min_iter : int, default=5
         Minimum number of sweeps before the stopping rule may fire.
     max_iter : int, default=300
-        Maximum number of sweeps per restart.
+        Maximum number of sweeps per restart, its re-seeds included.
     n_init : int, default=1
         Number of restarts; the non-degenerate one with the smallest final
         ``J`` is kept.
@@ -201,7 +219,11 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         little between sweeps, so a few iterations reach a relative residual
         of 1e-5). CG lowers the W-step's quadratic from its warm start, so
         ``J`` still never increases; a sweep whose CG does not converge in 20
-        iterations is redone exactly (which refreshes the preconditioner).
+        iterations is redone exactly (which refreshes the preconditioner), and
+        a CG step that took more iterations than an exact step costs (about
+        ``L / (4 K)``) makes the next sweep exact (on standardised letter,
+        20,000 rows and 26 clusters, CG took 13-20 iterations a sweep from the
+        start's preconditioner and 2-5 with this refresh).
         On 100,000 x 20 blobs (10 clusters, L = 500) the converged objectives
         of the two agree to 1e-6 relative with the same labels
         (``tests/objectives/test_slmc_pcg.py``) and a sweep costs a
@@ -218,8 +240,9 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         Seeds the initialisation and the low-rank feature map. Use an int to
         make the randomness deterministic.
     verbose : int, default=0
-        ``verbose > 0`` prints the mode, the start's seconds, one line per
-        sweep and a summary of the alternation and of each re-seed to stderr.
+        ``verbose > 0`` prints the mode, the start (announced before the
+        margin search runs, then its seconds), one line per sweep and a summary
+        of each run of the alternation and of each re-seed to stderr.
 
     Attributes
     ----------
@@ -246,20 +269,26 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
     objective_history_ : ndarray of shape (n_iter_,)
         ``J`` after each sweep (never increases).
     n_iter_ : int
-        Sweeps run by the kept restart.
+        Sweeps run by the kept restart since its last re-seed (the length of
+        ``objective_history_``).
     converged_ : bool
         Whether the kept restart met the stopping rule.
     n_clusters_found_ : int
         Non-empty clusters (a warning is raised when below ``n_clusters``).
     n_reseeds_ : int
-        How often the kept restart re-seeded emptied clusters (at most 3): a
-        run that ends with fewer non-empty clusters than asked restarts from
-        one-hot memberships in which each empty cluster is seeded at the point
-        farthest from its cluster's mean, as scikit-learn's KMeans relocates
-        empty clusters; the re-seeded run is kept when it finds more clusters,
-        and re-seeding stops when it does not (another would repeat it).
-        Clusters that stay empty are numbered last (labels ``0 ..
-        n_clusters_found_ - 1``).
+        How often the kept restart re-seeded emptied clusters (at most 3). A
+        sweep that leaves a cluster empty stops the alternation (as
+        scikit-learn's KMeans relocates an empty cluster during its iterations,
+        not after them); each empty cluster then takes half of the cluster of
+        the largest sum of squared distances to its mean (two-means on that
+        cluster's rows, seeded at its mean and at its row farthest from it),
+        every other row keeps its label, and the alternation resumes from these
+        one-hot memberships with the sweeps left of ``max_iter``. After the
+        third re-seed, or when a re-seed would repeat an earlier one (the same
+        sizes and split, up to the clusters' numbering), the alternation runs
+        to its end whatever empties. ``objective_history_`` is that of the run
+        after the last re-seed (``J`` jumps at a re-seed). Clusters that stay
+        empty are numbered last (labels ``0 .. n_clusters_found_ - 1``).
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -327,11 +356,21 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         tried = getattr(self, "_tried", None)
         if tried is None:
             return self._collapse_advice
-        found, K = tried["found"], self._n_clusters
-        text = f"Tried: the start {tried['start']} ({found[0]} of {K} clusters)"
-        if len(found) > 1:
-            text += (f", then {len(found) - 1} re-seed(s) of the emptied clusters at the "
-                     f"worst-fitted points ({', '.join(map(str, found[1:]))} clusters)")
+        K = self._n_clusters
+        segments = tried["segments"]
+        text = f"Tried: the start {tried['start']}"
+        if tried["start_found"] is not None:
+            text += f" ({tried['start_found']} of {K} clusters)"
+        sweeps, found, stopped = segments[0]
+        text += (f"; the alternation from it emptied clusters after {sweeps} sweeps "
+                 f"({found} left)" if stopped else
+                 f"; the alternation from it ended with {found} clusters")
+        if len(segments) > 1:
+            text += (f"; then {len(segments) - 1} re-seed(s), each giving an emptied cluster "
+                     "half of the cluster of the largest spread, after which the "
+                     f"alternation left {', '.join(str(f) for _, f, _ in segments[1:])} "
+                     "clusters")
+        text += f" ({tried['sweeps']} sweeps of max_iter={int(self.max_iter)})"
         if int(self.n_init) > 1:
             text += f", in each of n_init={int(self.n_init)} restarts (the best is kept)"
         text += ". "
@@ -490,32 +529,50 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
             require_shrinking_move=True,
         )
 
-    def _solve_from(self, ctx: dict[str, Any], U0: Any) -> tuple[SolverResult, Any]:
+    def _solve_from(
+        self, ctx: dict[str, Any], U0: Any, max_iter: int, stop_on_collapse: bool = False,
+    ) -> tuple[SolverResult, Any]:
         """One alternation from the memberships ``U0``: ``(result, sweep summary)``.
 
-        The summary holds the weights (``"coef"``), training decision values
-        (``"F"``), cluster sizes (``"sizes"``) and each block's labels or state
-        (``"states"``, for a re-seed).
+        At most ``max_iter`` sweeps; with ``stop_on_collapse`` it stops after the
+        first sweep that leaves a cluster empty (the caller re-seeds it) while at
+        least ``min_iter`` sweeps of the budget remain. The summary holds the
+        weights (``"coef"``), training decision values (``"F"``), cluster sizes
+        (``"sizes"``), each block's labels or state (``"states"``, for a re-seed)
+        and whether the collapse stopped the run (``"stopped"``).
         """
         kctx: KernelContext = ctx["kernel"]
-        solver = self._alternating_solver()
-        if kctx.Kmat is not None:  # exact kernel (in memory)
-            res = solver.solve(SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"]), (U0, None, None))
+        K = self._n_clusters
+        solver = replace(self._alternating_solver(), max_iter=int(max_iter))
+        exact = kctx.Kmat is not None
+        if exact:  # exact kernel (in memory)
+            problem: Any = SLMCProblem(kctx.Kmat, ctx["lam"], ctx["m"])
+            x0: Any = (U0, None, None)
+        else:
+            rows = ctx["rows"]
+            L = int(kctx.fmap.n_output_features_)
+            itemsize = np.dtype(kctx.fmap._out_dtype(rows)).itemsize
+            budget = _low_rank.FEATURE_CACHE_BYTES
+            # the features of every row are kept in memory only (out of core: per pass)
+            cache = not out_of_core(rows) and rows.shape[0] * L * itemsize <= budget
+            problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache,
+                                     w_step=self.w_step)
+            x0 = problem.initial_state()
+        watch = _CollapseWatch(problem, K, exact)
+        last = int(max_iter) - int(self.min_iter)
+
+        def collapsed(it: int, value: float) -> bool:
+            return stop_on_collapse and watch.found < K and it <= last
+
+        res = solver.solve(watch, x0, callback=collapsed)
+        stopped = stop_on_collapse and not res.converged and res.n_iter < int(max_iter)
+        if exact:
             F = res.x[2]
             labels = np.argmax(F, axis=1)
             return res, {"coef": res.x[1], "F": F, "states": ctx["rows"].split(labels),
-                         "sizes": np.bincount(labels, minlength=self._n_clusters)}
-        rows = ctx["rows"]
-        L = int(kctx.fmap.n_output_features_)
-        itemsize = np.dtype(kctx.fmap._out_dtype(rows)).itemsize
-        budget = _low_rank.FEATURE_CACHE_BYTES
-        # the features of every row are kept in memory only (out of core: per pass)
-        cache = not out_of_core(rows) and rows.shape[0] * L * itemsize <= budget
-        problem = SLMCRowProblem(rows, kctx.fmap, ctx["lam"], ctx["m"], U0, cache=cache,
-                                 w_step=self.w_step)
-        res = solver.solve(problem, problem.initial_state())
+                         "sizes": np.bincount(labels, minlength=K), "stopped": stopped}
         return res, {"coef": res.x[0], "F": problem.decision_values(), "states": problem.states,
-                     "sizes": np.asarray(res.x[4], dtype=np.intp)}
+                     "sizes": np.asarray(res.x[4], dtype=np.intp), "stopped": stopped}
 
     def _fit_one(
         self, ctx: dict[str, Any], random_state: np.random.RandomState
@@ -523,36 +580,74 @@ class SLMC(KernelModelMixin, SoftClusterMixin, ClusterTransformerMixin, BaseClus
         kctx: KernelContext = ctx["kernel"]
         K = self._n_clusters
         start = "init=<memberships>" if ctx["init_U"] is not None else f"init={ctx['init']!r}"
+        if ctx["init_U"] is None and ctx["init"] == "max-margin" and K > 1:
+            report(self.verbose, "SLMC start (%s): the margin search for %d clusters on "
+                   "%d sample rows ...", start, K, min(START_SAMPLE_ROWS, kctx.X.shape[0]))
         t0 = time.perf_counter()
-        U0 = self._initial_memberships(ctx, random_state)
+        U = self._initial_memberships(ctx, random_state)
         report(self.verbose, "SLMC start (%s): %.2f s", start, time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        res, out = self._solve_from(ctx, U0)
-        found = int(np.count_nonzero(out["sizes"]))
-        report(self.verbose, "SLMC alternation from the start: %d sweeps, %d of %d clusters, "
-               "%.2f s", res.n_iter, found, K, time.perf_counter() - t0)
-        tried = [found]
-        n_reseeds = 0
-        for _ in range(_MAX_RESEEDS):
-            if found == K:
-                break
-            # Collapse: re-seed the emptied clusters from the worst-fitted points (as
-            # scikit-learn's KMeans relocates empty clusters) and alternate again.
+        # One budget of max_iter sweeps for the alternation and its re-seeds: a sweep that
+        # empties a cluster stops the run, the empty cluster takes half of the widest one
+        # (as KMeans relocates an empty cluster during its iterations, not after them)
+        # and the alternation resumes from that partition.
+        budget, used, n_reseeds = int(self.max_iter), 0, 0
+        seen: set[Any] = set()
+        repeat = False
+        start_found = None
+        if isinstance(U, np.ndarray):
+            start_found = int(np.count_nonzero(np.bincount(np.argmax(U, axis=1), minlength=K)))
+        segments: list[tuple[int, int, bool]] = []
+        while True:
+            may_reseed = not repeat and n_reseeds < _MAX_RESEEDS
             t0 = time.perf_counter()
-            U1 = reseeded_start(ctx["rows"], out["states"], K)
-            res1, out1 = self._solve_from(ctx, U1)
+            res, out = self._solve_from(ctx, U, budget - used, stop_on_collapse=may_reseed)
+            used += res.n_iter
+            found = int(np.count_nonzero(out["sizes"]))
+            segments.append((res.n_iter, found, bool(out["stopped"])))
+            what = "the start" if n_reseeds == 0 else f"re-seed {n_reseeds}"
+            report(self.verbose, "SLMC alternation from %s: %d sweeps%s, %d of %d clusters, "
+                   "%.2f s", what, res.n_iter,
+                   " (stopped: a cluster emptied)" if out["stopped"] else "", found, K,
+                   time.perf_counter() - t0)
+            if found == K or not may_reseed or budget - used < max(1, int(self.min_iter)):
+                break
+            t0 = time.perf_counter()
+            U, splits = split_reseeded_start(ctx["rows"], out["states"], K)
+            if not any(moved for _, _, moved in splits):
+                # every cluster holds identical rows: none can be split
+                if out["stopped"]:
+                    res = replace(res, message=(
+                        "The alternation stopped when a cluster emptied and no cluster "
+                        "could be split to re-seed it (each holds identical rows)."))
+                break
+            # the sizes and the rows moved, up to the clusters' numbering: a re-seed that
+            # repeats an earlier one (a collapse after it leaves the same partition, up to
+            # numbering) would repeat its run, which collapsed; finish it without stopping
+            key = (tuple(sorted(int(v) for v in out["sizes"])),
+                   tuple(sorted(moved for _, _, moved in splits)))
+            if key in seen:
+                repeat = True
+                segments.pop()  # redone to its end from the same start below
+                report(self.verbose, "SLMC re-seed would repeat the previous one: the "
+                       "alternation from it continues without further re-seeds")
+                continue
+            seen.add(key)
             n_reseeds += 1
-            found1 = int(np.count_nonzero(out1["sizes"]))
-            tried.append(found1)
-            report(self.verbose, "SLMC re-seed %d of at most %d (%d emptied clusters seeded at "
-                   "the worst-fitted points): %d sweeps, %d of %d clusters (%s), %.2f s",
-                   n_reseeds, _MAX_RESEEDS, K - found, res1.n_iter, found1, K,
-                   "kept" if found1 > found else "not kept", time.perf_counter() - t0)
-            if found1 <= found:
-                break  # a second re-seed would start from the same labels: same result
-            res, out, found = res1, out1, found1
+            report(self.verbose, "SLMC re-seed %d of at most %d at sweep %d of %d (%d emptied "
+                   "clusters, each given half of the cluster of the largest spread: %s), "
+                   "%.2f s", n_reseeds, _MAX_RESEEDS, used, budget, K - found,
+                   ", ".join(f"{c} -> {j} ({moved} rows)" for j, c, moved in splits),
+                   time.perf_counter() - t0)
+        if n_reseeds and not res.converged and used >= budget:
+            res = replace(res, message=(
+                f"Alternating minimisation stopped after max_iter={budget} sweeps ({n_reseeds} "
+                f"re-seed(s) of emptied clusters, the last after sweep {used - res.n_iter}) "
+                f"before meeting tol={float(self.tol):g} and "
+                f"tol_memberships={float(self.tol_memberships):g}; increase max_iter or the "
+                "tolerances."))
         x = {"decision_values_": out["F"], "n_reseeds_": n_reseeds,
-             "_tried": {"start": start, "found": tried, "spread": ctx["spread"]}}
+             "_tried": {"start": start, "start_found": start_found, "segments": segments,
+                        "sweeps": used, "spread": ctx["spread"]}}
         x.update(self._fitted_model(kctx, out["coef"]))
         return replace(res, x=x, info={"cluster_sizes": out["sizes"]})
 

@@ -649,7 +649,12 @@ class SLMCRowProblem:
     previous ``W`` on the later sweeps (O(n L K) per CG iteration; D changes
     little between sweeps, so a few iterations reach ``cg_tol``). A sweep whose
     CG does not converge in ``max_cg`` iterations is redone exactly, which
-    refreshes the preconditioner. Either way ``J`` never increases. Features
+    refreshes the preconditioner. A CG step that took more iterations than an
+    exact step costs (:meth:`exact_cost`, about ``L / (4 K)`` of them) makes the
+    next sweep exact too: the preconditioner has gone stale as ``D`` moved (on
+    letter, 20,000 rows and 26 clusters, CG took 13-20 iterations a sweep from
+    the one-hot start's preconditioner and 4 after a refresh). Either way ``J``
+    never increases. Features
     streamed from the data (not cached) always take the exact step, since every
     pass over them recomputes them.
 
@@ -691,6 +696,12 @@ class SLMCRowProblem:
         self.n_exact = 0
         self.n_cg = 0
         self._precond: Any = None
+        self._refresh = False  # the last CG step cost more than an exact one
+
+    def exact_cost(self) -> float:
+        """An exact W-step's cost in CG iterations: ``n L^2`` flops for ``Phi^T D Phi``
+        (its symmetric half, twice) against ``4 n L K`` for a CG iteration's two products."""
+        return self.L / (4.0 * self.K)
 
     def initial_state(self) -> tuple[Any, ...]:
         """The start's normal equations (one pass)."""
@@ -705,6 +716,7 @@ class SLMCRowProblem:
     def _exact(self, G: Array, R: Array) -> Array:
         W = solve_feature_normal(G, R, self.lam)
         self.n_exact += 1
+        self._refresh = False
         if self.pcg:
             G[np.diag_indices_from(G)] += 1.0
             try:
@@ -731,6 +743,7 @@ class SLMCRowProblem:
         F_prev = np.concatenate([st["F"] for st in states])
         W, F, n_it, ok = pcg_w_step(blocks, U, W_prev, F_prev, self.lam, self.m,
                                     self._precond, tol=self.cg_tol, max_iter=self.max_cg)
+        self._refresh = n_it > self.exact_cost()
         self.n_cg += n_it
         self.n_passes += n_it + 1
         return W, F, ok
@@ -739,7 +752,7 @@ class SLMCRowProblem:
         """The W-step (exact, or CG from the last ``W``), then one pass: the U-step,
         ``J`` and, for the exact step, the next normal equations."""
         W_prev, G, R = state[0], state[1], state[2]
-        if self.pcg and self._precond is not None and W_prev is not None:
+        if self.pcg and self._precond is not None and W_prev is not None and not self._refresh:
             W, F, ok = self._cg(W_prev)
             if ok:
                 self.states, parts = self.rows.states(_u_pass, self.states, self.m,

@@ -101,7 +101,8 @@ class AlternatingMinimizer(IterativeSolver):
             history.append(value)
             x = x_new
             report(self.verbose, "%ssweep %d: objective %.10g, rel. change %.3g, move %.3g "
-                   "(%.1f s)", prefix, it, value, rel, move, time.perf_counter() - start)
+                   "(%.1f s)", prefix, it, value, rel, move, time.perf_counter() - start,
+                   iteration=True)
             if callback is not None and callback(it, value):
                 stopped = True
                 break

@@ -45,7 +45,7 @@ __all__ = [
     "reduce_lloyd_partials",
     "relocation_candidates",
     "nearest_one_hot",
-    "reseeded_start",
+    "split_reseeded_start",
 ]
 
 Array = npt.NDArray[np.float64]
@@ -538,22 +538,50 @@ def _labels_in(state: Any) -> npt.NDArray[np.intp]:
     return np.asarray(state, dtype=np.intp)
 
 
-def _cluster_sums(Xb: Any, state: Any, k: int) -> tuple[Any, tuple[Any, Any]]:
+def _cluster_moments(Xb: Any, state: Any, k: int) -> tuple[Any, tuple[Any, Any, Any]]:
+    """A block's labels (its new state) and its clusters' sums, sizes and sums of squares."""
     Xd = np.asarray(Xb, dtype=np.float64)
     lab = _labels_in(state)
     sums = np.zeros((k, Xd.shape[1]))
     np.add.at(sums, lab, Xd)
-    return state, (sums, np.bincount(lab, minlength=k))
+    sq = np.bincount(lab, weights=np.einsum("ij,ij->i", Xd, Xd), minlength=k)
+    return lab, (sums, np.bincount(lab, minlength=k), sq)
 
 
-def _farthest_rows(
-    Xb: Any, state: Any, lohi: tuple[int, int], centers: Array, top: int
-) -> tuple[Any, tuple[Array, npt.NDArray[np.intp], Array]]:
+def _farthest_in(
+    Xb: Any, lab: Any, lohi: tuple[int, int], c: int, centre: Array
+) -> tuple[Any, tuple[float, int, Array | None]]:
+    """The row of cluster ``c`` farthest from ``centre`` in a block (ties: the lower row)."""
     Xd = np.asarray(Xb, dtype=np.float64)
-    diff = Xd - centers[_labels_in(state)]
+    idx = np.flatnonzero(lab == c)
+    if idx.size == 0:
+        return lab, (-1.0, -1, None)
+    diff = Xd[idx] - centre
     dist = np.einsum("ij,ij->i", diff, diff)
-    order = np.argsort(-dist, kind="stable")[:top]
-    return state, (dist[order], order + lohi[0], Xd[order])
+    i = int(np.argmax(dist))
+    return lab, (float(dist[i]), int(idx[i]) + lohi[0], Xd[idx[i]])
+
+
+def _two_means_step(
+    Xb: Any, lab: Any, pair: tuple[int, int], centres: Array
+) -> tuple[Any, tuple[Array, Any, int]]:
+    """The rows of the two clusters ``pair`` to the nearer of their two ``centres``."""
+    Xd = np.asarray(Xb, dtype=np.float64)
+    idx = np.flatnonzero((lab == pair[0]) | (lab == pair[1]))
+    new = lab.copy()
+    sums, sizes, moved = np.zeros((2, Xd.shape[1])), np.zeros(2, dtype=np.intp), 0
+    if idx.size:
+        d2 = ((Xd[idx, None, :] - centres[None, :, :]) ** 2).sum(-1)
+        side = (d2[:, 1] < d2[:, 0]).astype(np.intp)  # ties stay with the split cluster
+        new[idx] = np.asarray(pair)[side]
+        moved = int(np.count_nonzero(new[idx] != lab[idx]))
+        np.add.at(sums, side, Xd[idx])
+        sizes = np.bincount(side, minlength=2)
+    return new, (sums, sizes, moved)
+
+
+def _one_hot_labels(lab: Any, k: int) -> Array:
+    return np.eye(k)[np.asarray(lab, dtype=np.intp)]
 
 
 def nearest_one_hot(Xb: Any, centers: Array) -> Array:
@@ -568,15 +596,22 @@ def nearest_one_hot(Xb: Any, centers: Array) -> Array:
     return out
 
 
-def reseeded_start(rows: Any, states: list[Any], n_clusters: int) -> Any:
-    """One-hot memberships with every empty cluster re-seeded at the worst-fitted row.
+def split_reseeded_start(
+    rows: Any, states: list[Any], n_clusters: int, max_steps: int = 20
+) -> tuple[Any, list[tuple[int, int, int]]]:
+    """One-hot memberships of the current labels, each empty cluster filled by a split.
 
-    The centres of the non-empty clusters are their means in (centred) data
-    space; each empty cluster takes, in turn, the row farthest from its centre
-    (largest distance first, ties to the lower row; that row is not taken
-    twice), and every row goes to its nearest centre. Two passes over the row
-    blocks (the cluster sums; each block's farthest rows) and a lazy map out of
-    core.
+    scikit-learn's KMeans relocates an empty cluster's centre to the point
+    farthest from its own centre and lets the next assignment fill it; a kernel
+    clusterer's cluster holding one point would empty again, so here an empty
+    cluster takes half of the cluster of the largest sum of squared distances to
+    its mean (data space): two-means on that cluster's rows, seeded at its mean
+    and at its row farthest from it (ties to the lower row), run until no row
+    moves (at most ``max_steps`` passes); the half around the far row becomes the
+    empty cluster. Every other row keeps its label, so the alternation resumes
+    from the partition it had reached. Empty clusters are filled in turn, each
+    split judged on the sums of squares after the previous one. A cluster of
+    identical rows is never split (its sum of squares is 0).
 
     Parameters
     ----------
@@ -586,24 +621,43 @@ def reseeded_start(rows: Any, states: list[Any], n_clusters: int) -> Any:
         Each block's labels, or a state dict holding its decision values ``"F"``
         (labels: their argmax).
     n_clusters : int
+    max_steps : int, default=20
+        Two-means passes per split, at most.
 
     Returns
     -------
     U : array of shape (n_samples, n_clusters)
         One-hot rows (row-aligned; lazy out of core).
+    splits : list of (int, int, int)
+        ``(empty cluster, split cluster, rows moved to it)`` for each split made.
     """
     k = n_clusters
-    states, parts = rows.states(_cluster_sums, states, k)
-    sums = np.sum([p[0] for p in parts], axis=0)
-    sizes = np.sum([p[1] for p in parts], axis=0)
-    centers = np.zeros_like(sums)
-    alive = np.flatnonzero(sizes)
-    centers[alive] = sums[alive] / sizes[alive, None]
-    empty = np.flatnonzero(sizes == 0)
-    _, cands = rows.states(_farthest_rows, states, centers, int(empty.size), with_offsets=True)
-    dist = np.concatenate([c[0] for c in cands])
-    Xc = np.concatenate([c[2] for c in cands])
-    order = np.lexsort((np.concatenate([c[1] for c in cands]), -dist))
-    for j, i in zip(empty, order):
-        centers[j] = Xc[i]
-    return rows.map_rows(nearest_one_hot, centers, dtype=np.float64, tail=(k,))
+    states, parts = rows.states(_cluster_moments, states, k)
+    splits: list[tuple[int, int, int]] = []
+    for _ in range(k):  # each split fills one empty cluster
+        sums = np.sum([p[0] for p in parts], axis=0)
+        sizes = np.sum([p[1] for p in parts], axis=0)
+        sq = np.sum([p[2] for p in parts], axis=0)
+        empty = np.flatnonzero(sizes == 0)
+        sse = np.where(sizes > 1, sq - np.einsum("ij,ij->i", sums, sums) /
+                       np.maximum(sizes, 1), 0.0)
+        if empty.size == 0 or not np.max(sse) > 0:
+            break
+        j, c = int(empty[0]), int(np.argmax(sse))
+        mean = sums[c] / sizes[c]
+        _, far = rows.states(_farthest_in, states, c, mean, with_offsets=True)
+        best = max(far, key=lambda f: (f[0], -f[1]))
+        centres = np.vstack([mean, best[2]])
+        for _ in range(int(max_steps)):
+            states, two = rows.states(_two_means_step, states, (c, j), centres)
+            part_sums = np.sum([t[0] for t in two], axis=0)
+            part_sizes = np.sum([t[1] for t in two], axis=0)
+            centres = part_sums / np.maximum(part_sizes, 1)[:, None]
+            if sum(t[2] for t in two) == 0 or np.min(part_sizes) == 0:
+                break
+        states, parts = rows.states(_cluster_moments, states, k)
+        new_sizes = np.sum([p[1] for p in parts], axis=0)
+        splits.append((j, c, int(new_sizes[j])))
+        if new_sizes[j] == 0:  # the two seeds could not part the rows: stop
+            break
+    return rows.gather_states(_one_hot_labels, states, k, dtype=np.float64, tail=(k,)), splits

@@ -15,13 +15,16 @@ from typing import TypeVar
 import numpy as np
 
 logger = logging.getLogger("marginclust")
+# per-iteration lines (a sweep's objective) log here, so a progress display can keep
+# the latest phase (a start, a re-seed) apart from them
+iteration_logger = logging.getLogger("marginclust.iterations")
 
 T = TypeVar("T")
 
 __all__ = ["StatusLine", "format_seconds", "progress", "report", "shorten"]
 
 
-def report(verbose: int | bool, msg: str, *args: object) -> None:
+def report(verbose: int | bool, msg: str, *args: object, iteration: bool = False) -> None:
     """Print ``msg % args`` to stderr when ``verbose > 0``; always log it at DEBUG.
 
     Parameters
@@ -32,6 +35,9 @@ def report(verbose: int | bool, msg: str, *args: object) -> None:
         A %-style format string.
     *args : object
         Arguments for ``msg``.
+    iteration : bool, default=False
+        A line of every iteration (logger ``marginclust.iterations``), not of a
+        phase of the fit (logger ``marginclust``).
 
     Examples
     --------
@@ -39,7 +45,7 @@ def report(verbose: int | bool, msg: str, *args: object) -> None:
     >>> report(0, "iteration %d", 3)  # silent
     """
     text = msg % args if args else msg
-    logger.debug(text)
+    (iteration_logger if iteration else logger).debug(text)
     if verbose and int(verbose) > 0:
         print(text, file=sys.stderr, flush=True)
 
