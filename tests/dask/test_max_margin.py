@@ -1,6 +1,6 @@
 """MaxMarginClustering on dask arrays: the in-memory fit of a sample drawn across chunks.
 
-Out of core the search runs on ``max_samples`` rows drawn by
+Out of core the search runs on ``max(max_samples, max_vote_samples)`` rows drawn by
 ``sample_row_indices`` (the draw does not depend on the chunks) and fetched in
 one pass, through the estimator's own in-memory ``fit``. So the comparisons
 below are bitwise: the reference is that in-memory fit on exactly those rows
@@ -42,8 +42,9 @@ def moons() -> np.ndarray:
 
 
 def _sample(n: int, est: MaxMarginClustering) -> np.ndarray:
-    """The rows the out-of-core fit draws (the estimator's int seed, its max_samples)."""
-    return sample_row_indices(n, est.max_samples, np.random.RandomState(est.random_state))
+    """The rows the out-of-core fit draws (the estimator's int seed, its sample sizes)."""
+    size = max(est.max_samples, est.max_vote_samples)
+    return sample_row_indices(n, size, np.random.RandomState(est.random_state))
 
 
 def _quiet(fit, *args, **kwargs):
@@ -85,7 +86,8 @@ def _assert_is_the_sample_fit(model, ref, X, idx):
 
 
 def test_the_fit_is_the_in_memory_fit_of_the_sample(blobs):
-    est = MaxMarginClustering(n_clusters=3, max_samples=300, C=1.0, random_state=0)
+    est = MaxMarginClustering(n_clusters=3, max_samples=300, max_vote_samples=600,
+                              C=1.0, random_state=0)
     idx = _sample(blobs.shape[0], est)
     ref = _quiet(est.fit, blobs[idx])
     assert ref.classifier_moved_.size > 0  # sampled rows the classifier labels otherwise
@@ -101,7 +103,7 @@ def test_the_fit_is_the_in_memory_fit_of_the_sample(blobs):
 
 def test_auto_k_and_predict_proba_on_dask_arrays(moons):
     est = MaxMarginClustering(n_clusters="auto", max_clusters=4, max_samples=400,
-                              probability=True, random_state=1)
+                              max_vote_samples=800, probability=True, random_state=1)
     idx = _sample(moons.shape[0], est)
     ref = _quiet(est.fit, moons[idx])
     Xd = da.from_array(moons, chunks=(UNEVEN, -1))
@@ -123,7 +125,8 @@ def test_no_more_rows_than_max_samples_is_the_in_memory_fit_of_x(moons):
 
 
 def test_weights_and_pairs_are_carried_to_the_sample(blobs):
-    est = MaxMarginClustering(n_clusters=3, max_samples=300, random_state=0)
+    est = MaxMarginClustering(n_clusters=3, max_samples=300, max_vote_samples=600,
+                              random_state=0)
     n = blobs.shape[0]
     w = np.random.RandomState(0).uniform(0.5, 2.0, n)
     must, cannot = np.array([[1, 2], [2, 5]]), np.array([[1, 2999]])
@@ -138,7 +141,8 @@ def test_weights_and_pairs_are_carried_to_the_sample(blobs):
 
 
 def test_csr_chunks_are_the_dense_fit(moons):
-    est = MaxMarginClustering(max_samples=300, random_state=0)
+    est = MaxMarginClustering(max_samples=300, max_vote_samples=600,
+                              random_state=0)
     dense = _dask_fit(est, da.from_array(moons, chunks=(UNEVEN, -1)))
     Xs = da.from_array(moons, chunks=(UNEVEN, -1)).map_blocks(sp.csr_matrix)
     model = _dask_fit(est, Xs)
@@ -149,21 +153,24 @@ def test_csr_chunks_are_the_dense_fit(moons):
 
 
 def test_the_chunks_do_not_change_the_fit_and_a_seed_repeats_it(blobs):
-    est = MaxMarginClustering(n_clusters=3, max_samples=300, C=1.0, random_state=0)
+    est = MaxMarginClustering(n_clusters=3, max_samples=300, max_vote_samples=600,
+                              C=1.0, random_state=0)
     fits = [_dask_fit(est, da.from_array(blobs, chunks=(c, -1))) for c in (UNEVEN, 1000, 3000)]
     fits.append(_dask_fit(est, da.from_array(blobs, chunks=(UNEVEN, -1))))
     first = _compute(fits[0].labels_)
     for model in fits[1:]:
         np.testing.assert_array_equal(model.sample_indices_, fits[0].sample_indices_)
         np.testing.assert_array_equal(_compute(model.labels_), first)
-    other = _dask_fit(MaxMarginClustering(n_clusters=3, max_samples=300, C=1.0,
-                                          random_state=1), da.from_array(blobs, chunks=1000))
+    other = _dask_fit(MaxMarginClustering(n_clusters=3, max_samples=300,
+                                          max_vote_samples=600, C=1.0, random_state=1),
+                      da.from_array(blobs, chunks=1000))
     assert not np.array_equal(other.sample_indices_, fits[0].sample_indices_)
 
 
 def test_two_passes_over_x_and_x_never_gathered(moons):
     Xg = _guarded(moons, 500)
-    est = MaxMarginClustering(max_samples=300, random_state=0)
+    est = MaxMarginClustering(max_samples=300, max_vote_samples=600,
+                              random_state=0)
     with dask.config.set(scheduler="synchronous"), GraphCounter() as counter:
         model = DaskClusterer(est).fit(Xg)
     assert counter.count == 2  # the check of X, the sample's rows
@@ -196,7 +203,8 @@ def test_bad_input_is_refused_with_the_in_memory_messages(moons):
 
 
 def test_distributed_workers_label_as_the_sample_fit(blobs, local_cluster_client):
-    est = MaxMarginClustering(n_clusters=3, max_samples=300, C=1.0, random_state=0)
+    est = MaxMarginClustering(n_clusters=3, max_samples=300, max_vote_samples=600,
+                              C=1.0, random_state=0)
     idx = _sample(blobs.shape[0], est)
     ref = _quiet(est.fit, blobs[idx])
     Xd = da.from_array(blobs, chunks=(UNEVEN, -1))

@@ -16,7 +16,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from marginclust import MaxMarginClustering
 from marginclust.exceptions import ConvergenceWarning
-from marginclust.starts import _candidates
+from marginclust.starts import _candidates, partition_margin
 
 BATTERY = Path(
     os.environ.get("MARGINCLUST_BATTERY")
@@ -104,10 +104,48 @@ def test_subsample_extends_labels_by_the_classifier():
     X, y = make_blobs(900, centers=[[0, 0], [8, 0], [0, 8]], random_state=4)
     est = MaxMarginClustering(n_clusters=3, max_samples=200, random_state=0).fit(X)
     assert est.sample_indices_.shape == (200,)
-    assert sorted(sum(c.cluster_sizes) for c in est.candidates_) == [200] * 5
+    # fitted to 200 rows, the candidates are ranked on every row (max_vote_samples)
+    assert sorted(sum(c.cluster_sizes) for c in est.candidates_) == [900] * 5
+    fewer = MaxMarginClustering(n_clusters=3, max_samples=200, max_vote_samples=500,
+                                random_state=0).fit(X)
+    assert sorted(sum(c.cluster_sizes) for c in fewer.candidates_) == [500] * 5
     assert adjusted_rand_score(y, est.labels_) == 1.0
     moved = np.flatnonzero(est.predict(X) != est.labels_)
     np.testing.assert_array_equal(moved, est.classifier_moved_)
+
+
+def test_the_vote_ranks_candidates_on_more_rows_than_they_are_fitted_to():
+    # fitted to 200 rows, each candidate labels the other rows by their nearest fitted
+    # row, and its margin is the vote among all 900 (literal oracles: a brute-force
+    # nearest fitted row, and partition_margin of the chosen partition on every row)
+    X, _ = make_moons(900, noise=0.08, random_state=3)
+    est = MaxMarginClustering(n_clusters=2, max_samples=200, random_state=0).fit(X)
+    fitted = est.sample_indices_
+    d2 = ((X[:, None, :] - X[None, fitted, :]) ** 2).sum(-1)
+    nearest = fitted[np.argmin(d2, axis=1)]
+    np.testing.assert_array_equal(est.labels_, est.labels_[nearest])
+    assert abs(est.score_ - partition_margin(X, est.labels_, 2)) < 1e-12
+    # the classifier learns the fitted rows only, so predict may differ elsewhere
+    moved = np.flatnonzero(est.predict(X) != est.labels_)
+    np.testing.assert_array_equal(moved, est.classifier_moved_)
+
+
+def test_max_vote_samples_changes_nothing_when_every_row_is_fitted():
+    X, _ = make_moons(300, noise=0.08, random_state=3)
+    fits = [MaxMarginClustering(n_clusters=2, random_state=0, max_vote_samples=v).fit(X)
+            for v in (10, 300, 10_000)]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other.labels_, fits[0].labels_)
+        assert other.k_scores_ == fits[0].k_scores_
+
+
+def test_max_vote_samples_below_max_samples_is_the_fitted_rows_vote():
+    X, _ = make_moons(900, noise=0.08, random_state=3)
+    est = MaxMarginClustering(n_clusters=2, max_samples=200, max_vote_samples=50,
+                              random_state=0).fit(X)
+    assert sorted(sum(c.cluster_sizes) for c in est.candidates_) == [200] * 5
+    with pytest.raises(ValueError, match="max_vote_samples"):
+        MaxMarginClustering(max_vote_samples=5).fit(X)
 
 
 def test_memory_resumes_the_candidates(tmp_path, monkeypatch):

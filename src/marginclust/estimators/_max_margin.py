@@ -178,8 +178,18 @@ class MaxMarginClustering(BaseClusterer):
         cost no more than before). An integer is a hard bound (the former
         default was 10).
     max_samples : int, default=3000
-        Rows on which the candidates are fitted and judged (all rows when
-        there are fewer). No n x n matrix is formed beyond this many rows.
+        Rows on which the candidates are fitted, their boundaries tested and
+        the margin classifier trained (all rows when there are fewer). No n x n
+        matrix is formed beyond this many rows.
+    max_vote_samples : int, default=10000
+        Rows on which the voting margin ranks the candidates (all rows when
+        there are fewer; at least the ``max_samples`` fitted ones): each row
+        beyond the fitted ones takes the label of its nearest fitted row. A
+        thin structure sampled sparsely has gaps, and a cut through a gap
+        leaves no mixed vote among the sampled rows; among more rows the gap is
+        filled and the cut is seen. Costs one nearest-neighbour graph of these
+        rows (no n x n matrix); ``labels_`` of these rows are the chosen
+        partition's.
     scale : {"auto", "none", "standard", "robust"}, default="auto"
         Per-column scaling before the uniform one. ``"none"``: none (the columns
         keep their relative spreads: shapes are kept); ``"standard"``: each
@@ -253,10 +263,11 @@ class MaxMarginClustering(BaseClusterer):
         The classifier's RBF ``gamma`` in those coordinates.
     sample_indices_ : ndarray of shape (n_fitted,)
         Rows the candidates were fitted to (all rows up to ``max_samples``;
-        out of core, the distinct rows of the sample drawn across the chunks).
+        out of core, distinct rows of the sample drawn across the chunks).
     classifier_moved_ : ndarray of int
-        Training rows where ``predict`` differs from ``labels_`` (points the
-        classifier puts on the other side of a boundary; empty on separated data).
+        Rows where ``predict`` differs from ``labels_`` (rows of the chosen
+        partition that the classifier puts on the other side of a boundary;
+        empty on separated data).
     n_clusters_found_ : int
         Non-empty clusters of ``labels_``.
     n_features_in_ : int
@@ -316,7 +327,8 @@ class MaxMarginClustering(BaseClusterer):
 
     **Out of core.** :class:`marginclust.dask.DaskClusterer` fits a row-chunked
     dask array (dense or CSR chunks) without gathering it, in two passes: one
-    checks X, the other fetches ``min(max_samples, n_samples)`` distinct rows
+    checks X, the other fetches ``min(max(max_samples, max_vote_samples),
+    n_samples)`` distinct rows
     drawn uniformly across the chunks (seeded by ``random_state``, whatever the
     chunks; the rows of ``must_link`` / ``cannot_link`` pairs are added, and a
     dask ``sample_weight`` comes with its rows). The search and the margin
@@ -419,6 +431,7 @@ class MaxMarginClustering(BaseClusterer):
         "max_clusters": Or(("auto",), IntegerAtLeast(2),
                            message="{name} must be 'auto' or an integer >= 2; got {value!r}."),
         "max_samples": IntegerAtLeast(10),
+        "max_vote_samples": IntegerAtLeast(10),
         "scale": OneOf(SCALINGS),
         "C": PositiveFinite(),
         "probability": Boolean(),
@@ -434,6 +447,7 @@ class MaxMarginClustering(BaseClusterer):
         n_neighbors: int = 7,
         max_clusters: int | str = "auto",
         max_samples: int = 3000,
+        max_vote_samples: int = 10_000,
         scale: str = "auto",
         C: float = 10.0,
         probability: bool = False,
@@ -446,6 +460,7 @@ class MaxMarginClustering(BaseClusterer):
         self.n_neighbors = n_neighbors
         self.max_clusters = max_clusters
         self.max_samples = max_samples
+        self.max_vote_samples = max_vote_samples
         self.scale = scale
         self.C = C
         self.probability = probability
@@ -513,6 +528,7 @@ class MaxMarginClustering(BaseClusterer):
             random_state=check_random_state(self.random_state), memory=self.memory,
             verbose=self.verbose, n_clusters=self.n_clusters,
             extend=self.max_clusters == "auto", columns=columns,
+            max_vote_samples=int(self.max_vote_samples),
         )
         self._set_search(search, points)
         on_points = self._fit_classifier(search)
@@ -527,7 +543,8 @@ class MaxMarginClustering(BaseClusterer):
                          cannot_link: Any) -> MaxMarginClustering:
         """The in-memory fit of a sample of the blocks' rows; every row labelled by blocks.
 
-        The sample: ``min(max_samples, n_samples)`` distinct row numbers drawn by
+        The sample: ``min(max(max_samples, max_vote_samples), n_samples)`` distinct
+        row numbers drawn by
         :func:`~marginclust.utils._blocks.sample_row_indices` from ``random_state``
         (all rows when there are no more), with the pairs' rows added, fetched in
         one pass. It is fitted by this estimator's in-memory ``fit`` with the same
@@ -539,7 +556,8 @@ class MaxMarginClustering(BaseClusterer):
         ks = self._cluster_counts(rows)
         n = rows.shape[0]
         pairs = make_pairs(must_link, cannot_link, n, ks[0] if len(ks) == 1 else None)
-        idx = sample_row_indices(n, int(self.max_samples), check_random_state(self.random_state))
+        size = max(int(self.max_samples), int(self.max_vote_samples))
+        idx = sample_row_indices(n, size, check_random_state(self.random_state))
         if pairs.size:  # the pairs' rows are always among the fitted rows (as in memory)
             idx = np.union1d(idx, np.concatenate([pairs.u, pairs.v])).astype(np.intp)
         ws = None
@@ -600,7 +618,7 @@ class MaxMarginClustering(BaseClusterer):
         self.score_ = best.score
         self.n_clusters_ = best.n_clusters
         self._n_clusters = best.n_clusters
-        self.sample_indices_ = points.first[search.rows]
+        self.sample_indices_ = points.first[search.fitted_rows]
         self.null_score_ = chosen.reference
         self.separation_ = chosen.separation
         self._best = best
@@ -610,8 +628,7 @@ class MaxMarginClustering(BaseClusterer):
     def _fit_classifier(self, search: MarginSearch) -> npt.NDArray[np.intp]:
         """Train the margin classifier on the chosen partition; its labels of every point."""
         self.gamma_ = margin_gamma(search.width)
-        labels = search.labels
-        present = np.unique(labels)
+        present = np.unique(search.labels)
         self.calibrated_classifier_: CalibratedClassifierCV | None = None
         self._present = present
         if present.size == 1:  # a single cluster: every point belongs to it
@@ -620,7 +637,8 @@ class MaxMarginClustering(BaseClusterer):
         self.classifier_ = margin_classifier(search, self.C, self.gamma_)
         on_points = self._classify(search.Z)
         if self.probability:
-            self.calibrated_classifier_ = self._calibrate(search.sample, labels, search.weights)
+            self.calibrated_classifier_ = self._calibrate(search.sample, search.sample_labels,
+                                                          search.sample_weights)
         return on_points
 
     @staticmethod

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_memory
 
@@ -194,23 +195,27 @@ class MarginSearch:
     ----------
     best : Candidate
         The chosen partition.
-    labels : ndarray of shape (n_fitted,)
-        Its labels on the fitted points (pairs repaired; the non-empty clusters
-        numbered first).
-    rows : ndarray of shape (n_fitted,)
-        The points the candidates were fitted to (positions among the points).
+    labels : ndarray of shape (n_voters,)
+        Its labels on the points the vote judged (pairs repaired; the non-empty
+        clusters numbered first).
+    rows : ndarray of shape (n_voters,)
+        The points the vote judged (positions among the points): the fitted
+        points and, beyond ``max_samples``, more up to ``max_vote_samples``.
     Z : ndarray of shape (n_points, n_features)
         Every point in the working frame.
     mean, scale
         The frame's map: ``Z = (P - mean) * scale`` (``scale`` per column).
-    weights : ndarray of shape (n_fitted,) or None
-        The fitted points' relative weights (None when all are equal).
+    weights : ndarray of shape (n_voters,) or None
+        The judged points' relative weights (None when all are equal).
     width : float
         The fitted points' median distance to their ``n_neighbors``-th neighbour.
     candidates : list of Candidate
         Every candidate judged, then the failed ones.
     k_scores : list of KScore
         One row per number of clusters judged.
+    fitted : ndarray of int or None, default=None
+        Positions in ``rows`` of the points the candidates were fitted to (None:
+        all of them).
     """
 
     best: Candidate
@@ -223,11 +228,29 @@ class MarginSearch:
     width: float
     candidates: list[Candidate]
     k_scores: list[KScore]
+    fitted: npt.NDArray[np.intp] | None = None
+
+    @property
+    def fitted_rows(self) -> npt.NDArray[np.intp]:
+        """The points the candidates were fitted to (positions among the points)."""
+        return self.rows if self.fitted is None else self.rows[self.fitted]
 
     @property
     def sample(self) -> npt.NDArray[np.float64]:
         """The fitted points in the working frame."""
-        return np.ascontiguousarray(self.Z[self.rows])
+        return np.ascontiguousarray(self.Z[self.fitted_rows])
+
+    @property
+    def sample_labels(self) -> npt.NDArray[np.intp]:
+        """The chosen partition's labels of the fitted points."""
+        return self.labels if self.fitted is None else self.labels[self.fitted]
+
+    @property
+    def sample_weights(self) -> npt.NDArray[np.float64] | None:
+        """The fitted points' relative weights (None when all are equal)."""
+        if self.weights is None or self.fitted is None:
+            return self.weights
+        return self.weights[self.fitted]
 
     @property
     def chosen(self) -> KScore:
@@ -262,6 +285,43 @@ def _fitted_rows(
     return np.sort(np.concatenate([closure.rows, fill]))
 
 
+def _voting_rows(
+    live: npt.NDArray[np.intp], rows: npt.NDArray[np.intp], max_vote_samples: int | None,
+    rng: np.random.RandomState,
+) -> npt.NDArray[np.intp]:
+    """The points the vote judges: the fitted ``rows`` and more, up to ``max_vote_samples``.
+
+    Nothing is drawn when the fitted rows are all the points or the cap adds none,
+    so a search that fits every point runs exactly as without the cap.
+    """
+    if max_vote_samples is None or rows.size == live.size or max_vote_samples <= rows.size:
+        return rows
+    if live.size <= max_vote_samples:
+        return live
+    others = np.setdiff1d(live, rows, assume_unique=True)
+    more = rng.choice(others, int(max_vote_samples) - rows.size, replace=False)
+    return np.sort(np.concatenate([rows, more]))
+
+
+def _nearest_fitted(
+    Z: npt.NDArray[np.float64], voters: npt.NDArray[np.intp], fitted: npt.NDArray[np.intp],
+) -> npt.NDArray[np.intp] | None:
+    """For each judged point, the position among the fitted points of its nearest one.
+
+    A fitted point is its own nearest (the points are distinct); None when every
+    judged point was fitted.
+    """
+    if fitted.size == voters.size:
+        return None
+    nearest = np.empty(voters.size, dtype=np.intp)
+    nearest[fitted] = np.arange(fitted.size)
+    rest = np.ones(voters.size, dtype=bool)
+    rest[fitted] = False
+    tree = NearestNeighbors(n_neighbors=1).fit(Z[voters[fitted]])
+    nearest[rest] = tree.kneighbors(Z[voters[rest]], return_distance=False)[:, 0]
+    return nearest
+
+
 def _local_width(Zs: npt.NDArray[np.float64], graph: NeighborGraph, n_neighbors: int) -> float:
     """The median distance to the ``n_neighbors``-th neighbour (the spread when it is 0)."""
     width = float(np.median(graph.local_scale(int(n_neighbors))))
@@ -283,8 +343,15 @@ def _judge_candidates(
     pool: list[Any], seeds: Any, Zs: npt.NDArray[np.float64], ks: tuple[int, ...],
     width: float, weights: npt.NDArray[np.float64] | None, graph: NeighborGraph,
     pair_pos: tuple[Any, Any, Any], memory: Any, verbose: int,
+    nearest: npt.NDArray[np.intp] | None = None,
+    vote_weights: npt.NDArray[np.float64] | None = None,
 ) -> tuple[list[Judged], list[Candidate]]:
-    """Every candidate's partitions with their voting margins; the failed candidates."""
+    """Every candidate's partitions with their voting margins; the failed candidates.
+
+    The candidates are fitted to ``Zs`` (weights ``weights``); with ``nearest``,
+    each judged point takes the label of its nearest fitted point, and the vote
+    (``graph``, ``vote_weights``) runs on the judged points.
+    """
     fit_cached = check_memory(memory).cache(fit_candidate)
     judged: list[Judged] = []
     failures = []
@@ -299,9 +366,10 @@ def _judge_candidates(
                           UserWarning, stacklevel=4)
             continue
         for k in ks:
-            labels = by_k[k]
-            margins = vote_margins(labels, graph.indices, k, weights)
-            score = class_balanced_mean(margins, labels, k, weights=weights)
+            labels = by_k[k] if nearest is None else by_k[k][nearest]
+            wv = weights if nearest is None else vote_weights
+            margins = vote_margins(labels, graph.indices, k, wv)
+            score = class_balanced_mean(margins, labels, k, weights=wv)
             sizes = tuple(int(s) for s in np.bincount(labels, minlength=k))
             broken = _violated_pairs(labels, *pair_pos)
             judged.append((Candidate(name, k, score, sizes, seconds, "", broken), labels,
@@ -381,6 +449,7 @@ def margin_search(
     n_clusters: Any = None,
     extend: bool = False,
     columns: npt.NDArray[np.float64] | None = None,
+    max_vote_samples: int | None = None,
 ) -> MarginSearch:
     """The label-free search of maximum-margin clustering on weighted distinct points.
 
@@ -419,6 +488,11 @@ def margin_search(
     columns : ndarray of shape (n_features,) or None, default=None
         Each column's divisor (:func:`~marginclust.utils._preprocessing.column_divisors`)
         before the frame's uniform scale; None divides by 1.
+    max_vote_samples : int or None, default=None
+        Points the voting margin ranks the candidates on, at most: beyond the
+        fitted ones (drawn after them), each labelled by its nearest fitted
+        point. The boundaries' tests, the width and the classifier stay on the
+        fitted points. None: the fitted points only.
 
     Returns
     -------
@@ -443,15 +517,28 @@ def margin_search(
         )
     _check_ward_memory(pool, m)
     seeds = spawn_seeds(random_state, len(pool) + 1)
+    # the vote's points: a sparse sample of a thin structure has gaps that a cut can
+    # pass through without a mixed vote, so the candidates are ranked on more rows
+    # than they are fitted to (see MaxMarginClustering's max_vote_samples)
+    voters = _voting_rows(live, rows, max_vote_samples, random_state)
+    fitted = np.searchsorted(voters, rows)
+    nearest = _nearest_fitted(Z, voters, fitted)
+    wv = None if uniform else weights[voters]
     # the judge's points: discrete columns of a mixed table read as bins (see _discrete)
-    discrete = discrete_columns(Zs)
-    Zj = Zs if discrete.size == 0 else spread_over_bins(
-        Zs, discrete, np.random.RandomState(int(seeds[-1])))
-    graph = NeighborGraph.from_data(Zj, int(n_neighbors))
+    Zv = Zs if nearest is None else np.ascontiguousarray(Z[voters])
+    discrete = discrete_columns(Zv)
+    Zjv = Zv if discrete.size == 0 else spread_over_bins(
+        Zv, discrete, np.random.RandomState(int(seeds[-1])))
+    graph_v = NeighborGraph.from_data(Zjv, int(n_neighbors))
+    if nearest is None:
+        Zj, graph = Zjv, graph_v
+    else:  # the boundaries' tests and the width stay on the fitted points
+        Zj = np.ascontiguousarray(Zjv[fitted])
+        graph = NeighborGraph.from_data(Zj, int(n_neighbors))
     width = _local_width(Zj, graph, n_neighbors)
-    pair_pos = (np.searchsorted(rows, pairs.u), np.searchsorted(rows, pairs.v), pairs.z)
-    judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph,
-                                         pair_pos, memory, verbose)
+    pair_pos = (np.searchsorted(voters, pairs.u), np.searchsorted(voters, pairs.v), pairs.z)
+    judged, failures = _judge_candidates(pool, seeds[:-1], Zs, ks, width, ws, graph_v,
+                                         pair_pos, memory, verbose, nearest, wv)
 
     # each K's judged row, kept when the range grows (the range grows only without
     # pairs, so the candidates of a K never change between selections)
@@ -459,11 +546,17 @@ def margin_search(
 
     def select() -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
         consistent = _consistent(judged, pairs.size)
-        return _select(
-            consistent, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
+        on_fitted = consistent if nearest is None else [
+            (c, labels[fitted], margins[fitted]) for c, labels, margins in consistent]
+        best, labels, table = _select(
+            on_fitted, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
             Zj, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
             memo=memo,
         )
+        if nearest is not None:  # the chosen partition on every judged point
+            labels = next((lab for c, lab, _ in consistent if c is best),
+                          np.zeros(voters.size, dtype=np.intp))
+        return best, labels, table
 
     best, labels, k_scores = select()
     cap = largest_k(m, n_neighbors)
@@ -473,24 +566,28 @@ def margin_search(
         # judged keep their rows and the first run simply continues)
         more = tuple(range(max(ks) + 1, min(max(ks) + max(ks) // 2, cap) + 1))
         report(verbose, "every boundary is clear at K=%d: trying K up to %d", max(ks), more[-1])
-        extra, failed = _judge_candidates(pool, seeds[:-1], Zs, more, width, ws, graph,
-                                          pair_pos, memory, verbose)
+        extra, failed = _judge_candidates(pool, seeds[:-1], Zs, more, width, ws, graph_v,
+                                          pair_pos, memory, verbose, nearest, wv)
         judged += extra
         failures += [f for f in failed if f.name not in {c.name for c in failures}]
         ks = ks + more
         best, labels, k_scores = select()
     if closure is not None and best.n_clusters > 1:
-        # the pairs are facts about these rows: their labels keep them
-        labels = _repair(labels, rows, graph.indices, best.n_clusters, pairs)
+        # the pairs are facts about these rows: their labels keep them (the pairs'
+        # points are fitted ones; the others follow their nearest fitted point)
+        labels = _repair(labels, voters, graph_v.indices, best.n_clusters, pairs)
+        if nearest is not None:
+            labels = labels[fitted][nearest]
     # the non-empty clusters numbered first (the contract of every clusterer)
     labels = np.unique(labels, return_inverse=True)[1].astype(np.intp).ravel()
-    return MarginSearch(best, labels, rows, Z, mean, scale, ws, width,
-                        [c for c, _, _ in judged] + failures, k_scores)
+    return MarginSearch(best, labels, voters, Z, mean, scale, wv, width,
+                        [c for c, _, _ in judged] + failures, k_scores,
+                        None if nearest is None else fitted)
 
 
 def margin_classifier(
     search: MarginSearch, C: float, gamma: float,
 ) -> SVC:
-    """The RBF SVC trained on the search's partition (its points, their weights)."""
-    return SVC(C=float(C), gamma=gamma).fit(search.sample, search.labels,
-                                            sample_weight=search.weights)
+    """The RBF SVC trained on the search's partition of the fitted points (their weights)."""
+    return SVC(C=float(C), gamma=gamma).fit(search.sample, search.sample_labels,
+                                            sample_weight=search.sample_weights)

@@ -32,6 +32,7 @@ __all__ = ["margin_search_labels", "margin_search_start"]
 # MaxMarginClustering's defaults: the search a start runs
 _N_NEIGHBORS = 7
 _MAX_SAMPLES = 3000
+_MAX_VOTE_SAMPLES = 10_000
 _C = 10.0
 
 
@@ -45,9 +46,10 @@ def _searched_labels(
         P, live, weights, (k,), make_pairs(None, None, X.shape[0], k), pool=list(DEFAULT_POOL),
         n_neighbors=_N_NEIGHBORS, max_samples=_MAX_SAMPLES, auto=False,
         random_state=check_random_state(random_state), n_clusters=k,
+        max_vote_samples=_MAX_VOTE_SAMPLES,
     )
     on_points = np.zeros(len(P), dtype=np.intp)
-    if search.rows.size < len(P):  # points beyond the fitted ones: the margin classifier's
+    if search.rows.size < len(P):  # points beyond the judged ones: the margin classifier's
         if np.unique(search.labels).size > 1:
             clf = margin_classifier(search, _C, margin_gamma(search.width))
             on_points = classify(clf, search.Z)
