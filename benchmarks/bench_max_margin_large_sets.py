@@ -17,10 +17,13 @@ out of the scores; a set's score is the best over its references):
 Seeds 0 .. ``--seeds - 1`` (the sample and the candidates' seeds); the table gives
 each set's NCA per seed and the means. Times are CPU seconds of one fit (one BLAS
 thread; ``time.process_time``). ``--large`` adds the sets above 10,000 rows (sipu
-birch1, birch2, worms_2: 1e5 rows, K = 100, 100, 35) at seed 0. Run::
+birch1, birch2, worms_2: 1e5 rows, K = 100, 100, 35) at seed 0. ``--tables`` runs
+the shared measured tables with more than 3,000 rows instead (features standardised
+per column, K = the number of classes, seed 0; NCA against the classes). Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_max_margin_large_sets.py \\
         --root /path/to/clustering-data-v1 --out benchmarks/results/max-margin-large-sets.md
+    python benchmarks/bench_max_margin_large_sets.py --tables
 """
 
 from __future__ import annotations
@@ -85,14 +88,62 @@ def score_set(key: str, root: str, fit: Callable[[np.ndarray, int], np.ndarray]
     return best, seconds
 
 
+def tables(home: str) -> str:
+    """The shared tables of more than 3,000 rows: the two votes side by side (seed 0)."""
+    from sklearn.preprocessing import StandardScaler
+
+    from marginclust.datasets import list_datasets, load_dataset
+    from marginclust.metrics import normalized_clustering_accuracy
+
+    load = [os.getloadavg()[0]]
+    out = ["| table | rows x columns | K | default NCA | fitted-rows vote NCA | difference "
+           "| default s | fitted-rows vote s |", "|---|---|---|---|---|---|---|---|"]
+    for info in list_datasets(home):
+        if info["where"] in ("sklearn", "synthetic") or info["n_samples"] <= FORMER_VOTE:
+            continue
+        X, y = load_dataset(info["name"], data_home=home)
+        X = StandardScaler().fit_transform(X[:, X.std(axis=0) > 0])
+        k = int(np.unique(y).size)
+        got = {}
+        for name, make in (("default", _mmc(0)),
+                           ("former", _mmc(0, max_vote_samples=FORMER_VOTE))):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                start = time.process_time()
+                labels = make(X, k)
+                got[name] = (normalized_clustering_accuracy(y, labels),
+                             time.process_time() - start)
+        (a, sa), (b, sb) = got["default"], got["former"]
+        out.append(f"| {info['name']} | {X.shape[0]:,} x {X.shape[1]} | {k} | {a:.3f} | "
+                   f"{b:.3f} | {a - b:+.3f} | {sa:.1f} | {sb:.1f} |")
+        print(out[-1], flush=True)
+    load.append(os.getloadavg()[0])
+    return (f"Shared measured tables of more than {FORMER_VOTE:,} rows "
+            f"(`--tables`, {time.strftime('%Y-%m-%d')}; load average {load[0]:.1f} at the "
+            f"start, {load[1]:.1f} at the end; standardised, K given, seed 0):\n\n"
+            + "\n".join(out) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--root", required=True, help="a folder of battery folders")
+    ap.add_argument("--root", default=None, help="a folder of battery folders")
+    ap.add_argument("--tables", action="store_true",
+                    help="the shared measured tables of more than 3,000 rows instead")
+    ap.add_argument("--data-home", default=str(HERE.parents[1] / "shared" / "datasets"))
     ap.add_argument("--max-rows", type=int, default=10_000)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--large", action="store_true", help="also the sets above --max-rows")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    if args.tables:
+        text = tables(args.data_home)
+        print(text)
+        if args.out:
+            with Path(args.out).open("a") as fh:
+                fh.write("\n" + text)
+        return 0
+    if args.root is None:
+        ap.error("--root is required without --tables")
     small = set(list_sets(BATTERIES, max_samples=FORMER_VOTE, root=args.root))
     keys = [k for k in list_sets(BATTERIES, max_samples=args.max_rows, root=args.root)
             if k not in small]
