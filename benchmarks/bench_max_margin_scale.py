@@ -20,14 +20,16 @@ timing wrappers and restores them afterwards; a function missing from the code
 measured is simply not timed. A stage called inside another counts towards the
 outer one, so the stages do not overlap and "other" is the whole fit minus their
 sum (the medians of the stages need not add up to the median fit exactly). A peer
-whose fit would take more than ``--budget`` seconds (extrapolated from its largest
+whose fit would take more than ``--budget`` CPU seconds (extrapolated from its largest
 smaller size measured, with the exponent of its two largest sizes, or of its
 algorithm when only one is measured) is skipped and the extrapolation stated; a
 peer whose single fit takes more than ``--long`` seconds is not repeated at that
-size. The load average is printed before and after each fit (the machine may be
-shared: read the seconds beside it). The peak resident memory of the fit at the
+size; a fit still running after twice the budget is stopped. The load average is
+printed before and after each fit (the machine may be shared: read the seconds
+beside it). The peak resident memory of the fit at the
 largest size is that of a fresh child process making the data and fitting once
-(``ru_maxrss``: interpreter, libraries and data included). Run::
+(``VmHWM``: interpreter, libraries and data included; not ``ru_maxrss``, which
+Linux carries over from the parent's peak through fork and exec). Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=src \\
         python benchmarks/bench_max_margin_scale.py
@@ -69,6 +71,13 @@ PEER_NAMES = {
 # over all pairs of rows (quadratic); the others are taken as linear (a lower bound).
 PRIOR_EXPONENT = {"HDBSCAN": 2.0}
 MMC = "MaxMarginClustering"
+# The "of which" lines: parts timed inside a stage, shown under it.
+INNER_PARENT = {
+    "distinct rows (weighted_points)": "validation + distinct rows",
+    "pair_separations": "boundary tests",
+}
+# What the last MaxMarginClustering fit left to report beside its times.
+FITTED: dict[str, int] = {}
 
 # The stages in the order of the fit; candidate families are inserted after the frame.
 STAGE_ORDER = (
@@ -212,6 +221,7 @@ def stage_clock() -> Iterator[StageClock]:
             clock.patch(mm.MaxMarginClustering, attr, valid)
         for attr in ("weighted_points", "resolve_scaling", "column_divisors"):
             clock.patch(mm, attr, valid)
+        clock.patch(mm, "weighted_points", "distinct rows (weighted_points)", inner=True)
         clock.patch(ms, "_working_points", "working frame")
         clock.patch(ms, "fit_candidate", lambda a, k: f"candidate {name_of(a[0])}")
         clock.patch(NeighborGraph, "from_data", lambda a, k: (
@@ -237,7 +247,10 @@ def fit_mmc(X: np.ndarray, k: int, seed: int) -> np.ndarray:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return np.asarray(MaxMarginClustering(k, random_state=seed).fit(X).labels_)
+        est = MaxMarginClustering(k, random_state=seed).fit(X)
+    clf = getattr(est, "classifier_", None)
+    FITTED["support_vectors"] = 0 if clf is None else int(clf.support_vectors_.shape[0])
+    return np.asarray(est.labels_)
 
 
 def fit_peer(method: str, X: np.ndarray, k: int, seed: int) -> np.ndarray:
@@ -274,14 +287,14 @@ def _alarm(signum: int, frame: Any) -> None:
 
 def timed_fit(fit: Callable[[], np.ndarray], limit: float | None
               ) -> tuple[float | None, np.ndarray | None, tuple[float, float]]:
-    """CPU seconds and labels of one fit (None when stopped after ``limit`` wall seconds).
+    """CPU seconds and labels of one fit (None when stopped after ``limit`` CPU seconds).
 
-    The alarm interrupts Python code only: a long compiled loop ends first.
+    The timer interrupts Python code only: a long compiled loop ends first.
     """
     before = os.getloadavg()[0]
     if limit:
-        signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(int(limit))
+        signal.signal(signal.SIGPROF, _alarm)
+        signal.setitimer(signal.ITIMER_PROF, limit)
     start = time.process_time()
     try:
         labels = fit()
@@ -290,7 +303,7 @@ def timed_fit(fit: Callable[[], np.ndarray], limit: float | None
         labels, seconds = None, None
     finally:
         if limit:
-            signal.alarm(0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
     return seconds, labels, (before, os.getloadavg()[0])
 
 
@@ -317,8 +330,12 @@ def _child(n: int, d: int) -> None:
         start = time.process_time()
         fit_mmc(X, k, 0)
         seconds = time.process_time() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"seconds": seconds, "peak_mib": peak}))
+    # the high-water mark of this process's own memory (ru_maxrss would keep the
+    # parent's peak at the fork)
+    status = Path("/proc/self/status").read_text()
+    peak = int(next(ln for ln in status.splitlines() if ln.startswith("VmHWM:")).split()[1]) / 1024
+    maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    print(json.dumps({"seconds": seconds, "peak_mib": peak, "maxrss_mib": maxrss}))
 
 
 def peak_memory(n: int, d: int) -> dict[str, float]:
@@ -347,7 +364,9 @@ def stage_table(n: int, d: int, runs: list[dict[str, Any]], peers: dict[str, dic
     order = order[:2] + candidates + order[2:]
     order += sorted(names - set(order))
     lines = [f"### {data_name(n, d)}", "",
-             f"{len(runs)} repeat(s); CPU seconds, median over the repeats.", "",
+             f"{len(runs)} repeat(s); CPU seconds, median over the repeats. The margin "
+             f"classifier has {runs[-1]['support_vectors']} support vectors (kernel values "
+             "per row labelled).", "",
              "| stage / method | CPU s | share of the fit / ratio to it | ARI | load |",
              "|---|---|---|---|---|"]
     for s in order:
@@ -355,11 +374,14 @@ def stage_table(n: int, d: int, runs: list[dict[str, Any]], peers: dict[str, dic
             continue
         med = float(np.median([r["stages"].get(s, 0.0) for r in runs]))
         lines.append(f"| {s} | {med:.3f} | {100 * med / fit:.1f} % | | |")
-        if s == "boundary tests":
-            for inner in sorted({i for r in runs for i in r["inner"]}):
+        for inner in sorted({i for r in runs for i in r["inner"]}):
+            if INNER_PARENT.get(inner) == s:
                 med = float(np.median([r["inner"].get(inner, 0.0) for r in runs]))
                 lines.append(f"| &nbsp;&nbsp;of which {inner} | {med:.3f} | "
                              f"{100 * med / fit:.1f} % | | |")
+    for s in sorted({i for r in runs for i in r["inner"]} - set(INNER_PARENT)):
+        med = float(np.median([r["inner"].get(s, 0.0) for r in runs]))
+        lines.append(f"| (inside the stages) {s} | {med:.3f} | {100 * med / fit:.1f} % | | |")
     other = float(np.median([r["total"] - sum(r["stages"].values()) for r in runs]))
     lines.append(f"| other | {other:.3f} | {100 * other / fit:.1f} % | | |")
     ari = np.mean([r["ari"] for r in runs])
@@ -452,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
                     assert seconds is not None and labels is not None
                     runs.append({"total": seconds, "stages": dict(clock.seconds),
                                  "inner": dict(clock.inner), "load": [load],
+                                 "support_vectors": FITTED.get("support_vectors", 0),
                                  "ari": adjusted_rand_score(y, labels)})
                     print(f"{d}-D n={n} repeat {r}: {MMC} {seconds:.2f} s "
                           f"{json.dumps({s: round(v, 3) for s, v in clock.seconds.items()})}",
@@ -460,11 +483,11 @@ def main(argv: list[str] | None = None) -> int:
                         if res[p].get("note") or (r and res[p].get("single")):
                             continue
                         seconds, labels, load = timed_fit(
-                            lambda X=X, k=k, p=p, r=r: fit_peer(p, X, k, r), args.budget)
+                            lambda X=X, k=k, p=p, r=r: fit_peer(p, X, k, r), 2 * args.budget)
                         res[p]["load"].append(load)
                         if seconds is None or labels is None:
                             res[p]["note"] = skipped[p] = (
-                                f"stopped after {args.budget:.0f} s at {rows(n)}")
+                                f"stopped after {2 * args.budget:.0f} CPU s at {rows(n)}")
                         else:
                             res[p]["seconds"].append(seconds)
                             res[p]["ari"].append(adjusted_rand_score(y, labels))
@@ -517,20 +540,22 @@ def write_report(path: Path, args: argparse.Namespace, tables: list[list[str]],
         "stages (medians need not add up). Shares are of the median whole fit; a peer's "
         "ratio is its seconds over MaxMarginClustering's. ARI against the generating "
         "labels (HDBSCAN's noise label -1 counts as one cluster).", "",
-        "Functions timed: " + ", ".join(f"`{t}`" for t in timed) + ".", "",
+        "Functions timed: " + ", ".join(f"`{t}`" for t in dict.fromkeys(timed)) + ".", "",
         *[f"- {n}" for n in notes],
-        f"- A peer expected to take more than {args.budget:.0f} s is skipped (extrapolated "
+        f"- A peer expected to take more than {args.budget:.0f} CPU s is skipped (extrapolated "
         "from its two largest sizes measured; from one size, n^2 for HDBSCAN, whose "
         "minimum spanning tree is Prim's over all pairs of rows, n^1 for the others); a "
-        f"peer fit longer than {args.long:.0f} s is not repeated at that size.", "",
+        f"peer fit longer than {args.long:.0f} s is not repeated at that size; one still "
+        f"running after {2 * args.budget:.0f} CPU s would be stopped.", "",
     ]
     for table in tables:
         lines += table + [""]
     lines += ["## Peak memory", ""]
     for d, pk in peaks.items():
-        lines.append(f"- {data_name(big, d)}: {pk['peak_mib']:.0f} MiB peak resident set of a "
-                     f"fresh process making the data and fitting MaxMarginClustering once "
-                     f"({pk['seconds']:.2f} CPU s in it).")
+        lines.append(f"- {data_name(big, d)}: {pk['peak_mib']:.0f} MiB peak resident set (VmHWM) "
+                     f"of a fresh process making the data and fitting MaxMarginClustering once "
+                     f"({pk['seconds']:.2f} CPU s in it; its ru_maxrss, {pk['maxrss_mib']:.0f} "
+                     "MiB, is at least the parent's resident set at the fork).")
     path.write_text("\n".join(lines) + "\n")
     print(f"wrote {path}")
 
