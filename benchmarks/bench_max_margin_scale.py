@@ -53,6 +53,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -261,7 +262,7 @@ def fit_peer(method: str, X: np.ndarray, k: int, seed: int) -> np.ndarray:
 
 def _fit_peer(method: str, X: np.ndarray, k: int, seed: int) -> np.ndarray:
     if method == "Genie":
-        import genieclust
+        import genieclust  # type: ignore[import-not-found, unused-ignore]
 
         return np.asarray(genieclust.Genie(n_clusters=k).fit_predict(X))
     if method == "HDBSCAN":
@@ -425,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     notes: list[str] = []
     if "Genie" in peers:
         try:
-            import genieclust
+            import genieclust  # type: ignore[import-not-found, unused-ignore]
             notes.append(f"genieclust {genieclust.__version__} (Genie at its defaults, "
                          "n_clusters=K).")
         except ImportError:
@@ -470,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
                 for r in range(repeats):
                     clock.reset()
                     seconds, labels, load = timed_fit(
-                        lambda X=X, k=k, r=r: fit_mmc(X, k, r), None)
+                        partial(fit_mmc, X, k, r), None)
                     assert seconds is not None and labels is not None
                     runs.append({"total": seconds, "stages": dict(clock.seconds),
                                  "inner": dict(clock.inner), "load": [load],
@@ -483,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
                         if res[p].get("note") or (r and res[p].get("single")):
                             continue
                         seconds, labels, load = timed_fit(
-                            lambda X=X, k=k, p=p, r=r: fit_peer(p, X, k, r), 2 * args.budget)
+                            partial(fit_peer, p, X, k, r), 2 * args.budget)
                         res[p]["load"].append(load)
                         if seconds is None or labels is None:
                             res[p]["note"] = skipped[p] = (
