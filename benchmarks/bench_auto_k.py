@@ -41,7 +41,8 @@ Suites:
 
 ``--cost ROWS`` times ``"auto"`` (at the default ``max_clusters="auto"`` and at the
 former bound 10) against a fit with K given on ``ROWS x 10`` blobs (K = 3, 8 and 12,
-seeds interleaved, CPU seconds, median).
+seeds interleaved, CPU seconds, median). ``--min-rows N`` runs only the cases of at
+least N rows (e.g. those past ``max_samples``, where a change of the sampled path shows).
 
 Each fit is one JSON line in ``--cache`` keyed by (code key, suite, case,
 method), so a rerun resumes; ``--summary`` prints the tables from the cache.
@@ -270,6 +271,8 @@ def run(args: argparse.Namespace) -> None:
         methods = ["mmc"] if suite == "dup" else args.methods.split(",")
         for case in cases(suite, args.root, args.max_samples,
                           tuple(args.batteries.split(","))):
+            if case.X.shape[0] < args.min_rows:
+                continue
             for method in methods:
                 code = args.code_key if method.startswith("mmc") else "peers"
                 if (code, suite, case.name, method) in done:
@@ -400,6 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cost", type=int, default=0, metavar="ROWS",
                     help="time 'auto' against K given on ROWS x 10 blobs instead")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--min-rows", type=int, default=0,
+                    help="run only the cases with at least this many rows")
     args = ap.parse_args(argv)
     if args.cost:
         print(cost(args.cost, args.seeds))
