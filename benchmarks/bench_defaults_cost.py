@@ -9,7 +9,10 @@ With ``--compare-solver PATH`` (another copy of ``solvers/_box_simplex_newton.py
 every fit also runs with that solver, interleaved in the same process, and the
 labels and memberships of the two are compared; ``--compare-libsvm PATH`` (another
 copy of ``solvers/_weighted_ocsvm.py``) does the same with its LIBSVM call, the
-exact-kernel path of at most 5,000 rows. ``--features``, ``--centers`` and
+exact-kernel path of at most 5,000 rows. ``--compare-final-pass`` compares, the
+same way, the fit whose final assignment maps the training rows through the
+Nystroem map a second time (before 2026-11-29) with the one that reuses the fit's
+features. ``--features``, ``--centers`` and
 ``--cluster-std`` change the blobs (``n_clusters`` is the number of centres).
 
 ``slmc-start``: seconds of :class:`marginclust.SLMC`'s start on standardised letter
@@ -100,13 +103,20 @@ def _load_libsvm_solution(path: str) -> Any:
     return namespace["_libsvm_solution"]
 
 
+class _MappedTwice(marginclust.WOCSVMClustering):
+    """The final assignment of the training rows through ``predict_proba``'s own path:
+    every row mapped again (the library's path before 2026-11-29)."""
+
+    _memberships_and_labels = None
+
+
 def bench_wocsvm(n: int, repeats: int, compare_solver: str | None,
                  compare_libsvm: str | None = None, features: int = 4, centers: int = 3,
-                 cluster_std: float = 1.0) -> None:
+                 cluster_std: float = 1.0, compare_final_pass: bool = False) -> None:
     X, y = make_blobs(n, features, centers=centers, cluster_std=cluster_std, random_state=0)
     solvers = {"this": (weighted_ocsvm.solve_box_simplex_newton,
                         weighted_ocsvm._libsvm_solution)}
-    if compare_solver or compare_libsvm:
+    if compare_solver or compare_libsvm or compare_final_pass:
         solvers = {"compared": (
             _load_solver(compare_solver) if compare_solver else solvers["this"][0],
             _load_libsvm_solution(compare_libsvm) if compare_libsvm else solvers["this"][1],
@@ -121,7 +131,9 @@ def bench_wocsvm(n: int, repeats: int, compare_solver: str | None,
             for name, solver in solvers.items():
                 weighted_ocsvm.solve_box_simplex_newton = solver[0]  # type: ignore[assignment]
                 weighted_ocsvm._libsvm_solution = solver[1]
-                est = marginclust.WOCSVMClustering(centers, random_state=0, **params)
+                cls = (_MappedTwice if compare_final_pass and name == "compared"
+                       else marginclust.WOCSVMClustering)
+                est = cls(centers, random_state=0, **params)
                 t0, c0 = time.perf_counter(), time.process_time()
                 est.fit(X)
                 dt, dc = time.perf_counter() - t0, time.process_time() - c0
@@ -446,6 +458,8 @@ def main() -> None:
     parser.add_argument("--memory-limit", type=float, default=8.0,
                         help="all: address space of each fit's process, GiB")
     parser.add_argument("--compare-solver", default=None)
+    parser.add_argument("--compare-final-pass", action="store_true",
+                        help="wocsvm: against the final pass that maps the rows again")
     parser.add_argument("--compare-libsvm", default=None,
                         help="wocsvm: another copy of solvers/_weighted_ocsvm.py (its LIBSVM call)")
     parser.add_argument("--letter", default=os.path.join(os.environ.get("MARGINCLUST_DATA", "."),
@@ -456,7 +470,8 @@ def main() -> None:
                   args.refuse_window, args.memory_limit)
     elif args.what == "wocsvm":
         bench_wocsvm(args.n or 20000, args.repeats or 3, args.compare_solver,
-                     args.compare_libsvm, args.features, args.centers, args.cluster_std)
+                     args.compare_libsvm, args.features, args.centers, args.cluster_std,
+                     args.compare_final_pass)
     else:
         bench_slmc_start(args.letter, args.repeats or 3)
 
