@@ -6,8 +6,8 @@ median of the repeats is reported with the 1-minute load average before and afte
 each fit (the machine is shared: read the times beside the load). Peak memory is
 the resident set of a fresh child process that generates the data and runs one fit
 (``VmHWM`` of ``/proc/self/status``: data, interpreter and libraries included;
-not ``ru_maxrss``, which Linux carries over from the parent through fork and exec). Targets: under 60 s and
-under 2 GiB for MaxMarginClustering. Run::
+not ``ru_maxrss``, which Linux carries over from the parent through fork and exec).
+Targets: under 60 s and under 2 GiB for MaxMarginClustering. Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_max_margin_speed.py
     python benchmarks/bench_max_margin_speed.py --n 20000 --repeats 1   # a quick look
