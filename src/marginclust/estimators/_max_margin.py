@@ -187,9 +187,11 @@ class MaxMarginClustering(BaseClusterer):
         beyond the fitted ones takes the label of its nearest fitted row. A
         thin structure sampled sparsely has gaps, and a cut through a gap
         leaves no mixed vote among the sampled rows; among more rows the gap is
-        filled and the cut is seen. Costs one nearest-neighbour graph of these
-        rows (no n x n matrix); ``labels_`` of these rows are the chosen
-        partition's.
+        filled and the cut is seen. The vote there asks ``n_neighbors`` times
+        (these rows / the fitted rows) neighbours, rounded: the same reach, in
+        space, as ``n_neighbors`` among the fitted rows. Costs one
+        nearest-neighbour graph of these rows (no n x n matrix); ``labels_`` of
+        these rows are the chosen partition's.
     scale : {"auto", "none", "standard", "robust"}, default="auto"
         Per-column scaling before the uniform one. ``"none"``: none (the columns
         keep their relative spreads: shapes are kept); ``"standard"``: each

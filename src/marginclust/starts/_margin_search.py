@@ -491,7 +491,9 @@ def margin_search(
     max_vote_samples : int or None, default=None
         Points the voting margin ranks the candidates on, at most: beyond the
         fitted ones (drawn after them), each labelled by its nearest fitted
-        point. The boundaries' tests, the width and the classifier stay on the
+        point, with ``n_neighbors`` times (these points / the fitted points)
+        neighbours, rounded (the reach of ``n_neighbors`` among the fitted
+        points). The boundaries' tests, the width and the classifier stay on the
         fitted points. None: the fitted points only.
 
     Returns
@@ -529,7 +531,12 @@ def margin_search(
     discrete = discrete_columns(Zv)
     Zjv = Zv if discrete.size == 0 else spread_over_bins(
         Zv, discrete, np.random.RandomState(int(seeds[-1])))
-    graph_v = NeighborGraph.from_data(Zjv, int(n_neighbors))
+    # the vote on more rows asks as many more neighbours: the same neighbourhood, in
+    # space, as n_neighbors among the fitted rows (a cut must leave the same reach
+    # unmixed whatever the number of rows ranked)
+    n_vote = int(n_neighbors) if nearest is None else min(
+        int(round(int(n_neighbors) * voters.size / rows.size)), voters.size - 1)
+    graph_v = NeighborGraph.from_data(Zjv, n_vote)
     if nearest is None:
         Zj, graph = Zjv, graph_v
     else:  # the boundaries' tests and the width stay on the fitted points
