@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,3 +59,23 @@ def no_tqdm(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", hide)
+
+
+@pytest.fixture
+def rows_passed(monkeypatch: pytest.MonkeyPatch) -> Callable[[Any, str], list[int]]:
+    """Spy on a function or method: ``spy(owner, name)`` returns the list that records,
+    call by call, the rows of its second positional argument (the data of
+    ``method(self, X)`` or of ``function(model, X)``)."""
+
+    def spy(owner: Any, name: str) -> list[int]:
+        calls: list[int] = []
+        original = getattr(owner, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            calls.append(int(args[1].shape[0]))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+        return calls
+
+    return spy

@@ -556,7 +556,7 @@ def test_low_rank_defaults_keep_ten_separated_blobs():
     assert est.feature_map_ is not None and clustering_accuracy(y, est.labels_) >= 0.99
 
 
-def test_final_assignment_evaluates_the_scores_once(monkeypatch):
+def test_final_assignment_evaluates_the_scores_once(rows_passed):
     # memberships_ and labels_ come from one evaluation of the decision values (a
     # pass that maps every row anew in the low-rank mode) and equal predict_proba and
     # predict on the training rows exactly
@@ -566,14 +566,7 @@ def test_final_assignment_evaluates_the_scores_once(monkeypatch):
 
     X, _ = make_blobs(600, 3, centers=3, random_state=0)
     est = SLMC(3, n_components=50, random_state=0).fit(X)
-    calls = []
-    original = SLMC._decision_values
-
-    def counted(self, Z):
-        calls.append(Z.shape[0])
-        return original(self, Z)
-
-    monkeypatch.setattr(SLMC, "_decision_values", counted)
+    calls = rows_passed(SLMC, "_decision_values")
     labels = est._final_assignment(RowBlocks(X))
     assert calls == [600]
     np.testing.assert_array_equal(labels, est.predict(X))

@@ -483,19 +483,12 @@ def test_collapse_advice_follows_the_decision_scale():
     assert plain.n_clusters_found_ == 3
 
 
-def test_fit_maps_the_training_rows_once_and_keeps_no_features(blobs2, monkeypatch):
+def test_fit_maps_the_training_rows_once_and_keeps_no_features(blobs2, rows_passed):
     """The final assignment reuses the fit's features: one Nystroem pass over the rows."""
     from sklearn.kernel_approximation import Nystroem
 
     X, _ = blobs2
-    calls = []
-    transform = Nystroem.transform
-
-    def counting(self, Z):
-        calls.append(Z.shape[0])
-        return transform(self, Z)
-
-    monkeypatch.setattr(Nystroem, "transform", counting)
+    calls = rows_passed(Nystroem, "transform")
     m = WOCSVMClustering(2, n_components=20, random_state=0).fit(X)
     assert calls == [X.shape[0]]
     assert not hasattr(m, "_train_features")

@@ -91,7 +91,7 @@ def _ties(vote, a, b, steps=80):
 
 
 @pytest.mark.parametrize("centers", [2, 3])
-def test_rows_at_a_tie_are_labelled_by_the_float64_evaluation(centers, monkeypatch):
+def test_rows_at_a_tie_are_labelled_by_the_float64_evaluation(centers, rows_passed):
     X, y = make_blobs(400, 2, centers=centers, cluster_std=2.0, random_state=3)
     clf = SVC(C=10.0, gamma=0.5).fit(X, y)
     vote = _vote._Vote.of(clf)
@@ -105,14 +105,7 @@ def test_rows_at_a_tie_are_labelled_by_the_float64_evaluation(centers, monkeypat
     decision, bound = _vote._decisions32(vote, Z)
     assert np.all(np.isfinite(bound))  # the rows lie where the bound is derived,
     assert np.all(np.abs(decision[:, 0]) <= bound[:, 0])  # and float32 cannot decide them
-    rechecked = []
-    decisions64 = _vote._decisions64
-
-    def spy(vote, B):
-        rechecked.append(B.shape[0])
-        return decisions64(vote, B)
-
-    monkeypatch.setattr(_vote, "_decisions64", spy)
+    rechecked = rows_passed(_vote, "_decisions64")
     labels = classify(clf, Z)
     assert rechecked == [Z.shape[0]]
     # the same operations on the same rows: the float64 evaluation's labels, bit for bit

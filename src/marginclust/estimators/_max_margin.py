@@ -166,9 +166,11 @@ class MaxMarginClustering(BaseClusterer):
         with an ``n_clusters`` or ``n_components`` parameter (cloned, and seeded
         when their ``random_state`` is None).
     n_neighbors : int, default=7
-        Neighbours of the voting margin (Zelnik-Manor & Perona's local scale
-        uses the 7th). It is also the resolution: clusters need about
-        ``n_neighbors + 1`` points to be recognised.
+        Neighbours of the voting margin among the fitted rows (Zelnik-Manor &
+        Perona's local scale uses the 7th); a vote on more rows than the fitted
+        ones asks proportionally more (see ``max_vote_samples``). It is also the
+        resolution: clusters need about ``n_neighbors + 1`` points to be
+        recognised.
     max_clusters : int or "auto", default="auto"
         Largest ``K`` tried when ``n_clusters="auto"``. ``"auto"``: ``K`` up to
         10 first; while every boundary of the largest ``K`` tried is still clear,
