@@ -116,6 +116,25 @@ def test_an_empty_cluster_has_no_boundary_to_judge():
     assert tests[0].clear
 
 
+def test_clusters_without_a_neighbour_across_are_clear_unmeasured():
+    """Only touching pairs are measured: the others are clear (separation 1, no valley)."""
+    rng = np.random.RandomState(0)
+    Z = np.concatenate([rng.randn(100, 2) + c for c in ([0, 0], [30, 0], [0, 30], [30, 30])])
+    labels = np.repeat([0, 1, 2, 3], 100)
+    labels[:100][Z[:100, 0] > 0] = 4  # blob 0 cut in two: the one touching pair
+    graph = NeighborGraph.from_data(Z, 7)
+    tests = pair_separations(Z, labels, 5, graph.indices, seed=0)
+    assert len(tests) == 10 and tests[0].clusters == (0, 4)
+    assert np.isfinite(tests[0].score) and not tests[0].clear  # a cut through a blob
+    for t in tests[1:]:
+        assert np.isnan(t.score) and t.separation == 1.0 and t.valley == np.inf and t.clear
+    # the touching pair's test is that of its union alone (the same first draws)
+    union = labels % 4 == 0
+    (alone,) = pair_separations(Z[union], (labels[union] == 4).astype(np.intp), 2,
+                                NeighborGraph.from_data(Z[union], 7).indices, seed=0)
+    assert alone.score == tests[0].score and alone.separation == tests[0].separation
+
+
 def test_k_given_on_structureless_data_warns_with_the_same_reference():
     X = np.random.RandomState(0).uniform(size=(600, 2))
     with pytest.warns(ConvergenceWarning, match="clearly separated"):

@@ -97,7 +97,8 @@ class PairSeparation(NamedTuple):
     clusters : tuple of int
         The two clusters.
     score : float
-        Class-balanced voting margin of their two-cluster split, on their union.
+        Class-balanced voting margin of their two-cluster split, on their union
+        (NaN off a line when no point has a neighbour across: not measured).
     reference : float
         The larger mean margin of two-means splits of Gaussian and uniform
         reference data shaped like the union.
@@ -331,13 +332,20 @@ def pair_separations(
     # touching pairs first: the boundaries most likely to be unclear
     order = sorted(((a, b) for a in range(n_clusters) for b in range(a + 1, n_clusters)),
                    key=lambda ab: not touching[ab])
+    sizes = np.bincount(labels, minlength=n_clusters)
     for a, b in order:
         if until_unclear and out and not out[-1].clear:
             break
-        in_b = labels == b
-        union = np.flatnonzero((labels == a) | in_b)
-        if union.size < _MIN_UNION or not 0 < np.count_nonzero(in_b) < union.size:
+        if sizes[a] + sizes[b] < _MIN_UNION or not sizes[a] or not sizes[b]:
             continue  # too few points to judge, or an empty cluster (no boundary)
+        if not touching[a, b] and Z.shape[1] > 1:
+            # no point has a neighbour across: the vote's own notion of a gap, clear (off
+            # a line, where cuts leave no mixed vote wherever they fall); nothing to
+            # measure, which at large K spares most of the K (K - 1) / 2 pairs
+            out.append(PairSeparation((a, b), float("nan"), float("nan"), float("nan"), 1.0,
+                                      float("inf")))
+            continue
+        union = np.flatnonzero((labels == a) | (labels == b))
         w = None if weights is None else weights[union]
         out.append(_pair_separation(Z[union], (labels[union] == b).astype(np.intp), (a, b),
                                     bool(touching[a, b]), w, int(n_neighbors), rng,
@@ -372,10 +380,6 @@ def _pair_separation(
         valley /= _line_gap(Zu, k, rng, draws)
         return PairSeparation(clusters, score, float("nan"), float("nan"),
                               1.0 if not touching else float("nan"), valley)
-    if not touching:
-        # no point has a neighbour across: the vote's own notion of a gap, clear
-        # (off a line, where cuts leave no mixed vote wherever they fall)
-        return PairSeparation(clusters, score, float("nan"), float("nan"), 1.0, float("inf"))
     reference, error = _reference_margin(Zu, k, rng, draws)
     if reference < 1.0:
         separation = (score - reference) / (1.0 - reference)
