@@ -114,6 +114,25 @@ def test_subsample_extends_labels_by_the_classifier():
     np.testing.assert_array_equal(moved, est.classifier_moved_)
 
 
+def test_the_sample_grows_to_sixty_rows_a_cluster_past_fifty_clusters():
+    # max_samples="auto": 3,000 fitted rows up to K = 50, then 60 a cluster (at most
+    # 10,000); an integer max_samples is a hard bound
+    centres = np.array([[i, j] for i in range(8) for j in range(8)], dtype=float)[:60] * 10
+    X, _ = make_blobs(4000, centers=centres, random_state=0)
+    est = MaxMarginClustering(60, candidates=["k-means"], random_state=0).fit(X)
+    assert est.max_samples_ == 3600 and est.sample_indices_.shape == (3600,)
+    assert est.n_clusters_found_ == 60
+    fixed = MaxMarginClustering(60, candidates=["k-means"], max_samples=3000,
+                                random_state=0).fit(X)
+    assert fixed.max_samples_ == 3000 and fixed.sample_indices_.shape == (3000,)
+    assert MaxMarginClustering(5, random_state=0).fit(X[:500]).max_samples_ == 3000
+    with pytest.warns(ConvergenceWarning, match="one cluster"):  # 200 rows of 60 blobs
+        auto = MaxMarginClustering("auto", max_clusters=2, random_state=0).fit(X[:200])
+    assert auto.max_samples_ == 3000
+    with pytest.raises(ValueError, match="max_samples must be 'auto' or an integer"):
+        MaxMarginClustering(max_samples="all").fit(X)
+
+
 def test_the_vote_ranks_candidates_on_more_rows_than_they_are_fitted_to():
     # fitted to 200 rows, each candidate labels the other rows by their nearest fitted
     # row, and its margin is the vote among all 900 (literal oracles: a brute-force

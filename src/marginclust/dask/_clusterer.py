@@ -154,7 +154,7 @@ class DaskClusterer(TransformerMixin, ClusterMixin, BaseEstimator):
     before the client closes.
 
     :class:`~marginclust.MaxMarginClustering` runs its search in memory on a
-    sample of ``max(max_samples, max_vote_samples)`` rows drawn across the
+    sample of ``max(max_samples_, max_vote_samples)`` rows drawn across the
     chunks (its ``fit`` of those
     rows: see its notes), and its lazy ``labels_`` keep that fit's labels on the
     sampled rows and are the margin classifier's elsewhere.

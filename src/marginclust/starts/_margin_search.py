@@ -35,6 +35,7 @@ from ._selection import Candidate, KScore, _consistent, _select
 
 __all__ = [
     "MarginSearch",
+    "fitted_sample_size",
     "largest_k",
     "margin_classifier",
     "margin_gamma",
@@ -398,6 +399,48 @@ def weighted_points(
     points = distinct_rows(X, sample_weight)
     live = np.flatnonzero(points.weights > 0)
     return points, live, points.weights / points.weights[live].max()
+
+
+# max_samples="auto": 3,000 fitted rows, or ROWS_PER_CLUSTER per cluster when K asks more,
+# up to MAX_FITTED_ROWS (the Ward candidate's linkage on that many rows peaks at 800 MB)
+FITTED_ROWS = 3000
+ROWS_PER_CLUSTER = 60
+MAX_FITTED_ROWS = 10_000
+
+
+def fitted_sample_size(max_samples: int | str, n_clusters: int | None) -> int:
+    """The rows the candidates are fitted to, at most: ``max_samples`` with ``"auto"`` resolved.
+
+    ``"auto"`` keeps :data:`ROWS_PER_CLUSTER` rows a cluster on average:
+    ``max(3000, 60 K)`` rows, at most 10,000. Up to ``K = 50`` this is 3,000
+    rows; beyond, a fixed sample would leave each cluster too few rows for the
+    neighbour vote and the classifier to see its shape (sipu/birch1, 1e5 rows,
+    ``K = 100``: NCA .921 on 3,000 rows against .944 on 6,000, seeds 0-2).
+
+    Parameters
+    ----------
+    max_samples : int or "auto"
+        The estimator's parameter.
+    n_clusters : int or None
+        The largest number of clusters sought (None: not known in advance,
+        3,000 rows).
+
+    Returns
+    -------
+    rows : int
+
+    Examples
+    --------
+    >>> fitted_sample_size("auto", 8), fitted_sample_size("auto", 100)
+    (3000, 6000)
+    >>> fitted_sample_size("auto", 500), fitted_sample_size(1000, 500)
+    (10000, 1000)
+    """
+    if not isinstance(max_samples, str):
+        return int(max_samples)
+    if n_clusters is None:
+        return FITTED_ROWS
+    return min(max(FITTED_ROWS, ROWS_PER_CLUSTER * int(n_clusters)), MAX_FITTED_ROWS)
 
 
 def largest_k(n_points: int, n_neighbors: int) -> int:

@@ -19,6 +19,7 @@ from ..utils import count_distinct_rows
 from ..utils._blocks import sample_row_indices
 from ._candidates import DEFAULT_POOL
 from ._margin_search import (
+    fitted_sample_size,
     margin_classifier,
     margin_gamma,
     margin_search,
@@ -31,7 +32,6 @@ __all__ = ["margin_search_labels", "margin_search_start"]
 
 # MaxMarginClustering's defaults: the search a start runs
 _N_NEIGHBORS = 7
-_MAX_SAMPLES = 3000
 _MAX_VOTE_SAMPLES = 10_000
 _C = 10.0
 
@@ -44,7 +44,7 @@ def _searched_labels(
     P = X[points.first]
     search = margin_search(
         P, live, weights, (k,), make_pairs(None, None, X.shape[0], k), pool=list(DEFAULT_POOL),
-        n_neighbors=_N_NEIGHBORS, max_samples=_MAX_SAMPLES, auto=False,
+        n_neighbors=_N_NEIGHBORS, max_samples=fitted_sample_size("auto", k), auto=False,
         random_state=check_random_state(random_state), n_clusters=k,
         max_vote_samples=_MAX_VOTE_SAMPLES,
     )
