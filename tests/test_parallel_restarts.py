@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from dataclasses import replace
 
 import joblib
 import numpy as np
@@ -113,3 +114,79 @@ def test_without_parallel_config_restarts_run_in_the_calling_thread():
     with joblib.parallel_config(backend="threading", n_jobs=1):
         _Where(n_init=3).fit(X)
     assert _THREADS == [threading.get_ident()] * 3
+
+
+def test_max_margin_fits_its_candidates_on_the_workers():
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import make_blobs
+
+    from marginclust import MaxMarginClustering
+
+    threads = []
+
+    class WhereFitted(KMeans):
+        def fit_predict(self, X, y=None, sample_weight=None):
+            threads.append(threading.get_ident())
+            return super().fit_predict(X, sample_weight=sample_weight)
+
+    Xb, _ = make_blobs(300, centers=[[0, 0], [10, 0], [0, 10]], random_state=0)
+    pool = [WhereFitted(n_init=2), WhereFitted(n_init=3)]
+    MaxMarginClustering(3, candidates=pool, random_state=0).fit(Xb)
+    assert set(threads) == {threading.get_ident()}  # no parallel_config: this thread
+    threads.clear()
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        MaxMarginClustering(3, candidates=pool, random_state=0).fit(Xb)
+    assert len(threads) == 2 and threading.get_ident() not in threads
+
+
+def test_the_margin_classifier_labels_contiguous_parts_on_the_workers(monkeypatch):
+    from sklearn.svm import SVC
+
+    from marginclust.starts import _vote
+
+    Z = np.random.RandomState(0).randn(3 * 8192, 2)
+    clf = SVC(C=10.0, gamma=1.0).fit(Z[:300], (Z[:300, 0] > 0).astype(int))
+    calls = []
+    serial = _vote._classify
+
+    def spy(classifier, part):
+        calls.append((threading.get_ident(), part.shape[0]))
+        return serial(classifier, part)
+
+    monkeypatch.setattr(_vote, "_classify", spy)
+    alone = _vote.classify(clf, Z)
+    with joblib.parallel_config(backend="threading", n_jobs=2):
+        np.testing.assert_array_equal(_vote.classify(clf, Z), alone)
+    assert calls[0] == (threading.get_ident(), 3 * 8192)
+    assert sorted(n for _, n in calls[1:]) == [12288, 12288]
+    assert threading.get_ident() not in {t for t, _ in calls[1:]}
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_max_margin_candidates_and_labels_on_workers_equal_sequential(backend):
+    """MaxMarginClustering fits its candidates, and labels rows past 2 x 8192, on the
+    workers of joblib.parallel_config: each fit has its own seed and each row's label
+    is its own, so the fit is the sequential one (a failing candidate included)."""
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import make_moons
+
+    from marginclust import MaxMarginClustering
+
+    Xm, _ = make_moons(20_000, noise=0.06, random_state=0)
+
+    def make():  # KMeans(n_init=0) fails: its failure is reported in pool order
+        return MaxMarginClustering(candidates=["genie", KMeans(n_init=0), "gmm", "k-means"],
+                                   random_state=0)
+
+    with pytest.warns(UserWarning, match="Candidate KMeans failed"):
+        seq = make().fit(Xm)
+    with joblib.parallel_config(backend=backend, n_jobs=2):
+        with pytest.warns(UserWarning, match="Candidate KMeans failed"):
+            par = make().fit(Xm)
+        predicted = par.predict(Xm[::-1])
+    np.testing.assert_array_equal(seq.labels_, par.labels_)
+    np.testing.assert_array_equal(seq.predict(Xm[::-1]), predicted)
+    # repr: the failed candidate's score is NaN
+    assert [repr(replace(c, seconds=0.0)) for c in seq.candidates_] == [
+        repr(replace(c, seconds=0.0)) for c in par.candidates_]
+    assert repr(seq.k_scores_) == repr(par.k_scores_)

@@ -31,7 +31,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from ..utils._blocks import sample_row_indices
+from ..utils._blocks import query_jobs, sample_row_indices
 
 __all__ = ["local_scaling_affinity", "neighbor_scale"]
 
@@ -81,7 +81,8 @@ def _neighbors(X: Any, k: int) -> tuple[Any, Any]:
     from sklearn.neighbors import NearestNeighbors
 
     k = min(k, X.shape[0] - 1)
-    dist, idx = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+    nn = NearestNeighbors(n_neighbors=k + 1, n_jobs=query_jobs(X.shape[0]))
+    dist, idx = nn.fit(X).kneighbors(X)
     return dist[:, 1:], idx[:, 1:]
 
 

@@ -22,6 +22,8 @@ import scipy.sparse as sp
 from sklearn.manifold import spectral_embedding
 from sklearn.neighbors import NearestNeighbors
 
+from ..utils._blocks import query_jobs
+
 __all__ = ["NeighborGraph"]
 
 
@@ -66,7 +68,7 @@ class NeighborGraph:
             The neighbours; a duplicate point counts as a neighbour at distance 0.
         """
         k = min(int(n_neighbors), X.shape[0] - 1)
-        nn = NearestNeighbors(n_neighbors=k).fit(X)
+        nn = NearestNeighbors(n_neighbors=k, n_jobs=query_jobs(X.shape[0])).fit(X)
         distances, indices = nn.kneighbors()  # the query point itself is left out
         return cls(indices.astype(np.intp), distances.astype(np.float64))
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.neighbors import NearestNeighbors
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_memory
@@ -27,6 +28,7 @@ from ..objectives._constraints import PairClosure, PairSet
 from ..objectives._margin import class_balanced_mean, vote_margins
 from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import centred_frame, distinct_rows, report, spawn_seeds
+from ..utils._blocks import query_jobs
 from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 from ._candidates import fit_candidate
@@ -318,7 +320,7 @@ def _nearest_fitted(
     nearest[fitted] = np.arange(fitted.size)
     rest = np.ones(voters.size, dtype=bool)
     rest[fitted] = False
-    tree = NearestNeighbors(n_neighbors=1).fit(Z[voters[fitted]])
+    tree = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(voters.size)).fit(Z[voters[fitted]])
     nearest[rest] = tree.kneighbors(Z[voters[rest]], return_distance=False)[:, 0]
     return nearest
 
@@ -340,6 +342,14 @@ def _check_ward_memory(pool: list[Any], m: int) -> None:
                             "lower max_samples or leave 'ward' out of candidates")
 
 
+def _fit_or_error(fit: Any, *args: Any) -> Any:
+    """``fit(*args)`` (a candidate's fit), or the exception it raised, returned."""
+    try:
+        return fit(*args)
+    except Exception as exc:  # noqa: BLE001 - reported by the caller, in pool order
+        return exc
+
+
 def _judge_candidates(
     pool: list[Any], seeds: Any, Zs: npt.NDArray[np.float64], ks: tuple[int, ...],
     width: float, weights: npt.NDArray[np.float64] | None, graph: NeighborGraph,
@@ -354,18 +364,24 @@ def _judge_candidates(
     (``graph``, ``vote_weights``) runs on the judged points.
     """
     fit_cached = check_memory(memory).cache(fit_candidate)
+    calls = [delayed(_fit_or_error)(fit_cached, spec, Zs, ks, int(seed), width, weights)
+             for spec, seed in zip(pool, seeds)]
+    # inside joblib.parallel_config(n_jobs=...) the candidates are fitted on its workers;
+    # each fit depends on its own seed only, and the results come back in pool order
+    fits = (Parallel()(calls) if len(calls) > 1 and effective_n_jobs(None) > 1
+            else [fn(*args, **kwargs) for fn, args, kwargs in calls])
     judged: list[Judged] = []
     failures = []
-    for spec, seed in zip(pool, seeds):
+    for spec, fitted in zip(pool, fits):
         name = _candidate_name(spec)
-        try:
-            by_k, seconds = fit_cached(spec, Zs, ks, int(seed), width, weights)
-        except Exception as exc:  # noqa: BLE001 - one failed family must not end the search
+        if isinstance(fitted, Exception):  # one failed family must not end the search
+            exc = fitted
             message = f"{type(exc).__name__}: {exc}"
             failures.append(Candidate(name, 0, float("nan"), (), 0.0, message))
             warnings.warn(f"Candidate {name} failed and is left out: {message}",
                           UserWarning, stacklevel=4)
             continue
+        by_k, seconds = fitted
         for k in ks:
             labels = by_k[k] if nearest is None else by_k[k][nearest]
             wv = weights if nearest is None else vote_weights

@@ -64,6 +64,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._margin import class_balanced_mean, vote_margins
+from ..utils._blocks import query_jobs
 
 __all__ = [
     "CLEAR_SEPARATION",
@@ -233,7 +234,8 @@ def _split_margin(
         # the same neighbour radius (a gap no wider than a cluster's own neighbourhoods
         # is no valley: a cut in a sparse tail, or between the pieces of a uniform line)
         A, B = Z[labels == 0], Z[labels == 1]
-        at_boundary = float(NearestNeighbors(n_neighbors=1).fit(B).kneighbors(A)[0].min())
+        nn = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(A.shape[0])).fit(B)
+        at_boundary = float(nn.kneighbors(A)[0].min())
     return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
 
 

@@ -123,6 +123,22 @@ class BlockRunner:
 
 
 BLOCK_ROWS = 8192  # the row block of the in-memory passes (and of a matching dask chunking)
+# Rows from which a labelling or a neighbour query is split among the workers of
+# joblib.parallel_config(n_jobs=...): below, dispatching the parts costs more than the
+# work (a fit's many small neighbour queries on two workers: 1.6x slower measured)
+PARALLEL_ROWS = 2 * BLOCK_ROWS
+
+
+def query_jobs(n_rows: int) -> int | None:
+    """``n_jobs`` of a query of ``n_rows`` rows: joblib's context's (None) from
+    :data:`PARALLEL_ROWS` rows, else 1 (this process, whatever the context).
+
+    Examples
+    --------
+    >>> query_jobs(100), query_jobs(20_000)
+    (1, None)
+    """
+    return None if n_rows >= PARALLEL_ROWS else 1
 
 
 def row_slices(n: int, block_rows: int = BLOCK_ROWS) -> list[slice]:
