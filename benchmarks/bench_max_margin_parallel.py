@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     with joblib.parallel_config(n_jobs=args.n_jobs):  # start the workers once
         joblib.Parallel()(joblib.delayed(fit)(np.eye(3)[[0, 0, 1, 1, 2, 2]] + 1e-3 * i, 2)
                           for i in range(args.n_jobs))
-    lines = ["| data | one process | n_jobs=%d | ratio | labels equal |" % args.n_jobs,
+    lines = [f"| data | one process | n_jobs={args.n_jobs} | ratio | labels equal |",
              "|---|---|---|---|---|"]
     for name, X, k in data_sets(args.root):
         seconds: dict[str, list[float]] = {"one": [], "par": []}

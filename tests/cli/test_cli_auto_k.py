@@ -63,3 +63,20 @@ def test_k_curve_plot():
                for t in ax.get_legend().get_texts())
     with pytest.raises(ValueError, match="no K above 1"):
         plot_k_curve([row for row in est.k_scores_ if row.n_clusters == 1])
+
+
+def test_n_jobs_gives_the_one_process_result(tmp_path):
+    from sklearn.datasets import make_moons
+
+    X = make_moons(20_000, noise=0.06, random_state=0)[0]  # labelled in parts past 16,384
+    path = _csv(tmp_path, X)
+    outs = []
+    for n_jobs in ("1", "2"):
+        out = tmp_path / f"out{n_jobs}.csv"
+        assert main(["fit", path, "--method", "max-margin", "--n-clusters", "2",
+                     "--n-jobs", n_jobs, "--out", str(out), "--no-progress"]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1]
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(SystemExit):
+            main(["fit", path, "--method", "max-margin", "--n-jobs", bad])

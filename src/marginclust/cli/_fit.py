@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import joblib
 import numpy as np
 
 from .._registry import cli_aliases, clusterer_names, estimator_class
@@ -186,6 +187,10 @@ def add_parser(sub: Any) -> None:
                    "scale='auto' applies the same rule)")
     p.add_argument("--standardize", action="store_true", help="the same as --scale standard")
     p.add_argument("--seed", type=int, default=0, help="random_state")
+    p.add_argument("--n-jobs", type=_n_jobs_arg, default=1, metavar="N",
+                   help="joblib workers for the fit (-1: every core): restarts (n_init), "
+                   "max-margin's candidates and labelling, --search's settings; the same "
+                   "result as one process")
     p.add_argument("--out", default=None,
                    help="output CSV file; '-' or none: standard output")
     p.add_argument("-v", "--verbose", action="count", default=0,
@@ -372,6 +377,18 @@ def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any,
     return int(k)
 
 
+def _n_jobs_arg(value: str) -> int:
+    """``--n-jobs``: a positive number of workers, or -1 for every core."""
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n == 0 or n < -1:
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of workers or -1 (every core); got {value!r}")
+    return n
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the ``fit`` subcommand."""
     if args.list_methods:
@@ -400,7 +417,8 @@ def run(args: argparse.Namespace) -> int:
         _say(f"fitting {cls.__name__}(n_clusters={k}) on {X.shape[0]} x {X.shape[1]}")
     start = time.perf_counter()
     with fit_progress(f"fitting {cls.__name__}",
-                      enabled=not args.no_progress and not args.verbose and not args.search):
+                      enabled=not args.no_progress and not args.verbose and not args.search), \
+            joblib.parallel_config(n_jobs=args.n_jobs):
         estimator = fit_estimator(estimator, X, args)  # with --search: the search's pick
     elapsed = time.perf_counter() - start
     labels_ = np.asarray(estimator.labels_)
