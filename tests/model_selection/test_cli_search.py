@@ -157,3 +157,27 @@ def test_fit_search_cache_resumes_after_ctrl_c(tmp_path, capsys, monkeypatch):
     assert main(argv) == 0
     assert calls["n"] == 3  # the third setting's three fits; the refit is not counted here
     assert "search picked n_clusters=3" in capsys.readouterr().err
+
+
+def test_fit_search_on_two_workers_writes_the_one_process_output(tmp_path, monkeypatch):
+    from marginclust.model_selection import StabilitySearch
+
+    seen = []
+    fit = StabilitySearch.fit
+
+    def spy(self, X, y=None):
+        seen.append(self.n_jobs)
+        return fit(self, X, y)
+
+    monkeypatch.setattr(StabilitySearch, "fit", spy)
+    X = blobs(3, n_per=30, seed=0)
+    src = tmp_path / "in.csv"
+    _write(src, X)
+    outs = []
+    for n_jobs in ("1", "2"):
+        out = tmp_path / f"out{n_jobs}.csv"
+        assert main(["fit", str(src), "--method", "fcm", "--search", "--search-param",
+                     "n_clusters=[2,3,4]", "--search-n-pairs", "2", "--n-jobs", n_jobs,
+                     "--out", str(out), "--no-progress"]) == 0
+        outs.append(out.read_text())
+    assert seen == [None, 2] and outs[0] == outs[1]

@@ -365,3 +365,14 @@ def test_collapse_advice_is_read_from_the_instance():
     assert isinstance(collapse_advice(est), str) and collapse_advice(est)
     assert collapse_advice(make_pipeline(StandardScaler(), FuzzyCMeans())) == \
         FuzzyCMeans._collapse_advice
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_settings_on_workers_give_the_sequential_search(backend):
+    import joblib
+
+    X = blobs()
+    sequential = _search().fit(X)
+    with joblib.parallel_config(backend=backend):
+        parallel = _search(n_jobs=2).fit(X)
+    _same_results(sequential, parallel)

@@ -207,6 +207,7 @@ def fit_estimator(estimator: Any, X: Any, args: argparse.Namespace) -> Any:
         budget=args.search_budget,
         memory=args.search_cache,
         random_state=args.seed,
+        n_jobs=None if getattr(args, "n_jobs", 1) == 1 else args.n_jobs,
         verbose=0 if args.no_progress else 1,
     ).fit(X)
     failed = _all_failed(search)
