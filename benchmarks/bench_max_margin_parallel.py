@@ -8,7 +8,7 @@ settings interleaved in one process on the same data and seeds, median of
 ``--repeats``, one BLAS thread per process; the labels are checked equal. The load
 average is printed at the start and the end: run it on an otherwise idle machine
 with at least as many cores as ``--n-jobs``. The loky workers are started once,
-before the first timed fit (a warm pool, as in a session that fits repeatedly). Run::
+before the first timed fit (a warm pool, as when fits are repeated in one process). Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_max_margin_parallel.py \\
         --root /path/to/clustering-data-v1
