@@ -45,11 +45,42 @@ def test_rows_beyond_float32_are_rechecked_however_wide_the_kernel():
     np.testing.assert_array_equal(classify(clf, Z), clf.predict(Z))
 
 
-def test_many_classes_are_labelled_by_libsvm_itself():
-    X, y = make_blobs(40 * 12, 2, centers=40, cluster_std=0.3, random_state=0)
-    clf = SVC(C=10.0, gamma=1.0).fit(X, y)
+def _many_classes(k, gamma):
+    X, y = make_blobs(12 * k, 2, centers=k, center_box=(-4 * k ** 0.5, 4 * k ** 0.5),
+                      random_state=k)
+    clf = SVC(C=10.0, gamma=gamma).fit(X, 2 * y + 5)  # classes that are not 0 .. K-1
+    rng = np.random.RandomState(0)
+    Z = np.r_[rng.uniform(X.min(0) - 1, X.max(0) + 1, (3 * 700, 2)), [[1e3, -1e3]]]
+    # no decision value within round-off of 0: the vote cannot flip by rounding
+    assert np.min(np.abs(clf.decision_function(Z))) > 1e-9
+    return clf, Z
+
+
+@pytest.mark.parametrize(("k", "gamma"), [(40, 1.0), (120, 0.5)])
+def test_many_classes_vote_only_near_classes_and_is_libsvms(k, gamma, rows_passed):
+    # a kernel narrow against the classes' spacing: a few classes near each row
+    clf, Z = _many_classes(k, gamma)
     assert clf.classes_.size > _MAX_VOTE_CLASSES
-    np.testing.assert_array_equal(classify(clf, X), clf.predict(X))
+    expected = clf.predict(Z)
+    asked = rows_passed(SVC, "predict")
+    np.testing.assert_array_equal(classify(clf, Z), expected)
+    assert sum(asked) < 50  # the rows near a far class's tie only, if any
+    # far=0: every class whose kernel values do not all underflow is near; far=0.3:
+    # more far classes, hundreds of pairs with a small intercept computed for every
+    # row, and rows near a far class's tie sent to LIBSVM: the same labels
+    np.testing.assert_array_equal(_vote._many_class_labels(clf, Z, far=0.0), expected)
+    del asked[:]
+    np.testing.assert_array_equal(_vote._many_class_labels(clf, Z, far=0.3), expected)
+    assert 0 < sum(asked) < Z.shape[0]
+
+
+def test_many_classes_with_a_wide_kernel_are_labelled_by_libsvm(rows_passed):
+    clf, Z = _many_classes(40, 0.01)  # about 80 % of the classes near a row
+    expected = clf.predict(Z)
+    asked = rows_passed(SVC, "predict")
+    np.testing.assert_array_equal(classify(clf, Z), expected)
+    assert sum(asked) == Z.shape[0]
+    assert classify(clf, Z[:0]).shape == (0,)
 
 
 def test_float32_exp_is_as_accurate_as_the_decision_bound_assumes():
