@@ -37,6 +37,7 @@ from sklearn.datasets import make_blobs
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _battery import load_set, preprocess  # noqa: E402
+from _report import publish  # noqa: E402
 
 FORMER = 3000
 
@@ -115,10 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             f"load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). "
             "K given; NCA; CPU seconds of one fit, median over the seeds.\n\n"
             + "\n".join(lines) + "\n")
-    print(text)
-    if args.out:
-        with Path(args.out).open("a") as fh:
-            fh.write("\n" + text)
+    publish(text, args.out)
     return 0
 
 

@@ -42,6 +42,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _battery import list_sets, load_set, preprocess, score_partitions  # noqa: E402
+from _report import publish  # noqa: E402
 
 BATTERIES = ("fcps", "graves", "other", "sipu", "wut")
 FORMER_VOTE = 3000
@@ -136,11 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     if args.tables:
-        text = tables(args.data_home)
-        print(text)
-        if args.out:
-            with Path(args.out).open("a") as fh:
-                fh.write("\n" + text)
+        publish(tables(args.data_home), args.out)
         return 0
     if args.root is None:
         ap.error("--root is required without --tables")

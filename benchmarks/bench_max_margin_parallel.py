@@ -31,6 +31,7 @@ from sklearn.datasets import make_blobs, make_moons
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _battery import load_set, preprocess  # noqa: E402
+from _report import publish  # noqa: E402
 
 
 def data_sets(root: str | None) -> Iterator[tuple[str, np.ndarray, int]]:
@@ -84,10 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             f"({time.strftime('%Y-%m-%d')}; {os.cpu_count()} cores; load average {load:.2f} "
             f"at the start, {os.getloadavg()[0]:.2f} at the end). Wall-clock seconds of a "
             "whole fit, K given, median of the repeats.\n\n" + "\n".join(lines) + "\n")
-    print(text)
-    if args.out:
-        with Path(args.out).open("a") as fh:
-            fh.write("\n" + text)
+    publish(text, args.out)
     return 0
 
 
