@@ -74,6 +74,15 @@ def test_many_classes_vote_only_near_classes_and_is_libsvms(k, gamma, rows_passe
     assert 0 < sum(asked) < Z.shape[0]
 
 
+def test_beyond_the_pruned_votes_tables_libsvm_labels(monkeypatch, rows_passed):
+    clf, Z = _many_classes(40, 1.0)
+    monkeypatch.setattr(_vote, "_MAX_PRUNED_CLASSES", 39)  # its K x K tables not kept
+    asked = rows_passed(SVC, "predict")
+    np.testing.assert_array_equal(classify(clf, Z), clf.predict(Z))
+    assert sum(asked) == 2 * Z.shape[0]
+    assert classify(clf, Z[:0]).shape == (0,)
+
+
 def test_many_classes_with_a_wide_kernel_are_labelled_by_libsvm(rows_passed):
     clf, Z = _many_classes(40, 0.01)  # about 80 % of the classes near a row
     expected = clf.predict(Z)

@@ -78,6 +78,8 @@ _PRUNED_KERNEL_VALUES = 2 ** 22
 # faster than LIBSVM at 1-12 near classes a row of 40-200, 1.3-4.6x slower where a
 # wide kernel puts 20-80 % of the classes near every row.
 _KERNEL_COST = 3.0
+# classes up to which the pruned vote keeps its K x K tables (32 MB at 2,000 classes)
+_MAX_PRUNED_CLASSES = 2000
 _PAIR_PASSES = 20.0
 _PRUNED_SHARE = 0.7
 
@@ -244,6 +246,10 @@ def _many_class_labels(classifier: SVC, Z: npt.NDArray[np.float64],
     prediction runs instead: judged on a sample of rows first, then block by block.
     """
     k = classifier.classes_.size
+    if k > _MAX_PRUNED_CLASSES:
+        parts = [classifier.predict(Z[lo:lo + BLOCK_ROWS])
+                 for lo in range(0, Z.shape[0], BLOCK_ROWS)]
+        return np.concatenate(parts).astype(np.intp) if parts else np.empty(0, np.intp)
     starts = np.r_[0, np.cumsum(classifier.n_support_)]
     S = np.asarray(classifier.support_vectors_, dtype=np.float64)
     s_sq = np.einsum("ij,ij->i", S, S)
