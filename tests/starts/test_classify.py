@@ -64,7 +64,8 @@ def test_many_classes_vote_only_near_classes_and_is_libsvms(k, gamma, rows_passe
     expected = clf.predict(Z)
     asked = rows_passed(SVC, "predict")
     np.testing.assert_array_equal(classify(clf, Z), expected)
-    assert sum(asked) < 50  # the rows near a far class's tie only, if any
+    # LIBSVM sees only the rows within a far class's bound of a tie: few of them
+    assert sum(asked) < 0.05 * Z.shape[0]
     # far=0: every class whose kernel values do not all underflow is near; far=0.3:
     # more far classes, hundreds of pairs with a small intercept computed for every
     # row, and rows near a far class's tie sent to LIBSVM: the same labels
@@ -77,9 +78,10 @@ def test_many_classes_vote_only_near_classes_and_is_libsvms(k, gamma, rows_passe
 def test_beyond_the_pruned_votes_tables_libsvm_labels(monkeypatch, rows_passed):
     clf, Z = _many_classes(40, 1.0)
     monkeypatch.setattr(_vote, "_MAX_PRUNED_CLASSES", 39)  # its K x K tables not kept
+    expected = clf.predict(Z)
     asked = rows_passed(SVC, "predict")
-    np.testing.assert_array_equal(classify(clf, Z), clf.predict(Z))
-    assert sum(asked) == 2 * Z.shape[0]
+    np.testing.assert_array_equal(classify(clf, Z), expected)
+    assert sum(asked) == Z.shape[0]
     assert classify(clf, Z[:0]).shape == (0,)
 
 

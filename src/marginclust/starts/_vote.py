@@ -82,6 +82,9 @@ _KERNEL_COST = 3.0
 _MAX_PRUNED_CLASSES = 2000
 _PAIR_PASSES = 20.0
 _PRUNED_SHARE = 0.7
+# a class is far from a row where its shares are bounded by this fraction of the median
+# |intercept| (the pairs with an intercept within twice that are computed for every row)
+_FAR = 1e-3
 
 
 def _gamma(n: int) -> float:
@@ -225,7 +228,7 @@ def _classify(classifier: SVC, Z: npt.NDArray[np.float64]) -> npt.NDArray[np.int
 
 
 def _many_class_labels(classifier: SVC, Z: npt.NDArray[np.float64],
-                       far: float = 1e-3) -> npt.NDArray[np.intp]:
+                       far: float = _FAR) -> npt.NDArray[np.intp]:
     """LIBSVM's one-against-one vote for many classes, each row's distant classes pruned.
 
     With ``K`` classes a row's vote has ``K (K - 1) / 2`` pairs, but the RBF kernel
