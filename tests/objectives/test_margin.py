@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marginclust.objectives._margin import class_balanced_mean, vote_margins
+from marginclust.objectives._margin import class_balanced_error, class_balanced_mean, vote_margins
 
 
 def test_vote_margins_by_hand():
@@ -60,3 +60,35 @@ def test_an_isolated_tiny_cluster_is_capped_at_its_own_votes(s):
     assert (m.max() <= 0) == (s <= k / 2 + 1)
 
 
+
+
+def test_class_balanced_error_is_the_standard_error_of_the_mean_of_cluster_means():
+    rng = np.random.RandomState(0)
+    values = rng.uniform(-1, 1, 90)
+    labels = np.repeat([0, 1, 2], [20, 30, 40])
+    # literal: Var(mean of 3 means) = sum_c Var(values_c) / n_c / 3^2 (np.var: ddof 0)
+    expected = np.sqrt(sum(np.var(values[labels == c]) / np.sum(labels == c)
+                           for c in range(3))) / 3
+    assert class_balanced_error(values, labels, 3) == pytest.approx(expected, rel=1e-12)
+    # an empty fourth cluster adds no variance but divides by four clusters
+    assert class_balanced_error(values, labels, 4) == pytest.approx(expected * 3 / 4, rel=1e-12)
+    # constant values: no error
+    assert class_balanced_error(np.ones(90), labels, 3) == 0.0
+
+
+def test_class_balanced_error_with_weights():
+    rng = np.random.RandomState(1)
+    values = rng.uniform(-1, 1, 50)
+    labels = np.repeat([0, 1], 25)
+    w = rng.uniform(0.5, 2.0, 50)
+    expected = 0.0
+    for c in range(2):
+        v, wc = values[labels == c], w[labels == c]
+        mean = np.sum(wc * v) / np.sum(wc)
+        variance = np.sum(wc * (v - mean) ** 2) / np.sum(wc)
+        expected += variance / (np.sum(wc) ** 2 / np.sum(wc * wc))  # Kish's effective n
+    expected = np.sqrt(expected) / 2
+    assert class_balanced_error(values, labels, 2, weights=w) == pytest.approx(expected, rel=1e-9)
+    # equal weights, whatever their value, are the unweighted error
+    assert class_balanced_error(values, labels, 2, weights=np.full(50, 3.0)) == pytest.approx(
+        class_balanced_error(values, labels, 2), rel=1e-12)

@@ -198,7 +198,11 @@ class MaxMarginClustering(BaseClusterer):
         leaves no mixed vote among the sampled rows; among more rows the gap is
         filled and the cut is seen. The vote there asks ``n_neighbors`` times
         (these rows / the fitted rows) neighbours, rounded: the same reach, in
-        space, as ``n_neighbors`` among the fitted rows. Costs one
+        space, as ``n_neighbors`` among the fitted rows. Candidates whose
+        scores there are within one standard error of the best's (its margins
+        taken as independent) cannot be told apart by these rows; among them
+        the vote on the fitted rows decides, where each candidate's labels are
+        its own rather than its nearest fitted row's. Costs one
         nearest-neighbour graph of these rows (no n x n matrix); ``labels_`` of
         these rows are the chosen partition's.
     scale : {"auto", "none", "standard", "robust"}, default="auto"

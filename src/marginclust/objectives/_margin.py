@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["class_balanced_mean", "vote_margins"]
+__all__ = ["class_balanced_error", "class_balanced_mean", "vote_margins"]
 
 
 def vote_margins(
@@ -123,3 +123,47 @@ def class_balanced_mean(
         mass = np.bincount(labels, weights=weights, minlength=n_clusters)
         means = np.where(mass > 0, sums / np.where(mass > 0, mass, 1.0), empty)
     return float(means.mean())
+
+
+def class_balanced_error(
+    values: npt.NDArray[np.floating], labels: npt.NDArray[np.intp], n_clusters: int,
+    *, weights: npt.NDArray[np.float64] | None = None,
+) -> float:
+    """Standard error of :func:`class_balanced_mean`, the values taken as independent draws.
+
+    The mean of ``K`` cluster means has variance ``sum_c s_c^2 / n_c / K^2``, with
+    ``s_c^2`` the (weighted) variance of cluster ``c``'s values and ``n_c`` its
+    number of points (with weights, Kish's effective number ``(sum w)^2 / sum w^2``).
+    Empty clusters add nothing (their value is a constant).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples,)
+        One value per point.
+    labels : ndarray of shape (n_samples,)
+        Cluster of each point, in ``0 .. n_clusters - 1``.
+    n_clusters : int
+        Number of clusters asked for (empty ones included).
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Positive weight of each point.
+
+    Returns
+    -------
+    error : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class_balanced_error(np.array([1.0, 0.0, 1.0, 0.0]), np.array([0, 0, 1, 1]), 2)
+    0.25
+    """
+    w = np.ones(values.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    mass = np.bincount(labels, weights=w, minlength=n_clusters)
+    square_mass = np.bincount(labels, weights=w * w, minlength=n_clusters)
+    sums = np.bincount(labels, weights=w * values, minlength=n_clusters)
+    squares = np.bincount(labels, weights=w * values * values, minlength=n_clusters)
+    live = mass > 0
+    mean = sums[live] / mass[live]
+    variance = np.maximum(squares[live] / mass[live] - mean * mean, 0.0)
+    effective = mass[live] ** 2 / square_mass[live]
+    return float(np.sqrt(np.sum(variance / effective)) / n_clusters)

@@ -12,6 +12,7 @@ must-link / cannot-link pairs.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +26,7 @@ from sklearn.utils.validation import check_memory
 
 from ..feature_maps._neighbors import NeighborGraph
 from ..objectives._constraints import PairClosure, PairSet
-from ..objectives._margin import class_balanced_mean, vote_margins
+from ..objectives._margin import class_balanced_error, class_balanced_mean, vote_margins
 from ..objectives._pairs import assign_in_order, honour_pairs
 from ..utils import centred_frame, distinct_rows, report, spawn_seeds
 from ..utils._blocks import query_jobs
@@ -33,7 +34,7 @@ from ..utils._memory import check_memory as check_memory_budget
 from ..utils._validation import DistinctRows
 from ._candidates import fit_candidate
 from ._discrete import discrete_columns, spread_over_bins
-from ._selection import Candidate, KScore, _consistent, _select
+from ._selection import Candidate, KScore, Ranked, _consistent, _select
 
 __all__ = [
     "MarginSearch",
@@ -401,6 +402,40 @@ def _judge_candidates(
     return judged, failures
 
 
+def _rank_near_ties_by_own_labels(
+    judged: list[Judged], fitted_graph: NeighborGraph,
+    fitted_weights: npt.NDArray[np.float64] | None,
+    vote_weights: npt.NDArray[np.float64] | None,
+) -> Callable[[list[Ranked]], list[Ranked]]:
+    """One K's candidates ranked by the vote on the judged points, near ties by their own labels.
+
+    Beyond the fitted points a candidate's labels are its nearest fitted point's,
+    an extension that makes a jagged fitted boundary look mixed; the fitted
+    points carry the candidate's own decisions. The candidates whose score is
+    within one standard error of the best (:func:`class_balanced_error` of the
+    best's margins, the points taken as independent) are those the judged
+    points cannot tell apart: they are ordered by their voting margin on the
+    fitted points (``fitted_graph``), the others follow by score.
+    """
+    on_judged = {id(cand): (labels, margins) for cand, labels, margins in judged}
+
+    def own_score(entry: Ranked) -> float:
+        cand, labels = entry
+        margins = vote_margins(labels, fitted_graph.indices, cand.n_clusters, fitted_weights)
+        return class_balanced_mean(margins, labels, cand.n_clusters, weights=fitted_weights)
+
+    def rank(entries: list[Ranked]) -> list[Ranked]:
+        ranked = sorted(entries, key=lambda entry: -entry[0].score)
+        best = ranked[0][0]
+        labels, margins = on_judged[id(best)]
+        error = class_balanced_error(margins, labels, best.n_clusters, weights=vote_weights)
+        tied = [entry for entry in ranked if entry[0].score >= best.score - error]
+        # a stable sort: equal own scores keep the judged points' order
+        return sorted(tied, key=lambda entry: -own_score(entry)) + ranked[len(tied):]
+
+    return rank
+
+
 def weighted_points(
     X: npt.NDArray[np.floating], sample_weight: npt.NDArray[np.float64] | None,
 ) -> tuple[DistinctRows, npt.NDArray[np.intp], npt.NDArray[np.float64]]:
@@ -552,8 +587,10 @@ def margin_search(
         fitted ones (drawn after them), each labelled by its nearest fitted
         point, with ``n_neighbors`` times (these points / the fitted points)
         neighbours, rounded (the reach of ``n_neighbors`` among the fitted
-        points). The boundaries' tests, the width and the classifier stay on the
-        fitted points. None: the fitted points only.
+        points); near ties there go to the vote on the fitted points
+        (:func:`_rank_near_ties_by_own_labels`). The boundaries' tests, the
+        width and the classifier stay on the fitted points. None: the fitted
+        points only.
 
     Returns
     -------
@@ -614,10 +651,12 @@ def margin_search(
         consistent = _consistent(judged, pairs.size)
         on_fitted = consistent if nearest is None else [
             (c, labels[fitted], margins[fitted]) for c, labels, margins in consistent]
+        rank = None if nearest is None else _rank_near_ties_by_own_labels(
+            consistent, graph, ws, wv)
         best, labels, table = _select(
             on_fitted, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
             Zj, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
-            memo=memo,
+            memo=memo, rank=rank,
         )
         if nearest is not None:  # the chosen partition on every judged point
             labels = next((lab for c, lab, _ in consistent if c is best),

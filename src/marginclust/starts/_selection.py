@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -45,6 +46,10 @@ class Candidate:
     seconds: float
     error: str = ""
     violated_pairs: int = 0
+
+
+# one candidate partition of one K, as ranked: the candidate and its labels
+Ranked = tuple[Candidate, npt.NDArray[np.intp]]
 
 
 class KScore(NamedTuple):
@@ -119,10 +124,12 @@ def _select(
     auto: bool,
     with_pairs: bool,
     memo: dict[tuple[int, bool], tuple[KScore, Candidate, npt.NDArray[np.intp]]] | None = None,
+    rank: Callable[[list[Ranked]], list[Ranked]] | None = None,
 ) -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
     """The best candidate per K (the first in pool order on ties), then the K.
 
-    ``memo`` keeps each K's judged row (by K and whether the first run had ended
+    ``rank`` orders one K's candidates, best first (default: by score, a stable
+    sort). ``memo`` keeps each K's judged row (by K and whether the first run had ended
     there), so a search that grows its range tests the K it judged before only once.
 
     Each K's best partition has its boundaries judged against structureless
@@ -131,7 +138,7 @@ def _select(
     separated: the K kept is the last of the first run of clearly separated
     ones, and one cluster when no K is (see the class docstring).
     """
-    by_k: dict[int, list[tuple[Candidate, npt.NDArray[np.intp]]]] = {}
+    by_k: dict[int, list[Ranked]] = {}
     for cand, labels, _ in judged:
         by_k.setdefault(cand.n_clusters, []).append((cand, labels))
     best_per_k: dict[int, tuple[Candidate, npt.NDArray[np.intp]]] = {}
@@ -144,7 +151,8 @@ def _select(
         if memo is not None and (k, ended) in memo:
             row, cand, labels = memo[(k, ended)]
         else:
-            ranked = sorted(by_k[k], key=lambda entry: -entry[0].score)
+            ranked = (rank(by_k[k]) if rank is not None
+                      else sorted(by_k[k], key=lambda entry: -entry[0].score))
             rows: list[tuple[KScore, Candidate, npt.NDArray[np.intp]]] = []
             for cand, labels in ranked[:1] if ended else ranked:
                 # the others only need to know whether they are separated
