@@ -268,7 +268,7 @@ class MaxMarginClustering(BaseClusterer):
         One row per number of clusters judged (every ``K`` tried with
         ``"auto"``, a first row for ``K = 1`` when one cluster is chosen): the
         best partition's margin, its weakest boundary's separation, reference
-        margin and sampling error, its smallest density valley, and whether
+        margin and sampling error, its smallest valley (density or neck), and whether
         every boundary is clear. :func:`marginclust.plotting.plot_k_curve`
         draws it.
     classifier_ : sklearn.svm.SVC or None
@@ -300,34 +300,38 @@ class MaxMarginClustering(BaseClusterer):
     Notes
     -----
     **How K is chosen.** A margin alone cannot count clusters: merging two
-    separated clusters leaves a partition that is still perfectly separable,
-    so the margin never falls as ``K`` falls and it cannot say "one cluster".
-    What it lacks is the gap statistic's comparison with data that hold no
-    cluster (Tibshirani, Walther & Hastie 2001), made here boundary by
-    boundary. For each pair of clusters with a neighbour across, their union
-    is split again into the two, and the boundary is clear when (i) its
-    voting margin removes at least half of the mixed neighbourhoods that the
-    principal-axis split of a Gaussian and of a uniform principal-axes box
-    shaped like the union leaves (two draws of each, the larger reference
-    margin, beaten by two of its standard errors), and (ii) the data are
-    sparser at the boundary than in the sparser of the two clusters by a
-    factor of 1.5 or more (k-nearest-neighbour densities, in the union's
-    intrinsic dimension, from a two-standard-error lower bound of the
-    boundary points' neighbour radius). (ii) is what the vote cannot see: a
-    cut across a thin ring leaves few mixed neighbours but passes through the
-    ring's own density. Clusters with no neighbour across are clear. On a
-    line (one column) every cut leaves about ``n_neighbors`` mixed votes or
-    none, whatever the density there, so a boundary is judged by its gap
-    alone: 1.5 times as wide, in units of the clusters' neighbour radius, as
-    the widest gap of uniform data of the same range and size (a cut in a
-    sparse tail is not). A partition is clearly separated when every boundary
-    is clear; per ``K`` the best-scoring candidate that is clearly separated
-    is kept (else the best-scoring one). With ``"auto"``, ``K`` rises from 2
-    while the partitions stay clearly separated and the last of that first
-    run is kept: the finest partition whose every boundary is real; with
-    none, one cluster and a one-line warning. The thresholds read on their
-    own scales (half of the structureless split's mixed neighbourhoods, two
-    thirds of the clusters' density) and were not fitted to a data set.
+    separated clusters leaves a partition that is still perfectly separable, so
+    the margin never falls as ``K`` falls and it cannot say "one cluster". What
+    it lacks is the gap statistic's comparison with data that hold no cluster
+    (Tibshirani, Walther & Hastie 2001), made here boundary by boundary. For
+    each pair of clusters with a neighbour across, their union is split again
+    into the two, and the boundary is clear when (i) its voting margin removes
+    at least half of the mixed neighbourhoods that the principal-axis split of
+    a Gaussian and of a uniform principal-axes box shaped like the union leaves
+    (two draws of each, the larger reference margin, beaten by two of its
+    standard errors), and (ii) the data are sparser at the boundary than in the
+    sparser of the two clusters by a factor of 1.5 or more (k-nearest-neighbour
+    densities, in the union's intrinsic dimension, from a two-standard-error
+    lower bound of the boundary points' neighbour radius), or the boundary is a
+    neck: it mixes at most two thirds of the neighbourhoods that the cheaper of
+    the two clusters' own principal-axis cuts mixes (at the 97.5 %
+    Clopper-Pearson bound of the counts; a cut between two touching blobs of
+    uniform density is cheaper than a cut through either). (ii) is what the
+    vote cannot see: a cut across a thin ring leaves few mixed neighbours but
+    passes through the ring's own density, and mixes as many as a cut across
+    either piece. Clusters with no neighbour across are clear. On a line (one
+    column) every cut leaves about ``n_neighbors`` mixed votes or none,
+    whatever the density there, so a boundary is judged by its gap alone: 1.5
+    times as wide, in units of the clusters' neighbour radius, as the widest
+    gap of uniform data of the same range and size (a cut in a sparse tail is
+    not). A partition is clearly separated when every boundary is clear; per
+    ``K`` the best-scoring candidate that is clearly separated is kept (else
+    the best-scoring one). With ``"auto"``, ``K`` rises from 2 while the
+    partitions stay clearly separated and the last of that first run is kept:
+    the finest partition whose every boundary is real; with none, one cluster
+    and a one-line warning. The thresholds read on their own scales (half of
+    the structureless split's mixed neighbourhoods, two thirds of the clusters'
+    density or of a cut through them) and were not fitted to a data set.
 
     **Sparse input** is copied dense (refused, with the remedy, when the copy
     would not fit in memory): the candidates need coordinates (the spanning
@@ -730,7 +734,7 @@ class MaxMarginClustering(BaseClusterer):
                 f"separated: the best ({best.name}, voting margin {best.score:.3f}) has a "
                 f"boundary hardly better than a split of data without clusters of the same "
                 f"size and spread (separation_ = {self.separation_:.2f}, clear from "
-                f"{CLEAR_SEPARATION}; density valley {chosen.valley:.2f}, clear from "
+                f"{CLEAR_SEPARATION}; valley (density or neck) {chosen.valley:.2f}, clear from "
                 f"{VALLEY}). The clusters overlap or are absent at this K; try another "
                 "n_clusters (or 'auto'), or candidates suited to the data.",
                 ConvergenceWarning,

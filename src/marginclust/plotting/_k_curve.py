@@ -13,7 +13,7 @@ __all__ = ["plot_k_curve"]
 
 # The rule's thresholds, as MaxMarginClustering's documentation states them: a boundary
 # is clear from a separation of 0.5 (half the structureless split's mixed neighbourhoods
-# avoided) in a density valley of 1.5 or more.
+# avoided) in a valley (density or neck) of 1.5 or more.
 _CLEAR_SEPARATION = 0.5
 _VALLEY = 1.5
 
@@ -27,7 +27,7 @@ def plot_k_curve(
     partition (0 = no better than splitting structureless data of the same size
     and spread, 1 = no neighbour across) with the reference's sampling error as
     a band around 0, the line at 0.5 from which a boundary is clear, and the
-    chosen K marked; K whose every boundary is also in a density valley are
+    chosen K marked; K whose every boundary is also in a valley are
     filled. Read it like a gap plot (Tibshirani, Walther & Hastie 2001): K rises
     while the partitions stay clearly separated.
 

@@ -70,7 +70,8 @@ class KScore(NamedTuple):
     error : float
         The reference's sampling error (standard deviation over the draws).
     valley : float
-        The smallest density valley among its boundaries (``inf`` when none).
+        The smallest valley (density, or neck) among its boundaries (``inf``
+        when none).
     separated : bool
         Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5).
     """

@@ -46,6 +46,18 @@ reference by two of its standard deviations over the draws):
   is about ``ln m`` times the typical one): a cut in a sparse tail, or between
   two pieces of a uniform line, is no valley. A boundary is in a valley from
   1.5 on: the density there is at most two thirds of the clusters'.
+- the same valley read as a *neck* (Shi & Malik's normalised cut: a real
+  boundary is a cheaper cut than any cut through a cluster): the neighbourhoods
+  the boundary mixes, ``b`` (weighted), against those mixed by the cheaper of
+  the two clusters' own principal-axis cuts, ``m`` (each cluster halved at its
+  mean across its longest principal axis, in its own neighbour graph). The
+  neck is ``m / b`` at the lower end of its one-sided 97.5 % Clopper-Pearson
+  interval (``b`` mixed neighbourhoods out of ``b + m``), and the valley is the
+  larger of the two readings. Blobs of uniform density that touch at a narrow
+  waist have no density valley but a neck; a cut across a ring or a chain
+  mixes as many neighbourhoods as a cut across either piece (no neck), and with
+  few boundary points the interval is wide (a gap in a sparse sample is no
+  neck). Clusters of at most ``n_neighbors + 1`` points have no cut to compare.
 
 A pair whose clusters have no neighbour across is clear (separation 1, valley
 ``inf``): no point has a neighbour in the other cluster, the vote's own notion of
@@ -60,6 +72,7 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
+from scipy.stats import beta
 from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
@@ -85,6 +98,8 @@ VALLEY = 1.5
 # or with few points the structureless split is itself nearly perfect and the
 # separation's denominator 1 - reference is as small as the reference's sampling error.
 _Z_ERROR = 2.0
+# One-sided confidence of the neck's lower bound (two standard errors, as the valley's).
+_NECK_CONFIDENCE = 0.975
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -109,8 +124,9 @@ class PairSeparation(NamedTuple):
         ``(score - reference) / (1 - reference)``, 1 when no point has a
         neighbour across.
     valley : float
-        The union's typical density over the boundary's (``inf`` when there is
-        no boundary point).
+        The union's typical density over the boundary's, or the boundary's
+        neck where that is larger (see the module; ``inf`` when there is no
+        boundary point).
     """
 
     clusters: tuple[int, int]
@@ -236,7 +252,35 @@ def _split_margin(
         A, B = Z[labels == 0], Z[labels == 1]
         nn = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(A.shape[0])).fit(B)
         at_boundary = float(nn.kneighbors(A)[0].min())
-    return score, float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
+    density = float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
+    if density >= VALLEY or not boundary.any() or Z.shape[1] == 1:
+        return score, density  # the neck could only confirm it, or has no meaning
+    return score, max(density, _neck(Z, labels, boundary, n_neighbors, weights))
+
+
+def _neck(
+    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], boundary: npt.NDArray[np.bool_],
+    n_neighbors: int, weights: npt.NDArray[np.float64] | None,
+) -> float:
+    """The lower bound of (cheaper principal cut's mixed votes) / (the boundary's) (module)."""
+    w = np.ones(Z.shape[0]) if weights is None else weights
+    mixed = float(np.sum(w[boundary]))
+    cuts = []
+    for c in (0, 1):
+        inside = labels == c
+        if np.count_nonzero(inside) <= n_neighbors + 1:
+            return 0.0  # a cluster too small to be cut: nothing to compare with
+        Zc, wc = Z[inside], w[inside]
+        graph = NeighborGraph.from_data(Zc, n_neighbors)
+        margins = vote_margins(_principal_split(Zc), graph.indices, 2,
+                               None if weights is None else wc)
+        cuts.append(float(np.sum(wc[margins < 1.0])))
+    cheaper = min(cuts)
+    if not cheaper > 0:
+        return 0.0
+    # Clopper-Pearson: the upper bound of the boundary's share p of the b + m mixed votes
+    p = float(beta.ppf(_NECK_CONFIDENCE, mixed + 1.0, cheaper))
+    return (1.0 - p) / p
 
 
 def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
