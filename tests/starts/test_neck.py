@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import beta, binomtest
 
 from marginclust import MaxMarginClustering
 from marginclust.feature_maps._neighbors import NeighborGraph
 from marginclust.objectives._margin import vote_margins
+from marginclust.starts import _separation as separation
 from marginclust.starts._separation import VALLEY, _neck, _split_margin, pair_separations
 
 
@@ -54,20 +55,47 @@ def test_the_neck_is_the_clopper_pearson_bound_of_the_mixed_counts():
     assert _neck(Z, labels, boundary, k, None) == pytest.approx((1 - high) / high, rel=1e-6)
 
 
-def test_integer_weights_count_as_repeated_points():
+def test_weights_by_kish_effective_counts():
     Z, labels = _touching_discs(200)
-    boundary = vote_margins(labels, NeighborGraph.from_data(Z, 7).indices, 2) < 1.0
-    twice = _neck(Z, labels, boundary, 7, np.full(Z.shape[0], 2.0))
-    once = _neck(Z, labels, boundary, 7, None)
-    assert twice > once  # the same ratio on twice the counts: a narrower interval
+    k = 7
+    once = _neck(Z, labels, vote_margins(labels, NeighborGraph.from_data(Z, k).indices, 2) < 1.0,
+                 k, None)
+    # equal weights, whatever their value, are the unweighted counts (repeated rows are
+    # one point of a larger weight, and repeating every row must change nothing)
+    for value in (0.25, 3.0):
+        w = np.full(Z.shape[0], value)
+        boundary = vote_margins(labels, NeighborGraph.from_data(Z, k).indices, 2, w) < 1.0
+        assert _neck(Z, labels, boundary, k, w) == pytest.approx(once, rel=1e-9)
+    # unequal weights: the weighted share at Kish's effective number (literal below)
+    w = np.random.RandomState(0).uniform(0.5, 2.0, Z.shape[0])
+    boundary = vote_margins(labels, NeighborGraph.from_data(Z, k).indices, 2, w) < 1.0
+    cuts = []
+    for c in (0, 1):
+        inside = labels == c
+        Zc, wc = Z[inside], w[inside]
+        centred = Zc - Zc.mean(axis=0)
+        half = (centred @ np.linalg.svd(centred, full_matrices=False)[2][0] > 0).astype(np.intp)
+        margins = vote_margins(half, NeighborGraph.from_data(Zc, k).indices, 2, wc)
+        cuts.append(wc[margins < 1.0])
+    cut = min(cuts, key=np.sum)
+    wb = w[boundary]
+    n = (wb.sum() + cut.sum()) ** 2 / (np.sum(wb ** 2) + np.sum(cut ** 2))
+    x = n * wb.sum() / (wb.sum() + cut.sum())
+    high = beta.ppf(0.975, x + 1, n - x)
+    assert _neck(Z, labels, boundary, k, w) == pytest.approx((1 - high) / high, rel=1e-9)
 
 
-def test_touching_discs_have_a_neck_but_no_density_valley():
+def test_touching_discs_have_a_neck_but_no_density_valley(monkeypatch):
     Z, labels = _touching_discs()
     graph = NeighborGraph.from_data(Z, 7)
     (t,) = pair_separations(Z, labels, 2, graph.indices, seed=0)
-    _, valley = _split_margin(Z, labels, 7)
-    assert valley == t.valley and t.valley >= VALLEY and t.clear
+    assert t.valley >= VALLEY and t.clear
+    # the density alone (the neck left out) sees no valley: the boundary is not clear
+    monkeypatch.setattr(separation, "_neck", lambda *args: 0.0)
+    _, density = _split_margin(Z, labels, 7)
+    assert density < VALLEY
+    (without,) = pair_separations(Z, labels, 2, graph.indices, seed=0)
+    assert not without.clear
     boundary = vote_margins(labels, graph.indices, 2) < 1.0
     assert _neck(Z, labels, boundary, 7, None) >= VALLEY
 

@@ -52,9 +52,10 @@ reference by two of its standard deviations over the draws):
   the two clusters' own principal-axis cuts, ``m`` (each cluster halved at its
   mean across its longest principal axis, in its own neighbour graph). The
   neck is ``m / b`` at the lower end of its one-sided 97.5 % Clopper-Pearson
-  interval (``b`` mixed neighbourhoods out of ``b + m``), and the valley is the
-  larger of the two readings. Blobs of uniform density that touch at a narrow
-  waist have no density valley but a neck; a cut across a ring or a chain
+  interval (``b`` mixed neighbourhoods out of ``b + m``; with weights, of Kish's
+  effective number of them), and the valley is the larger of the two readings.
+  Blobs of uniform density that touch at a narrow waist have no density valley
+  but a neck; a cut across a ring or a chain
   mixes as many neighbourhoods as a cut across either piece (no neck), and with
   few boundary points the interval is wide (a gap in a sparse sample is no
   neck). Clusters of at most ``n_neighbors + 1`` points have no cut to compare.
@@ -262,9 +263,15 @@ def _neck(
     Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], boundary: npt.NDArray[np.bool_],
     n_neighbors: int, weights: npt.NDArray[np.float64] | None,
 ) -> float:
-    """The lower bound of (cheaper principal cut's mixed votes) / (the boundary's) (module)."""
-    w = np.ones(Z.shape[0]) if weights is None else weights
-    mixed = float(np.sum(w[boundary]))
+    """The lower bound of (cheaper principal cut's mixed votes) / (the boundary's) (module).
+
+    With weights the mixed votes are weighed and the interval's size is Kish's
+    effective number of the points counted, ``(sum w)^2 / sum w^2``: equal weights,
+    whatever their value, give the unweighted counts (identical rows are one point:
+    repeating every row changes nothing).
+    """
+    w = np.ones(Z.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    at_boundary = w[boundary]
     cuts = []
     for c in (0, 1):
         inside = labels == c
@@ -274,12 +281,16 @@ def _neck(
         graph = NeighborGraph.from_data(Zc, n_neighbors)
         margins = vote_margins(_principal_split(Zc), graph.indices, 2,
                                None if weights is None else wc)
-        cuts.append(float(np.sum(wc[margins < 1.0])))
-    cheaper = min(cuts)
-    if not cheaper > 0:
+        cuts.append(wc[margins < 1.0])  # the weights of the votes this cut mixes
+    cheaper = min(cuts, key=lambda cut: float(cut.sum()))
+    b, m = float(at_boundary.sum()), float(cheaper.sum())
+    if not m > 0:
         return 0.0
-    # Clopper-Pearson: the upper bound of the boundary's share p of the b + m mixed votes
-    p = float(beta.ppf(_NECK_CONFIDENCE, mixed + 1.0, cheaper))
+    counted = float(np.sum(at_boundary ** 2) + np.sum(cheaper ** 2))
+    n = (b + m) ** 2 / counted  # Kish's effective number of the points counted
+    x = n * b / (b + m)  # of which at the boundary
+    # Clopper-Pearson: the upper bound of the boundary's share of the mixed votes
+    p = float(beta.ppf(_NECK_CONFIDENCE, x + 1.0, n - x))
     return (1.0 - p) / p
 
 
