@@ -54,17 +54,11 @@ def test_separated_blobs_are_counted_without_a_warning():
     assert row.separated and est.separation_ == row.separation >= CLEAR_SEPARATION
 
 
-def test_the_rule_is_the_first_run_of_separated_k():
-    """K rises while the partitions stay clearly separated; the last of the run is kept."""
+def test_the_rule_keeps_the_largest_clearly_separated_k():
     X, _ = _blobs(centers=3, seed=1)
     est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
-    flags = [row.separated for row in est.k_scores_]
-    ks = [row.n_clusters for row in est.k_scores_]
-    first = flags.index(True)
-    last = first
-    while last + 1 < len(flags) and flags[last + 1]:
-        last += 1
-    assert est.n_clusters_ == ks[last]
+    clear = [row.n_clusters for row in est.k_scores_ if row.separated]
+    assert clear and est.n_clusters_ == max(clear)
 
 
 def _grid_blobs(k: int, d: int, per: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

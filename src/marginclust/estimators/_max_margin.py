@@ -154,9 +154,9 @@ class MaxMarginClustering(BaseClusterer):
     n_clusters : int or "auto", default=2
         Number of clusters ``K`` (``n_clusters=1`` gives the trivial partition).
         ``"auto"``: every ``K`` in ``2 .. max_clusters`` is tried (see
-        ``max_clusters`` for how far ``"auto"`` goes), and ``K``
-        rises while its partition's boundaries are all clear against data
-        without clusters (see "How K is chosen" below); one cluster when no
+        ``max_clusters`` for how far ``"auto"`` goes), and the largest ``K``
+        whose partition's boundaries are all clear against data without
+        clusters is kept (see "How K is chosen" below); one cluster when no
         ``K`` is clearly separated. ``k_scores_`` tables every ``K``.
     candidates : "auto" or list, default="auto"
         The candidate generators: ``"auto"`` is ``["genie", "gmm", "spectral",
@@ -326,10 +326,10 @@ class MaxMarginClustering(BaseClusterer):
     gap of uniform data of the same range and size (a cut in a sparse tail is
     not). A partition is clearly separated when every boundary is clear; per
     ``K`` the best-scoring candidate that is clearly separated is kept (else
-    the best-scoring one). With ``"auto"``, ``K`` rises from 2 while the
-    partitions stay clearly separated and the last of that first run is kept:
-    the finest partition whose every boundary is real; with none, one cluster
-    and a one-line warning. The thresholds read on their own scales (half of
+    the best-scoring one). With ``"auto"`` the largest clearly separated ``K``
+    is kept: the finest partition whose every boundary is real (past the first
+    ``K`` that is not, only each ``K``'s best-scoring candidate is judged); with
+    none, one cluster and a one-line warning. The thresholds read on their own scales (half of
     the structureless split's mixed neighbourhoods, two thirds of the clusters'
     density or of a cut through them) and were not fitted to a data set.
 

@@ -28,8 +28,8 @@ def plot_k_curve(
     and spread, 1 = no neighbour across) with the reference's sampling error as
     a band around 0, the line at 0.5 from which a boundary is clear, and the
     chosen K marked; K whose every boundary is also in a valley are
-    filled. Read it like a gap plot (Tibshirani, Walther & Hastie 2001): K rises
-    while the partitions stay clearly separated.
+    filled. Read it like a gap plot (Tibshirani, Walther & Hastie 2001): the
+    largest K whose partition is clearly separated is chosen.
 
     Parameters
     ----------

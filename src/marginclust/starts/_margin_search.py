@@ -668,7 +668,7 @@ def margin_search(
     while (extend and auto and closure is None and best.n_clusters == max(ks) < cap):
         # every boundary is still clear at the largest K tried: the data may hold
         # more clusters (each K's tests use their own seeds, so the K already
-        # judged keep their rows and the first run simply continues)
+        # judged keep their rows and the search simply continues)
         more = tuple(range(max(ks) + 1, min(max(ks) + max(ks) // 2, cap) + 1))
         report(verbose, "every boundary is clear at K=%d: trying K up to %d", max(ks), more[-1])
         extra, failed = _judge_candidates(pool, seeds[:-1], Zs, more, width, ws, graph_v,

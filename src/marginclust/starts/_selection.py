@@ -130,14 +130,16 @@ def _select(
     """The best candidate per K (the first in pool order on ties), then the K.
 
     ``rank`` orders one K's candidates, best first (default: by score, a stable
-    sort). ``memo`` keeps each K's judged row (by K and whether the first run had ended
-    there), so a search that grows its range tests the K it judged before only once.
+    sort). ``memo`` keeps each K's judged row (by K and whether an unclear K had come
+    before it), so a search that grows its range tests the K it judged before only once.
 
     Each K's best partition has its boundaries judged against structureless
-    data (:func:`pair_separations`). With
-    ``auto``, K rises from the smallest tried while the partitions stay clearly
-    separated: the K kept is the last of the first run of clearly separated
-    ones, and one cluster when no K is (see the class docstring).
+    data (:func:`pair_separations`). With ``auto`` the K kept is the largest
+    whose partition is clearly separated, and one cluster when no K is (see the
+    class docstring). Up to the first K that is not, each K keeps its
+    best-scoring clearly separated candidate; past it only each K's
+    best-scoring candidate is judged (a bound on the cost: the finer partitions
+    that count are those the margin itself prefers).
     """
     by_k: dict[int, list[Ranked]] = {}
     for cand, labels, _ in judged:
@@ -168,9 +170,12 @@ def _select(
                 memo[(k, ended)] = (row, cand, labels)
         best_per_k[k] = (cand, labels)
         table.append(row)
-        if row.separated and not ended:
+        if row.separated:
+            # the largest clear K, also past an unclear one: with few points per
+            # cluster one boundary of an intermediate partition can miss its
+            # valley while every boundary of a finer one is clear
             chosen = k
-        # the first run of clearly separated K has ended: later K are tabled only
+        # past the first unclear K only each K's best-scoring candidate is judged
         ended = ended or (chosen > 0 and not row.separated)
     if not auto:
         return (*best_per_k[ks[0]], table)
