@@ -60,8 +60,6 @@ def test_an_isolated_tiny_cluster_is_capped_at_its_own_votes(s):
     assert (m.max() <= 0) == (s <= k / 2 + 1)
 
 
-
-
 def test_class_balanced_error_is_the_standard_error_of_the_mean_of_cluster_means():
     rng = np.random.RandomState(0)
     values = rng.uniform(-1, 1, 90)

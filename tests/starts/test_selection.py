@@ -40,8 +40,12 @@ def test_auto_keeps_the_largest_clearly_separated_k_past_an_unclear_one():
 
 
 def test_k_given_is_the_k_asked_whatever_the_others():
+    # every K's candidates are at hand; K = 3 is asked and kept although it is not
+    # clear and K = 4 is
     Z, blob = _four_blobs()
     graph = NeighborGraph.from_data(Z, 7)
-    best, _, table = _select(_judged(Z, blob)[1:2], (3,), Z, graph.indices, None, 0,
-                             auto=False, with_pairs=False)
-    assert best.n_clusters == 3 and not table[0].separated
+    judged = _judged(Z, blob)
+    best, labels, table = _select(judged, (3,), Z, graph.indices, None, 0,
+                                  auto=False, with_pairs=False)
+    assert best is judged[1][0] and not table[0].separated and len(table) == 1
+    np.testing.assert_array_equal(labels, judged[1][1])

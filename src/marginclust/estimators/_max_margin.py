@@ -329,9 +329,10 @@ class MaxMarginClustering(BaseClusterer):
     the best-scoring one). With ``"auto"`` the largest clearly separated ``K``
     is kept: the finest partition whose every boundary is real (past the first
     ``K`` that is not, only each ``K``'s best-scoring candidate is judged); with
-    none, one cluster and a one-line warning. The thresholds read on their own scales (half of
-    the structureless split's mixed neighbourhoods, two thirds of the clusters'
-    density or of a cut through them) and were not fitted to a data set.
+    none, one cluster and a one-line warning. The thresholds read on their own
+    scales (half of the structureless split's mixed neighbourhoods, two thirds
+    of the clusters' density or of a cut through them) and were not fitted to a
+    data set.
 
     **Sparse input** is copied dense (refused, with the remedy, when the copy
     would not fit in memory): the candidates need coordinates (the spanning
