@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.datasets import make_blobs, make_moons
 
 from marginclust import MaxMarginClustering
@@ -82,11 +83,45 @@ def test_more_separated_clusters_than_the_first_range_are_all_found():
                             [tuple(r) for r in est.k_scores_ if r.n_clusters <= 10])
 
 
-def test_the_range_grows_only_past_a_clear_largest_k():
-    # three clusters: K = 10 is far from clear, so only 2..10 are tried
+def test_the_range_grows_only_past_a_clear_k_at_its_end():
+    # three clusters: K = 9 and 10 are far from clear, so only 2..10 are tried
     X, _ = _blobs(centers=3, seed=1)
     est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
     assert max(r.n_clusters for r in est.k_scores_) == 10
+
+
+class _RowOfBlobs(ClusterMixin, BaseEstimator):
+    """Twelve blobs in a row along the first column, consecutive ones grouped into K.
+
+    For K <= 12 every boundary lies in a gap between blobs, except at K = 10, where one
+    blob is halved across the second column instead; past 12, blobs are halved.
+    """
+
+    def __init__(self, n_clusters=2):
+        self.n_clusters = n_clusters
+
+    def fit(self, X, y=None):
+        x, k = X[:, 0], self.n_clusters
+        gaps = np.argsort(np.diff(np.sort(x)))[-11:]  # the 11 gaps between the blobs
+        blob = np.searchsorted(np.sort(np.sort(x)[gaps]), x)
+        labels = blob * (9 if k == 10 else min(k, 12)) // 12
+        for j in range(1 if k == 10 else max(k - 12, 0)):
+            half = (blob == 11 - j) & (X[:, 1] > np.median(X[blob == 11 - j, 1]))
+            labels[half] = labels.max() + 1
+        self.labels_ = labels
+        return self
+
+
+def test_the_range_grows_past_one_unclear_largest_k():
+    """As the choice passes one unclear K, so does the range: K = 10 unclear, 9 clear."""
+    X, y = make_blobs(12 * 60, 2, centers=[[20.0 * i, 0.0] for i in range(12)],
+                      random_state=0)
+    est = MaxMarginClustering(n_clusters="auto", candidates=[_RowOfBlobs()],
+                              random_state=0).fit(X)
+    clear = {row.n_clusters: row.separated for row in est.k_scores_}
+    assert clear[9] and not clear[10] and clear[12] and not clear[13]
+    assert est.n_clusters_ == 12 and max(clear) == 15
+    assert len(np.unique(y * 100 + est.labels_)) == 12  # the blobs themselves
 
 
 def test_k_scores_are_the_separations_of_each_k():

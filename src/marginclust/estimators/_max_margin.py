@@ -174,8 +174,9 @@ class MaxMarginClustering(BaseClusterer):
         recognised.
     max_clusters : int or "auto", default="auto"
         Largest ``K`` tried when ``n_clusters="auto"``. ``"auto"``: ``K`` up to
-        10 first; while every boundary of the largest ``K`` tried is still clear,
-        up to half as many again, and so on, up to ``n_fit // (2 * n_neighbors)``
+        10 first; while the ``K`` chosen is the largest tried, or one less (one
+        unclear ``K`` ends neither the choice nor the range), up to half as
+        many again, and so on, up to ``n_fit // (2 * n_neighbors)``
         clusters (``n_fit`` the rows the candidates are fitted to), so data with
         more than 10 separated clusters are not cut short (and data with fewer
         cost no more than before). An integer is a hard bound (the former

@@ -576,8 +576,9 @@ def margin_search(
     n_clusters : int or str, optional
         The ``n_clusters`` asked for, named when ``max_samples`` leaves no K.
     extend : bool, default=False
-        With ``auto`` and no pairs: while the largest K tried is chosen (every
-        boundary still clear), try up to half as many again, up to
+        With ``auto`` and no pairs: while the K chosen is the largest K tried,
+        or one less (the choice is the largest clear K, and one unclear K does
+        not end it), try up to half as many again, up to
         :func:`largest_k` of the fitted points.
     columns : ndarray of shape (n_features,) or None, default=None
         Each column's divisor (:func:`~marginclust.utils._preprocessing.column_divisors`)
@@ -665,12 +666,15 @@ def margin_search(
 
     best, labels, k_scores = select()
     cap = largest_k(m, n_neighbors)
-    while (extend and auto and closure is None and best.n_clusters == max(ks) < cap):
-        # every boundary is still clear at the largest K tried: the data may hold
-        # more clusters (each K's tests use their own seeds, so the K already
-        # judged keep their rows and the search simply continues)
+    while (extend and auto and closure is None and max(ks) < cap
+           and best.n_clusters in ks and best.n_clusters >= max(ks) - 1):
+        # a clear K at the top of the range, or one below an unclear largest K (as
+        # the choice skips one unclear K, so does the range): the data may hold more
+        # clusters (each K's tests use their own seeds, so the K already judged keep
+        # their rows and the search simply continues)
         more = tuple(range(max(ks) + 1, min(max(ks) + max(ks) // 2, cap) + 1))
-        report(verbose, "every boundary is clear at K=%d: trying K up to %d", max(ks), more[-1])
+        report(verbose, "every boundary is clear at K=%d: trying K up to %d", best.n_clusters,
+               more[-1])
         extra, failed = _judge_candidates(pool, seeds[:-1], Zs, more, width, ws, graph_v,
                                           pair_pos, memory, verbose, nearest, wv)
         judged += extra
