@@ -178,9 +178,9 @@ class MaxMarginClustering(BaseClusterer):
         unclear ``K`` ends neither the choice nor the range), up to half as
         many again, and so on, up to ``n_fit // (2 * n_neighbors)``
         clusters (``n_fit`` the rows the candidates are fitted to), so data with
-        more than 10 separated clusters are not cut short (and data with fewer
-        cost no more than before). An integer is a hard bound (the former
-        default was 10).
+        more than 10 separated clusters are not cut short (a fit that chooses
+        ``K`` <= 8 of the first range costs what ``max_clusters=10`` does). An
+        integer is a hard bound (the former default was 10).
     max_samples : int or "auto", default="auto"
         Rows on which the candidates are fitted, their boundaries tested and
         the margin classifier trained (all rows when there are fewer). No n x n
