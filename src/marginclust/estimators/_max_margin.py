@@ -260,16 +260,18 @@ class MaxMarginClustering(BaseClusterer):
         partition that are worst separated, ``(s - r) / (1 - r)`` with ``s`` the
         voting margin of their split and ``r`` that of splitting data without
         clusters shaped like their union (1 = no neighbour across, 0 = no better
-        than structureless data; NaN for one cluster). Below 0.5, or with a
-        boundary where the data are not sparser than in the clusters, a
-        ``ConvergenceWarning`` says that the partition is not clearly separated.
+        than structureless data; NaN for one cluster). Below 0.5 (unless the
+        boundary lies in a valley between two modes and beats the reference by
+        its error), or with a boundary where the data are not sparser than in
+        the clusters, a ``ConvergenceWarning`` says that the partition is not
+        clearly separated.
     null_score_ : float
         ``r`` of that weakest boundary (NaN when no two clusters touch).
     k_scores_ : list of KScore
         One row per number of clusters judged (every ``K`` tried with
         ``"auto"``, a first row for ``K = 1`` when one cluster is chosen): the
         best partition's margin, its weakest boundary's separation, reference
-        margin and sampling error, its smallest valley (density or neck), and whether
+        margin and sampling error, its smallest valley (density, modes or neck), and whether
         every boundary is clear. :func:`marginclust.plotting.plot_k_curve`
         draws it.
     classifier_ : sklearn.svm.SVC or None
@@ -736,7 +738,8 @@ class MaxMarginClustering(BaseClusterer):
                 f"separated: the best ({best.name}, voting margin {best.score:.3f}) has a "
                 f"boundary hardly better than a split of data without clusters of the same "
                 f"size and spread (separation_ = {self.separation_:.2f}, clear from "
-                f"{CLEAR_SEPARATION}; valley (density or neck) {chosen.valley:.2f}, clear from "
+                f"{CLEAR_SEPARATION}, or beyond the reference's error between two modes; "
+                f"valley (density, modes or neck) {chosen.valley:.2f}, clear from "
                 f"{VALLEY}). The clusters overlap or are absent at this K; try another "
                 "n_clusters (or 'auto'), or candidates suited to the data.",
                 ConvergenceWarning,

@@ -13,7 +13,8 @@ __all__ = ["plot_k_curve"]
 
 # The rule's thresholds, as MaxMarginClustering's documentation states them: a boundary
 # is clear from a separation of 0.5 (half the structureless split's mixed neighbourhoods
-# avoided) in a valley (density or neck) of 1.5 or more.
+# avoided) in a valley (density, modes or neck) of 1.5 or more; between two modes the
+# reference's error band is enough.
 _CLEAR_SEPARATION = 0.5
 _VALLEY = 1.5
 

@@ -70,10 +70,11 @@ class KScore(NamedTuple):
     error : float
         The reference's sampling error (standard deviation over the draws).
     valley : float
-        The smallest valley (density, or neck) among its boundaries (``inf``
+        The smallest valley (density, modes or neck) among its boundaries (``inf``
         when none).
     separated : bool
-        Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5).
+        Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5,
+        or beyond the reference's error in a valley >= 1.5 between two modes).
     """
 
     n_clusters: int

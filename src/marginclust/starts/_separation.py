@@ -18,12 +18,14 @@ the two mean margins is the reference (the more separable structureless model
 of the two, so that neither uniform nor Gaussian data is taken for clusters).
 
 Two numbers say whether a boundary is real (and the split must beat the
-reference by two of its standard deviations over the draws):
+reference by two of its standard deviations over the draws; the second is
+read in three ways and the largest counts):
 
 - its *separation*, ``(score - reference) / (1 - reference)``: the share of the
   structureless split's mixed neighbourhoods that the boundary avoids (1: no
   point has a neighbour across; 0: no better than splitting data without
-  clusters). A boundary is clear from 0.5 on: it removes at least half.
+  clusters). A boundary is clear from 0.5 on: it removes at least half (or
+  it lies in a valley between two modes, below).
 - its *valley*: how much sparser the data are at the boundary than in the
   clusters, ``(rho_B / rho_U) ** d``, with ``rho_B`` the median distance to the
   ``n_neighbors``-th neighbour of the points whose vote is mixed (the
@@ -46,6 +48,28 @@ reference by two of its standard deviations over the draws):
   is about ``ln m`` times the typical one): a cut in a sparse tail, or between
   two pieces of a uniform line, is no valley. A boundary is in a valley from
   1.5 on: the density there is at most two thirds of the clusters'.
+- the same valley read *between the modes* (Hartigan's clusters are the modes
+  of a density, and a boundary between two of them runs through a saddle):
+  the density at the sparser cluster's centre over the density at the
+  boundary's centre. A centre is read where the cluster's (weighted) mean
+  falls, twice: the distance from the mean to its ``n_neighbors``-th nearest
+  point, and the median neighbour radius of the tenth of the cluster nearest
+  the mean (at least ``n_neighbors`` points) at two standard errors; the
+  cluster's is the sparser reading, the boundary's (its mixed-vote points,
+  among all of the union) the denser. Both sides are read at a centre, so the
+  comparison holds in any dimension (a Gaussian's typical point lies far below
+  its peak from three dimensions on, and so does a typical point of the
+  boundary); the median reading compares a boundary with a cluster's typical
+  point, which in the plane sits at half a Gaussian's peak, so it finds two
+  unit Gaussians only from about 3.6 standard deviations apart, the modes
+  from about 3 (``exp(D**2 / 8) / 2 >= 1.5``; noise aside, the two-error
+  bounds ask for a little more). A cluster whose centre is no denser than its
+  median point has no mode there (the mean of a ring's arc, of a moon or of a
+  shell falls where the cluster has no points; a cluster of uniform density
+  has no peak), and then the reading is 0. A boundary in a valley between
+  the modes needs no separation of 0.5: a saddle below two modes is a
+  boundary by Hartigan's definition however many neighbourhoods it mixes, so
+  it only has to beat the reference by its two standard deviations.
 - the same valley read as a *neck* (Shi & Malik's normalised cut: a real
   boundary is a cheaper cut than any cut through a cluster): the neighbourhoods
   the boundary mixes, ``b`` (weighted), against those mixed by the cheaper of
@@ -99,6 +123,9 @@ VALLEY = 1.5
 # or with few points the structureless split is itself nearly perfect and the
 # separation's denominator 1 - reference is as small as the reference's sampling error.
 _Z_ERROR = 2.0
+# A centre is this share of a cluster's points nearest its mean (at least n_neighbors of
+# them): enough radii for a steady median, few enough to stay at a convex cluster's mode.
+_CENTRE_SHARE = 0.1
 # One-sided confidence of the neck's lower bound (two standard errors, as the valley's).
 _NECK_CONFIDENCE = 0.975
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
@@ -126,8 +153,12 @@ class PairSeparation(NamedTuple):
         neighbour across.
     valley : float
         The union's typical density over the boundary's, or the boundary's
-        neck where that is larger (see the module; ``inf`` when there is no
-        boundary point).
+        neck or the valley between the modes where that is larger (see the
+        module; ``inf`` when there is no boundary point).
+    modes : float, default=0.0
+        The valley between the two clusters' modes: the density at the sparser
+        cluster's centre over the density at the boundary's centre (0 when a
+        cluster has no mode at its centre, on a line, or when not measured).
     """
 
     clusters: tuple[int, int]
@@ -136,13 +167,15 @@ class PairSeparation(NamedTuple):
     error: float
     separation: float
     valley: float
+    modes: float = 0.0
 
     @property
     def clear(self) -> bool:
-        """Whether the boundary is real: clearly separated, beyond the reference's error,
-        and in a valley."""
+        """Whether the boundary is real: beyond the reference's error, and in a valley,
+        and clearly separated unless it lies between two modes."""
         beyond = not self.score - self.reference < _Z_ERROR * self.error  # NaN: no test
-        separated = not self.separation < CLEAR_SEPARATION  # NaN: on a line, no test
+        # NaN: on a line, no test
+        separated = not self.separation < CLEAR_SEPARATION or self.modes >= VALLEY
         return separated and beyond and self.valley >= VALLEY
 
 
@@ -226,18 +259,24 @@ def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
 def _split_margin(
     Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
     weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
-) -> tuple[float, float]:
-    """Voting margin of a two-cluster split and its valley (see the module)."""
+) -> tuple[float, float, float]:
+    """Voting margin of a two-cluster split, its valley and its modes' valley (the module).
+
+    The valley is the largest of the three readings (density, modes, neck),
+    computed only as far as needed to know whether it reaches ``VALLEY``; the
+    modes' valley is always computed off a line (it also stands in for the
+    separation).
+    """
     graph = NeighborGraph.from_data(Z, n_neighbors)
     margins = vote_margins(labels, graph.indices, 2, weights)
     score = class_balanced_mean(margins, labels, 2, weights=weights)
     if not valley:
-        return score, float("nan")
+        return score, float("nan"), float("nan")
     scale = graph.local_scale(graph.n_neighbors)
     # the sparser cluster's typical neighbour distance: a valley is sparser than both
     typical = max(float(np.median(scale[labels == c])) for c in (0, 1))
     if not typical > 0:  # more copies than neighbours: no density to compare
-        return score, 1.0
+        return score, 1.0, 0.0
     boundary = margins < 1.0
     if boundary.any() and Z.shape[1] > 1:
         # a lower bound of the boundary's neighbour radius: its median less two standard
@@ -253,10 +292,65 @@ def _split_margin(
         A, B = Z[labels == 0], Z[labels == 1]
         nn = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(A.shape[0])).fit(B)
         at_boundary = float(nn.kneighbors(A)[0].min())
-    density = float((at_boundary / typical) ** intrinsic_dimension(graph.distances))
-    if density >= VALLEY or not boundary.any() or Z.shape[1] == 1:
-        return score, density  # the neck could only confirm it, or has no meaning
-    return score, max(density, _neck(Z, labels, boundary, n_neighbors, weights))
+    dimension = intrinsic_dimension(graph.distances)
+    density = float((at_boundary / typical) ** dimension)
+    if not boundary.any() or Z.shape[1] == 1:
+        return score, density, 0.0  # no boundary point, or a line: the gap alone
+    modes = _modes_valley(Z, labels, boundary, scale, graph.n_neighbors, weights, dimension)
+    density = max(density, modes)
+    if density >= VALLEY:
+        return score, density, modes  # the neck could only confirm it
+    return score, max(density, _neck(Z, labels, boundary, n_neighbors, weights)), modes
+
+
+def _centre_radius(
+    Z: npt.NDArray[np.float64], scale: npt.NDArray[np.float64], rows: npt.NDArray[np.intp],
+    among: npt.NDArray[np.intp], k: int, weights: npt.NDArray[np.float64] | None, *,
+    upper: bool,
+) -> float:
+    """The neighbour radius at the centre of ``Z[rows]`` (the module), bounded as asked.
+
+    Two readings of the density at the (weighted) mean of the rows: the distance
+    from the mean to its ``k``-th nearest point of ``Z[among]``, and the median
+    neighbour radius ``scale`` of the rows nearest the mean (a tenth of them, at
+    least ``k``) at two standard errors. ``upper``: the larger radius of the two
+    (the sparser reading, for a cluster's mode); otherwise the smaller (the
+    denser reading, for the boundary).
+    """
+    w = None if weights is None else weights[rows]
+    mean = np.average(Z[rows], axis=0, weights=w)
+    reach = np.sqrt(np.einsum("ij,ij->i", Z[among] - mean, Z[among] - mean))
+    at_mean = float(np.partition(reach, min(k, reach.size) - 1)[min(k, reach.size) - 1])
+    m = min(max(k, int(_CENTRE_SHARE * rows.size)), rows.size)
+    gaps = np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean)
+    radius = scale[rows[np.argsort(gaps, kind="stable")[:m]]]
+    error = 1.2533 * float(np.std(radius)) / np.sqrt(radius.size)
+    if upper:
+        return max(at_mean, float(np.median(radius)) + 2.0 * error)
+    return max(min(at_mean, float(np.median(radius)) - 2.0 * error), 0.0)
+
+
+def _modes_valley(
+    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], boundary: npt.NDArray[np.bool_],
+    scale: npt.NDArray[np.float64], k: int, weights: npt.NDArray[np.float64] | None,
+    dimension: float,
+) -> float:
+    """The density at the sparser cluster's centre over the density at the boundary's (module).
+
+    0 when a cluster's centre is no denser than its typical point (its mean in a
+    hole: a ring's arc, a moon, a shell; or a cluster of uniform density): there
+    is no mode to compare with.
+    """
+    modes = []
+    for c in (0, 1):
+        rows = np.flatnonzero(labels == c)
+        radius = _centre_radius(Z, scale, rows, rows, k, weights, upper=True)
+        if not 0.0 < radius <= float(np.median(scale[rows])):
+            return 0.0
+        modes.append(radius)
+    at_boundary = _centre_radius(Z, scale, np.flatnonzero(boundary), np.arange(Z.shape[0]), k,
+                                 weights, upper=False)
+    return float((at_boundary / max(modes)) ** dimension)
 
 
 def _neck(
@@ -430,7 +524,7 @@ def _pair_separation(
 ) -> PairSeparation:
     """The boundary between two clusters: their union ``Zu`` and its ``split`` into them."""
     k = min(n_neighbors, Zu.shape[0] - 1)
-    score, valley = _split_margin(Zu, split, k, weights)
+    score, valley, modes = _split_margin(Zu, split, k, weights)
     if Zu.shape[1] == 1:
         # on a line every cut leaves about n_neighbors mixed votes whatever the
         # density there: the vote cannot judge it, the gap alone does
@@ -442,7 +536,7 @@ def _pair_separation(
         separation = (score - reference) / (1.0 - reference)
     else:  # the structureless split is perfect too: nothing to tell apart
         separation = 0.0
-    return PairSeparation(clusters, score, reference, error, separation, valley)
+    return PairSeparation(clusters, score, reference, error, separation, valley, modes)
 
 
 def _reference_margin(
