@@ -73,7 +73,7 @@ def plot_k_curve(
     ax.fill_between(ks, -err, err, color="0.85", label="no clusters ± error", step="mid")
     ax.axhline(0.0, color="0.5", lw=0.8)
     ax.axhline(_CLEAR_SEPARATION, color="tab:green", lw=0.8, ls="--",
-               label=f"clear from {_CLEAR_SEPARATION}")
+               label=f"clear from {_CLEAR_SEPARATION} (between two modes, past the band)")
     ax.plot(ks, sep, color="tab:blue", lw=1.2)
     valley = np.array([r.separated for r in rows])
     ax.scatter(ks[valley], sep[valley], color="tab:blue", zorder=3, s=22,

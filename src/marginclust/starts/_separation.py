@@ -283,8 +283,7 @@ def _split_margin(
         # errors (1.2533 sd / sqrt(b) for a median), so that a few boundary points in a
         # noisy stretch of a ring do not pass for a valley
         rho = scale[boundary]
-        error = 1.2533 * float(np.std(rho)) / np.sqrt(rho.size) if rho.size > 1 else 0.0
-        at_boundary = max(float(np.median(rho)) - 2.0 * error, 0.0)
+        at_boundary = max(float(np.median(rho)) - 2.0 * _median_error(rho), 0.0)
     else:
         # no mixed vote, or a line: the gap itself, the shortest link across, against
         # the same neighbour radius (a gap no wider than a cluster's own neighbourhoods
@@ -301,6 +300,16 @@ def _split_margin(
     if density >= VALLEY:
         return score, density, modes  # the neck could only confirm it
     return score, max(density, _neck(Z, labels, boundary, n_neighbors, weights)), modes
+
+
+def _median_error(values: npt.NDArray[np.float64]) -> float:
+    """The standard error of the median of ``values``: ``sqrt(pi / 2) sd / sqrt(n)``.
+
+    The large-sample error of a normal sample's median (0 for fewer than two values).
+    """
+    if values.size < 2:
+        return 0.0
+    return 1.2533 * float(np.std(values)) / np.sqrt(values.size)
 
 
 def _centre_radius(
@@ -324,7 +333,7 @@ def _centre_radius(
     m = min(max(k, int(_CENTRE_SHARE * rows.size)), rows.size)
     gaps = np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean)
     radius = scale[rows[np.argsort(gaps, kind="stable")[:m]]]
-    error = 1.2533 * float(np.std(radius)) / np.sqrt(radius.size)
+    error = _median_error(radius)
     if upper:
         return max(at_mean, float(np.median(radius)) + 2.0 * error)
     return max(min(at_mean, float(np.median(radius)) - 2.0 * error), 0.0)
