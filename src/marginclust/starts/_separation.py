@@ -312,31 +312,26 @@ def _median_error(values: npt.NDArray[np.float64]) -> float:
     return 1.2533 * float(np.std(values)) / np.sqrt(values.size)
 
 
-def _centre_radius(
+def _centre_reading(
     Z: npt.NDArray[np.float64], scale: npt.NDArray[np.float64], rows: npt.NDArray[np.intp],
-    among: npt.NDArray[np.intp], k: int, weights: npt.NDArray[np.float64] | None, *,
-    upper: bool,
-) -> float:
-    """The neighbour radius at the centre of ``Z[rows]`` (the module), bounded as asked.
+    among: npt.NDArray[np.intp], k: int, weights: npt.NDArray[np.float64] | None,
+) -> tuple[float, float, float]:
+    """The neighbour radius at the centre of ``Z[rows]``, read twice (the module).
 
-    Two readings of the density at the (weighted) mean of the rows: the distance
-    from the mean to its ``k``-th nearest point of ``Z[among]``, and the median
-    neighbour radius ``scale`` of the rows nearest the mean (a tenth of them, at
-    least ``k``) at two standard errors. ``upper``: the larger radius of the two
-    (the sparser reading, for a cluster's mode); otherwise the smaller (the
-    denser reading, for the boundary).
+    Returns the distance from the rows' (weighted) mean to its ``k``-th nearest
+    point of ``Z[among]``, the median neighbour radius ``scale`` of the rows
+    nearest the mean (a tenth of them, at least ``k``), and that median's
+    standard error.
     """
     w = None if weights is None else weights[rows]
     mean = np.average(Z[rows], axis=0, weights=w)
     reach = np.sqrt(np.einsum("ij,ij->i", Z[among] - mean, Z[among] - mean))
-    at_mean = float(np.partition(reach, min(k, reach.size) - 1)[min(k, reach.size) - 1])
+    j = min(k, reach.size) - 1
+    at_mean = float(np.partition(reach, j)[j])
     m = min(max(k, int(_CENTRE_SHARE * rows.size)), rows.size)
     gaps = np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean)
     radius = scale[rows[np.argsort(gaps, kind="stable")[:m]]]
-    error = _median_error(radius)
-    if upper:
-        return max(at_mean, float(np.median(radius)) + 2.0 * error)
-    return max(min(at_mean, float(np.median(radius)) - 2.0 * error), 0.0)
+    return at_mean, float(np.median(radius)), _median_error(radius)
 
 
 def _modes_valley(
@@ -346,20 +341,34 @@ def _modes_valley(
 ) -> float:
     """The density at the sparser cluster's centre over the density at the boundary's (module).
 
-    0 when a cluster's centre is no denser than its typical point (its mean in a
-    hole: a ring's arc, a moon, a shell; or a cluster of uniform density): there
-    is no mode to compare with.
+    A lower bound: the log ratio of the radii less two of its standard errors
+    (the relative errors of the two medians in quadrature; the distance from a
+    cluster's mean to its ``k``-th point is taken as read), the smallest over
+    both clusters and both of their readings. 0 when a cluster's centre is no
+    denser than its typical point (its mean in a hole: a ring's arc, a moon, a
+    shell; or a cluster of uniform density): there is no mode to compare with.
     """
-    modes = []
+    centres = []
     for c in (0, 1):
         rows = np.flatnonzero(labels == c)
-        radius = _centre_radius(Z, scale, rows, rows, k, weights, upper=True)
-        if not 0.0 < radius <= float(np.median(scale[rows])):
+        at_mean, median, error = _centre_reading(Z, scale, rows, rows, k, weights)
+        if not (min(at_mean, median) > 0.0
+                and max(at_mean, median) <= float(np.median(scale[rows]))):
             return 0.0
-        modes.append(radius)
-    at_boundary = _centre_radius(Z, scale, np.flatnonzero(boundary), np.arange(Z.shape[0]), k,
-                                 weights, upper=False)
-    return float((at_boundary / max(modes)) ** dimension)
+        centres.append((at_mean, median, error))
+    # the boundary's denser reading: at its centre, or along its whole length (a sparse
+    # spot in the middle of a cut through data of uniform density is no saddle)
+    _, at_centre, centre_error = _centre_reading(Z, scale, np.flatnonzero(boundary),
+                                                 np.arange(Z.shape[0]), k, weights)
+    rho = scale[boundary]
+    rho_b, error_b = min((at_centre, centre_error), (float(np.median(rho)), _median_error(rho)))
+    if not rho_b > 0:
+        return 0.0
+    relative_b = error_b / rho_b
+    low = min(min(np.log(rho_b / at_mean) - _Z_ERROR * relative_b,
+                  np.log(rho_b / median) - _Z_ERROR * np.hypot(relative_b, error / median))
+              for at_mean, median, error in centres)
+    return float(np.exp(dimension * low))
 
 
 def _neck(
