@@ -36,7 +36,7 @@ def _ring(n=600, seed=0):
     return np.c_[r * np.cos(t), r * np.sin(t)]
 
 
-def _literal(Z, labels, k=7):
+def _literal(Z, labels, k=7, whole=True):
     """The reading written out with full distance matrices (the module's definition)."""
     d2 = ((Z[:, None] - Z[None]) ** 2).sum(-1)
     np.fill_diagonal(d2, np.inf)
@@ -45,26 +45,32 @@ def _literal(Z, labels, k=7):
     nn = np.argsort(d2, axis=1, kind="stable")[:, :k]
     boundary = np.any(labels[nn] != labels[:, None], axis=1)
 
-    def centre(rows, among, upper):
+    def centre(rows, among):
         mean = Z[rows].mean(axis=0)
         at_mean = np.sort(np.linalg.norm(Z[among] - mean, axis=1))[k - 1]
         m = max(k, int(0.1 * rows.size))
         near = rows[np.argsort(np.linalg.norm(Z[rows] - mean, axis=1))[:m]]
         r = scale[near]
-        error = 1.2533 * r.std() / np.sqrt(m)
-        if upper:
-            return max(at_mean, np.median(r) + 2 * error)
-        return max(min(at_mean, np.median(r) - 2 * error), 0.0)
+        return at_mean, np.median(r), 1.2533 * r.std() / np.sqrt(m)
 
-    modes = []
+    lows = []
+    b_rows = np.flatnonzero(boundary)
+    _, b_centre, b_error = centre(b_rows, np.arange(Z.shape[0]))
+    along = scale[b_rows]
+    b_whole, b_whole_error = np.median(along), 1.2533 * along.std() / np.sqrt(along.size)
+    rho, rho_error = b_centre, b_error
+    if whole and b_whole < b_centre:  # the boundary's denser reading
+        rho, rho_error = b_whole, b_whole_error
     for c in (0, 1):
         rows = np.flatnonzero(labels == c)
-        radius = centre(rows, rows, True)
-        if not radius <= np.median(scale[rows]):
+        at_mean, median, error = centre(rows, rows)
+        if not max(at_mean, median) <= np.median(scale[rows]):
             return 0.0
-        modes.append(radius)
-    at = centre(np.flatnonzero(boundary), np.arange(Z.shape[0]), False)
-    return (at / max(modes)) ** intrinsic_dimension(distances)
+        # the log ratio of the radii less two standard errors, per reading of the centre
+        lows.append(np.log(rho / at_mean) - 2 * rho_error / rho)
+        lows.append(np.log(rho / median) - 2 * np.sqrt((rho_error / rho) ** 2
+                                                        + (error / median) ** 2))
+    return np.exp(intrinsic_dimension(distances) * min(lows))
 
 
 def test_the_modes_valley_is_its_literal_definition():
@@ -115,6 +121,25 @@ def test_a_cluster_whose_centre_is_a_hole_has_no_mode():
         boundary = vote_margins(labels, graph.indices, 2) < 1.0
         assert _modes_valley(Z, labels, boundary, graph.local_scale(7), 7, None,
                              intrinsic_dimension(graph.distances)) == 0.0
+
+
+def test_a_sparse_spot_on_a_structureless_cut_is_no_saddle():
+    # uniform data whose cut runs through a sparse spot: both halves' centres are
+    # denser than their typical points (the edges of a small sample are sparser), and
+    # the boundary's centre alone would read a valley; along its whole length the
+    # cut is as dense as the halves, and the denser reading counts
+    Z = np.random.RandomState(0).rand(1000, 2)
+    spot = np.linalg.norm(Z - 0.5, axis=1) < 0.1
+    Z = np.r_[Z[~spot], Z[spot][::3]]  # a third of the density in a small disc
+    labels = (Z[:, 0] > 0.5).astype(np.intp)
+    at_centre = _literal(Z, labels, whole=False)
+    assert at_centre >= VALLEY  # the precondition: the centre alone would pass
+    graph = NeighborGraph.from_data(Z, 7)
+    boundary = vote_margins(labels, graph.indices, 2) < 1.0
+    got = _modes_valley(Z, labels, boundary, graph.local_scale(7), 7, None,
+                        intrinsic_dimension(graph.distances))
+    assert got == pytest.approx(_literal(Z, labels), rel=1e-9)
+    assert 0.0 < got < VALLEY
 
 
 def test_structureless_halves_have_no_valley_between_modes():

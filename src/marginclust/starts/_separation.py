@@ -51,25 +51,31 @@ read in three ways and the largest counts):
 - the same valley read *between the modes* (Hartigan's clusters are the modes
   of a density, and a boundary between two of them runs through a saddle):
   the density at the sparser cluster's centre over the density at the
-  boundary's centre. A centre is read where the cluster's (weighted) mean
+  boundary's centre. A cluster's centre is read where its (weighted) mean
   falls, twice: the distance from the mean to its ``n_neighbors``-th nearest
   point, and the median neighbour radius of the tenth of the cluster nearest
-  the mean (at least ``n_neighbors`` points) at two standard errors; the
-  cluster's is the sparser reading, the boundary's (its mixed-vote points,
-  among all of the union) the denser. Both sides are read at a centre, so the
-  comparison holds in any dimension (a Gaussian's typical point lies far below
-  its peak from three dimensions on, and so does a typical point of the
-  boundary); the median reading compares a boundary with a cluster's typical
-  point, which in the plane sits at half a Gaussian's peak, so it finds two
-  unit Gaussians only from about 3.6 standard deviations apart, the modes
-  from about 3 (``exp(D**2 / 8) / 2 >= 1.5``; noise aside, the two-error
-  bounds ask for a little more). A cluster whose centre is no denser than its
-  median point has no mode there (the mean of a ring's arc, of a moon or of a
-  shell falls where the cluster has no points; a cluster of uniform density
-  has no peak), and then the reading is 0. A boundary in a valley between
-  the modes needs no separation of 0.5: a saddle below two modes is a
-  boundary by Hartigan's definition however many neighbourhoods it mixes, so
-  it only has to beat the reference by its two standard deviations.
+  the mean (at least ``n_neighbors`` points). The boundary (its mixed-vote
+  points) is read as the median neighbour radius of the tenth of it nearest
+  its mean, or of all of it where that is denser: a sparse spot in the middle
+  of a cut through data of uniform density is no saddle (and the margin
+  prefers cuts through such spots). The reading is a lower bound: the log
+  ratio of the radii less two of its standard errors (the relative errors of
+  the two medians in quadrature; the distance at the mean is taken as read),
+  the smallest over both clusters and both of their readings, times ``d``.
+  Both sides are read at a centre, so the comparison holds in any dimension
+  (a Gaussian's typical point lies far below its peak from three dimensions
+  on, and so does a typical point of the boundary); the median reading
+  compares a boundary with a cluster's typical point, which in the plane sits
+  at half a Gaussian's peak, so it finds two unit Gaussians only from about
+  3.6 standard deviations apart, the modes from about 3
+  (``exp(D**2 / 8) / 2 >= 1.5``; noise aside, the error bound asks for a
+  little more). A cluster whose centre is no denser than its median point
+  has no mode there (the mean of a ring's arc, of a moon or of a shell falls
+  where the cluster has no points; a cluster of uniform density has no
+  peak), and then the reading is 0. A boundary in a valley between the modes
+  needs no separation of 0.5: a saddle below two modes is a boundary by
+  Hartigan's definition however many neighbourhoods it mixes, so it only has
+  to beat the reference by its two standard deviations.
 - the same valley read as a *neck* (Shi & Malik's normalised cut: a real
   boundary is a cheaper cut than any cut through a cluster): the neighbourhoods
   the boundary mixes, ``b`` (weighted), against those mixed by the cheaper of
@@ -157,8 +163,9 @@ class PairSeparation(NamedTuple):
         module; ``inf`` when there is no boundary point).
     modes : float, default=0.0
         The valley between the two clusters' modes: the density at the sparser
-        cluster's centre over the density at the boundary's centre (0 when a
-        cluster has no mode at its centre, on a line, or when not measured).
+        cluster's centre over the density at the boundary's centre, at its lower
+        bound (0 when a cluster has no mode at its centre, on a line, or when
+        not measured).
     """
 
     clusters: tuple[int, int]
