@@ -371,7 +371,9 @@ def test_readme_example_standardised_wine_does_not_collapse():
     pipe = make_pipeline(StandardScaler(), WOCSVMClustering(n_clusters=3, random_state=0))
     labels = pipe.fit_predict(X)
     assert len(np.unique(labels)) == 3
-    assert adjusted_rand_score(y, labels) > 0.8
+    # the max-margin start at K = 3 is the best-scoring candidate whose boundaries are
+    # all clear (ARI .74 on its own, .88 for the best-scoring one, which is not clear)
+    assert adjusted_rand_score(y, labels) > 0.7
 
 
 def _machines():
