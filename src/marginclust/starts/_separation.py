@@ -319,26 +319,21 @@ def _median_error(values: npt.NDArray[np.float64]) -> float:
     return 1.2533 * float(np.std(values)) / np.sqrt(values.size)
 
 
-def _centre_reading(
+def _centre(
     Z: npt.NDArray[np.float64], scale: npt.NDArray[np.float64], rows: npt.NDArray[np.intp],
-    among: npt.NDArray[np.intp], k: int, weights: npt.NDArray[np.float64] | None,
-) -> tuple[float, float, float]:
-    """The neighbour radius at the centre of ``Z[rows]``, read twice (the module).
+    k: int, weights: npt.NDArray[np.float64] | None,
+) -> tuple[npt.NDArray[np.float64], float, float]:
+    """The (weighted) mean of ``Z[rows]`` and the median neighbour radius at it (the module).
 
-    Returns the distance from the rows' (weighted) mean to its ``k``-th nearest
-    point of ``Z[among]``, the median neighbour radius ``scale`` of the rows
-    nearest the mean (a tenth of them, at least ``k``), and that median's
-    standard error.
+    Returns the mean, the median of ``scale`` over the rows nearest it (a tenth
+    of them, at least ``k``) and that median's standard error.
     """
     w = None if weights is None else weights[rows]
     mean = np.average(Z[rows], axis=0, weights=w)
-    reach = np.sqrt(np.einsum("ij,ij->i", Z[among] - mean, Z[among] - mean))
-    j = min(k, reach.size) - 1
-    at_mean = float(np.partition(reach, j)[j])
-    m = min(max(k, int(_CENTRE_SHARE * rows.size)), rows.size)
     gaps = np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean)
+    m = min(max(k, int(_CENTRE_SHARE * rows.size)), rows.size)
     radius = scale[rows[np.argsort(gaps, kind="stable")[:m]]]
-    return at_mean, float(np.median(radius)), _median_error(radius)
+    return mean, float(np.median(radius)), _median_error(radius)
 
 
 def _modes_valley(
@@ -358,16 +353,18 @@ def _modes_valley(
     centres = []
     for c in (0, 1):
         rows = np.flatnonzero(labels == c)
-        at_mean, median, error = _centre_reading(Z, scale, rows, rows, k, weights)
+        mean, median, error = _centre(Z, scale, rows, k, weights)
+        reach = np.sqrt(np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean))
+        j = min(k, rows.size) - 1
+        at_mean = float(np.partition(reach, j)[j])  # the k-th nearest point to the mean
         if not (min(at_mean, median) > 0.0
                 and max(at_mean, median) <= float(np.median(scale[rows]))):
             return 0.0
         centres.append((at_mean, median, error))
     # the boundary's denser reading: at its centre, or along its whole length (a sparse
     # spot in the middle of a cut through data of uniform density is no saddle)
-    _, at_centre, centre_error = _centre_reading(Z, scale, np.flatnonzero(boundary),
-                                                 np.arange(Z.shape[0]), k, weights)
     rho = scale[boundary]
+    _, at_centre, centre_error = _centre(Z, scale, np.flatnonzero(boundary), k, weights)
     rho_b, error_b = min((at_centre, centre_error), (float(np.median(rho)), _median_error(rho)))
     if not rho_b > 0:
         return 0.0
