@@ -92,7 +92,7 @@ def test_touching_discs_have_a_neck_but_no_density_valley(monkeypatch):
     assert t.valley >= VALLEY and t.clear
     # the density alone (the neck left out) sees no valley: the boundary is not clear
     monkeypatch.setattr(separation, "_neck", lambda *args: 0.0)
-    _, density, _ = _split_margin(Z, labels, 7)
+    _, density, _, _ = _split_margin(Z, labels, 7)
     assert density < VALLEY
     (without,) = pair_separations(Z, labels, 2, graph.indices, seed=0)
     assert not without.clear

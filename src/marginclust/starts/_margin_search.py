@@ -657,7 +657,7 @@ def margin_search(
         best, labels, table = _select(
             on_fitted, tuple(k for k in ks if any(c.n_clusters == k for c, _, _ in consistent)),
             Zj, graph.indices, ws, int(seeds[-1]), auto=auto, with_pairs=closure is not None,
-            memo=memo, rank=rank,
+            memo=memo, rank=rank, distances=graph.distances,
         )
         if nearest is not None:  # the chosen partition on every judged point
             labels = next((lab for c, lab, _ in consistent if c is best),

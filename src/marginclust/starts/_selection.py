@@ -127,12 +127,14 @@ def _select(
     with_pairs: bool,
     memo: dict[tuple[int, bool], tuple[KScore, Candidate, npt.NDArray[np.intp]]] | None = None,
     rank: Callable[[list[Ranked]], list[Ranked]] | None = None,
+    distances: npt.NDArray[np.float64] | None = None,
 ) -> tuple[Candidate, npt.NDArray[np.intp], list[KScore]]:
     """The best candidate per K (the first in pool order on ties), then the K.
 
     ``rank`` orders one K's candidates, best first (default: by score, a stable
     sort). ``memo`` keeps each K's judged row (by K and whether an unclear K had come
     before it), so a search that grows its range tests the K it judged before only once.
+    ``distances`` are those of ``neighbors`` (see :func:`pair_separations`).
 
     Each K's best partition has its boundaries judged against structureless
     data (:func:`pair_separations`). With ``auto`` the K kept is the largest
@@ -162,7 +164,7 @@ def _select(
                 # the others only need to know whether they are separated
                 tests = pair_separations(Z, labels, k, neighbors, weights=weights,
                                          draws=_REFERENCE_DRAWS, seed=seed + k,
-                                         until_unclear=bool(rows))
+                                         until_unclear=bool(rows), distances=distances)
                 rows.append((_k_score(cand, tests), cand, labels))
                 if rows[-1][0].separated:
                     break

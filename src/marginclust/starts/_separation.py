@@ -41,13 +41,24 @@ read in three ways and the largest counts):
   sparser cluster's median (a valley is sparser than both), and ``rho_B`` a
   lower bound (the median less two standard errors), so that a few boundary
   points in a noisy stretch of a ring do not pass for a valley. On a line (one
-  column) the vote cannot judge a cut (every cut leaves about ``n_neighbors``
-  mixed votes, or none, whatever the density there), so ``rho_B`` is the width
-  of the gap, the shortest distance across, counted in units of the widest gap
-  of uniform samples of the same range and size (the widest of ``m`` spacings
-  is about ``ln m`` times the typical one): a cut in a sparse tail, or between
-  two pieces of a uniform line, is no valley. A boundary is in a valley from
-  1.5 on: the density there is at most two thirds of the clusters'.
+  column) or a curve the vote cannot judge a cut (every cut leaves about
+  ``n_neighbors`` mixed votes, or none, whatever the density there), and the
+  margin puts its cuts at the widest gaps, so the boundary's radius reads wide
+  however it is bounded. There ``rho_B`` is the width of the gap, the
+  shortest distance across, counted in units of the widest gap of uniform
+  samples of the same size on a segment (the widest of ``m`` spacings is about
+  ``ln m`` times the typical one), or the boundary is a neck (below): a cut in
+  a sparse tail, between two pieces of a uniform line or across a ring or a
+  spiral, is no valley. A union is a curve when its intrinsic dimension ``d``
+  is under 1.5 and the link across joins two ends: at an end the mean
+  of a point's ``n_neighbors`` nearest points of its own cluster lies behind
+  it, away from the other cluster (at the end of a uniform line by
+  ``(k + 1) / (2 k)`` of the distance to the ``k``-th of them; half of that
+  counts), where inside a curve it lies along the curve, across from nothing.
+  Two curves side by side, as two spirals, are not one curve cut: their link
+  joins points inside both, and the boundary is judged as off a curve.
+  A boundary is in a valley from 1.5 on: the density there is at most two
+  thirds of the clusters'.
 - the same valley read *between the modes* (Hartigan's clusters are the modes
   of a density, and a boundary between two of them runs through a saddle):
   the density at the sparser cluster's centre over the density at the
@@ -92,8 +103,11 @@ read in three ways and the largest counts):
 
 A pair whose clusters have no neighbour across is clear (separation 1, valley
 ``inf``): no point has a neighbour in the other cluster, the vote's own notion of
-a gap. On a line that is true of almost any cut, so there every boundary is
-judged by its gap alone (below).
+a gap. On a line that is true of almost any cut, and so it is of a cut through a
+sparse stretch of a curve, so there the boundary is judged by its gap alone
+(above): where the pair's points lie on a line or a curve (their intrinsic
+dimension, read from the neighbour distances at hand, is under 1.5) the pair
+is measured, and its gap decides where the link across joins two ends.
 Prior validation of the inputs is assumed throughout this module.
 """
 
@@ -134,6 +148,9 @@ _Z_ERROR = 2.0
 _CENTRE_SHARE = 0.1
 # One-sided confidence of the neck's lower bound (two standard errors, as the valley's).
 _NECK_CONFIDENCE = 0.975
+# Points whose intrinsic dimension is under this lie on a line or a curve (it rounds to
+# one): there the vote cannot judge a cut, and the gap across does.
+_CURVE = 1.5
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -266,47 +283,96 @@ def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
 def _split_margin(
     Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
     weights: npt.NDArray[np.float64] | None = None, *, valley: bool = True,
-) -> tuple[float, float, float]:
+    rng: np.random.RandomState | None = None, draws: int = 2,
+) -> tuple[float, float, float, bool]:
     """Voting margin of a two-cluster split, its valley and its modes' valley (the module).
 
     The valley is the largest of the three readings (density, modes, neck),
     computed only as far as needed to know whether it reaches ``VALLEY``; the
-    modes' valley is always computed off a line (it also stands in for the
-    separation).
+    modes' valley is always computed off a curve (it also stands in for the
+    separation). The last value says whether the union lies on a curve (one
+    column, or an intrinsic dimension under ``_CURVE`` with the link across
+    joining two ends, :func:`_link`): there the valley is the
+    gap in units of the widest gap of ``draws`` uniform curves (drawn by ``rng``,
+    default seed 0), or the neck where that is larger.
     """
     graph = NeighborGraph.from_data(Z, n_neighbors)
     margins = vote_margins(labels, graph.indices, 2, weights)
     score = class_balanced_mean(margins, labels, 2, weights=weights)
     if not valley:
-        return score, float("nan"), float("nan")
+        return score, float("nan"), float("nan"), False
     scale = graph.local_scale(graph.n_neighbors)
     # the sparser cluster's typical neighbour distance: a valley is sparser than both
     typical = max(float(np.median(scale[labels == c])) for c in (0, 1))
     if not typical > 0:  # more copies than neighbours: no density to compare
-        return score, 1.0, 0.0
+        return score, 1.0, 0.0, False
+    dimension = intrinsic_dimension(graph.distances)
     boundary = margins < 1.0
-    if boundary.any() and Z.shape[1] > 1:
+    # the gap, the shortest link across (a gap no wider than a cluster's own
+    # neighbourhoods is no valley: a cut in a sparse tail, or between the pieces of a
+    # uniform line)
+    gap, ends = _link(Z, labels, n_neighbors)
+    # a cut along a line or a curve: the link across joins the ends of two pieces (two
+    # curves side by side are not one curve cut, and their boundary is judged off it)
+    curve = Z.shape[1] == 1 or (dimension < _CURVE and ends)
+    if boundary.any() and not curve:
         # a lower bound of the boundary's neighbour radius: its median less two standard
         # errors (1.2533 sd / sqrt(b) for a median), so that a few boundary points in a
         # noisy stretch of a ring do not pass for a valley
         rho = scale[boundary]
         at_boundary = max(float(np.median(rho)) - 2.0 * _median_error(rho), 0.0)
     else:
-        # no mixed vote, or a line: the gap itself, the shortest link across, against
-        # the same neighbour radius (a gap no wider than a cluster's own neighbourhoods
-        # is no valley: a cut in a sparse tail, or between the pieces of a uniform line)
-        A, B = Z[labels == 0], Z[labels == 1]
-        nn = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(A.shape[0])).fit(B)
-        at_boundary = float(nn.kneighbors(A)[0].min())
-    dimension = intrinsic_dimension(graph.distances)
+        at_boundary = gap  # no mixed vote, or a curve: the gap itself
     density = float((at_boundary / typical) ** dimension)
-    if not boundary.any() or Z.shape[1] == 1:
-        return score, density, 0.0  # no boundary point, or a line: the gap alone
+    if curve:
+        # cuts along a curve fall at its widest gaps: a gap counts as far as it is wider
+        # than the widest of a uniform curve; a cut across a curve mixes as many votes
+        # as a cut across either piece (no neck), one between two curves fewer
+        widest = _line_gap(Z.shape[0], n_neighbors,
+                           np.random.RandomState(0) if rng is None else rng, draws)
+        neck = _neck(Z, labels, boundary, n_neighbors, weights) if boundary.any() else 0.0
+        return score, max(density / widest, neck), 0.0, True
+    if not boundary.any():
+        return score, density, 0.0, False  # no boundary point: the gap alone
     modes = _modes_valley(Z, labels, boundary, scale, graph.n_neighbors, weights, dimension)
     density = max(density, modes)
     if density >= VALLEY:
-        return score, density, modes  # the neck could only confirm it
-    return score, max(density, _neck(Z, labels, boundary, n_neighbors, weights)), modes
+        return score, density, modes, False  # the neck could only confirm it
+    return (score, max(density, _neck(Z, labels, boundary, n_neighbors, weights)), modes,
+            False)
+
+
+def _link(
+    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_neighbors: int,
+) -> tuple[float, bool]:
+    """The shortest link across a two-cluster split, and whether it joins two ends.
+
+    A point is an end facing the other cluster when the mean of its
+    ``n_neighbors`` nearest points of its own cluster lies behind it, away from
+    the other end, by more than half of what it is at the end of a uniform
+    line: ``(k + 1) / (4 k)`` of the distance to the ``k``-th of them (at an end
+    all neighbours lie on one side, their mean ``(k + 1) / (2 k)`` of that
+    distance away; inside a curve it lies on the curve, across from nothing).
+    """
+    A, B = Z[labels == 0], Z[labels == 1]
+    nn = NearestNeighbors(n_neighbors=1, n_jobs=query_jobs(A.shape[0])).fit(B)
+    d, j = nn.kneighbors(A)
+    i = int(np.argmin(d[:, 0]))
+    a, b = A[i], B[int(j[i, 0])]
+    gap = float(d[i, 0])
+    if not gap > 0:
+        return gap, False
+    ends = True
+    for point, own, other in ((a, A, b), (b, B, a)):
+        k = min(n_neighbors, own.shape[0] - 1)
+        if k < 2:
+            return gap, False
+        near = NearestNeighbors(n_neighbors=k + 1).fit(own).kneighbors(
+            point[None], return_distance=True)
+        dist, idx = near[0][0, 1:], near[1][0, 1:]  # itself first
+        behind = float((own[idx].mean(axis=0) - point) @ (point - other)) / gap
+        ends = ends and behind > (k + 1) / (4.0 * k) * float(dist[-1])
+    return gap, ends
 
 
 def _median_error(values: npt.NDArray[np.float64]) -> float:
@@ -422,20 +488,18 @@ def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
     return (centred @ vt[0] > 0).astype(np.intp)
 
 
-def _line_gap(Z: npt.NDArray[np.float64], n_neighbors: int, rng: np.random.RandomState,
-              draws: int) -> float:
-    """On a line, the widest gap of structureless data over its neighbour radius.
+def _line_gap(m: int, n_neighbors: int, rng: np.random.RandomState, draws: int) -> float:
+    """On a curve of ``m`` points, the widest gap of a uniform one over its neighbour radius.
 
-    Cuts on a line are chosen at its widest gaps, and the widest of ``m``
+    Cuts along a curve are chosen at its widest gaps, and the widest of ``m``
     spacings of a uniform sample is about ``ln m`` times the typical one: a gap
     is a valley only as far as it is wider than that. Mean over ``draws``
-    uniform samples of the line's range and size, at least 1.
+    uniform samples of ``m`` points on a segment (the ratio does not depend on
+    its length), at least 1.
     """
-    m = Z.shape[0]
-    lo, hi = float(Z.min()), float(Z.max())
     ratios = []
     for _ in range(draws):
-        x = np.sort(lo + rng.random_sample(m) * (hi - lo))
+        x = np.sort(rng.random_sample(m))
         radius = NeighborGraph.from_data(x[:, None], n_neighbors).local_scale(n_neighbors)
         ratios.append(float(np.max(np.diff(x)) / np.median(radius)))
     return max(1.0, float(np.mean(ratios)))
@@ -452,6 +516,7 @@ def pair_separations(
     draws: int = 2,
     seed: int = 0,
     until_unclear: bool = False,
+    distances: npt.NDArray[np.float64] | None = None,
 ) -> list[PairSeparation]:
     """Every boundary of a partition, judged against structureless data (see the module).
 
@@ -478,6 +543,12 @@ def pair_separations(
     until_unclear : bool, default=False
         Stop at the first boundary that is not clear (its test is the last of
         the list): enough to tell whether the partition is separated.
+    distances : ndarray of shape (n_samples, k) or None, default=None
+        The distances to ``neighbors``: where a pair's points lie on a curve
+        (their intrinsic dimension, read from these, is under 1.5) a pair
+        without a neighbour across is measured, and judged by its gap where
+        its link across joins two ends. None reads that dimension from the
+        pair's own neighbours.
 
     Returns
     -------
@@ -511,19 +582,39 @@ def pair_separations(
             break
         if sizes[a] + sizes[b] < _MIN_UNION or not sizes[a] or not sizes[b]:
             continue  # too few points to judge, or an empty cluster (no boundary)
-        if not touching[a, b] and Z.shape[1] > 1:
+        union = np.flatnonzero((labels == a) | (labels == b))
+        if not touching[a, b] and not _on_curve(Z, union, distances, int(n_neighbors)):
             # no point has a neighbour across: the vote's own notion of a gap, clear (off
-            # a line, where cuts leave no mixed vote wherever they fall); nothing to
-            # measure, which at large K spares most of the K (K - 1) / 2 pairs
+            # a curve, where a cut through a sparse stretch leaves no mixed vote however
+            # narrow its gap); nothing to measure, which at large K spares most of the
+            # K (K - 1) / 2 pairs
             out.append(PairSeparation((a, b), float("nan"), float("nan"), float("nan"), 1.0,
                                       float("inf")))
             continue
-        union = np.flatnonzero((labels == a) | (labels == b))
         w = None if weights is None else weights[union]
         out.append(_pair_separation(Z[union], (labels[union] == b).astype(np.intp), (a, b),
                                     bool(touching[a, b]), w, int(n_neighbors), rng,
                                     int(draws)))
     return out
+
+
+def _on_curve(
+    Z: npt.NDArray[np.float64], union: npt.NDArray[np.intp],
+    distances: npt.NDArray[np.float64] | None, n_neighbors: int,
+) -> bool:
+    """Whether the points ``Z[union]`` lie on a line or a curve (intrinsic dimension < 1.5).
+
+    Read from ``distances`` (each point's neighbour distances in ``Z``) when given,
+    else from the union's own neighbours.
+    """
+    if Z.shape[1] == 1:
+        return True
+    if distances is None:
+        k = min(n_neighbors, union.size - 1)
+        distances = NeighborGraph.from_data(Z[union], k).distances
+    else:
+        distances = distances[union]
+    return intrinsic_dimension(distances) < _CURVE
 
 
 def _touching(
@@ -546,11 +637,15 @@ def _pair_separation(
 ) -> PairSeparation:
     """The boundary between two clusters: their union ``Zu`` and its ``split`` into them."""
     k = min(n_neighbors, Zu.shape[0] - 1)
-    score, valley, modes = _split_margin(Zu, split, k, weights)
-    if Zu.shape[1] == 1:
-        # on a line every cut leaves about n_neighbors mixed votes whatever the
-        # density there: the vote cannot judge it, the gap alone does
-        valley /= _line_gap(Zu, k, rng, draws)
+    score, valley, modes, curve = _split_margin(Zu, split, k, weights, rng=rng, draws=draws)
+    if not touching and not curve:
+        # measured only as a possible cut along a curve: not one, so the gap is the
+        # vote's own, clear (as in pair_separations)
+        return PairSeparation(clusters, float("nan"), float("nan"), float("nan"), 1.0,
+                              float("inf"))
+    if curve:
+        # along a line or a curve every cut leaves about n_neighbors mixed votes
+        # whatever the density there: the vote cannot judge it, the gap (or a neck) does
         return PairSeparation(clusters, score, float("nan"), float("nan"),
                               1.0 if not touching else float("nan"), valley)
     reference, error = _reference_margin(Zu, k, rng, draws)
