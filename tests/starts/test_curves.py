@@ -28,11 +28,11 @@ def test_an_end_is_its_literal_definition():
     Z = np.c_[x, np.zeros_like(x)]
     labels = (x > 10).astype(np.intp)
     gap, ends = _link(Z, labels, 7)
-    assert gap == 3.0 and ends
+    assert gap == pytest.approx(3.0) and ends
     # side by side, the same points are no ends: their neighbours lie across the link
     side = np.r_[np.c_[x, np.zeros_like(x)], np.c_[x, np.full_like(x, 5.0)]]
     gap, ends = _link(side, np.repeat([0, 1], x.size), 7)
-    assert gap == 5.0 and not ends
+    assert gap == pytest.approx(5.0) and not ends
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

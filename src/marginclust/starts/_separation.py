@@ -113,6 +113,7 @@ Prior validation of the inputs is assumed throughout this module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -272,11 +273,26 @@ def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
     >>> round(intrinsic_dimension(NeighborGraph.from_data(plane, 7).distances))
     2
     """
-    D = distances[np.all(distances > 0, axis=1)]
-    if D.shape[0] < 10 or D.shape[1] < 2:
+    inverse = _inverse_dimensions(distances)
+    valid = inverse[np.isfinite(inverse)]
+    if valid.size < 10 or distances.shape[1] < 2:
         return 1.0
-    logs = np.log(D[:, -1:] / D[:, :-1])
-    inverse = float(np.mean(logs.sum(axis=1) / (D.shape[1] - 1)))
+    return _dimension(float(np.mean(valid)))
+
+
+def _inverse_dimensions(distances: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Each point's ``mean_j log(T_k / T_j)`` (:func:`intrinsic_dimension`), NaN for copies."""
+    out = np.full(distances.shape[0], np.nan)
+    if distances.shape[1] < 2:
+        return out
+    keep = np.all(distances > 0, axis=1)
+    D = distances[keep]
+    out[keep] = np.log(D[:, -1:] / D[:, :-1]).sum(axis=1) / (D.shape[1] - 1)
+    return out
+
+
+def _dimension(inverse: float) -> float:
+    """The dimension from the mean of the points' inverse estimates, at least one."""
     return max(1.0, 1.0 / inverse) if inverse > 0 else 1.0
 
 
@@ -310,8 +326,10 @@ def _split_margin(
     boundary = margins < 1.0
     # the gap, the shortest link across (a gap no wider than a cluster's own
     # neighbourhoods is no valley: a cut in a sparse tail, or between the pieces of a
-    # uniform line)
-    gap, ends = _link(Z, labels, n_neighbors)
+    # uniform line), where it can count: on a line or a curve, or without a mixed vote
+    gap, ends = (_link(Z, labels, n_neighbors)
+                 if Z.shape[1] == 1 or dimension < _CURVE or not boundary.any()
+                 else (float("nan"), False))
     # a cut along a line or a curve: the link across joins the ends of two pieces (two
     # curves side by side are not one curve cut, and their boundary is judged off it)
     curve = Z.shape[1] == 1 or (dimension < _CURVE and ends)
@@ -571,6 +589,7 @@ def pair_separations(
     [False]
     """
     touching = _touching(labels, neighbors, n_clusters)
+    on_curve = _curve_screen(Z, labels, n_clusters, distances, int(n_neighbors))
     rng = np.random.RandomState(seed)
     out: list[PairSeparation] = []
     # touching pairs first: the boundaries most likely to be unclear
@@ -582,8 +601,7 @@ def pair_separations(
             break
         if sizes[a] + sizes[b] < _MIN_UNION or not sizes[a] or not sizes[b]:
             continue  # too few points to judge, or an empty cluster (no boundary)
-        union = np.flatnonzero((labels == a) | (labels == b))
-        if not touching[a, b] and not _on_curve(Z, union, distances, int(n_neighbors)):
+        if not touching[a, b] and not on_curve(a, b):
             # no point has a neighbour across: the vote's own notion of a gap, clear (off
             # a curve, where a cut through a sparse stretch leaves no mixed vote however
             # narrow its gap); nothing to measure, which at large K spares most of the
@@ -591,6 +609,7 @@ def pair_separations(
             out.append(PairSeparation((a, b), float("nan"), float("nan"), float("nan"), 1.0,
                                       float("inf")))
             continue
+        union = np.flatnonzero((labels == a) | (labels == b))
         w = None if weights is None else weights[union]
         out.append(_pair_separation(Z[union], (labels[union] == b).astype(np.intp), (a, b),
                                     bool(touching[a, b]), w, int(n_neighbors), rng,
@@ -598,23 +617,37 @@ def pair_separations(
     return out
 
 
-def _on_curve(
-    Z: npt.NDArray[np.float64], union: npt.NDArray[np.intp],
+def _curve_screen(
+    Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], n_clusters: int,
     distances: npt.NDArray[np.float64] | None, n_neighbors: int,
-) -> bool:
-    """Whether the points ``Z[union]`` lie on a line or a curve (intrinsic dimension < 1.5).
+) -> Callable[[int, int], bool]:
+    """Whether two clusters' points lie on a line or a curve (intrinsic dimension < 1.5).
 
     Read from ``distances`` (each point's neighbour distances in ``Z``) when given,
-    else from the union's own neighbours.
+    the points' inverse estimates summed per cluster once, so that each of the
+    ``K (K - 1) / 2`` pairs costs two additions; else from the union's own
+    neighbours.
     """
     if Z.shape[1] == 1:
-        return True
+        return lambda a, b: True
     if distances is None:
-        k = min(n_neighbors, union.size - 1)
-        distances = NeighborGraph.from_data(Z[union], k).distances
-    else:
-        distances = distances[union]
-    return intrinsic_dimension(distances) < _CURVE
+        def own(a: int, b: int) -> bool:
+            union = np.flatnonzero((labels == a) | (labels == b))
+            k = min(n_neighbors, union.size - 1)
+            graph = NeighborGraph.from_data(Z[union], k)
+            return intrinsic_dimension(graph.distances) < _CURVE
+        return own
+    inverse = _inverse_dimensions(distances)
+    valid = np.isfinite(inverse)
+    sums = np.bincount(labels[valid], weights=inverse[valid], minlength=n_clusters)
+    counts = np.bincount(labels[valid], minlength=n_clusters)
+
+    def screen(a: int, b: int) -> bool:
+        n = counts[a] + counts[b]
+        if n < 10 or distances.shape[1] < 2:
+            return True  # too few points to tell: as intrinsic_dimension, one
+        return _dimension(float(sums[a] + sums[b]) / float(n)) < _CURVE
+    return screen
 
 
 def _touching(
