@@ -40,10 +40,30 @@ def test_a_segment_cut_at_its_widest_gap_is_no_boundary(seed):
     Z = _segment(300, seed)
     labels = _cut_at_widest(Z[:, 0])
     graph = NeighborGraph.from_data(Z, 7)
-    (read,) = pair_separations(Z, labels, 2, graph.indices, distances=graph.distances)
-    (pair,) = pair_separations(Z, labels, 2, graph.indices)
-    assert (read.valley, read.clear) == (pair.valley, pair.clear)  # either neighbourhood
+    (pair,) = pair_separations(Z, labels, 2, graph.indices, distances=graph.distances)
     assert pair.valley < VALLEY and not pair.clear
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pieces_of_a_curve_without_a_neighbour_across_are_measured(seed):
+    # these draws' widest gap is wider than every point's 7 neighbours reach: no vote
+    # is mixed, and off a curve the pair would be clear without a measurement
+    Z = _segment(300, seed)
+    labels = _cut_at_widest(Z[:, 0])
+    graph = NeighborGraph.from_data(Z, 7)
+    assert not np.any(labels[graph.indices] != labels[:, None])
+    # the curve read from the neighbour distances at hand, or from the pair's own
+    for distances in (graph.distances, None):
+        (pair,) = pair_separations(Z, labels, 2, graph.indices, distances=distances)
+        assert np.isfinite(pair.valley) and pair.valley < VALLEY and not pair.clear
+
+
+def test_an_end_with_a_copy_is_still_an_end():
+    # the end point 9 has a copy: the copy is one of its neighbours, the point is not
+    x = np.r_[np.arange(10.0), 9.0, np.arange(12.0, 31.0)]
+    Z = np.c_[x, np.zeros_like(x)]
+    gap, ends = _link(Z, (x > 10).astype(np.intp), 7)
+    assert gap == pytest.approx(3.0) and ends
 
 
 @pytest.mark.parametrize("seed", [0, 1])

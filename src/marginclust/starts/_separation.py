@@ -381,13 +381,14 @@ def _link(
     if not gap > 0:
         return gap, False
     ends = True
-    for point, own, other in ((a, A, b), (b, B, a)):
+    for point, own, row, other in ((a, A, i, b), (b, B, int(j[i, 0]), a)):
         k = min(n_neighbors, own.shape[0] - 1)
         if k < 2:
             return gap, False
-        near = NearestNeighbors(n_neighbors=k + 1).fit(own).kneighbors(
-            point[None], return_distance=True)
-        dist, idx = near[0][0, 1:], near[1][0, 1:]  # itself first
+        dist, idx = NearestNeighbors(n_neighbors=k + 1).fit(own).kneighbors(point[None])
+        # the point itself left out by its row, not by its rank (a copy may tie with it)
+        keep = idx[0] != row
+        dist, idx = dist[0][keep][:k], idx[0][keep][:k]
         behind = float((own[idx].mean(axis=0) - point) @ (point - other)) / gap
         ends = ends and behind > (k + 1) / (4.0 * k) * float(dist[-1])
     return gap, ends
