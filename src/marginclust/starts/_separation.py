@@ -101,6 +101,16 @@ read in three ways and the largest counts):
   few boundary points the interval is wide (a gap in a sparse sample is no
   neck). Clusters of at most ``n_neighbors + 1`` points have no cut to compare.
 
+Two draws of each kind are few, and their standard deviation also holds the
+difference between the two kinds' means. Where they are all that keeps a
+boundary from being one between two modes (it is in a valley and between two
+modes, and fails only the two standard deviations), each kind is drawn up to
+eight times (a sequential Monte Carlo test, Besag & Clifford, Biometrika 1991:
+more draws only where the first leave the answer open), and the split must
+beat the larger kind's mean by the upper end of a 95 % prediction interval of
+one more of its margins, ``t(0.975, n - 1) * sqrt(1 + 1 / n)`` standard
+deviations of its own ``n`` margins. Elsewhere the two draws decide.
+
 A pair whose clusters have no neighbour across is clear (separation 1, valley
 ``inf``): no point has a neighbour in the other cluster, the vote's own notion of
 a gap. On a line that is true of almost any cut, and so it is of a cut through a
@@ -119,6 +129,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 from scipy.stats import beta
+from scipy.stats import t as student_t
 from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
@@ -152,6 +163,11 @@ _NECK_CONFIDENCE = 0.975
 # Points whose intrinsic dimension is under this lie on a line or a curve (it rounds to
 # one): there the vote cannot judge a cut, and the gap across does.
 _CURVE = 1.5
+# Where the first draws leave open a boundary that everything else calls one between two
+# modes, each kind is drawn up to this many times, and the split must beat the upper end
+# of this one-sided confidence of a further structureless margin.
+_SETTLE_DRAWS = 8
+_SETTLE_CONFIDENCE = 0.975
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -171,7 +187,9 @@ class PairSeparation(NamedTuple):
         The larger mean margin of two-means splits of Gaussian and uniform
         reference data shaped like the union.
     error : float
-        Standard deviation of the reference margins (their sampling error).
+        Standard deviation of the reference margins (their sampling error): of
+        all of the draws, or of the chosen kind's where more draws settled the
+        boundary.
     separation : float
         ``(score - reference) / (1 - reference)``, 1 when no point has a
         neighbour across.
@@ -184,6 +202,10 @@ class PairSeparation(NamedTuple):
         cluster's centre over the density at the boundary's centre, at its lower
         bound (0 when a cluster has no mode at its centre, on a line, or when
         not measured).
+    multiplier : float, default=2.0
+        The split must beat the reference by this many errors: 2, or Student's
+        prediction multiplier where more draws of one kind settled the
+        boundary (see the module).
     """
 
     clusters: tuple[int, int]
@@ -193,12 +215,14 @@ class PairSeparation(NamedTuple):
     separation: float
     valley: float
     modes: float = 0.0
+    multiplier: float = _Z_ERROR
 
     @property
     def clear(self) -> bool:
         """Whether the boundary is real: beyond the reference's error, and in a valley,
         and clearly separated unless it lies between two modes."""
-        beyond = not self.score - self.reference < _Z_ERROR * self.error  # NaN: no test
+        # NaN: no test
+        beyond = not self.score - self.reference < self.multiplier * self.error
         # NaN: on a line, no test
         separated = not self.separation < CLEAR_SEPARATION or self.modes >= VALLEY
         return separated and beyond and self.valley >= VALLEY
@@ -682,27 +706,58 @@ def _pair_separation(
         # whatever the density there: the vote cannot judge it, the gap (or a neck) does
         return PairSeparation(clusters, score, float("nan"), float("nan"),
                               1.0 if not touching else float("nan"), valley)
-    reference, error = _reference_margin(Zu, k, rng, draws)
+    margins = _reference_margins(Zu, k, rng, draws)
+    pair = _against(clusters, score, valley, modes, margins)
+    if pair.clear or not (modes >= VALLEY and valley >= VALLEY) or draws >= _SETTLE_DRAWS:
+        return pair
+    # everything but the reference says "a boundary between two modes": the first
+    # draws leave it open, more draws of each kind settle it (only here, so the
+    # cost stays with the few boundaries it decides)
+    more = _reference_margins(Zu, k, rng, _SETTLE_DRAWS - draws)
+    return _against(clusters, score, valley, modes,
+                    [np.r_[m, extra] for m, extra in zip(margins, more)], settle=True)
+
+
+def _reference_margins(
+    Zu: npt.NDArray[np.float64], k: int, rng: np.random.RandomState, draws: int,
+) -> list[npt.NDArray[np.float64]]:
+    """Margins of two-means splits of ``draws`` Gaussian and ``draws`` box references."""
+    refs = []
+    for kind in ("gaussian", "box"):
+        values = np.empty(draws)
+        for i in range(draws):
+            R = structureless_reference(Zu, kind, rng)
+            values[i] = _split_margin(R, _principal_split(R), k, valley=False)[0]
+        refs.append(values)
+    return refs
+
+
+def _against(
+    clusters: tuple[int, int], score: float, valley: float, modes: float,
+    margins: list[npt.NDArray[np.float64]], settle: bool = False,
+) -> PairSeparation:
+    """A boundary's split margin against the reference margins of each kind.
+
+    The reference is the larger of the kinds' mean margins. Its error is the
+    standard deviation of all of the margins, and the split must beat the
+    reference by two of them; or, to ``settle`` a boundary with more draws, the
+    standard deviation of the chosen kind's own margins (``n`` of them), and
+    the split must beat the upper end of the two-sided 95 % prediction
+    interval of one more such margin, ``t(0.975, n - 1) * sqrt(1 + 1 / n)``
+    of them.
+    """
+    means = [float(np.mean(m)) for m in margins]
+    chosen = int(np.argmax(means))
+    reference = means[chosen]
+    if settle:
+        n = margins[chosen].size
+        error = float(np.std(margins[chosen], ddof=1))
+        multiplier = float(student_t.ppf(_SETTLE_CONFIDENCE, n - 1) * np.sqrt(1.0 + 1.0 / n))
+    else:
+        error, multiplier = float(np.std(np.concatenate(margins))), _Z_ERROR
     if reference < 1.0:
         separation = (score - reference) / (1.0 - reference)
     else:  # the structureless split is perfect too: nothing to tell apart
         separation = 0.0
-    return PairSeparation(clusters, score, reference, error, separation, valley, modes)
-
-
-def _reference_margin(
-    Zu: npt.NDArray[np.float64], k: int, rng: np.random.RandomState, draws: int,
-) -> tuple[float, float]:
-    """The larger mean margin of the Gaussian and the box references, and its error.
-
-    ``draws`` two-means splits of each kind of structureless data shaped like
-    ``Zu``; the error is the standard deviation of all of their margins.
-    """
-    refs = []
-    for kind in ("gaussian", "box"):
-        values = []
-        for _ in range(draws):
-            R = structureless_reference(Zu, kind, rng)
-            values.append(_split_margin(R, _principal_split(R), k, valley=False)[0])
-        refs.append(values)
-    return max(float(np.mean(v)) for v in refs), float(np.std(np.concatenate(refs)))
+    return PairSeparation(clusters, score, reference, error, separation, valley, modes,
+                          multiplier)
