@@ -16,26 +16,32 @@ def _two_gaussians(distance, seed, n=200):
     return Z, (Z[:, 0] > distance / 2).astype(np.intp)
 
 
-def test_the_first_draws_are_judged_by_two_standard_deviations_of_all_of_them():
+@pytest.mark.parametrize("score, clear", [(0.85, False), (0.95, True)])
+def test_the_first_draws_are_judged_by_two_standard_deviations_of_all_of_them(score, clear):
     gauss, box = np.array([0.60, 0.64]), np.array([0.70, 0.78])
-    pair = _against((0, 1), 0.95, 2.0, 2.0, [gauss, box])
+    pair = _against((0, 1), score, 2.0, 2.0, [gauss, box])
     assert pair.reference == pytest.approx(0.74)
-    assert pair.error == pytest.approx(np.std([0.60, 0.64, 0.70, 0.78]))
+    error = np.std([0.60, 0.64, 0.70, 0.78])  # 0.0685: the bound is 0.74 + 0.137 = 0.877
+    assert pair.error == pytest.approx(error)
     assert pair.multiplier == 2.0
-    assert pair.clear == (0.95 - 0.74 >= 2.0 * pair.error)
+    assert pair.clear is clear
 
 
-@pytest.mark.parametrize("score", [0.80, 0.83, 0.86, 0.90])
-def test_a_settled_boundary_beats_the_prediction_bound_of_one_more_margin(score):
+@pytest.mark.parametrize("score, clear", [(0.76, False), (0.79, False), (0.81, True),
+                                          (0.85, True)])
+def test_a_settled_boundary_beats_the_prediction_bound_of_one_more_margin(score, clear):
     rng = np.random.RandomState(0)
     gauss, box = 0.70 + 0.03 * rng.randn(8), 0.75 + 0.03 * rng.randn(8)
     pair = _against((0, 1), score, 2.0, 2.0, [gauss, box], settle=True)
     # the larger kind's mean, its own standard deviation, Student's prediction multiplier
     chosen = box if box.mean() > gauss.mean() else gauss
-    bound = chosen.mean() + student_t.ppf(0.975, 7) * chosen.std(ddof=1) * np.sqrt(1 + 1 / 8)
+    multiplier = student_t.ppf(0.975, 7) * np.sqrt(1 + 1 / 8)
+    bound = chosen.mean() + multiplier * chosen.std(ddof=1)
+    assert abs(score - bound) > 0.005  # the scores lie clearly on either side (0.7997)
     assert pair.reference == pytest.approx(chosen.mean())
     assert pair.error == pytest.approx(chosen.std(ddof=1))
-    assert pair.clear == (score >= bound)
+    assert pair.multiplier == pytest.approx(multiplier)
+    assert pair.clear is clear
 
 
 class _Draws:
