@@ -263,8 +263,9 @@ class MaxMarginClustering(BaseClusterer):
         than structureless data; NaN for one cluster). Below 0.5 (unless the
         boundary lies in a valley between two modes and beats the reference by
         its error), or with a boundary where the data are not sparser than in
-        the clusters, a ``ConvergenceWarning`` says that the partition is not
-        clearly separated.
+        the clusters (unless the boundary beats the reference between two
+        Gaussians by the mixture's own test), a ``ConvergenceWarning`` says that
+        the partition is not clearly separated.
     null_score_ : float
         ``r`` of that weakest boundary (NaN when no two clusters touch).
     k_scores_ : list of KScore
@@ -740,7 +741,8 @@ class MaxMarginClustering(BaseClusterer):
                 f"size and spread (separation_ = {self.separation_:.2f}, clear from "
                 f"{CLEAR_SEPARATION}, or beyond the reference's error between two modes; "
                 f"valley (density, modes or neck) {chosen.valley:.2f}, clear from "
-                f"{VALLEY}). The clusters overlap or are absent at this K; try another "
+                f"{VALLEY}, or beyond the reference's error between two Gaussians). The "
+                "clusters overlap or are absent at this K; try another "
                 "n_clusters (or 'auto'), or candidates suited to the data.",
                 ConvergenceWarning,
                 stacklevel=3,

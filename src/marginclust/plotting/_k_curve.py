@@ -14,7 +14,8 @@ __all__ = ["plot_k_curve"]
 # The rule's thresholds, as MaxMarginClustering's documentation states them: a boundary
 # is clear from a separation of 0.5 (half the structureless split's mixed neighbourhoods
 # avoided) in a valley (density, modes or neck) of 1.5 or more; between two modes the
-# reference's error band is enough.
+# reference's error band is enough, and between two Gaussians (the mixture's own test)
+# whatever the valley.
 _CLEAR_SEPARATION = 0.5
 _VALLEY = 1.5
 

@@ -74,7 +74,9 @@ class KScore(NamedTuple):
         when none).
     separated : bool
         Whether every boundary is clear (separation >= 0.5 in a valley >= 1.5,
-        or beyond the reference's error in a valley >= 1.5 between two modes).
+        or beyond the reference's error in a valley >= 1.5 between two modes,
+        or beyond it between two Gaussians by the mixture's own test, whatever
+        the valley).
     """
 
     n_clusters: int

@@ -101,6 +101,27 @@ read in three ways and the largest counts):
   few boundary points the interval is wide (a gap in a sparse sample is no
   neck). Clusters of at most ``n_neighbors + 1`` points have no cut to compare.
 
+Two Gaussian clusters a few standard deviations apart have a valley too
+shallow for a sample of a few hundred points to show at this confidence (two
+unit Gaussians 3 sd apart: 1.6 between the modes; the best count of points near
+the modes and the saddle, placed knowing the labels, bounds it at 0.9 to 1.6
+on such pairs of 125 to 333 points; ``benchmarks/valley_power.py``).
+Where a boundary beats the reference but misses its valley or its separation,
+the mixture's own test stands in for both (``gaussians``): two full-covariance
+Gaussians, fitted by EM from the split, must have a lower BIC (Schwarz 1978)
+than one Gaussian and than the uniform density on the union's principal-axes
+box (the two structureless references), their responsibilities must give the
+split's labels to 90 % of the weight, and each must be Gaussian across the
+line between their means: there the skewness and the kurtosis of its points
+(weighted by their responsibilities) on each of its principal axes pass
+D'Agostino's and Anscombe & Glynn's tests, two-sided at 5 % shared among them
+all. Along the line the two overlap and their responsibilities shape them, so
+it is not tested; data without clusters are flat across it (a uniform box, a
+disc) or curved (a moon, an arc), and fail. Each component needs 20 effective
+points and enough for a full covariance, and the union two columns; weights
+are rescaled to sum to Kish's effective number, so repeating every row
+changes nothing.
+
 Two draws of each kind are few, and their standard deviation also holds the
 difference between the two kinds' means. Where they are all that keeps a
 boundary from being one between two modes (it is in a valley and between two
@@ -128,12 +149,14 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import beta
+from scipy.stats import beta, norm
 from scipy.stats import t as student_t
 from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._gaussian_mixture import bic, effective_size, m_step, moment_scores
 from ..objectives._margin import class_balanced_mean, vote_margins
+from ..solvers._gaussian_em import gaussian_mixture_em
 from ..utils._blocks import query_jobs
 
 __all__ = [
@@ -168,6 +191,12 @@ _CURVE = 1.5
 # of this one-sided confidence of a further structureless margin.
 _SETTLE_DRAWS = 8
 _SETTLE_CONFIDENCE = 0.975
+# Two Gaussians: the mixture's responsibilities must give the split's labels to this share
+# of the weight, each component must hold this many effective points (D'Agostino's
+# kurtosis test asks for 20), and its moments must pass at this family-wise confidence.
+_GAUSSIAN_AGREEMENT = 0.9
+_MIN_GAUSSIAN = 20
+_GAUSSIAN_CONFIDENCE = 0.95
 # Pairs of clusters smaller than this in total are not tested (the vote needs a few
 # neighbours on each side; such a pair is judged by the margin alone).
 _MIN_UNION = 16
@@ -206,6 +235,10 @@ class PairSeparation(NamedTuple):
         The split must beat the reference by this many errors: 2, or Student's
         prediction multiplier where more draws of one kind settled the
         boundary (see the module).
+    gaussians : bool, default=False
+        Whether the two clusters are two Gaussians by the mixture's own test
+        (measured only where the split beats the reference and the valley or
+        the separation falls short; see the module): it stands in for both.
     """
 
     clusters: tuple[int, int]
@@ -216,16 +249,17 @@ class PairSeparation(NamedTuple):
     valley: float
     modes: float = 0.0
     multiplier: float = _Z_ERROR
+    gaussians: bool = False
 
     @property
     def clear(self) -> bool:
-        """Whether the boundary is real: beyond the reference's error, and in a valley,
-        and clearly separated unless it lies between two modes."""
+        """Whether the boundary is real: beyond the reference's error, and in a valley
+        and clearly separated unless it lies between two modes, or between two Gaussians."""
         # NaN: no test
         beyond = not self.score - self.reference < self.multiplier * self.error
         # NaN: on a line, no test
         separated = not self.separation < CLEAR_SEPARATION or self.modes >= VALLEY
-        return separated and beyond and self.valley >= VALLEY
+        return beyond and (self.gaussians or (separated and self.valley >= VALLEY))
 
 
 def structureless_reference(
@@ -708,6 +742,11 @@ def _pair_separation(
                               1.0 if not touching else float("nan"), valley)
     margins = _reference_margins(Zu, k, rng, draws)
     pair = _against(clusters, score, valley, modes, margins)
+    if (not pair.clear and pair.score - pair.reference >= pair.multiplier * pair.error
+            and _two_gaussians(Zu, split, weights)):
+        # beyond the reference, but too close for a valley the sample can show: two
+        # Gaussians by the mixture's own test
+        return pair._replace(gaussians=True)
     if pair.clear or not (modes >= VALLEY and valley >= VALLEY) or draws >= _SETTLE_DRAWS:
         return pair
     # everything but the reference says "a boundary between two modes": the first
@@ -716,6 +755,81 @@ def _pair_separation(
     more = _reference_margins(Zu, k, rng, _SETTLE_DRAWS - draws)
     return _against(clusters, score, valley, modes,
                     [np.r_[m, extra] for m, extra in zip(margins, more)], settle=True)
+
+
+def _two_gaussians(
+    Zu: npt.NDArray[np.float64], split: npt.NDArray[np.intp],
+    weights: npt.NDArray[np.float64] | None,
+) -> bool:
+    """Whether a two-cluster split is a mixture of two Gaussians, by the mixture's test (module).
+
+    Two full-covariance Gaussians fitted by EM from the split must have a lower
+    BIC than one, give (by their responsibilities) the split's labels to at
+    least ``_GAUSSIAN_AGREEMENT`` of the weight, and each be Gaussian by the
+    skewness and kurtosis on its principal axes. Weights are rescaled to sum
+    to Kish's effective number of points, so repeating every row changes nothing.
+    """
+    n, d = Zu.shape
+    if d < 2:
+        return False  # no direction across the line between the means
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w * (float(w.sum()) / float(np.sum(w * w)))  # sums to Kish's effective number
+    smallest = max(float(_MIN_GAUSSIAN), d * (d + 3) / 2.0)
+    if min(effective_size(w[split == c]) for c in (0, 1)) < smallest:
+        return False  # too few points for a full covariance and its moments
+    spread = float(np.mean(np.average((Zu - np.average(Zu, axis=0, weights=w)) ** 2,
+                                      axis=0, weights=w)))
+    if not spread > 0:
+        return False
+    reg = 1e-6 * spread  # scikit-learn's reg_covar, relative to the data's scale
+    try:
+        two = gaussian_mixture_em(Zu, split, w, reg=reg)
+        one = gaussian_mixture_em(Zu, np.zeros(n, dtype=np.intp), w, reg=reg)
+    except np.linalg.LinAlgError:
+        return False  # a covariance without a Cholesky factor: not two Gaussians
+    total = float(w.sum())
+    criterion = bic(two.log_likelihood, 2, d, total)
+    if not criterion < bic(one.log_likelihood, 1, d, total):
+        return False
+    if not criterion < _box_bic(Zu, total):
+        return False  # no better than structureless uniform data
+    resp = two.responsibilities
+    if float(w @ (resp.argmax(axis=1) == split)) < _GAUSSIAN_AGREEMENT * total:
+        return False  # the mixture's boundary is not the split's
+    # two-sided, shared among the skewness and kurtosis of each axis of both components
+    z = float(norm.isf((1.0 - _GAUSSIAN_CONFIDENCE) / 2.0 / (4 * (d - 1))))
+    own = m_step(Zu, resp, w, 0.0)  # each component's own mean and covariance
+    # the moments across the line between the means: along it the components overlap
+    # and their responsibilities shape them
+    line = own.means[1] - own.means[0]
+    across = np.linalg.svd(np.eye(d) - np.outer(line, line) / float(line @ line))[0][:, :d - 1]
+    P = Zu @ across
+    for c in (0, 1):
+        u = w * resp[:, c]
+        if effective_size(u) < _MIN_GAUSSIAN:
+            return False
+        skewness, kurtosis = moment_scores(P, own.means[c] @ across,
+                                           across.T @ own.covariances[c] @ across, u)
+        if max(float(np.max(np.abs(skewness))), float(np.max(np.abs(kurtosis)))) > z:
+            return False
+    return True
+
+
+def _box_bic(Z: npt.NDArray[np.float64], total: float) -> float:
+    """BIC of the uniform density on the principal-axes box of ``Z`` (the box reference).
+
+    The box is the range on each principal axis (the maximum-likelihood box
+    for those axes), ``2 d`` parameters; ``total`` is the weight of the points.
+    A zero range gives ``inf`` (no density to compare).
+    """
+    centred = Z - Z.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    P = centred @ vt.T
+    ranges = P.max(axis=0) - P.min(axis=0)
+    if not np.all(ranges > 0):
+        return float("inf")
+    log_likelihood = -total * float(np.sum(np.log(ranges)))
+    return -2.0 * log_likelihood + 2 * Z.shape[1] * float(np.log(total))
 
 
 def _reference_margins(
