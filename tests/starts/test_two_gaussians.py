@@ -80,3 +80,16 @@ def test_three_blobs_with_two_three_sd_apart_are_three_clusters():
         warnings.simplefilter("ignore")
         est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(X)
     assert est.n_clusters_ == 3
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_two_pieces_of_an_arc_are_not(seed):
+    # a half circle in three pieces of about 80 points: across the line between two
+    # pieces' means an arc is nearly straight, but along it each piece ends (its far tail
+    # is flat)
+    rng = np.random.RandomState(seed)
+    angle = rng.uniform(0.0, np.pi, 250)
+    Z = np.c_[np.cos(angle), np.sin(angle)] + 0.06 * rng.randn(250, 2)
+    piece = np.minimum((angle / (np.pi / 3)).astype(np.intp), 2)
+    pair = piece < 2
+    assert not _two_gaussians(Z[pair], piece[pair], None)

@@ -114,10 +114,14 @@ box (the two structureless references), their responsibilities must give the
 split's labels to 90 % of the weight, and each must be Gaussian across the
 line between their means: there the skewness and the kurtosis of its points
 (weighted by their responsibilities) on each of its principal axes pass
-D'Agostino's and Anscombe & Glynn's tests, two-sided at 5 % shared among them
-all. Along the line the two overlap and their responsibilities shape them, so
-it is not tested; data without clusters are flat across it (a uniform box, a
-disc) or curved (a moon, an arc), and fail. Each component needs 20 effective
+D'Agostino's and Anscombe & Glynn's tests; and along the line its tail away
+from the other (which that one does not reach) has a Gaussian half's kurtosis
+(reflected about the mean); all two-sided at 5 % shared among them. Along the
+line the two overlap and their responsibilities shape them, so only the far
+tail is tested there. Data without clusters are flat across the line (a
+uniform box, a disc), curved (a moon), or end along it (a piece of an arc or
+of a uniform stretch), and fail; so does a component whose far tail is cut by
+a third cluster. Each component needs 20 effective
 points and enough for a full covariance, and the union two columns; weights
 are rescaled to sum to Kish's effective number, so repeating every row
 changes nothing.
@@ -154,7 +158,13 @@ from scipy.stats import t as student_t
 from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
-from ..objectives._gaussian_mixture import bic, effective_size, m_step, moment_scores
+from ..objectives._gaussian_mixture import (
+    bic,
+    effective_size,
+    m_step,
+    moment_scores,
+    tail_kurtosis_score,
+)
 from ..objectives._margin import class_balanced_mean, vote_margins
 from ..solvers._gaussian_em import gaussian_mixture_em
 from ..utils._blocks import query_jobs
@@ -764,9 +774,11 @@ def _two_gaussians(
     """Whether a two-cluster split is a mixture of two Gaussians, by the mixture's test (module).
 
     Two full-covariance Gaussians fitted by EM from the split must have a lower
-    BIC than one, give (by their responsibilities) the split's labels to at
-    least ``_GAUSSIAN_AGREEMENT`` of the weight, and each be Gaussian by the
-    skewness and kurtosis on its principal axes. Weights are rescaled to sum
+    BIC than one and than the uniform principal-axes box, give (by their
+    responsibilities) the split's labels to at least ``_GAUSSIAN_AGREEMENT`` of
+    the weight, and each be Gaussian by the skewness and kurtosis on its
+    principal axes across the line between the means and by the kurtosis of
+    its tail along the line away from the other. Weights are rescaled to sum
     to Kish's effective number of points, so repeating every row changes nothing.
     """
     n, d = Zu.shape
@@ -797,7 +809,7 @@ def _two_gaussians(
     if float(w @ (resp.argmax(axis=1) == split)) < _GAUSSIAN_AGREEMENT * total:
         return False  # the mixture's boundary is not the split's
     # two-sided, shared among the skewness and kurtosis of each axis of both components
-    z = float(norm.isf((1.0 - _GAUSSIAN_CONFIDENCE) / 2.0 / (4 * (d - 1))))
+    z = float(norm.isf((1.0 - _GAUSSIAN_CONFIDENCE) / 2.0 / (4 * (d - 1) + 2)))
     own = m_step(Zu, resp, w, 0.0)  # each component's own mean and covariance
     # the moments across the line between the means: along it the components overlap
     # and their responsibilities shape them
@@ -811,6 +823,15 @@ def _two_gaussians(
         skewness, kurtosis = moment_scores(P, own.means[c] @ across,
                                            across.T @ own.covariances[c] @ across, u)
         if max(float(np.max(np.abs(skewness))), float(np.max(np.abs(kurtosis)))) > z:
+            return False
+        # along the line, the tail away from the other component, which that one does
+        # not reach: a Gaussian's half, where a piece of an arc or of a uniform stretch
+        # ends (flat)
+        depth = (Zu - own.means[c]) @ (own.means[c] - own.means[1 - c])
+        far = depth > 0
+        if effective_size(u[far]) < _MIN_GAUSSIAN:
+            return False
+        if abs(tail_kurtosis_score(depth[far], u[far])) > z:
             return False
     return True
 
