@@ -808,12 +808,15 @@ def _two_gaussians(
     resp = two.responsibilities
     if float(w @ (resp.argmax(axis=1) == split)) < _GAUSSIAN_AGREEMENT * total:
         return False  # the mixture's boundary is not the split's
-    # two-sided, shared among the skewness and kurtosis of each axis of both components
+    # two-sided, shared among the skewness and kurtosis of each axis across the line of
+    # both components and the kurtosis of their two far tails
     z = float(norm.isf((1.0 - _GAUSSIAN_CONFIDENCE) / 2.0 / (4 * (d - 1) + 2)))
     own = m_step(Zu, resp, w, 0.0)  # each component's own mean and covariance
     # the moments across the line between the means: along it the components overlap
     # and their responsibilities shape them
     line = own.means[1] - own.means[0]
+    if not float(line @ line) > 0:
+        return False  # one mean: no line, not two clusters
     across = np.linalg.svd(np.eye(d) - np.outer(line, line) / float(line @ line))[0][:, :d - 1]
     P = Zu @ across
     for c in (0, 1):
