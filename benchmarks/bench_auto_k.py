@@ -35,6 +35,11 @@ Suites:
   default spread (nearest centres often 3-5 sd apart), c in {3, 5, 8}, s = 0..9.
 - ``null``: no clusters: uniform on the unit cube and a standard Gaussian,
   d in {1, 2, 5, 10, 20, 50}, n in {200, 1,000, 5,000}, 10 draws each.
+- ``curves``: no clusters either, but shapes of the battery's kind: a ring of
+  radius 1 in 2-D and a tube ring in 3-D (as each ring of FCPS's chainlink:
+  radial sd .065, off-plane sd .041), half of the 2-D ring and a straight
+  stretch of length 2 pi (sd .065 across), angles or positions uniform,
+  n in {200, 1,000, 5,000}, 10 draws each.
 - ``dup``: the ``default`` suite with every row repeated 2, 3 and 5 times:
   ``mmc`` only, and a fit is right when its K and labels equal those of the rows
   given once.
@@ -50,7 +55,7 @@ The peers do not depend on the library: their key is ``peers``.
 Run with one BLAS thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_auto_k.py \\
-        --suites battery,default,null,blobs,dup --code-key $(git rev-parse --short HEAD)
+        --suites battery,default,null,curves,blobs,dup --code-key $(git rev-parse --short HEAD)
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ sys.path.insert(0, str(HERE))
 from _battery import list_sets, load_set, preprocess  # noqa: E402
 
 METHODS = ("mmc", "gmm-bic", "silhouette", "gap", "hdbscan", "mmc-given")
-SUITES = ("battery", "default", "null", "blobs", "dup")
+SUITES = ("battery", "default", "null", "curves", "blobs", "dup")
 K_MAX = 10
 _SAMPLE = 3000
 
@@ -135,6 +140,12 @@ def cases(suite: str, root: str | None, max_samples: int,
                         rng = np.random.RandomState(s)
                         X = rng.uniform(size=(n, d)) if kind == "uniform" else rng.randn(n, d)
                         yield Case(suite, f"{kind}/d{d}/n{n}/s{s}", X, [np.ones(n, int)])
+    elif suite == "curves":
+        for kind in ("ring2", "ring3", "arc2", "segment2"):
+            for n in (200, 1000, 5000):
+                for s in range(10):
+                    yield Case(suite, f"{kind}/n{n}/s{s}", _curve(kind, n, s),
+                               [np.ones(n, int)])
     elif suite == "dup":
         for base in cases("default", root, max_samples):
             for r in (1, 2, 3, 5):
@@ -142,6 +153,18 @@ def cases(suite: str, root: str | None, max_samples: int,
                            [np.repeat(base.refs[0], r)])
     else:
         raise ValueError(f"unknown suite {suite!r}")
+
+
+def _curve(kind: str, n: int, seed: int) -> np.ndarray:
+    """``n`` points along a curve of uniform density, Gaussian across (``curves``)."""
+    rng = np.random.RandomState(seed)
+    across = 0.065 * rng.randn(n)
+    if kind == "segment2":
+        return np.c_[rng.uniform(0.0, 2.0 * np.pi, n), across]
+    t = rng.uniform(0.0, np.pi if kind == "arc2" else 2.0 * np.pi, n)
+    r = 1.0 + across
+    X = np.c_[r * np.cos(t), r * np.sin(t)]
+    return np.c_[X, 0.041 * rng.randn(n)] if kind == "ring3" else X
 
 
 # ---------------------------------------------------------------- methods
@@ -390,7 +413,7 @@ def per_set(args: argparse.Namespace, suite: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suites", default="battery,default,null,blobs,dup")
+    ap.add_argument("--suites", default="battery,default,null,curves,blobs,dup")
     ap.add_argument("--methods", default=",".join(METHODS[:-1]))
     ap.add_argument("--root", default=None, help="a folder of battery folders")
     ap.add_argument("--batteries", default="fcps,graves,wut")
