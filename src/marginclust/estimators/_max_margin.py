@@ -316,7 +316,11 @@ class MaxMarginClustering(BaseClusterer):
     standard errors), and (ii) the data are sparser at the boundary than in the
     sparser of the two clusters by a factor of 1.5 or more (k-nearest-neighbour
     densities, in the union's intrinsic dimension, from a two-standard-error
-    lower bound of the boundary points' neighbour radius), or the boundary is a
+    lower bound of the boundary points' neighbour radius; where neither cluster
+    has a mode to anchor the cut (at its centre or clearly in either half), as
+    arcs of a ring, the bound allows for the
+    ``n / b`` places a cut of ``b`` boundary points could take, Bonferroni at
+    2.5 %), or the boundary is a
     neck: it mixes at most two thirds of the neighbourhoods that the cheaper of
     the two clusters' own principal-axis cuts mixes (at the 97.5 %
     Clopper-Pearson bound of the counts; a cut between two touching blobs of

@@ -40,7 +40,20 @@ read in three ways and the largest counts):
   valley: Hartigan's clusters are the modes of a density). ``rho_U`` is the
   sparser cluster's median (a valley is sparser than both), and ``rho_B`` a
   lower bound (the median less two standard errors), so that a few boundary
-  points in a noisy stretch of a ring do not pass for a valley. On a line (one
+  points in a noisy stretch of a ring do not pass for a valley. Where neither
+  cluster has a mode (below: at its centre, or clearly, by two standard
+  errors, at the centre of either half of its principal-axis split, as two
+  blobs taken as one cluster have) nothing anchors the cut: arcs of a ring,
+  pieces of a moon, stretches of uniform density. The search then puts the
+  cut where the sample happens to be sparsest: a cut of ``b`` boundary points
+  could have taken any of about ``n / b`` places along a union of ``n``, and
+  the bound is ``z`` standard errors, ``z`` the normal quantile of 2.5 %
+  shared among those places (Bonferroni; at least two). On a uniform tube
+  ring of 500 points (radial sd .065 of its radius, as each ring of FCPS's
+  chainlink) the search's cut had boundary radii 1.3 to 1.85 times the ring's
+  median, and under two standard errors half of such rings were cut. Beside
+  a mode the cut lies at the saddle next to it, and two standard errors
+  stay. On a line (one
   column) or a curve the vote cannot judge a cut (every cut leaves about
   ``n_neighbors`` mixed votes, or none, whatever the density there), and the
   margin puts its cuts at the widest gaps, so the boundary's radius reads wide
@@ -188,6 +201,9 @@ VALLEY = 1.5
 # or with few points the structureless split is itself nearly perfect and the
 # separation's denominator 1 - reference is as small as the reference's sampling error.
 _Z_ERROR = 2.0
+# the one-sided level of a cut's valley where no mode anchors it, shared among the
+# places the cut could take
+_FREE_CUT_LEVEL = 0.025
 # A centre is this share of a cluster's points nearest its mean (at least n_neighbors of
 # them): enough radii for a steady median, few enough to stay at a convex cluster's mode.
 _CENTRE_SHARE = 0.1
@@ -401,12 +417,19 @@ def _split_margin(
     # a cut along a line or a curve: the link across joins the ends of two pieces (two
     # curves side by side are not one curve cut, and their boundary is judged off it)
     curve = Z.shape[1] == 1 or (dimension < _CURVE and ends)
+    modes = (_modes_valley(Z, labels, boundary, scale, graph.n_neighbors, weights, dimension)
+             if boundary.any() and not curve else 0.0)
     if boundary.any() and not curve:
         # a lower bound of the boundary's neighbour radius: its median less two standard
         # errors (1.2533 sd / sqrt(b) for a median), so that a few boundary points in a
-        # noisy stretch of a ring do not pass for a valley
+        # noisy stretch of a ring do not pass for a valley; more where no mode anchors
+        # the cut (neither cluster has one: the search could slide it along them)
         rho = scale[boundary]
-        at_boundary = max(float(np.median(rho)) - 2.0 * _median_error(rho), 0.0)
+        anchored = modes > 0.0 or any(
+            _anchors(Z, scale, np.flatnonzero(labels == c), graph.n_neighbors, weights)
+            for c in (0, 1))
+        z = _Z_ERROR if anchored else _free_cut_z(rho.size, Z.shape[0])
+        at_boundary = max(float(np.median(rho)) - z * _median_error(rho), 0.0)
     else:
         at_boundary = gap  # no mixed vote, or a curve: the gap itself
     density = float((at_boundary / typical) ** dimension)
@@ -420,12 +443,31 @@ def _split_margin(
         return score, max(density / widest, neck), 0.0, True
     if not boundary.any():
         return score, density, 0.0, False  # no boundary point: the gap alone
-    modes = _modes_valley(Z, labels, boundary, scale, graph.n_neighbors, weights, dimension)
     density = max(density, modes)
     if density >= VALLEY:
         return score, density, modes, False  # the neck could only confirm it
     return (score, max(density, _neck(Z, labels, boundary, n_neighbors, weights)), modes,
             False)
+
+
+def _free_cut_z(b: int, n: int) -> float:
+    """Standard errors below the boundary's median radius where no mode anchors the cut.
+
+    Where neither of the two clusters has a mode (arcs of a ring, pieces of a
+    moon, stretches of uniform density) the search may put a cut of ``b`` boundary
+    points at any of about ``n / b`` places along the union of ``n`` and takes
+    the sparsest: the one-sided 2.5 % is shared among those places
+    (Bonferroni), and never less than ``_Z_ERROR``.
+
+    Examples
+    --------
+    >>> round(_free_cut_z(20, 500), 2)
+    3.09
+    >>> _free_cut_z(500, 500) == _Z_ERROR
+    True
+    """
+    places = max(n / max(b, 1), 1.0)
+    return max(_Z_ERROR, float(norm.isf(_FREE_CUT_LEVEL / places)))
 
 
 def _link(
@@ -489,6 +531,53 @@ def _centre(
     return mean, float(np.median(radius)), _median_error(radius)
 
 
+def _mode(
+    Z: npt.NDArray[np.float64], scale: npt.NDArray[np.float64], rows: npt.NDArray[np.intp],
+    k: int, weights: npt.NDArray[np.float64] | None,
+) -> tuple[float, float, float] | None:
+    """A cluster's centre read as a mode, or ``None`` where it has none (the module).
+
+    Returns the distance from the cluster's mean to its ``k``-th nearest point,
+    the median neighbour radius of the points nearest the mean and that
+    median's standard error; ``None`` when either reading is no denser than
+    the cluster's median point (the mean in a hole, or uniform density).
+    """
+    mean, median, error = _centre(Z, scale, rows, k, weights)
+    reach = np.sqrt(np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean))
+    j = min(k, rows.size) - 1
+    at_mean = float(np.partition(reach, j)[j])  # the k-th nearest point to the mean
+    if not (min(at_mean, median) > 0.0
+            and max(at_mean, median) <= float(np.median(scale[rows]))):
+        return None
+    return at_mean, median, error
+
+
+def _anchors(
+    Z: npt.NDArray[np.float64], scale: npt.NDArray[np.float64], rows: npt.NDArray[np.intp],
+    k: int, weights: npt.NDArray[np.float64] | None,
+) -> bool:
+    """Whether a cluster holds a mode that pins a cut beside it (the module).
+
+    Its centre is a mode (:func:`_mode`), or either half of its principal-axis
+    split has a centre denser than that half's median point by two standard
+    errors of the centre's median radius: two blobs taken as one cluster have
+    their mean in the hole between them but a mode in each half. A half of a
+    uniform piece (of a ring, a moon) has its mean inside it and its centre
+    about as dense as its median point, so only a clearly denser centre counts.
+    """
+    if _mode(Z, scale, rows, k, weights) is not None:
+        return True
+    if rows.size < 4 * k:
+        return False  # halves too small for a centre of k points and a median
+    side = _principal_split(Z[rows])
+    for half in (rows[side == 0], rows[side == 1]):
+        centre = _mode(Z, scale, half, k, weights)
+        if centre is not None and (centre[1] + _Z_ERROR * centre[2]
+                                   < float(np.median(scale[half]))):
+            return True
+    return False
+
+
 def _modes_valley(
     Z: npt.NDArray[np.float64], labels: npt.NDArray[np.intp], boundary: npt.NDArray[np.bool_],
     scale: npt.NDArray[np.float64], k: int, weights: npt.NDArray[np.float64] | None,
@@ -505,15 +594,10 @@ def _modes_valley(
     """
     centres = []
     for c in (0, 1):
-        rows = np.flatnonzero(labels == c)
-        mean, median, error = _centre(Z, scale, rows, k, weights)
-        reach = np.sqrt(np.einsum("ij,ij->i", Z[rows] - mean, Z[rows] - mean))
-        j = min(k, rows.size) - 1
-        at_mean = float(np.partition(reach, j)[j])  # the k-th nearest point to the mean
-        if not (min(at_mean, median) > 0.0
-                and max(at_mean, median) <= float(np.median(scale[rows]))):
+        centre = _mode(Z, scale, np.flatnonzero(labels == c), k, weights)
+        if centre is None:
             return 0.0
-        centres.append((at_mean, median, error))
+        centres.append(centre)
     # the boundary's denser reading: at its centre, or along its whole length (a sparse
     # spot in the middle of a cut through data of uniform density is no saddle)
     rho = scale[boundary]
