@@ -102,3 +102,10 @@ def test_two_blobs_taken_as_one_anchor_a_cut_and_arcs_do_not():
     labels = _cut_at_sparsest(t)
     for c in (0, 1):
         assert not separation._anchors(Z, scale, np.flatnonzero(labels == c), 7, None)
+
+
+def test_a_cluster_of_copies_of_one_point_anchors_nothing():
+    # its principal split puts every copy on one side; no centre, no error
+    Z = np.r_[np.zeros((40, 2)), np.random.RandomState(0).randn(40, 2)]
+    scale = NeighborGraph.from_data(Z, 7).local_scale(7)
+    assert not separation._anchors(Z, scale, np.arange(40), 7, None)

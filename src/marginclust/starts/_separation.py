@@ -571,6 +571,8 @@ def _anchors(
         return False  # halves too small for a centre of k points and a median
     side = _principal_split(Z[rows])
     for half in (rows[side == 0], rows[side == 1]):
+        if not half.size:
+            continue  # copies of one point all fall on one side: no other half
         centre = _mode(Z, scale, half, k, weights)
         if centre is not None and (centre[1] + _Z_ERROR * centre[2]
                                    < float(np.median(scale[half]))):
