@@ -157,6 +157,8 @@ def cases(suite: str, root: str | None, max_samples: int,
 
 def _curve(kind: str, n: int, seed: int) -> np.ndarray:
     """``n`` points along a curve of uniform density, Gaussian across (``curves``)."""
+    if kind not in ("ring2", "ring3", "arc2", "segment2"):
+        raise ValueError(f"unknown curve {kind!r}")
     rng = np.random.RandomState(seed)
     across = 0.065 * rng.randn(n)
     if kind == "segment2":
