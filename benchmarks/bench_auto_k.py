@@ -40,6 +40,11 @@ Suites:
   radial sd .065, off-plane sd .041), half of the 2-D ring and a straight
   stretch of length 2 pi (sd .065 across), angles or positions uniform,
   n in {200, 1,000, 5,000}, 10 draws each.
+- ``small``: a few points, where a search for up to 10 clusters can cut the data
+  into clusters of a handful: no clusters (uniform on the unit cube and a standard
+  Gaussian, d in {1, 2, 5}, n in {20, 30, 60, 100}) and ``make_blobs`` with
+  every pair of centres at least 8 standard deviations apart (K in {2, 3, 5}, d in
+  {2, 5}, n in {30, 60, 100}), 10 draws each.
 - ``dup``: the ``default`` suite with every row repeated 2, 3 and 5 times:
   ``mmc`` only, and a fit is right when its K and labels equal those of the rows
   given once.
@@ -55,7 +60,8 @@ The peers do not depend on the library: their key is ``peers``.
 Run with one BLAS thread::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_auto_k.py \\
-        --suites battery,default,null,curves,blobs,dup --code-key $(git rev-parse --short HEAD)
+        --suites battery,default,null,curves,small,blobs,dup \\
+        --code-key $(git rev-parse --short HEAD)
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ sys.path.insert(0, str(HERE))
 from _battery import list_sets, load_set, preprocess  # noqa: E402
 
 METHODS = ("mmc", "gmm-bic", "silhouette", "gap", "hdbscan", "mmc-given")
-SUITES = ("battery", "default", "null", "curves", "blobs", "dup")
+SUITES = ("battery", "default", "null", "curves", "small", "blobs", "dup")
 K_MAX = 10
 _SAMPLE = 3000
 
@@ -146,6 +152,22 @@ def cases(suite: str, root: str | None, max_samples: int,
                 for s in range(10):
                     yield Case(suite, f"{kind}/n{n}/s{s}", _curve(kind, n, s),
                                [np.ones(n, int)])
+    elif suite == "small":
+        for kind in ("uniform", "gaussian"):
+            for d in (1, 2, 5):
+                for n in (20, 30, 60, 100):
+                    for s in range(10):
+                        rng = np.random.RandomState(s)
+                        X = rng.uniform(size=(n, d)) if kind == "uniform" else rng.randn(n, d)
+                        yield Case(suite, f"{kind}/d{d}/n{n}/s{s}", X, [np.ones(n, int)])
+        for c in (2, 3, 5):
+            for d in (2, 5):
+                for n in (30, 60, 100):
+                    for s in range(10):
+                        rng = np.random.RandomState(1000 * c + 10 * d + s)
+                        X, y = make_blobs(n, d, centers=separated_centres(c, d, rng, 8.0),
+                                          random_state=rng)
+                        yield Case(suite, f"c{c}/d{d}/n{n}/s{s}", X, [y + 1])
     elif suite == "dup":
         for base in cases("default", root, max_samples):
             for r in (1, 2, 3, 5):
@@ -415,7 +437,7 @@ def per_set(args: argparse.Namespace, suite: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suites", default="battery,default,null,curves,blobs,dup")
+    ap.add_argument("--suites", default="battery,default,null,curves,small,blobs,dup")
     ap.add_argument("--methods", default=",".join(METHODS[:-1]))
     ap.add_argument("--root", default=None, help="a folder of battery folders")
     ap.add_argument("--batteries", default="fcps,graves,wut")
