@@ -235,8 +235,13 @@ def test_too_few_distinct_points_are_refused_and_auto_stops_at_them():
     X = np.repeat([[0.0, 0.0], [5.0, 5.0]], 20, axis=0)
     with pytest.raises(ValueError, match="X has only 2 distinct rows; n_clusters=3"):
         MaxMarginClustering(n_clusters=3, candidates=["k-means"], random_state=0).fit(X)
-    est = MaxMarginClustering(n_clusters="auto", candidates=["k-means"], random_state=0).fit(X)
-    assert est.n_clusters_ == 2 and est.n_clusters_found_ == 2
+    # auto tries K = 2 only; two distinct points (each a point of weight 20) cannot show
+    # a boundary, and repeating rows changes nothing: one cluster, and the warning says why
+    with pytest.warns(ConvergenceWarning, match="With 2 distinct points no boundary"):
+        est = MaxMarginClustering(n_clusters="auto", candidates=["k-means"],
+                                  random_state=0).fit(X)
+    assert [row.n_clusters for row in est.k_scores_] == [1, 2]
+    assert est.n_clusters_ == 1 and np.all(est.labels_ == 0)
 
 
 def test_one_cluster():

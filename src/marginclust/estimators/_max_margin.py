@@ -27,7 +27,7 @@ from ..starts._margin_search import (
     weighted_points,
 )
 from ..starts._selection import Candidate
-from ..starts._separation import CLEAR_SEPARATION, VALLEY
+from ..starts._separation import CLEAR_SEPARATION, MIN_UNION, VALLEY
 from ..starts._vote import classify
 from ..utils import (
     Boolean,
@@ -260,7 +260,8 @@ class MaxMarginClustering(BaseClusterer):
         partition that are worst separated, ``(s - r) / (1 - r)`` with ``s`` the
         voting margin of their split and ``r`` that of splitting data without
         clusters shaped like their union (1 = no neighbour across, 0 = no better
-        than structureless data; NaN for one cluster). Below 0.5 (unless the
+        than structureless data; 0 for two touching clusters of fewer than 16
+        points together, too few to test; NaN for one cluster). Below 0.5 (unless the
         boundary lies in a valley between two modes and beats the reference by
         its error), or with a boundary where the data are not sparser than in
         the clusters (unless the boundary beats the reference between two
@@ -327,7 +328,11 @@ class MaxMarginClustering(BaseClusterer):
     uniform density is cheaper than a cut through either). (ii) is what the
     vote cannot see: a cut across a thin ring leaves few mixed neighbours but
     passes through the ring's own density, and mixes as many as a cut across
-    either piece. Clusters with no neighbour across are clear. On a line (one
+    either piece. Clusters with no neighbour across are clear; two that touch
+    but hold fewer than 16 points together cannot be tested, and their
+    boundary is not clear (a handful of points cut into clusters of three is
+    no partition shown; clusters of a few points each are found only where
+    their neighbours lie within them). On a line (one
     column) every cut leaves about ``n_neighbors`` mixed votes or none,
     whatever the density there, so a boundary is judged by its gap alone: 1.5
     times as wide, in units of the clusters' neighbour radius, as the widest
@@ -722,10 +727,16 @@ class MaxMarginClustering(BaseClusterer):
         chosen = next(row for row in self.k_scores_ if row.n_clusters == best.n_clusters)
         if best.n_clusters == 1 and isinstance(self.n_clusters, str):
             tried = [row.n_clusters for row in self.k_scores_ if row.n_clusters > 1]
+            points = int(sum(best.cluster_sizes))
+            few = (f" With {points} distinct points no boundary can be tested: two clusters "
+                   f"that touch need {MIN_UNION} points together." if points < MIN_UNION
+                   else "")
+            span = (f"{min(tried)} to {max(tried)} clusters" if min(tried) < max(tried)
+                    else f"{min(tried)} clusters")
             warnings.warn(
-                f"MaxMarginClustering found one cluster: no partition into {min(tried)} to "
-                f"{max(tried)} clusters has clearly separated clusters (k_scores_ lists each "
-                "K's weakest boundary against data without clusters).",
+                f"MaxMarginClustering found one cluster: no partition into {span} has "
+                "clearly separated clusters (k_scores_ lists each K's weakest boundary "
+                f"against data without clusters).{few}",
                 ConvergenceWarning,
                 stacklevel=3,
             )

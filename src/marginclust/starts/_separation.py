@@ -156,6 +156,11 @@ sparse stretch of a curve, so there the boundary is judged by its gap alone
 (above): where the pair's points lie on a line or a curve (their intrinsic
 dimension, read from the neighbour distances at hand, is under 1.5) the pair
 is measured, and its gap decides where the link across joins two ends.
+Two clusters that touch but hold fewer than 16 points together cannot be
+tested (the vote needs a few neighbours on each side, the references a
+spread): their boundary is not shown, and not clear (separation 0, valley
+1). Thirty points of uniform data cut into ten clusters of three would
+otherwise have no boundary to test and pass for ten clusters.
 Prior validation of the inputs is assumed throughout this module.
 """
 
@@ -184,6 +189,7 @@ from ..utils._blocks import query_jobs
 
 __all__ = [
     "CLEAR_SEPARATION",
+    "MIN_UNION",
     "VALLEY",
     "PairSeparation",
     "intrinsic_dimension",
@@ -223,9 +229,9 @@ _SETTLE_CONFIDENCE = 0.975
 _GAUSSIAN_AGREEMENT = 0.9
 _MIN_GAUSSIAN = 20
 _GAUSSIAN_CONFIDENCE = 0.95
-# Pairs of clusters smaller than this in total are not tested (the vote needs a few
-# neighbours on each side; such a pair is judged by the margin alone).
-_MIN_UNION = 16
+# Pairs of clusters smaller than this in total cannot be tested (the vote needs a few
+# neighbours on each side): where two such clusters touch, no boundary is shown.
+MIN_UNION = 16
 
 
 class PairSeparation(NamedTuple):
@@ -726,8 +732,9 @@ def pair_separations(
     Returns
     -------
     pairs : list of PairSeparation
-        One per pair of clusters with a neighbour across (and at least
-        ``16`` points together), in the order of the clusters.
+        One per pair of clusters with a neighbour across, in the order of the
+        clusters; a pair of fewer than ``16`` points together cannot be tested
+        and reads separation 0 and valley 1 (no boundary shown, not clear).
 
     Examples
     --------
@@ -754,8 +761,16 @@ def pair_separations(
     for a, b in order:
         if until_unclear and out and not out[-1].clear:
             break
-        if sizes[a] + sizes[b] < _MIN_UNION or not sizes[a] or not sizes[b]:
-            continue  # too few points to judge, or an empty cluster (no boundary)
+        if not sizes[a] or not sizes[b]:
+            continue  # an empty cluster: no boundary
+        if sizes[a] + sizes[b] < MIN_UNION:
+            if touching[a, b]:
+                # too few points to test: a boundary that cannot be shown is not clear
+                # (else a few points of any data, cut into clusters of a handful, would
+                # pass for as many clusters)
+                out.append(PairSeparation((a, b), float("nan"), float("nan"), float("nan"),
+                                          0.0, 1.0))
+            continue  # apart: the vote's own gap, as below
         if not touching[a, b] and not on_curve(a, b):
             # no point has a neighbour across: the vote's own notion of a gap, clear (off
             # a curve, where a cut through a sparse stretch leaves no mixed vote however
