@@ -32,7 +32,7 @@ def test_two_touching_clusters_too_small_to_test_are_not_clear(seed):
     assert 14 < MIN_UNION
     (pair,) = pair_separations(Z, labels, 2, NeighborGraph.from_data(Z, 7).indices)
     assert not pair.clear
-    assert (pair.separation, pair.valley) == (0.0, 1.0)
+    assert (pair.separation, pair.valley, pair.tested) == (0.0, 1.0, False)
     assert np.isnan(pair.score) and np.isnan(pair.reference)
 
 
@@ -71,11 +71,21 @@ def test_small_separated_clusters_are_still_found(sizes):
     assert len({(a, b) for a, b in zip(est.labels_, y)}) == len(sizes)
 
 
-def test_with_k_given_tiny_touching_clusters_warn():
+def test_with_k_given_tiny_touching_clusters_warn_that_they_are_too_few_to_test():
     X = np.random.RandomState(0).uniform(size=(30, 2))
-    with pytest.warns(ConvergenceWarning, match="not clearly separated|clearly"):
+    with pytest.warns(ConvergenceWarning, match="too few to test their boundary"):
         est = MaxMarginClustering(n_clusters=10, random_state=0).fit(X)
+    (row,) = est.k_scores_
+    assert row.untested >= 1 and not row.separated
     assert est.separation_ <= 0.0  # a pair too small to test reads 0
+
+
+def test_tested_pairs_count_no_untested():
+    X, _ = _blobs([40, 40, 40], 10.0, 0)
+    est, caught = _auto(X)
+    assert est.n_clusters_ == 3 and not caught
+    # clusters of 40 or more up to the K chosen: every touching pair is tested
+    assert all(row.untested == 0 for row in est.k_scores_ if row.n_clusters <= 3)
 
 
 def test_fewer_points_than_a_test_needs_say_so():

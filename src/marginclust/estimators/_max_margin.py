@@ -273,8 +273,9 @@ class MaxMarginClustering(BaseClusterer):
         One row per number of clusters judged (every ``K`` tried with
         ``"auto"``, a first row for ``K = 1`` when one cluster is chosen): the
         best partition's margin, its weakest boundary's separation, reference
-        margin and sampling error, its smallest valley (density, modes or neck), and whether
-        every boundary is clear. :func:`marginclust.plotting.plot_k_curve`
+        margin and sampling error, its smallest valley (density, modes or neck), whether
+        every boundary is clear, and how many pairs of touching clusters were too
+        small to test (fewer than 16 points together). :func:`marginclust.plotting.plot_k_curve`
         draws it.
     classifier_ : sklearn.svm.SVC or None
         The margin classifier, trained on the chosen partition (in the working
@@ -745,6 +746,16 @@ class MaxMarginClustering(BaseClusterer):
                 f"MaxMarginClustering found only {self.n_clusters_found_} non-empty clusters "
                 f"of n_clusters={best.n_clusters}: every candidate merged some. "
                 f"{self._collapse_advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        elif chosen.untested:
+            warnings.warn(
+                f"No candidate partition into {best.n_clusters} clusters is clearly "
+                f"separated: the best ({best.name}, voting margin {best.score:.3f}) has "
+                f"{chosen.untested} pair(s) of touching clusters with fewer than "
+                f"{MIN_UNION} points together, too few to test their boundary "
+                f"(separation_ = {self.separation_:.2f}). Try fewer clusters (or 'auto').",
                 ConvergenceWarning,
                 stacklevel=3,
             )

@@ -77,6 +77,9 @@ class KScore(NamedTuple):
         or beyond the reference's error in a valley >= 1.5 between two modes,
         or beyond it between two Gaussians by the mixture's own test, whatever
         the valley).
+    untested : int, default=0
+        Pairs of touching clusters with fewer than 16 points together: too few
+        to test, their boundaries are not clear.
     """
 
     n_clusters: int
@@ -86,6 +89,7 @@ class KScore(NamedTuple):
     error: float
     valley: float
     separated: bool
+    untested: int = 0
 
 
 def _k_score(cand: Candidate, tests: list[PairSeparation]) -> KScore:
@@ -96,7 +100,7 @@ def _k_score(cand: Candidate, tests: list[PairSeparation]) -> KScore:
     weakest = min(tests, key=lambda t: (t.clear, t.separation))
     return KScore(cand.n_clusters, cand.score, min(t.separation for t in tests),
                   weakest.reference, weakest.error, min(t.valley for t in tests),
-                  all(t.clear for t in tests))
+                  all(t.clear for t in tests), sum(not t.tested for t in tests))
 
 
 def _consistent(

@@ -271,6 +271,10 @@ class PairSeparation(NamedTuple):
         Whether the two clusters are two Gaussians by the mixture's own test
         (measured only where the split beats the reference and the valley or
         the separation falls short; see the module): it stands in for both.
+    tested : bool, default=True
+        False for two touching clusters of fewer than ``MIN_UNION`` points
+        together: too few to test, no boundary shown (separation 0, valley 1,
+        not clear).
     """
 
     clusters: tuple[int, int]
@@ -282,6 +286,7 @@ class PairSeparation(NamedTuple):
     modes: float = 0.0
     multiplier: float = _Z_ERROR
     gaussians: bool = False
+    tested: bool = True
 
     @property
     def clear(self) -> bool:
@@ -769,7 +774,7 @@ def pair_separations(
                 # (else a few points of any data, cut into clusters of a handful, would
                 # pass for as many clusters)
                 out.append(PairSeparation((a, b), float("nan"), float("nan"), float("nan"),
-                                          0.0, 1.0))
+                                          0.0, 1.0, tested=False))
             continue  # apart: the vote's own gap, as below
         if not touching[a, b] and not on_curve(a, b):
             # no point has a neighbour across: the vote's own notion of a gap, clear (off
