@@ -38,6 +38,22 @@ def test_auto_prints_the_chosen_k_and_the_curve(tmp_path, capsys):
     assert len(np.unique(labels)) == 3
 
 
+def test_the_curve_counts_the_pairs_too_small_to_test(tmp_path, capsys):
+    X = np.random.RandomState(0).uniform(size=(30, 2))
+    assert main(["fit", _csv(tmp_path, X), "--method", "max-margin", "--n-clusters", "auto",
+                 "--seed", "0", "--out", str(tmp_path / "out.csv"), "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "chosen number of clusters: 1" in err
+    est = MaxMarginClustering(n_clusters="auto", random_state=0).fit(
+        np.loadtxt(_csv(tmp_path, X), delimiter=",", skiprows=1))
+    rows = [line.split("fit:", 1)[-1].split() for line in err.splitlines()]
+    table = [r for r in rows if r and r[0].isdigit() and r[-1] in ("yes", "no", "<-")]
+    # K, margin, separation, valley, untested, clear: one row per K, as k_scores_
+    assert [(int(r[0]), int(r[4])) for r in table] == [
+        (row.n_clusters, row.untested) for row in est.k_scores_]
+    assert any(row.untested > 0 for row in est.k_scores_)
+
+
 def test_auto_for_a_method_that_needs_k_is_a_clear_error(tmp_path, capsys):
     code = main(["fit", _csv(tmp_path, _three_blobs()), "--method", "fcm",
                  "--n-clusters", "auto", "--no-progress"])

@@ -328,14 +328,15 @@ def _print_k_curve(estimator: Any) -> None:
     _say(f"chosen number of clusters: {estimator.n_clusters_}")
     if not rows:
         return
-    _say("    K  margin  separation  valley  clear")
+    # untested: pairs of touching clusters too small to test (not clear)
+    _say("    K   margin  separation  valley  untested  clear")
     for row in rows:
         sep = "-" if np.isnan(row.separation) else f"{row.separation:.3f}"
         valley = "-" if np.isnan(row.valley) else (
             "inf" if np.isinf(row.valley) else f"{row.valley:.2f}")
         mark = " <-" if row.n_clusters == estimator.n_clusters_ else ""
-        _say(f"  {row.n_clusters:3d}  {row.score:.4f}  {sep:>10}  {valley:>6}  "
-             f"{'yes' if row.separated else 'no':>5}{mark}")
+        _say(f"  {row.n_clusters:3d}  {row.score:7.4f}  {sep:>10}  {valley:>6}  "
+             f"{row.untested:>8d}  {'yes' if row.separated else 'no':>5}{mark}")
 
 
 def _n_clusters(args: argparse.Namespace, params: dict[str, Any], labels: Any,
