@@ -94,3 +94,11 @@ def test_fewer_points_than_a_test_needs_say_so():
     assert est.n_clusters_ == 1
     assert any("With 12 distinct points no boundary can be tested" in str(w.message)
                for w in caught)
+
+
+def test_an_untested_pair_is_never_clear_whatever_its_placeholders():
+    # its readings are placeholders, not measured: clear depends on tested alone
+    Z, labels = _blobs([7, 7], 20.0, 0)
+    (pair,) = pair_separations(Z, labels, 2, NeighborGraph.from_data(Z, 7).indices)
+    assert not pair._replace(separation=1.0, valley=float("inf")).clear
+    assert pair._replace(separation=1.0, valley=float("inf"), tested=True).clear

@@ -291,7 +291,10 @@ class PairSeparation(NamedTuple):
     @property
     def clear(self) -> bool:
         """Whether the boundary is real: beyond the reference's error, and in a valley
-        and clearly separated unless it lies between two modes, or between two Gaussians."""
+        and clearly separated unless it lies between two modes, or between two Gaussians;
+        never where the pair was too small to test."""
+        if not self.tested:
+            return False  # no boundary shown (its readings are placeholders, not measured)
         # NaN: no test
         beyond = not self.score - self.reference < self.multiplier * self.error
         # NaN: on a line, no test
