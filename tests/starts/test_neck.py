@@ -73,8 +73,11 @@ def test_weights_by_kish_effective_counts():
     for c in (0, 1):
         inside = labels == c
         Zc, wc = Z[inside], w[inside]
-        centred = Zc - Zc.mean(axis=0)
-        half = (centred @ np.linalg.svd(centred, full_matrices=False)[2][0] > 0).astype(np.intp)
+        # the cut across the weighted principal axis, at the weighted mean
+        values, vectors = np.linalg.eigh(np.cov(Zc.T, aweights=wc))
+        along = (Zc - np.average(Zc, axis=0, weights=wc)) @ vectors[:, np.argmax(values)]
+        assert np.min(np.abs(along)) > 1e-9  # no point on the cut: no rounding can move it
+        half = (along > 0).astype(np.intp)
         margins = vote_margins(half, NeighborGraph.from_data(Zc, k).indices, 2, wc)
         cuts.append(wc[margins < 1.0])
     cut = min(cuts, key=np.sum)

@@ -50,7 +50,7 @@ class _Draws:
     def __init__(self, *calls):
         self.calls, self.asked = list(calls), []
 
-    def __call__(self, Zu, k, rng, draws):
+    def __call__(self, Zu, k, rng, draws, weights=None):
         self.asked.append(draws)
         return [np.full(draws, value) + spread * np.linspace(-1, 1, draws)
                 for value, spread in self.calls.pop(0)]

@@ -16,6 +16,9 @@ and covariance and (ii) uniformly over the box of the union's principal axes
 (the reference the gap statistic recommends), ``draws`` of each; the larger of
 the two mean margins is the reference (the more separable structureless model
 of the two, so that neither uniform nor Gaussian data is taken for clusters).
+With weights the mean, the covariance and so the principal axes are weighted
+(a row of weight ``r`` shapes them as ``r`` copies would), and the reference
+holds one unweighted point per point (identical rows are one point in the vote).
 
 Two numbers say whether a boundary is real (and the split must beat the
 reference by two of its standard deviations over the draws; the second is
@@ -104,7 +107,8 @@ read in three ways and the largest counts):
   boundary is a cheaper cut than any cut through a cluster): the neighbourhoods
   the boundary mixes, ``b`` (weighted), against those mixed by the cheaper of
   the two clusters' own principal-axis cuts, ``m`` (each cluster halved at its
-  mean across its longest principal axis, in its own neighbour graph). The
+  (weighted) mean across its longest (weighted) principal axis, in its own
+  neighbour graph). The
   neck is ``m / b`` at the lower end of its one-sided 97.5 % Clopper-Pearson
   interval (``b`` mixed neighbourhoods out of ``b + m``; with weights, of Kish's
   effective number of them), and the valley is the larger of the two readings.
@@ -303,7 +307,8 @@ class PairSeparation(NamedTuple):
 
 
 def structureless_reference(
-    Z: npt.NDArray[np.float64], kind: str, rng: np.random.RandomState
+    Z: npt.NDArray[np.float64], kind: str, rng: np.random.RandomState,
+    weights: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
     """Points without clusters shaped like ``Z``: a Gaussian, or a uniform principal-axes box.
 
@@ -318,6 +323,10 @@ def structureless_reference(
         reference for the gap statistic).
     rng : numpy.random.RandomState
         The draws.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Positive weights of the points: the mean, the covariance and so the
+        principal axes are weighted (the covariance as :func:`numpy.cov` with
+        ``aweights``); the reference still has one unweighted point per point.
 
     Returns
     -------
@@ -333,16 +342,42 @@ def structureless_reference(
     ((200, 2), True)
     """
     m = Z.shape[0]
-    mean = Z.mean(axis=0)
-    centred = Z - mean
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    mean, centred, sd, vt = _principal_axes(Z, weights)
     if kind == "gaussian":
-        scores = rng.standard_normal((m, s.size)) * (s / np.sqrt(max(m - 1, 1)))
+        scores = rng.standard_normal((m, sd.size)) * sd
     else:
         P = centred @ vt.T
         lo, hi = P.min(axis=0), P.max(axis=0)
-        scores = lo + rng.random_sample((m, s.size)) * (hi - lo)
+        scores = lo + rng.random_sample((m, sd.size)) * (hi - lo)
     return np.asarray(mean + scores @ vt, dtype=np.float64)
+
+
+def _principal_axes(
+    Z: npt.NDArray[np.float64], weights: npt.NDArray[np.float64] | None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64],
+           npt.NDArray[np.float64]]:
+    """The (weighted) mean of ``Z``, ``Z`` centred on it, and its principal axes (module).
+
+    Returns ``(mean, centred, sd, vt)``: the rows of ``vt`` are the axes of the
+    covariance (:func:`numpy.cov`'s, with ``aweights=weights``: divided by
+    ``V1 - V2 / V1`` for weight sums ``V1`` and squared-weight sums ``V2``, which
+    is ``m - 1`` for equal weights) and ``sd`` the standard deviations along them.
+    The weighted axes are the right singular vectors of the centred rows scaled
+    by the square roots of their weights.
+    """
+    m = Z.shape[0]
+    if weights is None:
+        mean = Z.mean(axis=0)
+        centred = Z - mean
+        _, s, vt = np.linalg.svd(centred, full_matrices=False)
+        return mean, centred, s / np.sqrt(max(m - 1, 1)), vt
+    w = np.asarray(weights, dtype=np.float64)
+    mean = np.average(Z, axis=0, weights=w)
+    centred = Z - mean
+    _, s, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)
+    v1 = float(w.sum())
+    divisor = v1 - float(np.sum(w * w)) / v1
+    return mean, centred, s / np.sqrt(divisor) if divisor > 0 else np.zeros_like(s), vt
 
 
 def intrinsic_dimension(distances: npt.NDArray[np.float64]) -> float:
@@ -583,7 +618,7 @@ def _anchors(
         return True
     if rows.size < 4 * k:
         return False  # halves too small for a centre of k points and a median
-    side = _principal_split(Z[rows])
+    side = _principal_split(Z[rows], None if weights is None else weights[rows])
     for half in (rows[side == 0], rows[side == 1]):
         if not half.size:
             continue  # copies of one point all fall on one side: no other half
@@ -648,8 +683,8 @@ def _neck(
             return 0.0  # a cluster too small to be cut: nothing to compare with
         Zc, wc = Z[inside], w[inside]
         graph = NeighborGraph.from_data(Zc, n_neighbors)
-        margins = vote_margins(_principal_split(Zc), graph.indices, 2,
-                               None if weights is None else wc)
+        own = None if weights is None else wc
+        margins = vote_margins(_principal_split(Zc, own), graph.indices, 2, own)
         cuts.append(wc[margins < 1.0])  # the weights of the votes this cut mixes
     cheaper = min(cuts, key=lambda cut: float(cut.sum()))
     b, m = float(at_boundary.sum()), float(cheaper.sum())
@@ -663,15 +698,18 @@ def _neck(
     return (1.0 - p) / p
 
 
-def _principal_split(R: npt.NDArray[np.float64]) -> npt.NDArray[np.intp]:
+def _principal_split(
+    R: npt.NDArray[np.float64], weights: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.intp]:
     """Two-means' split of structureless data: across its longest principal axis, at the mean.
 
     For a Gaussian or a uniform box the two-means optimum is the hyperplane
     through the mean orthogonal to the first principal axis (the split of least
     within-cluster variance), so it is used directly instead of a k-means fit.
+    With ``weights`` the mean and the axis are weighted (:func:`_principal_axes`):
+    a row of integer weight ``r`` is cut as ``r`` copies of it would be.
     """
-    centred = R - R.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    _, centred, _, vt = _principal_axes(R, weights)
     return (centred @ vt[0] > 0).astype(np.intp)
 
 
@@ -859,7 +897,7 @@ def _pair_separation(
         # whatever the density there: the vote cannot judge it, the gap (or a neck) does
         return PairSeparation(clusters, score, float("nan"), float("nan"),
                               1.0 if not touching else float("nan"), valley)
-    margins = _reference_margins(Zu, k, rng, draws)
+    margins = _reference_margins(Zu, k, rng, draws, weights)
     pair = _against(clusters, score, valley, modes, margins)
     if (not pair.clear and pair.score - pair.reference >= pair.multiplier * pair.error
             and _two_gaussians(Zu, split, weights)):
@@ -871,7 +909,7 @@ def _pair_separation(
     # everything but the reference says "a boundary between two modes": the first
     # draws leave it open, more draws of each kind settle it (only here, so the
     # cost stays with the few boundaries it decides)
-    more = _reference_margins(Zu, k, rng, _SETTLE_DRAWS - draws)
+    more = _reference_margins(Zu, k, rng, _SETTLE_DRAWS - draws, weights)
     return _against(clusters, score, valley, modes,
                     [np.r_[m, extra] for m, extra in zip(margins, more)], settle=True)
 
@@ -912,7 +950,7 @@ def _two_gaussians(
     criterion = bic(two.log_likelihood, 2, d, total)
     if not criterion < bic(one.log_likelihood, 1, d, total):
         return False
-    if not criterion < _box_bic(Zu, total):
+    if not criterion < _box_bic(Zu, total, None if weights is None else w):
         return False  # no better than structureless uniform data
     resp = two.responsibilities
     if float(w @ (resp.argmax(axis=1) == split)) < _GAUSSIAN_AGREEMENT * total:
@@ -948,15 +986,16 @@ def _two_gaussians(
     return True
 
 
-def _box_bic(Z: npt.NDArray[np.float64], total: float) -> float:
+def _box_bic(
+    Z: npt.NDArray[np.float64], total: float, weights: npt.NDArray[np.float64] | None = None,
+) -> float:
     """BIC of the uniform density on the principal-axes box of ``Z`` (the box reference).
 
-    The box is the range on each principal axis (the maximum-likelihood box
-    for those axes), ``2 d`` parameters; ``total`` is the weight of the points.
-    A zero range gives ``inf`` (no density to compare).
+    The box is the range on each (weighted) principal axis (the
+    maximum-likelihood box for those axes), ``2 d`` parameters; ``total`` is the
+    weight of the points. A zero range gives ``inf`` (no density to compare).
     """
-    centred = Z - Z.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    _, centred, _, vt = _principal_axes(Z, weights)
     P = centred @ vt.T
     ranges = P.max(axis=0) - P.min(axis=0)
     if not np.all(ranges > 0):
@@ -967,13 +1006,18 @@ def _box_bic(Z: npt.NDArray[np.float64], total: float) -> float:
 
 def _reference_margins(
     Zu: npt.NDArray[np.float64], k: int, rng: np.random.RandomState, draws: int,
+    weights: npt.NDArray[np.float64] | None = None,
 ) -> list[npt.NDArray[np.float64]]:
-    """Margins of two-means splits of ``draws`` Gaussian and ``draws`` box references."""
+    """Margins of two-means splits of ``draws`` Gaussian and ``draws`` box references.
+
+    The references take the (weighted) shape of ``Zu`` and one unweighted point
+    per point of it (identical rows are one point, as in the vote).
+    """
     refs = []
     for kind in ("gaussian", "box"):
         values = np.empty(draws)
         for i in range(draws):
-            R = structureless_reference(Zu, kind, rng)
+            R = structureless_reference(Zu, kind, rng, weights)
             values[i] = _split_margin(R, _principal_split(R), k, valley=False)[0]
         refs.append(values)
     return refs
