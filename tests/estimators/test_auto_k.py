@@ -14,12 +14,9 @@ from marginclust.exceptions import ConvergenceWarning
 from marginclust.feature_maps._neighbors import NeighborGraph
 from marginclust.objectives._margin import class_balanced_mean, vote_margins
 from marginclust.starts import partition_margin
-from marginclust.starts._separation import (
-    CLEAR_SEPARATION,
-    VALLEY,
-    pair_separations,
-    structureless_reference,
-)
+from marginclust.starts._references import structureless_reference
+from marginclust.starts._separation import CLEAR_SEPARATION, pair_separations
+from marginclust.starts._valley import VALLEY
 
 
 def _blobs(n=600, centers=3, seed=0):

@@ -5,7 +5,8 @@ import pytest
 
 from marginclust import MaxMarginClustering
 from marginclust.feature_maps._neighbors import NeighborGraph
-from marginclust.starts._separation import VALLEY, _link, _split_margin, pair_separations
+from marginclust.starts._separation import pair_separations
+from marginclust.starts._valley import VALLEY, _link, split_margin
 
 
 def _segment(n, seed):
@@ -74,7 +75,7 @@ def test_a_circle_cut_at_its_two_widest_gaps_is_no_boundary(seed):
     spacing = np.diff(np.r_[angle, angle[0] + 2.0 * np.pi])
     first, second = np.sort(np.argsort(spacing)[-2:])
     labels = ((np.arange(400) > first) & (np.arange(400) <= second)).astype(np.intp)
-    score, valley, _, curve = _split_margin(Z, labels, 7)
+    score, valley, _, curve = split_margin(Z, labels, 7)
     assert curve and valley < VALLEY
     graph = NeighborGraph.from_data(Z, 7)
     assert not any(p.clear for p in pair_separations(Z, labels, 2, graph.indices))
@@ -93,7 +94,7 @@ def test_pieces_apart_and_curves_side_by_side_are_clear():
     radius = np.repeat([1.0, 1.3], 300)
     Z = np.c_[radius * np.cos(angle), radius * np.sin(angle)]
     labels = np.repeat([0, 1], 300)
-    assert not _split_margin(Z, labels, 7)[3]
+    assert not split_margin(Z, labels, 7)[3]
     graph = NeighborGraph.from_data(Z, 7)
     assert all(p.clear for p in pair_separations(Z, labels, 2, graph.indices))
 

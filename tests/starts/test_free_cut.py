@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-import marginclust.starts._separation as separation
 from marginclust.feature_maps._neighbors import NeighborGraph
-from marginclust.starts._separation import VALLEY, _free_cut_z, pair_separations
+from marginclust.starts import _valley as valley
+from marginclust.starts._separation import pair_separations
+from marginclust.starts._valley import VALLEY, _free_cut_z
 
 
 def _tube_ring(n, seed):
@@ -43,7 +44,7 @@ def test_the_allowance_is_its_literal_definition(b, n):
 
 def test_more_places_ask_for_more():
     zs = [_free_cut_z(b, 1000) for b in (1000, 500, 100, 20, 5, 1)]
-    assert zs[0] == separation._Z_ERROR
+    assert zs[0] == valley.Z_ERROR
     assert all(a < b for a, b in zip(zs, zs[1:]))
 
 
@@ -56,7 +57,7 @@ def test_a_uniform_tube_ring_cut_where_it_is_sparsest_is_no_boundary():
     (pair,) = pair_separations(Z, labels, 2, graph.indices, distances=graph.distances)
     assert pair.modes == 0.0  # an arc's mean lies off the ring: no mode anchors the cut
     assert pair.valley < VALLEY - 0.2 and not pair.clear
-    with mock.patch.object(separation, "_free_cut_z", lambda b, n: separation._Z_ERROR):
+    with mock.patch.object(valley, "_free_cut_z", lambda b, n: valley.Z_ERROR):
         (two,) = pair_separations(Z, labels, 2, graph.indices, distances=graph.distances)
     assert two.valley > VALLEY + 0.1 and two.clear
 
@@ -65,10 +66,10 @@ def test_an_arc_has_no_mode_and_a_gaussian_has_one():
     Z, t = _tube_ring(500, 0)
     scale = NeighborGraph.from_data(Z, 7).local_scale(7)
     arc = np.flatnonzero(t < np.pi)
-    assert separation._mode(Z, scale, arc, 7, None) is None
+    assert valley._mode(Z, scale, arc, 7, None) is None
     G = np.random.RandomState(0).randn(400, 2)
     scale = NeighborGraph.from_data(G, 7).local_scale(7)
-    at_mean, median, error = separation._mode(G, scale, np.arange(400), 7, None)
+    at_mean, median, error = valley._mode(G, scale, np.arange(400), 7, None)
     assert 0.0 < at_mean <= np.median(scale) and 0.0 < median <= np.median(scale)
     assert error > 0.0
 
@@ -81,10 +82,10 @@ def test_one_mode_anchors_the_cut():
     labels = np.repeat([0, 0, 1], 150).astype(np.intp)
     graph = NeighborGraph.from_data(Z, 7)
     scale = graph.local_scale(7)
-    assert separation._mode(Z, scale, np.flatnonzero(labels == 0), 7, None) is None
-    assert separation._mode(Z, scale, np.flatnonzero(labels == 1), 7, None) is not None
+    assert valley._mode(Z, scale, np.flatnonzero(labels == 0), 7, None) is None
+    assert valley._mode(Z, scale, np.flatnonzero(labels == 1), 7, None) is not None
     assert np.any(labels[graph.indices] != labels[:, None])  # they touch: a boundary
-    with mock.patch.object(separation, "_free_cut_z", side_effect=AssertionError("asked")):
+    with mock.patch.object(valley, "_free_cut_z", side_effect=AssertionError("asked")):
         (pair,) = pair_separations(Z, labels, 2, graph.indices, distances=graph.distances)
     assert np.isfinite(pair.score) and np.isfinite(pair.valley)
 
@@ -96,18 +97,18 @@ def test_two_blobs_taken_as_one_anchor_a_cut_and_arcs_do_not():
     Z = np.r_[rng.randn(200, 2), rng.randn(200, 2) + [8.0, 0.0]]
     scale = NeighborGraph.from_data(Z, 7).local_scale(7)
     rows = np.arange(400)
-    assert separation._mode(Z, scale, rows, 7, None) is None
-    assert separation._anchors(Z, scale, rows, 7, None)
+    assert valley._mode(Z, scale, rows, 7, None) is None
+    assert valley._anchors(Z, scale, rows, 7, None)
     # arcs of a uniform tube ring: no mode at their means nor a clear one in their halves
     Z, t = _tube_ring(500, 21)
     scale = NeighborGraph.from_data(Z, 7).local_scale(7)
     labels = _cut_at_sparsest(t)
     for c in (0, 1):
-        assert not separation._anchors(Z, scale, np.flatnonzero(labels == c), 7, None)
+        assert not valley._anchors(Z, scale, np.flatnonzero(labels == c), 7, None)
 
 
 def test_a_cluster_of_copies_of_one_point_anchors_nothing():
     # its principal split puts every copy on one side; no centre, no error
     Z = np.r_[np.zeros((40, 2)), np.random.RandomState(0).randn(40, 2)]
     scale = NeighborGraph.from_data(Z, 7).local_scale(7)
-    assert not separation._anchors(Z, scale, np.arange(40), 7, None)
+    assert not valley._anchors(Z, scale, np.arange(40), 7, None)

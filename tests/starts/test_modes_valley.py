@@ -12,14 +12,8 @@ from sklearn.exceptions import ConvergenceWarning
 from marginclust import MaxMarginClustering
 from marginclust.feature_maps._neighbors import NeighborGraph
 from marginclust.objectives._margin import vote_margins
-from marginclust.starts._separation import (
-    CLEAR_SEPARATION,
-    VALLEY,
-    _modes_valley,
-    _split_margin,
-    intrinsic_dimension,
-    pair_separations,
-)
+from marginclust.starts._separation import CLEAR_SEPARATION, pair_separations
+from marginclust.starts._valley import VALLEY, _modes_valley, intrinsic_dimension, split_margin
 
 
 def _two_gaussians(distance, seed, n=400):
@@ -83,16 +77,16 @@ def test_the_modes_valley_is_its_literal_definition():
                         intrinsic_dimension(graph.distances))
     assert got == pytest.approx(expected, rel=1e-9)
     # and the split's valley is at least this reading, which it also returns
-    _, valley, modes, curve = _split_margin(Z, labels, 7)
+    _, valley, modes, curve = split_margin(Z, labels, 7)
     assert modes == pytest.approx(expected, rel=1e-9) and valley >= modes and not curve
 
 
 def test_equal_weights_change_nothing():
     Z, labels = _two_gaussians(3.4, 1, n=150)
-    once = _split_margin(Z, labels, 7)
+    once = split_margin(Z, labels, 7)
     assert once[2] > 0.0  # both centres are modes: the weighted means are read
     for value in (0.5, 3.0):
-        assert _split_margin(Z, labels, 7, np.full(Z.shape[0], value)) == pytest.approx(once)
+        assert split_margin(Z, labels, 7, np.full(Z.shape[0], value)) == pytest.approx(once)
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -9,8 +9,9 @@ from scipy.stats import beta, binomtest
 from marginclust import MaxMarginClustering
 from marginclust.feature_maps._neighbors import NeighborGraph
 from marginclust.objectives._margin import vote_margins
-from marginclust.starts import _separation as separation
-from marginclust.starts._separation import VALLEY, _neck, _split_margin, pair_separations
+from marginclust.starts import _valley as valley
+from marginclust.starts._separation import pair_separations
+from marginclust.starts._valley import VALLEY, _neck, split_margin
 
 
 def _disc(n, centre, rng):
@@ -94,8 +95,8 @@ def test_touching_discs_have_a_neck_but_no_density_valley(monkeypatch):
     (t,) = pair_separations(Z, labels, 2, graph.indices, seed=0)
     assert t.valley >= VALLEY and t.clear
     # the density alone (the neck left out) sees no valley: the boundary is not clear
-    monkeypatch.setattr(separation, "_neck", lambda *args: 0.0)
-    _, density, _, _ = _split_margin(Z, labels, 7)
+    monkeypatch.setattr(valley, "_neck", lambda *args: 0.0)
+    _, density, _, _ = split_margin(Z, labels, 7)
     assert density < VALLEY
     (without,) = pair_separations(Z, labels, 2, graph.indices, seed=0)
     assert not without.clear

@@ -8,8 +8,8 @@ references and the box's likelihood all take the weighted mean and covariance.
 import numpy as np
 import pytest
 
-from marginclust.starts import _separation as separation
-from marginclust.starts._separation import structureless_reference
+from marginclust.starts._gaussian_pair import _box_bic
+from marginclust.starts._references import principal_axes, principal_split, structureless_reference
 
 
 def _data(seed=0, m=300):
@@ -26,7 +26,7 @@ def _same_partition(a, b):
 def test_axes_are_those_of_numpys_weighted_covariance(seed):
     Z = _data(seed)
     w = np.random.RandomState(seed + 10).uniform(0.2, 3.0, Z.shape[0])
-    mean, centred, sd, vt = separation._principal_axes(Z, w)
+    mean, centred, sd, vt = principal_axes(Z, w)
     cov = np.cov(Z.T, aweights=w)
     values, vectors = np.linalg.eigh(cov)
     order = np.argsort(values)[::-1]
@@ -43,13 +43,13 @@ def test_axes_are_those_of_numpys_weighted_covariance(seed):
 
 def test_unweighted_axes_use_the_sample_covariance():
     Z = _data(3)
-    mean, _, sd, vt = separation._principal_axes(Z, None)
+    mean, _, sd, vt = principal_axes(Z, None)
     values = np.sort(np.linalg.eigvalsh(np.cov(Z.T)))[::-1]
     np.testing.assert_array_equal(mean, Z.mean(axis=0))
     np.testing.assert_allclose(sd ** 2, values, rtol=1e-10)
     # equal weights, whatever their value, are no weights
     for value in (1.0, 0.3, 7.0):
-        m2, _, sd2, vt2 = separation._principal_axes(Z, np.full(Z.shape[0], value))
+        m2, _, sd2, vt2 = principal_axes(Z, np.full(Z.shape[0], value))
         np.testing.assert_allclose(m2, mean, rtol=0, atol=1e-12 * np.abs(Z).max())
         np.testing.assert_allclose(sd2, sd, rtol=1e-10)
         np.testing.assert_allclose(np.abs(np.sum(vt2 * vt, axis=1)), 1.0, atol=1e-10)
@@ -60,15 +60,15 @@ def test_weighted_cut_is_the_cut_of_the_repeated_rows():
     rng = np.random.RandomState(4)
     Z = rng.randn(200, 2) * [4.0, 1.0]
     w = np.where(Z[:, 0] > 2.0, 5, 1)
-    weighted = separation._principal_split(Z, w.astype(np.float64))
-    repeated = separation._principal_split(np.repeat(Z, w, axis=0))
+    weighted = principal_split(Z, w.astype(np.float64))
+    repeated = principal_split(np.repeat(Z, w, axis=0))
     first = np.r_[0, np.cumsum(w)[:-1]]
     # no point lies near either hyperplane, so the partitions cannot differ by rounding
-    _, centred, _, vt = separation._principal_axes(Z, w.astype(np.float64))
+    _, centred, _, vt = principal_axes(Z, w.astype(np.float64))
     assert np.min(np.abs(centred @ vt[0])) > 1e-6
     assert _same_partition(weighted, repeated[first])
     # and the weights matter: unweighted, the cut is elsewhere
-    assert not _same_partition(weighted, separation._principal_split(Z))
+    assert not _same_partition(weighted, principal_split(Z))
 
 
 def test_weighted_gaussian_reference_has_the_weighted_mean_and_covariance():
@@ -95,7 +95,7 @@ def test_weighted_box_spans_the_data_on_the_weighted_axes():
     Z = _data(6, m=5000)
     w = np.where(Z[:, 1] > 0.0, 3.0, 1.0)
     B = structureless_reference(Z, "box", np.random.RandomState(2), w)
-    mean, centred, _, vt = separation._principal_axes(Z, w)
+    mean, centred, _, vt = principal_axes(Z, w)
     data, box = centred @ vt.T, (B - mean) @ vt.T
     tol = 1e-9 * np.abs(data).max()
     assert np.all(box.min(axis=0) >= data.min(axis=0) - tol)
@@ -112,6 +112,6 @@ def test_box_bic_on_the_weighted_axes_by_hand():
     values, vectors = np.linalg.eigh(np.cov(Z.T, aweights=w))
     P = (Z - np.average(Z, axis=0, weights=w)) @ vectors
     expected = 2.0 * total * np.sum(np.log(np.ptp(P, axis=0))) + 2 * 3 * np.log(total)
-    assert separation._box_bic(Z, total, w) == pytest.approx(expected, rel=1e-9)
+    assert _box_bic(Z, total, w) == pytest.approx(expected, rel=1e-9)
     # the scale of the weights does not move the axes
-    assert separation._box_bic(Z, total, 10.0 * w) == pytest.approx(expected, rel=1e-9)
+    assert _box_bic(Z, total, 10.0 * w) == pytest.approx(expected, rel=1e-9)

@@ -7,7 +7,8 @@ import pytest
 from scipy.stats import t as student_t
 
 from marginclust.starts import _separation
-from marginclust.starts._separation import VALLEY, _against, _pair_separation
+from marginclust.starts._separation import _against, _pair_separation
+from marginclust.starts._valley import VALLEY
 
 
 def _two_gaussians(distance, seed, n=200):

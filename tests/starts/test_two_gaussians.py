@@ -9,7 +9,9 @@ import pytest
 
 from marginclust import MaxMarginClustering
 from marginclust.feature_maps._neighbors import NeighborGraph
-from marginclust.starts._separation import VALLEY, _two_gaussians, pair_separations
+from marginclust.starts._gaussian_pair import two_gaussians
+from marginclust.starts._separation import pair_separations
+from marginclust.starts._valley import VALLEY
 
 
 def _gaussians(apart, seed, n=300, d=2):
@@ -24,20 +26,20 @@ def _gaussians(apart, seed, n=300, d=2):
 @pytest.mark.parametrize("d", [2, 3])
 def test_two_gaussians_three_sd_apart_are_two(seed, d):
     Z, split = _gaussians(3.0, seed, d=d)
-    assert _two_gaussians(Z, split, None)
+    assert two_gaussians(Z, split, None)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_one_gaussian_cut_in_two_is_not(seed):
     Z = np.random.RandomState(seed).randn(600, 2)
-    assert not _two_gaussians(Z, (Z[:, 0] > 0).astype(np.intp), None)
+    assert not two_gaussians(Z, (Z[:, 0] > 0).astype(np.intp), None)
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("n, d", [(200, 2), (1000, 2), (1000, 3)])
 def test_uniform_data_cut_in_two_are_not(seed, n, d):
     Z = np.random.RandomState(seed).uniform(size=(n, d)) * np.arange(1, d + 1)
-    assert not _two_gaussians(Z, (Z[:, -1] > np.median(Z[:, -1])).astype(np.intp), None)
+    assert not two_gaussians(Z, (Z[:, -1] > np.median(Z[:, -1])).astype(np.intp), None)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -45,23 +47,23 @@ def test_a_moon_cut_in_two_is_not(seed):
     rng = np.random.RandomState(seed)
     angle = rng.uniform(0.0, np.pi, 500)
     Z = np.c_[np.cos(angle), np.sin(angle)] + 0.1 * rng.randn(500, 2)
-    assert not _two_gaussians(Z, (Z[:, 0] > 0).astype(np.intp), None)
+    assert not two_gaussians(Z, (Z[:, 0] > 0).astype(np.intp), None)
 
 
 def test_copies_count_once():
     Z, split = _gaussians(3.0, 0)
     for seed in range(3):
         Zs, ss = _gaussians(2.0 + seed, seed)
-        once = _two_gaussians(Zs, ss, None)
-        assert _two_gaussians(Zs, ss, np.full(Zs.shape[0], 3.0)) is once
-    assert _two_gaussians(Z, split, np.full(Z.shape[0], 2.0))
+        once = two_gaussians(Zs, ss, None)
+        assert two_gaussians(Zs, ss, np.full(Zs.shape[0], 3.0)) is once
+    assert two_gaussians(Z, split, np.full(Z.shape[0], 2.0))
 
 
 def test_too_few_points_or_one_column_are_not_judged():
     Z, split = _gaussians(3.0, 0, n=15)
-    assert not _two_gaussians(Z, split, None)
+    assert not two_gaussians(Z, split, None)
     Z, split = _gaussians(6.0, 0, d=1)
-    assert not _two_gaussians(Z, split, None)
+    assert not two_gaussians(Z, split, None)
 
 
 def test_the_mixture_stands_in_for_a_valley_the_sample_cannot_show():
@@ -92,4 +94,4 @@ def test_two_pieces_of_an_arc_are_not(seed):
     Z = np.c_[np.cos(angle), np.sin(angle)] + 0.06 * rng.randn(250, 2)
     piece = np.minimum((angle / (np.pi / 3)).astype(np.intp), 2)
     pair = piece < 2
-    assert not _two_gaussians(Z[pair], piece[pair], None)
+    assert not two_gaussians(Z[pair], piece[pair], None)

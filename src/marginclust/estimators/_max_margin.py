@@ -27,7 +27,8 @@ from ..starts._margin_search import (
     weighted_points,
 )
 from ..starts._selection import Candidate
-from ..starts._separation import CLEAR_SEPARATION, MIN_UNION, VALLEY
+from ..starts._separation import CLEAR_SEPARATION, MIN_UNION
+from ..starts._valley import VALLEY
 from ..starts._vote import classify
 from ..utils import (
     Boolean,
