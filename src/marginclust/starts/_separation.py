@@ -16,9 +16,10 @@ and covariance and (ii) uniformly over the box of the union's principal axes
 (the reference the gap statistic recommends), ``draws`` of each; the larger of
 the two mean margins is the reference (the more separable structureless model
 of the two, so that neither uniform nor Gaussian data is taken for clusters).
-With weights the mean, the covariance and so the principal axes are weighted
-(a row of weight ``r`` shapes them as ``r`` copies would), and the reference
-holds one unweighted point per point (identical rows are one point in the vote).
+With weights the mean, the covariance (:func:`numpy.cov`'s with ``aweights``)
+and so the principal axes are weighted (a row of weight ``r`` moves the mean and
+the axes as ``r`` copies would), and the reference holds one unweighted point per
+point (identical rows are one point in the vote).
 
 Two numbers say whether a boundary is real (and the split must beat the
 reference by two of its standard deviations over the draws; the second is
