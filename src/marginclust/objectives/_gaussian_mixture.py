@@ -58,9 +58,13 @@ def effective_size(weights: npt.NDArray[np.float64]) -> float:
     >>> effective_size(np.full(10, 3.0)), effective_size(np.array([1.0, 0.0]))
     (10.0, 1.0)
     """
-    total = float(np.sum(weights))
-    squares = float(np.sum(np.square(weights)))
-    return total * total / squares if squares > 0 else 0.0
+    w = np.asarray(weights, dtype=np.float64)
+    top = float(np.max(w)) if w.size else 0.0
+    if not top > 0:
+        return 0.0
+    w = w / top  # the ratio is scale-free; squares of weights far below one underflow
+    total = float(np.sum(w))
+    return total * total / float(np.sum(np.square(w)))
 
 
 def m_step(

@@ -50,6 +50,7 @@ def two_gaussians(
     if d < 2:
         return False  # no direction across the line between the means
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w / float(w.max())  # so that the squares below cannot underflow
     w = w * (float(w.sum()) / float(np.sum(w * w)))  # sums to Kish's effective number
     smallest = max(float(_MIN_GAUSSIAN), d * (d + 3) / 2.0)
     if min(effective_size(w[split == c]) for c in (0, 1)) < smallest:

@@ -80,6 +80,7 @@ def principal_axes(
         _, s, vt = np.linalg.svd(centred, full_matrices=False)
         return mean, centred, s / np.sqrt(max(m - 1, 1)), vt
     w = np.asarray(weights, dtype=np.float64)
+    w = w / float(w.max())  # the same mean, axes and spreads; no square can underflow
     mean = np.average(Z, axis=0, weights=w)
     centred = Z - mean
     _, s, vt = np.linalg.svd(centred * np.sqrt(w)[:, None], full_matrices=False)

@@ -22,6 +22,7 @@ from scipy.stats import beta, norm
 from sklearn.neighbors import NearestNeighbors
 
 from ..feature_maps._neighbors import NeighborGraph
+from ..objectives._gaussian_mixture import effective_size
 from ..objectives._margin import class_balanced_mean, vote_margins
 from ..utils._blocks import query_jobs
 from ._references import principal_split
@@ -366,8 +367,7 @@ def _neck(
     b, m = float(at_boundary.sum()), float(cheaper.sum())
     if not m > 0:
         return 0.0
-    counted = float(np.sum(at_boundary ** 2) + np.sum(cheaper ** 2))
-    n = (b + m) ** 2 / counted  # Kish's effective number of the points counted
+    n = effective_size(np.r_[at_boundary, cheaper])  # of the points counted
     x = n * b / (b + m)  # of which at the boundary
     # Clopper-Pearson: the upper bound of the boundary's share of the mixed votes
     p = float(beta.ppf(_NECK_CONFIDENCE, x + 1.0, n - x))
