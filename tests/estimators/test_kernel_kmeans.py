@@ -167,3 +167,22 @@ def test_transform_score_and_width():
     assert KernelKMeans(2, gamma=_g(2.0), random_state=0).fit(X).sigma_ == pytest.approx(2.0)
     with pytest.raises(TypeError, match="sigma"):  # the width is given as gamma
         KernelKMeans(2, sigma=2.0)
+
+
+@pytest.mark.parametrize("name", ["KernelKMeans", "KernelFuzzyCMeans"])
+def test_weights_near_overflow_keep_the_partition(name):
+    # weights times 2**1000 count as rows repeated that often: the default width's mean
+    # pairwise distance tends to its value at w times (1 - 1 / sum w), so gamma_ (the
+    # inverse square of a width proportional to it) grows by (1 - 1 / sum w) ** -2, and
+    # two blobs 10 sd apart keep their partition; no product of weights overflows
+    import marginclust
+
+    cls = getattr(marginclust, name)
+    rng = np.random.RandomState(0)
+    X = np.r_[rng.randn(150, 2), rng.randn(150, 2) + [10.0, 0.0]]
+    w = rng.randint(1, 4, 300).astype(np.float64)
+    a = cls(n_clusters=2, random_state=0).fit(X, sample_weight=w)
+    with np.errstate(over="raise", invalid="raise"):
+        b = cls(n_clusters=2, random_state=0).fit(X, sample_weight=w * 2.0 ** 1000)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert b.gamma_ == pytest.approx(a.gamma_ * (1.0 - 1.0 / w.sum()) ** -2, rel=1e-9)

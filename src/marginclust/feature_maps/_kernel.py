@@ -335,7 +335,10 @@ def _weighted_mean_distance(X: Any, w: Any) -> float:
             "multiplied by n_samples) or a float gamma."
         )
     i, j = np.triu_indices(X.shape[0], 1)  # pdist's order of the pairs
-    return float(np.dot(w[i] * w[j], pdist(X)) / (total * (total - 1.0) / 2.0))
+    # sum_{i<j} w_i w_j d_ij / (T (T - 1) / 2) with the weights as shares of T: the
+    # products of weights near 1e154 and beyond would overflow
+    share = w / total
+    return float(np.dot(share[i] * share[j], pdist(X)) / ((1.0 - 1.0 / total) / 2.0))
 
 
 def kernel_gamma_grid(X: Any, random_state: Any = None) -> list[float]:
