@@ -50,8 +50,8 @@ def two_gaussians(
     if d < 2:
         return False  # no direction across the line between the means
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    w = w / float(w.max())  # so that the squares below cannot underflow
-    w = w * (float(w.sum()) / float(np.sum(w * w)))  # sums to Kish's effective number
+    w = w / float(w.max())  # a scale-free start: no sum below can underflow
+    w = w * (effective_size(w) / float(w.sum()))  # sums to Kish's effective number
     smallest = max(float(_MIN_GAUSSIAN), d * (d + 3) / 2.0)
     if min(effective_size(w[split == c]) for c in (0, 1)) < smallest:
         return False  # too few points for a full covariance and its moments
