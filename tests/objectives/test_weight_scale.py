@@ -30,6 +30,10 @@ def test_margin_error_is_free_of_the_scale_of_each_clusters_weights():
     once = class_balanced_error(values, labels, 3, weights=w)
     assert once > 0.0
     assert class_balanced_error(values, labels, 3, weights=w * TINY) == once
+    # unit weights take the count for Kish's number: (sum 1)^2 / sum 1 is that count
+    # exactly (small integers), and the rest runs the same operations
+    assert (class_balanced_error(values, labels, 3, weights=np.ones(60))
+            == class_balanced_error(values, labels, 3))
     # one cluster's weights far below the others': its own spread still counts
     mixed = w.copy()
     mixed[labels == 2] *= TINY

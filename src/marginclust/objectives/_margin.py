@@ -164,12 +164,16 @@ def class_balanced_error(
     live = mass > 0
     mean = sums[live] / mass[live]
     variance = np.maximum(squares[live] / mass[live] - mean * mean, 0.0)
-    # Kish's number from each cluster's weights over their largest: the ratio is
-    # scale-free, and the squares of weights far below one would underflow
-    top = np.zeros(n_clusters)
-    np.maximum.at(top, labels, w)
-    scaled = w / np.where(top > 0, top, 1.0)[labels]
-    scaled_mass = np.bincount(labels, weights=scaled, minlength=n_clusters)
-    square_mass = np.bincount(labels, weights=scaled * scaled, minlength=n_clusters)
-    effective = scaled_mass[live] ** 2 / square_mass[live]
+    effective: npt.NDArray[np.float64]
+    if weights is None:
+        effective = np.asarray(mass[live], dtype=np.float64)  # Kish's number: the count
+    else:
+        # Kish's number from each cluster's weights over their largest: the ratio is
+        # scale-free, and the squares of weights far below one would underflow
+        top = np.zeros(n_clusters)
+        np.maximum.at(top, labels, w)
+        scaled = w / np.where(top > 0, top, 1.0)[labels]
+        scaled_mass = np.bincount(labels, weights=scaled, minlength=n_clusters)
+        square_mass = np.bincount(labels, weights=scaled * scaled, minlength=n_clusters)
+        effective = scaled_mass[live] ** 2 / square_mass[live]
     return float(np.sqrt(np.sum(variance / effective)) / n_clusters)
