@@ -76,3 +76,22 @@ def test_predict_checks_number_of_features(name):
         est.fit(_data(d=3))
     with pytest.raises(ValueError, match="features"):
         est.predict(_data(d=4))
+
+
+def _takes_weights(name):
+    import inspect
+
+    return "sample_weight" in inspect.signature(getattr(marginclust, name).fit).parameters
+
+
+@pytest.mark.parametrize("name", [n for n in CLUSTERERS if _takes_weights(n)])
+def test_weights_whose_sum_overflows_are_a_clear_error(name):
+    # every weight is finite, but their sum is not: each fit divides by it
+    X = _data()
+    w = np.full(len(X), 2.0 ** 1020)
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.sum(w))
+    with pytest.raises(ValueError, match="sample_weight sums past"):
+        _make(name).fit(X, sample_weight=w)
+    with pytest.raises(ValueError, match="sample_weight sums past"):
+        _make(name).fit(X, sample_weight=2.0 ** 1020)  # one number for every row

@@ -195,6 +195,11 @@ def test_bad_input_is_refused_with_the_in_memory_messages(moons):
         _dask_fit(MaxMarginClustering(max_samples=100), Xd, must_link=[[0, 3000]])
     with pytest.raises(ValueError, match="sample_weight"):
         _dask_fit(MaxMarginClustering(), Xd, sample_weight=da.ones(10, chunks=5))
+    huge = da.full(len(moons), 2.0 ** 1020, chunks=1000)  # each finite, the sum not
+    with pytest.raises(ValueError, match="sample_weight sums past"):
+        _dask_fit(MaxMarginClustering(), Xd, sample_weight=huge)
+    with pytest.raises(ValueError, match="sample_weight sums past"):
+        _dask_fit(MaxMarginClustering(), Xd, sample_weight=2.0 ** 1020)
     with pytest.raises(ValueError, match="max_samples"):
         _dask_fit(MaxMarginClustering(max_samples=5), Xd)
     model = _dask_fit(MaxMarginClustering(max_samples=100, random_state=0), Xd)

@@ -45,12 +45,15 @@ def test_mean_pairwise_distance_weights_count_as_repeated_rows():
 def test_mean_pairwise_distance_with_weights_near_overflow():
     # rows repeated c w_i times, c near the float64 limit: the products of two weights
     # would overflow; the mean is 2 sum_{i<j} p_i p_j d_ij / (1 - 1 / T), p = w / T, and
-    # tends to the mean at weights w times (1 - 1 / sum w) as T grows
+    # tends to the mean at weights w times (1 - 1 / sum w) as T grows; at c = 2**1021
+    # every weight is finite but their total T is not (1 - 1 / T is then 1)
     rng = np.random.RandomState(4)
     X, w = rng.randn(40, 3), rng.randint(1, 4, size=40).astype(np.float64)
     base = mean_pairwise_distance(X, sample_weight=w)
     limit = base * (1.0 - 1.0 / w.sum())
-    for c in (2.0 ** 600, 2.0 ** 1000):
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.sum(w * 2.0 ** 1021))
+    for c in (2.0 ** 600, 2.0 ** 1000, 2.0 ** 1021):
         with np.errstate(all="raise"):
             got = mean_pairwise_distance(X, sample_weight=w * c)
         assert got == pytest.approx(limit, rel=1e-12)

@@ -61,9 +61,12 @@ def _first_pass(Xb: Any) -> tuple[Any, Any, Any, bool]:
     return hi, lo, sums, finite
 
 
-def _weight_facts(wb: Any) -> tuple[bool, bool, bool]:
+def _weight_facts(wb: Any) -> tuple[bool, bool, bool, Any]:
     w = np.asarray(wb).ravel()
-    return bool(np.isfinite(w).all() and (w >= 0).all()), bool((w > 0).any()), bool((w == 1).all())
+    good = bool(np.isfinite(w).all() and (w >= 0).all())
+    with np.errstate(over="ignore"):
+        total = w.sum() if good else w.dtype.type(0)  # in the weights' dtype, as the fits sum
+    return good, bool((w > 0).any()), bool((w == 1).all()), total
 
 
 def _take(Xb: Any, lohi: tuple[int, int], idx: npt.NDArray[np.intp]) -> Any:
@@ -215,14 +218,20 @@ class DaskRows(RowBlockBackend):
         n = self.shape[0]
         if sample_weight is None or np.isscalar(sample_weight):
             value = 1.0 if sample_weight is None else float(sample_weight)  # type: ignore[arg-type]
-            check_sample_weight_values(bool(np.isfinite(value) and value >= 0), value > 0)
+            good = bool(np.isfinite(value) and value >= 0)
+            with np.errstate(over="ignore"):
+                total = np.asarray(value, dtype=self.dtype) * n if good else 0.0
+            check_sample_weight_values(good, value > 0, bool(np.isfinite(total)))
             w = da.full(n, value, dtype=self.dtype, chunks=(self.chunks,))
             return w, value == 1.0
         w = sample_weight if isinstance(sample_weight, da.Array) else da.asarray(sample_weight)
         check_sample_weight_form(w, n)
         w = w.astype(self.dtype).rechunk((self.chunks,))
         facts = self._map_delayed(_weight_facts, [w])
-        check_sample_weight_values(all(f[0] for f in facts), any(f[1] for f in facts))
+        good = all(f[0] for f in facts)
+        with np.errstate(over="ignore"):
+            total = np.sum([f[3] for f in facts], dtype=self.dtype) if good else 0.0
+        check_sample_weight_values(good, any(f[1] for f in facts), bool(np.isfinite(total)))
         return w, all(f[2] for f in facts)
 
     # ---------------------------------------------------------------- passes

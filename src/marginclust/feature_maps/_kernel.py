@@ -327,7 +327,10 @@ def _weighted_mean_distance(X: Any, w: Any) -> float:
     """Mean pairwise distance, a row of weight ``r`` counted as ``r`` rows."""
     if w is None or bool(np.all(w == 1.0)):
         return float(np.mean(pdist(X)))
-    total = float(w.sum())
+    top = float(w.max())
+    scaled = w / top if top > 0 else w
+    # the total weight as top * sum(w / top): it may exceed float64 (inf), its shares not
+    total = top * float(scaled.sum())
     if not total > 1.0:
         raise ValueError(
             "The weighted mean pairwise distance counts a weight as repeated rows and needs "
@@ -337,7 +340,7 @@ def _weighted_mean_distance(X: Any, w: Any) -> float:
     i, j = np.triu_indices(X.shape[0], 1)  # pdist's order of the pairs
     # sum_{i<j} w_i w_j d_ij / (T (T - 1) / 2) with the weights as shares of T: the
     # products of weights near 1e154 and beyond would overflow
-    share = w / total
+    share = scaled / float(scaled.sum())
     return float(np.dot(share[i] * share[j], pdist(X)) / ((1.0 - 1.0 / total) / 2.0))
 
 

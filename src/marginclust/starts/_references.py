@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 __all__ = ["principal_axes", "principal_split", "structureless_reference"]
 
+
 def structureless_reference(
     Z: npt.NDArray[np.float64], kind: str, rng: np.random.RandomState,
     weights: npt.NDArray[np.float64] | None = None,

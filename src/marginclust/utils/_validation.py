@@ -555,8 +555,8 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
     Raises
     ------
     ValueError
-        If the weights are not numeric, of another length, negative, not finite
-        or all zero.
+        If the weights are not numeric, of another length, negative, not finite,
+        all zero, or sum past the largest number of the dtype of ``X``.
 
     Examples
     --------
@@ -574,9 +574,11 @@ def check_sample_weight(sample_weight: Any, X: np.ndarray) -> np.ndarray:
         sw = np.asarray(sample_weight)
         check_sample_weight_form(sw, n)
         sw = sw.astype(X.dtype)
-    check_sample_weight_values(
-        bool(np.all(np.isfinite(sw))) and not bool(np.any(sw < 0)), bool(np.any(sw > 0))
-    )
+    finite_non_negative = bool(np.all(np.isfinite(sw))) and not bool(np.any(sw < 0))
+    with np.errstate(over="ignore"):
+        total = np.sum(sw) if finite_non_negative else 0.0
+    check_sample_weight_values(finite_non_negative, bool(np.any(sw > 0)),
+                               bool(np.isfinite(total)))
     return sw
 
 
@@ -607,8 +609,10 @@ def check_sample_weight_form(sample_weight: Any, n_samples: int) -> None:
         )
 
 
-def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) -> None:
-    """Raise the error of weights that are not finite and non-negative, or all zero.
+def check_sample_weight_values(
+    finite_non_negative: bool, any_positive: bool, finite_total: bool = True,
+) -> None:
+    """Raise the error of weights that are not finite and non-negative, all zero, or too large.
 
     The facts are passed in, so that a pass over lazy weights can gather them.
 
@@ -618,11 +622,14 @@ def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) ->
         Every weight is finite and ``>= 0``.
     any_positive : bool
         Some weight is ``> 0``.
+    finite_total : bool, default=True
+        The weights' sum is finite in their dtype (the fits divide by it: a sum
+        past the dtype's largest number is ``inf``, and every share 0).
 
     Raises
     ------
     ValueError
-        If either fact is false.
+        If any fact is false.
     """
     if not finite_non_negative:
         raise ValueError("sample_weight must be finite and non-negative.")
@@ -630,6 +637,11 @@ def check_sample_weight_values(finite_non_negative: bool, any_positive: bool) ->
         raise ValueError(
             "sample_weight is all zero: at least one weight must be positive (zero-weight "
             "samples are ignored by the fit)."
+        )
+    if not finite_total:
+        raise ValueError(
+            "sample_weight sums past the largest number of the data's dtype; divide the "
+            "weights by a constant (only their ratios matter to the partition)."
         )
 
 
